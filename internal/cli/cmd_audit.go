@@ -1,0 +1,105 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/nastune/nastune/internal/audit"
+	"github.com/nastune/nastune/internal/calc"
+	"github.com/nastune/nastune/internal/hostfs"
+	"github.com/nastune/nastune/internal/render"
+	"github.com/nastune/nastune/internal/rule"
+)
+
+type auditOptions struct {
+	Root    string
+	Output  string
+	FailOn  string
+	Verbose bool
+	Color   string
+	RTT     string
+}
+
+func addAuditFlags(cmd *cobra.Command, o *auditOptions) {
+	f := cmd.Flags()
+	f.StringVar(&o.Root, "root", "/", "audit a captured machine tree (DIR/proc, DIR/sys, DIR/etc …) instead of this machine")
+	f.StringVarP(&o.Output, "output", "o", "text", "output format: text or json")
+	f.StringVar(&o.FailOn, "fail-on", "never", "exit 1 when a finding is at least this severe: info, warn, crit or never")
+	f.BoolVarP(&o.Verbose, "verbose", "v", false, "explain why each finding matters, what values were computed from, references and sources not collected")
+	f.StringVar(&o.Color, "color", "auto", "colour text output: auto, always or never (NO_COLOR is honoured)")
+	f.StringVar(&o.RTT, "rtt", "500us", "round-trip time to size TCP buffers for (LAN 500us; a VPN or WAN peer: 20ms …)")
+}
+
+func newAuditCmd(env *Env) *cobra.Command {
+	o := &auditOptions{}
+	cmd := &cobra.Command{
+		Use:   "audit",
+		Short: "Diagnose this machine (or a captured tree) read-only",
+		Long: "audit reads /proc, /sys and /etc, runs every rule and prints the findings grouped by area.\n" +
+			"It never changes anything. With --root DIR it reads a captured tree instead and runs no\n" +
+			"command. Each finding names its evidence (file and value), the reason it matters and a\n" +
+			"recommendation computed from this machine's facts.\n\n" + exitHelp,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runAudit(cmd.Context(), o, env)
+		},
+	}
+	addAuditFlags(cmd, o)
+	return cmd
+}
+
+func runAudit(ctx context.Context, o *auditOptions, env *Env) error {
+	if err := outputFormat(o.Output, "text", "json"); err != nil {
+		return err
+	}
+	failOn, failNever, err := parseFailOn(o.FailOn)
+	if err != nil {
+		return err
+	}
+	color, err := useColor(o.Color, env)
+	if err != nil {
+		return err
+	}
+	rtt, err := calc.ParseRTT(o.RTT)
+	if err != nil {
+		return &UsageError{Err: fmt.Errorf("--rtt: %w", err), Hint: "e.g. --rtt 500us for a LAN, --rtt 20ms for a VPN peer"}
+	}
+	root, err := hostfs.Open(o.Root)
+	if err != nil {
+		return &UsageError{Err: err, Hint: "--root takes a folder laid out like / (proc/, sys/, etc/); see docs/snapshot.md"}
+	}
+	defer root.Close()
+	if !root.IsLive() {
+		if _, err := root.Stat("/proc"); err != nil {
+			if _, err2 := root.Stat("/sys"); err2 != nil {
+				return usagef("--root must contain the captured proc/ and sys/ folders", "host root %s has neither proc/ nor sys/", o.Root)
+			}
+		}
+	}
+	rep := audit.Run(ctx, root, audit.Options{RTT: rtt})
+	if o.Output == "json" {
+		err = render.JSON(env.Stdout, rep)
+	} else {
+		err = render.Text(env.Stdout, rep, render.Options{Color: color, Verbose: o.Verbose})
+	}
+	if err != nil {
+		return fmt.Errorf("writing the report: %w", err)
+	}
+	if worst, any := rep.Worst(); any && !failNever && worst >= failOn {
+		return errFindings
+	}
+	return nil
+}
+
+func parseFailOn(s string) (rule.Severity, bool, error) {
+	if s == "never" || s == "" {
+		return 0, true, nil
+	}
+	v, err := rule.ParseSeverity(s)
+	if err != nil {
+		return 0, false, &UsageError{Err: fmt.Errorf("--fail-on: %w", err), Hint: "use --fail-on info, warn, crit or never"}
+	}
+	return v, false, nil
+}

@@ -1,0 +1,192 @@
+// Package facts holds what the probes learned about one machine, as plain
+// data. Rules read facts and nothing else, so a rule can be tested with a
+// literal Host and an audit can be replayed from JSON.
+//
+// Conventions: a pointer field is nil when the value is unknown (the file
+// was missing, garbled or needs root); the reason is in Host.NotCollected
+// under the source's path. Sizes are bytes unless the name says otherwise
+// (KB fields are kibibytes, as the kernel writes them).
+package facts
+
+// Host is everything one audit knows about one machine.
+type Host struct {
+	Hostname string  `json:"hostname"`
+	Kernel   Kernel  `json:"kernel"`
+	Arch     string  `json:"arch"`
+	CPU      CPU     `json:"cpu"`
+	Memory   Memory  `json:"memory"`
+	Sysctls  Sysctls `json:"sysctls"`
+	// SysctlConfig lists every key=value that /etc/sysctl.conf and the
+	// sysctl.d folders set, in the order sysctl --system applies them.
+	SysctlConfig []SysctlSetting `json:"sysctl_config,omitempty"`
+	Interfaces   []Interface     `json:"interfaces,omitempty"`
+	Softnet      []SoftnetCPU    `json:"softnet,omitempty"`
+	Block        []BlockDevice   `json:"block,omitempty"`
+	Mounts       []Mount         `json:"mounts,omitempty"`
+	Swaps        []Swap          `json:"swaps,omitempty"`
+	NotCollected []NotCollected  `json:"not_collected,omitempty"`
+}
+
+// Kernel is the running kernel's release and its parsed version.
+type Kernel struct {
+	Release string `json:"release"`
+	Major   int    `json:"major"`
+	Minor   int    `json:"minor"`
+	Patch   int    `json:"patch"`
+}
+
+// Known reports whether the version was parsed.
+func (k Kernel) Known() bool { return k.Major > 0 }
+
+// AtLeast reports whether the kernel is major.minor or newer. An unknown
+// kernel is treated as current (true), the safer assumption for advice.
+func (k Kernel) AtLeast(major, minor int) bool {
+	if !k.Known() {
+		return true
+	}
+	if k.Major != major {
+		return k.Major > major
+	}
+	return k.Minor >= minor
+}
+
+// AtLeastPatch is AtLeast with a patch level (2.6.32).
+func (k Kernel) AtLeastPatch(major, minor, patch int) bool {
+	if !k.Known() || k.Major != major || k.Minor != minor {
+		return k.AtLeast(major, minor)
+	}
+	return k.Patch >= patch
+}
+
+// CPU describes the processors.
+type CPU struct {
+	Count int      `json:"count"`
+	Model string   `json:"model,omitempty"`
+	MHz   float64  `json:"mhz,omitempty"`
+	Flags []string `json:"flags,omitempty"`
+}
+
+// HasFlag reports whether any processor lists flag (x86 "flags", ARM
+// "Features").
+func (c CPU) HasFlag(flag string) bool {
+	for _, f := range c.Flags {
+		if f == flag {
+			return true
+		}
+	}
+	return false
+}
+
+// Memory is read from /proc/meminfo.
+type Memory struct {
+	TotalBytes     uint64 `json:"total_bytes"`
+	AvailableBytes uint64 `json:"available_bytes,omitempty"`
+	SwapTotalBytes uint64 `json:"swap_total_bytes,omitempty"`
+	// LowTotalBytes is set only on 32-bit highmem kernels; it bounds
+	// kernel allocations such as socket buffers and min_free_kbytes.
+	LowTotalBytes uint64 `json:"low_total_bytes,omitempty"`
+}
+
+// Sysctls maps dotted keys ("net.ipv4.tcp_rmem") to their values with white
+// space runs folded to one space. A key that is absent was not collected.
+type Sysctls map[string]string
+
+// SysctlSetting is one key=value line of a sysctl configuration file.
+type SysctlSetting struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
+	File  string `json:"file"`
+	Line  int    `json:"line"`
+	// Unknown is true when the running kernel has no such key (removed,
+	// misspelt, or its module is not loaded).
+	Unknown bool `json:"unknown,omitempty"`
+}
+
+// Interface is one entry of /sys/class/net.
+type Interface struct {
+	Name      string `json:"name"`
+	Operstate string `json:"operstate,omitempty"`
+	Carrier   *bool  `json:"carrier,omitempty"`
+	SpeedMbps *int   `json:"speed_mbps,omitempty"`
+	Duplex    string `json:"duplex,omitempty"`
+	MTU       *int   `json:"mtu,omitempty"`
+	TxQueue   *int   `json:"txqueuelen,omitempty"`
+	MAC       string `json:"mac,omitempty"`
+	// Type is the ARPHRD number (1 Ethernet, 772 loopback…).
+	Type int `json:"type"`
+	// Physical is true when the interface has a device link (a real NIC,
+	// not a bridge, bond, veth or tunnel).
+	Physical bool `json:"physical"`
+	// Wireless is true for 802.11 interfaces (speed and duplex mean little).
+	Wireless bool   `json:"wireless,omitempty"`
+	Driver   string `json:"driver,omitempty"`
+	// Master is the bond or bridge this interface is enslaved to.
+	Master string            `json:"master,omitempty"`
+	Stats  map[string]uint64 `json:"stats,omitempty"`
+}
+
+// SoftnetCPU is one row of /proc/net/softnet_stat.
+type SoftnetCPU struct {
+	CPU         int    `json:"cpu"`
+	Processed   uint64 `json:"processed"`
+	Dropped     uint64 `json:"dropped"`
+	TimeSqueeze uint64 `json:"time_squeeze"`
+}
+
+// BlockDevice is one entry of /sys/block.
+type BlockDevice struct {
+	Name string `json:"name"`
+	// Kind is "disk", "md", "dm", "loop", "zram", "ram", "nbd" or "other".
+	Kind string `json:"kind"`
+	// Scheduler is the active scheduler; Schedulers lists all offered.
+	// Both are empty when the queue offers no choice.
+	Scheduler  string   `json:"scheduler,omitempty"`
+	Schedulers []string `json:"schedulers,omitempty"`
+	Rotational *bool    `json:"rotational,omitempty"`
+	// ReadAheadKB is queue/read_ahead_kb.
+	ReadAheadKB      *int   `json:"read_ahead_kb,omitempty"`
+	LogicalBlockSize int    `json:"logical_block_size,omitempty"`
+	PhysBlockSize    int    `json:"physical_block_size,omitempty"`
+	MinIOSize        int    `json:"minimum_io_size,omitempty"`
+	OptIOSize        int    `json:"optimal_io_size,omitempty"`
+	SizeBytes        uint64 `json:"size_bytes,omitempty"`
+	Removable        bool   `json:"removable,omitempty"`
+	// Transport is derived from the device path: "nvme", "usb", "sata",
+	// "scsi", "virtio", "mmc" or "" when unknown.
+	Transport string `json:"transport,omitempty"`
+	// Slaves are the devices an md/dm device is built on (whole disks or
+	// partitions); Holders are the md/dm devices built on this one or
+	// on its partitions.
+	Slaves     []string    `json:"slaves,omitempty"`
+	Holders    []string    `json:"holders,omitempty"`
+	Partitions []Partition `json:"partitions,omitempty"`
+}
+
+// Partition is a partition of a block device.
+type Partition struct {
+	Name        string `json:"name"`
+	StartSector uint64 `json:"start_sector"`
+	SizeBytes   uint64 `json:"size_bytes,omitempty"`
+}
+
+// Mount is one line of /proc/self/mounts.
+type Mount struct {
+	Device     string   `json:"device"`
+	MountPoint string   `json:"mount_point"`
+	FSType     string   `json:"fstype"`
+	Options    []string `json:"options,omitempty"`
+}
+
+// Swap is one line of /proc/swaps.
+type Swap struct {
+	Path      string `json:"path"`
+	Type      string `json:"type"`
+	SizeBytes uint64 `json:"size_bytes"`
+	Priority  int    `json:"priority"`
+}
+
+// NotCollected says why a source produced no data.
+type NotCollected struct {
+	Source string `json:"source"`
+	Reason string `json:"reason"`
+}

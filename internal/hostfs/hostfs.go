@@ -1,0 +1,276 @@
+// Package hostfs is the read-only view of a machine that every probe reads
+// through.
+//
+// A Root is either the live system ("/") or a captured tree (the --root
+// DIR of `nastune audit`, or an unpacked snapshot) laid out as on a live host:
+// DIR/proc, DIR/sys, DIR/etc and so on. Paths given to a Root are always
+// absolute host paths such as "/proc/meminfo"; the Root maps them into its
+// tree.
+//
+// Inside a captured tree every symbolic link is resolved against the tree,
+// the way chroot(2) would: an absolute target such as "/sys/devices/x" means
+// DIR/sys/devices/x, and ".." never climbs above DIR. The final open goes
+// through os.Root, so even a tree that changes while it is read cannot lead
+// a read outside DIR.
+//
+// There are no write methods. Reads are size-capped and never trust the size
+// that stat(2) reports, because files in /proc and /sys report 0 or 4096
+// whatever they hold.
+package hostfs
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"strings"
+)
+
+// MaxFileSize is the most ReadFile returns; larger files are an error
+// (ErrTooLarge), never a silent truncation.
+const MaxFileSize = 4 << 20
+
+// maxLinks bounds symlink resolution, as the kernel's MAXSYMLINKS does.
+const maxLinks = 40
+
+// ErrTooLarge is returned for files larger than MaxFileSize.
+var ErrTooLarge = errors.New("file larger than the read limit")
+
+// Root is a read-only machine root.
+type Root struct {
+	dir  string   // "/" for the live system
+	root *os.Root // nil for the live system
+}
+
+// Live returns the root of the running system.
+func Live() *Root { return &Root{dir: "/"} }
+
+// Open returns the root of a captured tree. It fails when dir does not exist
+// or is not a directory, naming dir.
+func Open(dir string) (*Root, error) {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return nil, fmt.Errorf("host root %s: %w", dir, err)
+	}
+	if !st.IsDir() {
+		return nil, fmt.Errorf("host root %s: not a directory", dir)
+	}
+	if clean := path.Clean(dir); clean == "/" {
+		return Live(), nil
+	}
+	r, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, fmt.Errorf("host root %s: %w", dir, err)
+	}
+	return &Root{dir: dir, root: r}, nil
+}
+
+// IsLive reports whether the root is the running system. Probes that need a
+// live kernel (netlink, ioctl) run only then.
+func (r *Root) IsLive() bool { return r.root == nil }
+
+// Dir is the directory the root maps "/" to.
+func (r *Root) Dir() string { return r.dir }
+
+// Close releases the tree handle.
+func (r *Root) Close() error {
+	if r.root == nil {
+		return nil
+	}
+	return r.root.Close()
+}
+
+// ReadFile reads a whole file of at most MaxFileSize bytes with a single
+// open and read loop (no stat).
+func (r *Root) ReadFile(name string) ([]byte, error) {
+	f, err := r.open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err == nil && st.IsDir() {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: errors.New("is a directory")}
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err != nil {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: err}
+	}
+	if len(data) > MaxFileSize {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: ErrTooLarge}
+	}
+	return data, nil
+}
+
+// ReadString reads a file and trims surrounding white space, the usual
+// shape of a sysfs attribute or a sysctl.
+func (r *Root) ReadString(name string) (string, error) {
+	b, err := r.ReadFile(name)
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(string(b)), nil
+}
+
+// ReadDir lists a directory, sorted by name. Entries that are symlinks are
+// reported as such (use Stat to follow them).
+func (r *Root) ReadDir(name string) ([]fs.DirEntry, error) {
+	f, err := r.open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	ents, err := f.ReadDir(-1)
+	if err != nil {
+		return nil, &fs.PathError{Op: "readdir", Path: name, Err: err}
+	}
+	sortEntries(ents)
+	return ents, nil
+}
+
+// Stat follows symlinks (inside the root) and describes the target.
+func (r *Root) Stat(name string) (fs.FileInfo, error) {
+	if r.root == nil {
+		return os.Stat(name)
+	}
+	p, err := r.resolve(name, true)
+	if err != nil {
+		return nil, err
+	}
+	return r.root.Stat(rel(p))
+}
+
+// Lstat describes name itself, not what a final symlink points to.
+func (r *Root) Lstat(name string) (fs.FileInfo, error) {
+	if r.root == nil {
+		return os.Lstat(name)
+	}
+	p, err := r.resolve(name, false)
+	if err != nil {
+		return nil, err
+	}
+	return r.root.Lstat(rel(p))
+}
+
+// Readlink returns the target of a symlink as stored.
+func (r *Root) Readlink(name string) (string, error) {
+	if r.root == nil {
+		return os.Readlink(name)
+	}
+	p, err := r.resolve(name, false)
+	if err != nil {
+		return "", err
+	}
+	return r.root.Readlink(rel(p))
+}
+
+// RealPath resolves every symlink in name and returns the host path it
+// names (for the live root, what realpath(1) prints). Sysfs topology (which
+// bus a disk hangs from) is read from these paths.
+func (r *Root) RealPath(name string) (string, error) {
+	if r.root == nil {
+		return realpathLive(name)
+	}
+	return r.resolve(name, true)
+}
+
+func (r *Root) open(name string) (*os.File, error) {
+	if r.root == nil {
+		return os.Open(name)
+	}
+	p, err := r.resolve(name, true)
+	if err != nil {
+		return nil, err
+	}
+	f, err := r.root.Open(rel(p))
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: unwrapPathErr(err)}
+	}
+	return f, nil
+}
+
+// resolve maps an absolute host path to the host path it names inside the
+// tree, following symlinks chroot-style. With follow=false the last
+// component is not followed.
+func (r *Root) resolve(name string, follow bool) (string, error) {
+	if !strings.HasPrefix(name, "/") {
+		return "", &fs.PathError{Op: "open", Path: name, Err: errors.New("path must be absolute")}
+	}
+	todo := splitPath(name)
+	var done []string
+	links := 0
+	for len(todo) > 0 {
+		c := todo[0]
+		todo = todo[1:]
+		switch c {
+		case ".":
+			continue
+		case "..":
+			if len(done) > 0 {
+				done = done[:len(done)-1]
+			}
+			continue
+		}
+		cur := append(done, c)
+		if len(todo) == 0 && !follow {
+			done = cur
+			break
+		}
+		st, err := r.root.Lstat(rel(joinPath(cur)))
+		if err != nil {
+			if len(todo) > 0 || follow {
+				return "", &fs.PathError{Op: "open", Path: name, Err: unwrapPathErr(err)}
+			}
+			done = cur
+			continue
+		}
+		if st.Mode()&fs.ModeSymlink == 0 {
+			done = cur
+			continue
+		}
+		links++
+		if links > maxLinks {
+			return "", &fs.PathError{Op: "open", Path: name, Err: errors.New("too many levels of symbolic links")}
+		}
+		target, err := r.root.Readlink(rel(joinPath(cur)))
+		if err != nil {
+			return "", &fs.PathError{Op: "open", Path: name, Err: unwrapPathErr(err)}
+		}
+		if strings.HasPrefix(target, "/") {
+			done = nil
+		}
+		todo = append(splitPath(target), todo...)
+	}
+	return joinPath(done), nil
+}
+
+func splitPath(p string) []string {
+	var out []string
+	for _, c := range strings.Split(p, "/") {
+		if c != "" {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func joinPath(c []string) string { return "/" + strings.Join(c, "/") }
+
+// rel turns a host path into the name os.Root wants.
+func rel(p string) string {
+	p = strings.TrimPrefix(p, "/")
+	if p == "" {
+		return "."
+	}
+	return p
+}
+
+func unwrapPathErr(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}

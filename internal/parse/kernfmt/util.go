@@ -1,0 +1,5 @@
+package kernfmt
+
+import "sort"
+
+func sortStrings(s []string) { sort.Strings(s) }

@@ -1,0 +1,124 @@
+package probe
+
+import (
+	"strings"
+
+	"github.com/nastune/nastune/internal/facts"
+	"github.com/nastune/nastune/internal/parse/kernfmt"
+)
+
+const pathSysBlock = "/sys/block"
+
+func (p *prober) block() {
+	ents, err := p.root.ReadDir(pathSysBlock)
+	if err != nil {
+		p.fail(pathSysBlock, err)
+		return
+	}
+	for _, e := range ents {
+		if d, ok := p.blockDev(e.Name()); ok {
+			p.h.Block = append(p.h.Block, d)
+		}
+	}
+}
+
+// BlockKind classifies a /sys/block name.
+func BlockKind(name string) string {
+	for _, k := range []struct{ prefix, kind string }{
+		{"md", "md"}, {"dm-", "dm"}, {"loop", "loop"}, {"zram", "zram"}, {"ram", "ram"},
+		{"nbd", "nbd"}, {"sr", "optical"}, {"fd", "floppy"}, {"mtdblock", "mtd"},
+	} {
+		if strings.HasPrefix(name, k.prefix) {
+			return k.kind
+		}
+	}
+	return "disk"
+}
+
+// transport reads the bus a disk hangs from off its sysfs device path.
+func transport(real string) string {
+	switch {
+	case strings.Contains(real, "/usb"):
+		return "usb"
+	case strings.Contains(real, "/nvme"):
+		return "nvme"
+	case strings.Contains(real, "/virtio"):
+		return "virtio"
+	case strings.Contains(real, "/mmc_host/"):
+		return "mmc"
+	case strings.Contains(real, "/ata"):
+		return "sata"
+	case strings.Contains(real, "/host") && strings.Contains(real, "/target"):
+		return "scsi"
+	}
+	return ""
+}
+
+func (p *prober) blockDev(name string) (facts.BlockDevice, bool) {
+	dir := pathSysBlock + "/" + name
+	d := facts.BlockDevice{Name: name, Kind: BlockKind(name)}
+	if sectors, ok := p.optUint(dir + "/size"); ok {
+		if sectors == 0 {
+			return d, false // empty loop device, card reader without card
+		}
+		d.SizeBytes = sectors * 512
+	}
+	q := dir + "/queue/"
+	if s, ok := p.optional(q + "scheduler"); ok {
+		d.Scheduler, d.Schedulers = kernfmt.Choice(s)
+		if len(d.Schedulers) == 1 && d.Schedulers[0] == "none" {
+			d.Schedulers = nil // md, dm: no choice to make
+		}
+	}
+	if v, ok := p.optInt(q + "rotational"); ok {
+		d.Rotational = boolp(v == 1)
+	}
+	if v, ok := p.optInt(q + "read_ahead_kb"); ok {
+		d.ReadAheadKB = intp(v)
+	}
+	d.LogicalBlockSize, _ = p.optInt(q + "logical_block_size")
+	d.PhysBlockSize, _ = p.optInt(q + "physical_block_size")
+	d.MinIOSize, _ = p.optInt(q + "minimum_io_size")
+	d.OptIOSize, _ = p.optInt(q + "optimal_io_size")
+	if v, ok := p.optInt(dir + "/removable"); ok {
+		d.Removable = v == 1
+	}
+	if real, err := p.root.RealPath(dir); err == nil {
+		d.Transport = transport(real)
+	}
+	d.Slaves = p.names(dir + "/slaves")
+	d.Holders = p.names(dir + "/holders")
+	ents, err := p.root.ReadDir(dir)
+	if err != nil {
+		return d, true
+	}
+	for _, e := range ents {
+		pn := e.Name()
+		if !strings.HasPrefix(pn, name) || pn == name {
+			continue
+		}
+		start, ok := p.optUint(dir + "/" + pn + "/start")
+		if !ok {
+			continue // not a partition (e.g. "slaves", "queue")
+		}
+		part := facts.Partition{Name: pn, StartSector: start}
+		if sectors, ok := p.optUint(dir + "/" + pn + "/size"); ok {
+			part.SizeBytes = sectors * 512
+		}
+		d.Partitions = append(d.Partitions, part)
+		d.Holders = append(d.Holders, p.names(dir+"/"+pn+"/holders")...)
+	}
+	return d, true
+}
+
+func (p *prober) names(dir string) []string {
+	ents, err := p.root.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range ents {
+		out = append(out, e.Name())
+	}
+	return out
+}

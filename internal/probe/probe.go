@@ -1,0 +1,149 @@
+// Package probe reads a machine through a hostfs.Root and fills a
+// facts.Host. There is one file per source. A source that is missing,
+// unreadable or garbled is never a failure: the fact stays unknown and the
+// reason is recorded in Host.NotCollected, named by the file it came from.
+//
+// Probes only read. They run no commands and open no sockets when the root
+// is a captured tree, so `nastune audit --root DIR` replays exactly what was
+// captured.
+package probe
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/nastune/nastune/internal/facts"
+	"github.com/nastune/nastune/internal/hostfs"
+)
+
+// Collect probes every source and returns the host's facts.
+func Collect(ctx context.Context, root *hostfs.Root) *facts.Host {
+	p := &prober{root: root, h: &facts.Host{Sysctls: facts.Sysctls{}}}
+	steps := []func(){p.system, p.cpu, p.memory, p.sysctls, p.sysctlConfig, p.interfaces, p.softnet, p.block, p.mounts, p.swaps}
+	for _, step := range steps {
+		if ctx.Err() != nil {
+			p.skip("(remaining sources)", "interrupted: "+ctx.Err().Error())
+			break
+		}
+		step()
+	}
+	sort.Slice(p.h.NotCollected, func(i, j int) bool { return p.h.NotCollected[i].Source < p.h.NotCollected[j].Source })
+	return p.h
+}
+
+type prober struct {
+	root *hostfs.Root
+	h    *facts.Host
+}
+
+// skip records why a source gave nothing.
+func (p *prober) skip(source, reason string) {
+	p.h.NotCollected = append(p.h.NotCollected, facts.NotCollected{Source: source, Reason: reason})
+}
+
+// fail records a read error in words a user can act on.
+func (p *prober) fail(source string, err error) {
+	p.skip(source, Reason(err))
+}
+
+// Reason turns a read error into a short explanation.
+func Reason(err error) string {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "missing"
+	case errors.Is(err, fs.ErrPermission):
+		return "permission denied: run as root to collect it"
+	case errors.Is(err, hostfs.ErrTooLarge):
+		return "file too large to be a kernel attribute"
+	case errors.Is(err, syscall.EINVAL), errors.Is(err, syscall.ENODEV):
+		return "the kernel returned no value (device down or not supported)"
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// read returns a trimmed file, recording any failure.
+func (p *prober) read(path string) (string, bool) {
+	s, err := p.root.ReadString(path)
+	if err != nil {
+		p.fail(path, err)
+		return "", false
+	}
+	if strings.IndexByte(s, 0) >= 0 {
+		p.skip(path, "contains NUL bytes: not a text attribute")
+		return "", false
+	}
+	return s, true
+}
+
+// optional returns a trimmed file; a missing file is not recorded (the
+// attribute does not exist on every kernel or device), other failures are.
+func (p *prober) optional(path string) (string, bool) {
+	s, err := p.root.ReadString(path)
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.EINVAL) && !errors.Is(err, syscall.ENODEV) {
+			p.fail(path, err)
+		}
+		return "", false
+	}
+	if strings.IndexByte(s, 0) >= 0 {
+		p.skip(path, "contains NUL bytes: not a text attribute")
+		return "", false
+	}
+	return s, true
+}
+
+// optInt reads an integer attribute; garbage is recorded with the value.
+func (p *prober) optInt(path string) (int, bool) {
+	s, ok := p.optional(path)
+	if !ok {
+		return 0, false
+	}
+	v, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || v > 1<<40 || v < -1<<40 {
+		p.skip(path, "not an integer: "+quoteClip(s))
+		return 0, false
+	}
+	return int(v), true
+}
+
+func (p *prober) optUint(path string) (uint64, bool) {
+	s, ok := p.optional(path)
+	if !ok {
+		return 0, false
+	}
+	v, err := strconv.ParseUint(s, 10, 64)
+	if err != nil {
+		p.skip(path, "not an unsigned integer: "+quoteClip(s))
+		return 0, false
+	}
+	return v, true
+}
+
+func quoteClip(s string) string {
+	if len(s) > 40 {
+		s = s[:40] + "…"
+	}
+	return strconv.Quote(s)
+}
+
+func intp(v int) *int    { return &v }
+func boolp(v bool) *bool { return &v }
+
+// hostname of the live machine, for a root that has no /proc.
+func liveHostname() string {
+	h, err := os.Hostname()
+	if err != nil {
+		return ""
+	}
+	return h
+}

@@ -1,0 +1,82 @@
+package probe
+
+import (
+	"runtime"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/nastune/nastune/internal/parse/kernfmt"
+)
+
+const (
+	pathOSRelease = "/proc/sys/kernel/osrelease"
+	pathHostname  = "/proc/sys/kernel/hostname"
+	pathArch      = "/proc/sys/kernel/arch"
+	pathCPUInfo   = "/proc/cpuinfo"
+	pathMeminfo   = "/proc/meminfo"
+)
+
+func (p *prober) system() {
+	if s, ok := p.read(pathOSRelease); ok {
+		k, err := kernfmt.KernelRelease(s)
+		if err != nil {
+			p.skip(pathOSRelease, err.Error())
+		}
+		p.h.Kernel = k
+	}
+	if s, ok := p.optional(pathHostname); ok {
+		p.h.Hostname = s
+	} else if s, ok := p.optional("/etc/hostname"); ok {
+		p.h.Hostname = s
+	} else if p.root.IsLive() {
+		p.h.Hostname = liveHostname()
+	}
+	if p.root.IsLive() {
+		var u unix.Utsname
+		if err := unix.Uname(&u); err == nil {
+			p.h.Arch = unix.ByteSliceToString(u.Machine[:])
+		} else {
+			p.h.Arch = runtime.GOARCH
+		}
+	} else if s, ok := p.optional(pathArch); ok {
+		p.h.Arch = s
+	}
+}
+
+func (p *prober) cpu() {
+	data, err := p.root.ReadFile(pathCPUInfo)
+	if err != nil {
+		p.fail(pathCPUInfo, err)
+		return
+	}
+	ci, err := kernfmt.ParseCPUInfo(data)
+	if err != nil {
+		p.skip(pathCPUInfo, err.Error())
+	}
+	p.h.CPU.Count = ci.Processors
+	p.h.CPU.Model = ci.Model
+	p.h.CPU.MHz = ci.MHz
+	p.h.CPU.Flags = ci.Flags
+	if p.h.Arch == "" {
+		p.h.Arch = kernfmt.ArchFromCPUInfo(data)
+	}
+}
+
+func (p *prober) memory() {
+	data, err := p.root.ReadFile(pathMeminfo)
+	if err != nil {
+		p.fail(pathMeminfo, err)
+		return
+	}
+	m, err := kernfmt.Meminfo(data)
+	if err != nil {
+		p.skip(pathMeminfo, err.Error())
+	}
+	p.h.Memory.TotalBytes = m["MemTotal"]
+	p.h.Memory.AvailableBytes = m["MemAvailable"]
+	p.h.Memory.SwapTotalBytes = m["SwapTotal"]
+	p.h.Memory.LowTotalBytes = m["LowTotal"]
+	if p.h.Memory.TotalBytes == 0 && err == nil {
+		p.skip(pathMeminfo, "no MemTotal line")
+	}
+}

@@ -1,0 +1,138 @@
+package render
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/nastune/nastune/internal/audit"
+	"github.com/nastune/nastune/internal/rule"
+)
+
+// ANSI styles; plain strings keep the binary small (no terminal library).
+const (
+	ansiReset = "\x1b[0m"
+	ansiBold  = "\x1b[1m"
+	ansiDim   = "\x1b[2m"
+	ansiRed   = "\x1b[1;31m"
+	ansiYell  = "\x1b[33m"
+	ansiCyan  = "\x1b[36m"
+)
+
+type styler bool
+
+func (s styler) on(code, text string) string {
+	if !s {
+		return text
+	}
+	return code + text + ansiReset
+}
+
+func (s styler) sev(v rule.Severity) string {
+	label := strings.ToUpper(v.String())
+	switch v {
+	case rule.Crit:
+		return s.on(ansiRed, label)
+	case rule.Warn:
+		return s.on(ansiYell, label)
+	}
+	return s.on(ansiCyan, label)
+}
+
+// Text writes the audit for a person: a header, findings grouped by family
+// with their evidence and recommendation, and a summary line.
+func Text(w io.Writer, r *audit.Report, o Options) error {
+	bw := bufio.NewWriter(w)
+	st := styler(o.Color)
+	h := r.Host
+	fmt.Fprintf(bw, "%s %s · kernel %s · %s · %d CPU · %s RAM\n",
+		st.on(ansiBold, "nastune audit:"), orUnknown(h.Hostname), orUnknown(h.Kernel), orUnknown(h.Arch),
+		h.CPUs, memString(h.MemBytes))
+	family := ""
+	for _, f := range r.Findings {
+		if f.Family != family {
+			family = f.Family
+			fmt.Fprintf(bw, "\n%s\n", st.on(ansiBold, family))
+		}
+		fmt.Fprintf(bw, "  %s  %s  %s: %s\n", padSev(st, f.Severity), f.ID, f.Subject, f.Title)
+		for _, e := range f.Evidence {
+			fmt.Fprintf(bw, "        %s %s\n", st.on(ansiDim, e.Source+":"), e.Value)
+		}
+		if o.Verbose {
+			fmt.Fprintf(bw, "        %s %s\n", st.on(ansiDim, "why:"), f.Why)
+		}
+		if rec := f.Recommendation; rec != nil {
+			fmt.Fprintf(bw, "        → %s\n", recommendation(rec))
+			if o.Verbose && rec.Basis != "" {
+				fmt.Fprintf(bw, "          %s %s\n", st.on(ansiDim, "computed from:"), rec.Basis)
+			}
+		}
+		if o.Verbose {
+			for _, ref := range f.Refs {
+				fmt.Fprintf(bw, "        %s %s\n", st.on(ansiDim, "ref:"), ref)
+			}
+		}
+	}
+	if o.Verbose && len(r.NotCollected) > 0 {
+		fmt.Fprintf(bw, "\n%s\n", st.on(ansiBold, "not collected"))
+		for _, n := range r.NotCollected {
+			fmt.Fprintf(bw, "  %s: %s\n", n.Source, n.Reason)
+		}
+	}
+	fmt.Fprintf(bw, "\n%s\n", summary(st, r, o.Verbose))
+	return bw.Flush()
+}
+
+func padSev(st styler, v rule.Severity) string {
+	return st.sev(v) + strings.Repeat(" ", 4-len(v.String()))
+}
+
+func recommendation(r *rule.Recommendation) string {
+	switch r.Kind {
+	case rule.KindAdvice:
+		return r.Target
+	case rule.KindSysctl:
+		return fmt.Sprintf("set %s = %s (now %s)", r.Target, r.Value, r.Current)
+	}
+	if r.Current != "" {
+		return fmt.Sprintf("set %s to %s (now %s)", r.Target, r.Value, r.Current)
+	}
+	return fmt.Sprintf("set %s to %s", r.Target, r.Value)
+}
+
+func summary(st styler, r *audit.Report, verbose bool) string {
+	var n [3]int
+	for _, f := range r.Findings {
+		n[f.Severity]++
+	}
+	s := fmt.Sprintf("%d findings: %s crit, %s warn, %s info", len(r.Findings),
+		st.on(ansiRed, fmt.Sprint(n[rule.Crit])), st.on(ansiYell, fmt.Sprint(n[rule.Warn])), st.on(ansiCyan, fmt.Sprint(n[rule.Info])))
+	if len(r.Findings) == 0 {
+		s = "no findings: nothing to change on the evidence collected"
+	}
+	if k := len(r.NotCollected); k > 0 {
+		s += fmt.Sprintf("; %d sources not collected", k)
+		if !verbose {
+			s += " (--verbose lists them)"
+		}
+	}
+	return s
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "(unknown)"
+	}
+	return s
+}
+
+func memString(b uint64) string {
+	if b == 0 {
+		return "(unknown)"
+	}
+	if b >= 1<<30 {
+		return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30))
+	}
+	return fmt.Sprintf("%d MiB", b>>20)
+}

@@ -1,0 +1,64 @@
+// Package rules holds every check nastune runs, one file per family. A
+// check is a pure function from facts to findings; all.go lists the
+// families explicitly so the registry is greppable and ordered.
+//
+// To add a rule: write its Meta (a stable ID that is never reused, a doc
+// paragraph, primary references) and its check in the family's file, add
+// it to the family's list, and give a fixture host under testdata/hosts a
+// reason to fire it. The registry test enforces all of that.
+package rules
+
+import (
+	"sort"
+
+	"github.com/nastune/nastune/internal/rule"
+)
+
+// Families in the order reports show them.
+var Families = []string{"nic", "netstack", "block", "memory", "sysctl"}
+
+// All returns every rule, grouped by family.
+func All() []rule.Rule {
+	var out []rule.Rule
+	for _, fam := range [][]rule.Rule{nicRules, netstackRules, blockRules, memoryRules, sysctlRules} {
+		out = append(out, fam...)
+	}
+	return out
+}
+
+// ByID finds one rule.
+func ByID(id string) (rule.Rule, bool) {
+	for _, r := range All() {
+		if r.ID == id {
+			return r, true
+		}
+	}
+	return rule.Rule{}, false
+}
+
+// Run applies every rule and returns the findings ordered by family, then
+// severity (worst first), then rule and subject, so output is stable.
+func Run(in rule.Input) []rule.Finding {
+	out := []rule.Finding{}
+	for _, r := range All() {
+		out = append(out, r.Check(in)...)
+	}
+	famIndex := map[string]int{}
+	for i, f := range Families {
+		famIndex[f] = i
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Family != b.Family {
+			return famIndex[a.Family] < famIndex[b.Family]
+		}
+		if a.Severity != b.Severity {
+			return a.Severity > b.Severity
+		}
+		if a.ID != b.ID {
+			return a.ID < b.ID
+		}
+		return a.Subject < b.Subject
+	})
+	return out
+}

@@ -1,0 +1,107 @@
+package rules
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/nastune/nastune/internal/facts"
+	"github.com/nastune/nastune/internal/rule"
+)
+
+// Primary references shared by several rules.
+const (
+	refVM        = "https://docs.kernel.org/admin-guide/sysctl/vm.html"
+	refIPSysctl  = "https://docs.kernel.org/networking/ip-sysctl.html"
+	refNetSysctl = "https://docs.kernel.org/admin-guide/sysctl/net.html"
+	refScaling   = "https://docs.kernel.org/networking/scaling.html"
+	refSysfsNet  = "https://docs.kernel.org/admin-guide/abi-testing.html#abi-sys-class-net"
+	refQueueSys  = "https://docs.kernel.org/block/queue-sysfs.html"
+	refSwitchSch = "https://docs.kernel.org/block/switching-sched.html"
+	refSysctlD   = "https://man7.org/linux/man-pages/man5/sysctl.d.5.html"
+	refTCP7      = "https://man7.org/linux/man-pages/man7/tcp.7.html"
+	refIPLink    = "https://man7.org/linux/man-pages/man8/ip-link.8.html"
+)
+
+const mib = 1 << 20
+
+func sysctlSource(key string) string {
+	return "/proc/sys/" + strings.ReplaceAll(key, ".", "/")
+}
+
+// sysctlInt returns a single-integer sysctl.
+func sysctlInt(h *facts.Host, key string) (int64, bool) {
+	s, ok := h.Sysctls[key]
+	if !ok {
+		return 0, false
+	}
+	v, err := strconv.ParseInt(s, 10, 64)
+	return v, err == nil
+}
+
+// sysctlTriple returns a three-integer sysctl such as tcp_rmem.
+func sysctlTriple(h *facts.Host, key string) ([3]int64, bool) {
+	var out [3]int64
+	f := strings.Fields(h.Sysctls[key])
+	if len(f) != 3 {
+		return out, false
+	}
+	for i, s := range f {
+		v, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return out, false
+		}
+		out[i] = v
+	}
+	return out, true
+}
+
+// configFor returns the setting that wins for key (the last one applied),
+// or nil when no configuration file sets it.
+func configFor(h *facts.Host, key string) *facts.SysctlSetting {
+	var last *facts.SysctlSetting
+	for i := range h.SysctlConfig {
+		if h.SysctlConfig[i].Key == key {
+			last = &h.SysctlConfig[i]
+		}
+	}
+	return last
+}
+
+// sysctlEvidence is the runtime value, plus the file line that sets it
+// when there is one, so the user sees where a bad value comes from.
+func sysctlEvidence(h *facts.Host, key string) []rule.Evidence {
+	ev := []rule.Evidence{rule.Ev(sysctlSource(key), h.Sysctls[key])}
+	if c := configFor(h, key); c != nil {
+		ev = append(ev, configEvidence(c))
+	}
+	return ev
+}
+
+func configEvidence(c *facts.SysctlSetting) rule.Evidence {
+	return rule.Ev(fmt.Sprintf("%s:%d", c.File, c.Line), c.Key+" = "+c.Value)
+}
+
+// humanBytes prints a byte count the way an admin reads it.
+func humanBytes(b uint64) string {
+	switch {
+	case b >= 1<<30 && b%(1<<30) == 0:
+		return fmt.Sprintf("%d GiB", b>>30)
+	case b >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30))
+	case b >= mib && b%mib == 0:
+		return fmt.Sprintf("%d MiB", b>>20)
+	case b >= mib:
+		return fmt.Sprintf("%.1f MiB", float64(b)/mib)
+	case b >= 1<<10:
+		return fmt.Sprintf("%.0f KiB", float64(b)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", b)
+}
+
+func itoa(v int64) string { return strconv.FormatInt(v, 10) }
+
+// memEvidence is MemTotal as evidence for RAM-scaled recommendations.
+func memEvidence(h *facts.Host) rule.Evidence {
+	return rule.Ev("/proc/meminfo", fmt.Sprintf("MemTotal: %d kB", h.Memory.TotalBytes/1024))
+}

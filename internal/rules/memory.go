@@ -1,0 +1,280 @@
+package rules
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/nastune/nastune/internal/facts"
+	"github.com/nastune/nastune/internal/rule"
+)
+
+// Memory and writeback: KNOWLEDGE §4.
+var memoryRules = []rule.Rule{
+	{Meta: metaVFSCachePressure, Check: checkVFSCachePressure},
+	{Meta: metaSwappiness, Check: checkSwappiness},
+	{Meta: metaMinFree, Check: checkMinFree},
+	{Meta: metaDirtyBigRAM, Check: checkDirtyBigRAM},
+	{Meta: metaDirtyConflict, Check: checkDirtyConflict},
+}
+
+var metaVFSCachePressure = rule.Meta{
+	ID: "mem-vfs-cache-pressure", Family: "memory", Severity: rule.Warn, Since: "0.1.0",
+	Title: "vm.vfs_cache_pressure far from 100",
+	Doc: "vm.vfs_cache_pressure sets how eagerly the kernel reclaims the dentry and inode caches " +
+		"compared with the page cache. Directory listings and stat() calls from Samba and NFS clients " +
+		"are served from those caches. The kernel documentation warns that values far above 100 hurt " +
+		"performance, and 0 means they are never reclaimed, which can end in out-of-memory. The " +
+		"folklore value 1000 is wrong; 50-100 is the useful range.",
+	Refs: []string{refVM + "#vfs-cache-pressure"},
+}
+
+func checkVFSCachePressure(in rule.Input) []rule.Finding {
+	h := in.Host
+	v, ok := sysctlInt(h, "vm.vfs_cache_pressure")
+	if !ok || (v > 0 && v <= 200) {
+		return nil
+	}
+	why := fmt.Sprintf("At %d the kernel drops cached directory entries and inodes %d times as eagerly as at the "+
+		"default, so every directory listing a client asks for goes back to disk; the kernel docs warn that "+
+		"values far above 100 hurt performance.", v, v/100)
+	val := "100"
+	basis := "kernel default; 50-100 is the useful range"
+	if v == 0 {
+		why = "At 0 the kernel never reclaims dentries and inodes; the kernel docs warn this can end in " +
+			"out-of-memory on a busy file server."
+		val = "50"
+		basis = "keeps metadata cached longer than the default while still reclaimable"
+	}
+	f := metaVFSCachePressure.New("vm.vfs_cache_pressure", why, sysctlEvidence(h, "vm.vfs_cache_pressure")...)
+	f.Recommendation = &rule.Recommendation{Kind: rule.KindSysctl, Target: "vm.vfs_cache_pressure",
+		Current: itoa(v), Value: val, Basis: basis}
+	return []rule.Finding{f}
+}
+
+var metaSwappiness = rule.Meta{
+	ID: "mem-swappiness", Family: "memory", Severity: rule.Info, Since: "0.1.0",
+	Title: "vm.swappiness does not suit where swap lives",
+	Doc: "vm.swappiness (0-200, default 60) weighs swapping anonymous memory against dropping file " +
+		"cache. With swap on a data disk every swap-out competes with file service for the disk's " +
+		"seeks, so 10-30 suits a NAS; with swap only on zram (compressed RAM) swapping is cheap and " +
+		"values of 100 or more are reasonable.",
+	Refs: []string{refVM + "#swappiness", "https://docs.kernel.org/admin-guide/blockdev/zram.html"},
+}
+
+func checkSwappiness(in rule.Input) []rule.Finding {
+	h := in.Host
+	v, ok := sysctlInt(h, "vm.swappiness")
+	if !ok || len(h.Swaps) == 0 {
+		return nil
+	}
+	var zram, disk []string
+	rotating := false
+	for _, s := range h.Swaps {
+		if strings.HasPrefix(s.Path, "/dev/zram") {
+			zram = append(zram, s.Path)
+			continue
+		}
+		disk = append(disk, s.Path)
+		if d := diskOf(h, strings.TrimPrefix(s.Path, "/dev/")); d != nil && d.Rotational != nil && *d.Rotational {
+			rotating = true
+		}
+	}
+	ev := append(sysctlEvidence(h, "vm.swappiness"), rule.Ev("/proc/swaps", strings.Join(append(zram, disk...), ", ")))
+	switch {
+	case len(disk) == 0 && v < 100:
+		f := metaSwappiness.New("vm.swappiness",
+			"All swap is on zram, compressed RAM: swapping is a memory copy, far cheaper than dropping file "+
+				"cache that must later be re-read from disk.", ev...)
+		f.Recommendation = &rule.Recommendation{Kind: rule.KindSysctl, Target: "vm.swappiness",
+			Current: itoa(v), Value: "100", Basis: "swap is zram only"}
+		return []rule.Finding{f}
+	case len(disk) > 0 && v > 30:
+		val, basis := "30", "swap on a disk or file of unknown type"
+		if rotating {
+			val, basis = "10", "swap on a rotating disk"
+		}
+		f := metaSwappiness.New("vm.swappiness", fmt.Sprintf(
+			"Swap lives on %s; at %d the kernel swaps readily, and every swap-out competes with file "+
+				"service for the same disk.", strings.Join(disk, ", "), v), ev...)
+		f.Recommendation = &rule.Recommendation{Kind: rule.KindSysctl, Target: "vm.swappiness",
+			Current: itoa(v), Value: val, Basis: basis}
+		return []rule.Finding{f}
+	}
+	return nil
+}
+
+// diskOf finds the whole disk a device or partition name belongs to.
+func diskOf(h *facts.Host, name string) *facts.BlockDevice {
+	for i := range h.Block {
+		d := &h.Block[i]
+		if d.Name == name {
+			return d
+		}
+		for _, p := range d.Partitions {
+			if p.Name == name {
+				return d
+			}
+		}
+	}
+	return nil
+}
+
+var metaMinFree = rule.Meta{
+	ID: "mem-min-free-kbytes-high", Family: "memory", Severity: rule.Warn, Since: "0.1.0",
+	Title: "vm.min_free_kbytes reserves a large share of RAM",
+	Doc: "vm.min_free_kbytes is memory the kernel keeps free for atomic allocations. The kernel sizes " +
+		"it at boot as sqrt(lowmem_kB × 16). Raising it to about 3% of RAM helps only when page " +
+		"allocation failures appear (jumbo frames on small ARM boxes); far above that it is memory no " +
+		"program or cache can use, and reclaim runs early and often.",
+	Refs: []string{refVM + "#min-free-kbytes", "https://git.kernel.org/pub/scm/linux/kernel/git/torvalds/linux.git/tree/mm/page_alloc.c"},
+}
+
+// AutoMinFreeKB is the kernel's boot-time min_free_kbytes for a given low
+// memory size (mm/page_alloc.c calculate_min_free_kbytes: int_sqrt(lowmem
+// × 16), clamped to 128 … 262144 since 5.7, 65536 before).
+func AutoMinFreeKB(lowmemBytes uint64, k facts.Kernel) int64 {
+	v := int64(math.Sqrt(float64(lowmemBytes/1024) * 16))
+	upper := int64(262144)
+	if !k.AtLeast(5, 7) {
+		upper = 65536
+	}
+	return max(128, min(v, upper))
+}
+
+func checkMinFree(in rule.Input) []rule.Finding {
+	h := in.Host
+	v, ok := sysctlInt(h, "vm.min_free_kbytes")
+	ram := h.Memory.TotalBytes
+	if !ok || ram == 0 || uint64(v)*1024*20 <= ram { // fires above 5% of RAM
+		return nil
+	}
+	low := h.Memory.LowTotalBytes
+	if low == 0 {
+		low = ram
+	}
+	auto := AutoMinFreeKB(low, h.Kernel)
+	threePct := int64(ram / 1024 * 3 / 100)
+	f := metaMinFree.New("vm.min_free_kbytes", fmt.Sprintf(
+		"%s (%.1f%% of RAM) is held back from programs and cache. The kernel's own value for this "+
+			"machine is %d kB; if it was raised because of page allocation failures, about 3%% of RAM "+
+			"(%d kB) is the most that helps.", humanBytes(uint64(v)*1024), float64(v*1024)*100/float64(ram), auto, threePct),
+		append(sysctlEvidence(h, "vm.min_free_kbytes"), memEvidence(h))...)
+	f.Recommendation = &rule.Recommendation{Kind: rule.KindSysctl, Target: "vm.min_free_kbytes",
+		Current: itoa(v), Value: itoa(auto),
+		Basis: fmt.Sprintf("sqrt(lowmem_kB × 16) with lowmem = %d kB", low/1024)}
+	return []rule.Finding{f}
+}
+
+var metaDirtyBigRAM = rule.Meta{
+	ID: "mem-dirty-big-ram", Family: "memory", Severity: rule.Info, Since: "0.1.0",
+	Title: "Dirty-page limits as a share of a large RAM",
+	Doc: "With ratio-based limits (vm.dirty_background_ratio default 10, vm.dirty_ratio default 20) a " +
+		"machine with much RAM lets gigabytes of unwritten data pile up before writeback starts, then " +
+		"stalls writers for many seconds while the disks catch up. On big-RAM file servers set " +
+		"vm.dirty_background_bytes to about 1-2 s of the disks' write throughput and vm.dirty_bytes " +
+		"to 2-4 times that. Small boxes are fine with the defaults. Writing a *_bytes key zeroes its " +
+		"*_ratio twin.",
+	Refs: []string{refVM + "#dirty-background-bytes", "https://docs.kernel.org/admin-guide/sysctl/vm.html#dirty-bytes"},
+}
+
+// writeMBps estimates the sustained write speed of the fastest local
+// disk class, for sizing writeback; bench results replace it when present.
+func writeMBps(h *facts.Host) (uint64, string) {
+	best, class := uint64(0), ""
+	for _, d := range h.Block {
+		if d.Kind != "disk" || d.Rotational == nil {
+			continue
+		}
+		mbps, c := uint64(150), "rotating disk (~150 MB/s)"
+		if !*d.Rotational {
+			mbps, c = 400, "SATA SSD (~400 MB/s)"
+			if d.Transport == "nvme" {
+				mbps, c = 1500, "NVMe SSD (~1500 MB/s)"
+			}
+		}
+		if mbps > best {
+			best, class = mbps, c
+		}
+	}
+	if best == 0 {
+		return 150, "no local disk seen; assumed a rotating disk (~150 MB/s)"
+	}
+	return best, class
+}
+
+func checkDirtyBigRAM(in rule.Input) []rule.Finding {
+	h := in.Host
+	ram := h.Memory.TotalBytes
+	bg, ok1 := sysctlInt(h, "vm.dirty_background_ratio")
+	fg, ok2 := sysctlInt(h, "vm.dirty_ratio")
+	bgb, _ := sysctlInt(h, "vm.dirty_background_bytes")
+	fgb, _ := sysctlInt(h, "vm.dirty_bytes")
+	if !ok1 || !ok2 || ram < 4<<30 || bgb != 0 || fgb != 0 {
+		return nil
+	}
+	speed, class := writeMBps(h)
+	bgBytes := ram / 100 * uint64(bg)
+	if bgBytes <= speed*1e6*10 { // under 10 s of writeback: fine
+		return nil
+	}
+	wantBG := speed * 1e6 * 2 / mib * mib
+	wantFG := 4 * wantBG
+	basis := fmt.Sprintf("2 s and 8 s of writes at %d MB/s, the %s; measure with `nastune bench disk` and scale", speed, class)
+	why := fmt.Sprintf("With %s of RAM, dirty_background_ratio=%d lets about %s of unwritten data build up "+
+		"(%.0f s of writes at %d MB/s) before background writeback starts; dirty_ratio=%d then blocks "+
+		"writers for longer still.", humanBytes(ram), bg, humanBytes(bgBytes), float64(bgBytes)/float64(speed*1e6), speed, fg)
+	ev := []rule.Evidence{
+		rule.Ev(sysctlSource("vm.dirty_background_ratio"), itoa(bg)),
+		rule.Ev(sysctlSource("vm.dirty_ratio"), itoa(fg)),
+		memEvidence(h),
+	}
+	f1 := metaDirtyBigRAM.New("vm.dirty_background_bytes", why, ev...)
+	f1.Recommendation = &rule.Recommendation{Kind: rule.KindSysctl, Target: "vm.dirty_background_bytes",
+		Current: "0", Value: itoa(int64(wantBG)), Basis: basis}
+	f2 := metaDirtyBigRAM.New("vm.dirty_bytes", why, ev...)
+	f2.Recommendation = &rule.Recommendation{Kind: rule.KindSysctl, Target: "vm.dirty_bytes",
+		Current: "0", Value: itoa(int64(wantFG)), Basis: basis}
+	return []rule.Finding{f1, f2}
+}
+
+var metaDirtyConflict = rule.Meta{
+	ID: "mem-dirty-conflict", Family: "memory", Severity: rule.Warn, Since: "0.1.0",
+	Title: "Configuration sets both the ratio and the bytes form of a dirty limit",
+	Doc: "vm.dirty_ratio and vm.dirty_bytes (and the dirty_background pair) exclude each other: " +
+		"writing one zeroes the other. When configuration files set both, whichever is applied last " +
+		"silently wins and the other line is dead, which misleads whoever reads the files.",
+	Refs: []string{refVM + "#dirty-bytes", refSysctlD},
+}
+
+func checkDirtyConflict(in rule.Input) []rule.Finding {
+	h := in.Host
+	var out []rule.Finding
+	for _, pair := range [][2]string{{"vm.dirty_ratio", "vm.dirty_bytes"}, {"vm.dirty_background_ratio", "vm.dirty_background_bytes"}} {
+		a, b := configFor(h, pair[0]), configFor(h, pair[1])
+		if a == nil || b == nil {
+			continue
+		}
+		winner, loser := a, b
+		if settingIndex(h, b) > settingIndex(h, a) {
+			winner, loser = b, a
+		}
+		f := metaDirtyConflict.New(pair[0]+" / "+pair[1], fmt.Sprintf(
+			"%s is applied after %s and zeroes it, so the line at %s:%d has no effect.",
+			winner.Key, loser.Key, loser.File, loser.Line), configEvidence(a), configEvidence(b))
+		f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice,
+			Target: fmt.Sprintf("remove %s from %s line %d", loser.Key, loser.File, loser.Line),
+			Basis:  fmt.Sprintf("%s (applied last) is the one in effect", winner.Key)}
+		out = append(out, f)
+	}
+	return out
+}
+
+func settingIndex(h *facts.Host, s *facts.SysctlSetting) int {
+	for i := range h.SysctlConfig {
+		if &h.SysctlConfig[i] == s {
+			return i
+		}
+	}
+	return -1
+}

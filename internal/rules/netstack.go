@@ -1,0 +1,317 @@
+package rules
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/nastune/nastune/internal/calc"
+	"github.com/nastune/nastune/internal/facts"
+	"github.com/nastune/nastune/internal/rule"
+)
+
+// Socket buffers and TCP stack sysctls: KNOWLEDGE §1, §2.
+var netstackRules = []rule.Rule{
+	{Meta: metaTimestamps, Check: checkTimestamps},
+	{Meta: metaBuffersSmall, Check: checkBuffersSmall},
+	{Meta: metaBuffersRAM, Check: checkBuffersRAM},
+	{Meta: metaTCPMem, Check: checkTCPMem},
+	{Meta: metaAdvWinScale, Check: checkAdvWinScale},
+	{Meta: metaSoftnetDrops, Check: checkSoftnetDrops},
+	{Meta: metaSoftnetSqueeze, Check: checkSoftnetSqueeze},
+	{Meta: metaBacklogNoEvidence, Check: checkBacklogNoEvidence},
+}
+
+// DefaultRTT is the round-trip time assumed for a LAN.
+const DefaultRTT = 500 * time.Microsecond
+
+var metaTimestamps = rule.Meta{
+	ID: "net-tcp-timestamps-off", Family: "netstack", Severity: rule.Warn, Since: "0.1.0",
+	Title: "TCP timestamps are disabled",
+	Doc: "net.ipv4.tcp_timestamps=0 is an old tip \"to save CPU\". Timestamps (RFC 7323) protect " +
+		"against wrapped sequence numbers (PAWS), which matters from gigabit speeds on, and give the " +
+		"stack accurate RTT samples. They cost 12 bytes per segment and no measurable CPU. Keep them on.",
+	Refs: []string{refIPSysctl + "#tcp-variables", "https://www.rfc-editor.org/rfc/rfc7323"},
+}
+
+func checkTimestamps(in rule.Input) []rule.Finding {
+	h := in.Host
+	v, ok := sysctlInt(h, "net.ipv4.tcp_timestamps")
+	if !ok || v != 0 {
+		return nil
+	}
+	f := metaTimestamps.New("net.ipv4.tcp_timestamps",
+		"Without timestamps TCP cannot reject segments from a wrapped sequence space (PAWS), and its RTT "+
+			"estimate, which drives retransmission and buffer autotuning, gets fewer samples. The CPU saved "+
+			"is not measurable.", sysctlEvidence(h, "net.ipv4.tcp_timestamps")...)
+	f.Recommendation = &rule.Recommendation{Kind: rule.KindSysctl, Target: "net.ipv4.tcp_timestamps",
+		Current: "0", Value: "1", Basis: "kernel default; RFC 7323"}
+	return []rule.Finding{f}
+}
+
+// fastestLink returns the highest negotiated speed of an up, physical,
+// wired interface in bit/s, and how it was found.
+func fastestLink(h *facts.Host) (float64, string) {
+	best, name := 0, ""
+	for _, i := range h.Interfaces {
+		if !i.Physical || i.Wireless || i.SpeedMbps == nil || i.Carrier == nil || !*i.Carrier {
+			continue
+		}
+		if *i.SpeedMbps > best {
+			best, name = *i.SpeedMbps, i.Name
+		}
+	}
+	if best == 0 {
+		return 1e9, "no wired link speed known; assumed 1 Gbit/s"
+	}
+	return float64(best) * 1e6, fmt.Sprintf("%s at %d Mbit/s", name, best)
+}
+
+func rtt(in rule.Input) time.Duration {
+	if in.RTT > 0 {
+		return in.RTT
+	}
+	return DefaultRTT
+}
+
+var metaBuffersSmall = rule.Meta{
+	ID: "net-tcp-buffers-small", Family: "netstack", Severity: rule.Warn, Since: "0.1.0",
+	Title: "TCP autotuning ceiling below twice the bandwidth-delay product",
+	Doc: "TCP autotuning grows each socket's buffers up to tcp_rmem[2]/tcp_wmem[2] and no further " +
+		"(net.core.rmem_max/wmem_max cap only buffers a program sets itself, which also switches " +
+		"autotuning off). A transfer needs about bandwidth × RTT in flight, and the kernel counts " +
+		"packet overhead against the buffer, so the ceiling should be at least twice the BDP. On a " +
+		"LAN (1 Gbit/s, 0.5 ms: BDP ≈ 62 KB) the defaults already cover it and nothing should change; " +
+		"use --rtt for WAN or VPN peers.",
+	Refs: []string{refIPSysctl + "#tcp-variables", refTCP7},
+}
+
+// bufferNeed is 2×BDP for the fastest link and the assumed RTT.
+func bufferNeed(in rule.Input) (uint64, string) {
+	bps, link := fastestLink(in.Host)
+	r := rtt(in)
+	bdp := calc.BDP(bps, r)
+	return calc.TCPBufferMax(bdp), fmt.Sprintf("2 × BDP; BDP = %s × %v = %d bytes", link, r, bdp)
+}
+
+func checkBuffersSmall(in rule.Input) []rule.Finding {
+	h := in.Host
+	need, basis := bufferNeed(in)
+	limit := calc.RAMShareCap(h.Memory.TotalBytes)
+	var out []rule.Finding
+	for _, key := range []string{"net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem"} {
+		t, ok := sysctlTriple(h, key)
+		if !ok || uint64(t[2]) >= need {
+			continue
+		}
+		want := need
+		b := basis
+		if limit > 0 && want > limit {
+			if uint64(t[2]) >= limit {
+				continue // already at the RAM share: raising further would starve the box
+			}
+			want = limit / (64 << 10) * (64 << 10)
+			b += fmt.Sprintf("; capped at RAM/32 = %s", humanBytes(limit))
+		}
+		f := metaBuffersSmall.New(key, fmt.Sprintf(
+			"The ceiling %s is below the %s one stream needs, so a single transfer cannot fill the link.",
+			humanBytes(uint64(t[2])), humanBytes(need)), sysctlEvidence(h, key)...)
+		f.Recommendation = &rule.Recommendation{Kind: rule.KindSysctl, Target: key, Current: h.Sysctls[key],
+			Value: fmt.Sprintf("%d %d %d", t[0], t[1], want), Basis: b}
+		out = append(out, f)
+	}
+	return out
+}
+
+var metaBuffersRAM = rule.Meta{
+	ID: "net-tcp-buffers-ram", Family: "netstack", Severity: rule.Warn, Since: "0.1.0",
+	Title: "TCP buffer ceiling too large for this machine's memory",
+	Doc: "Copied tuning guides set tcp_rmem/tcp_wmem ceilings of 16-64 MiB. On a box with little RAM " +
+		"a few fast connections may then take a large share of memory, pushing out the page cache " +
+		"that serves files. nastune caps per-socket ceilings at RAM/32 unless the BDP needs more.",
+	Refs: []string{refIPSysctl + "#tcp-variables", refTCP7},
+}
+
+func checkBuffersRAM(in rule.Input) []rule.Finding {
+	h := in.Host
+	limit := calc.RAMShareCap(h.Memory.TotalBytes)
+	if limit == 0 {
+		return nil
+	}
+	need, basis := bufferNeed(in)
+	var out []rule.Finding
+	for _, key := range []string{"net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem"} {
+		t, ok := sysctlTriple(h, key)
+		if !ok || uint64(t[2]) <= limit || uint64(t[2]) <= need {
+			continue
+		}
+		want := max(need, limit/(64<<10)*(64<<10))
+		f := metaBuffersRAM.New(key, fmt.Sprintf(
+			"A single socket may grow to %s, more than RAM/32 (%s) on a machine with %s; the path needs only %s.",
+			humanBytes(uint64(t[2])), humanBytes(limit), humanBytes(h.Memory.TotalBytes), humanBytes(need)),
+			append(sysctlEvidence(h, key), memEvidence(h))...)
+		f.Recommendation = &rule.Recommendation{Kind: rule.KindSysctl, Target: key, Current: h.Sysctls[key],
+			Value: fmt.Sprintf("%d %d %d", t[0], min(t[1], int64(want)), want),
+			Basis: "max(RAM/32, " + basis + ")"}
+		out = append(out, f)
+	}
+	return out
+}
+
+var metaTCPMem = rule.Meta{
+	ID: "net-tcp-mem-set", Family: "netstack", Severity: rule.Warn, Since: "0.1.0",
+	Title: "Configuration overrides net.ipv4.tcp_mem",
+	Doc: "net.ipv4.tcp_mem is the whole machine's TCP memory budget, in pages, which the kernel sizes " +
+		"from RAM at boot. Values copied from guides are often meant as bytes or come from a machine " +
+		"with different memory, and either starve TCP or let it take memory the box does not have. " +
+		"Leave it to the kernel.",
+	Refs: []string{refIPSysctl + "#tcp-variables", refTCP7},
+}
+
+func checkTCPMem(in rule.Input) []rule.Finding {
+	h := in.Host
+	c := configFor(h, "net.ipv4.tcp_mem")
+	if c == nil {
+		return nil
+	}
+	f := metaTCPMem.New("net.ipv4.tcp_mem", fmt.Sprintf(
+		"%s:%d replaces the kernel's boot-time budget (in 4 KiB pages, not bytes) for a machine with %s of RAM.",
+		c.File, c.Line, humanBytes(h.Memory.TotalBytes)), sysctlEvidence(h, "net.ipv4.tcp_mem")...)
+	f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice,
+		Target: fmt.Sprintf("remove net.ipv4.tcp_mem from %s line %d and reboot (or restore the boot value)", c.File, c.Line),
+		Basis:  "the kernel computes tcp_mem from RAM at boot"}
+	return []rule.Finding{f}
+}
+
+var metaAdvWinScale = rule.Meta{
+	ID: "net-tcp-adv-win-scale", Family: "netstack", Severity: rule.Info, Since: "0.1.0",
+	Title: "Configuration sets net.ipv4.tcp_adv_win_scale",
+	Doc: "tcp_adv_win_scale decided how much of a receive buffer is advertised as window. The tip " +
+		"\"tcp_rmem = wmem/0.75\" came from its old default 2; the default became 1 in Linux 3.4, and " +
+		"Linux 6.6 made the sysctl obsolete (the window now follows each socket's measured " +
+		"payload/truesize ratio). Setting it today is dead or harmful configuration.",
+	Refs: []string{refIPSysctl + "#tcp-variables",
+		"https://git.kernel.org/pub/scm/linux/kernel/git/torvalds/linux.git/commit/?id=dfa2f0483360d4d6f2324405464c9f281156bd87"},
+}
+
+func checkAdvWinScale(in rule.Input) []rule.Finding {
+	h := in.Host
+	c := configFor(h, "net.ipv4.tcp_adv_win_scale")
+	if c == nil {
+		return nil
+	}
+	var why string
+	switch {
+	case h.Kernel.AtLeast(6, 6):
+		why = fmt.Sprintf("Kernel %s ignores tcp_adv_win_scale (obsolete since 6.6): the line does nothing.", h.Kernel.Release)
+	case c.Value == "1" && h.Kernel.AtLeast(3, 4):
+		why = "The line sets the default value again (1 since Linux 3.4); it only adds noise."
+	default:
+		why = fmt.Sprintf("The value %s departs from the kernel default; the 0.75 share in old tuning guides "+
+			"assumed the pre-3.4 default of 2 and mixed up send and receive buffers.", c.Value)
+	}
+	f := metaAdvWinScale.New("net.ipv4.tcp_adv_win_scale", why, sysctlEvidence(h, "net.ipv4.tcp_adv_win_scale")...)
+	f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice,
+		Target: fmt.Sprintf("remove net.ipv4.tcp_adv_win_scale from %s line %d", c.File, c.Line),
+		Basis:  "kernel " + h.Kernel.Release}
+	return []rule.Finding{f}
+}
+
+func softnetTotals(h *facts.Host) (processed, dropped, squeeze uint64) {
+	for _, c := range h.Softnet {
+		processed += c.Processed
+		dropped += c.Dropped
+		squeeze += c.TimeSqueeze
+	}
+	return
+}
+
+func softnetEvidence(h *facts.Host, col func(facts.SoftnetCPU) uint64, name string) rule.Evidence {
+	parts := make([]string, 0, len(h.Softnet))
+	for _, c := range h.Softnet {
+		parts = append(parts, fmt.Sprintf("cpu%d %s=%d", c.CPU, name, col(c)))
+	}
+	return rule.Ev("/proc/net/softnet_stat", strings.Join(parts, ", "))
+}
+
+var metaSoftnetDrops = rule.Meta{
+	ID: "net-softnet-drops", Family: "netstack", Severity: rule.Warn, Since: "0.1.0",
+	Title: "Packets dropped because the per-CPU backlog was full",
+	Doc: "The second column of /proc/net/softnet_stat counts packets dropped because a CPU's input " +
+		"backlog (net.core.netdev_max_backlog, used by non-NAPI drivers and RPS) was full. Only this " +
+		"counter justifies raising netdev_max_backlog.",
+	Refs: []string{refNetSysctl + "#netdev-max-backlog", refScaling},
+}
+
+func checkSoftnetDrops(in rule.Input) []rule.Finding {
+	h := in.Host
+	_, dropped, _ := softnetTotals(h)
+	cur, ok := sysctlInt(h, "net.core.netdev_max_backlog")
+	if dropped == 0 || !ok {
+		return nil
+	}
+	f := metaSoftnetDrops.New("net.core.netdev_max_backlog", fmt.Sprintf(
+		"%d packets were dropped since boot because a CPU's backlog of %d packets was full.", dropped, cur),
+		softnetEvidence(h, func(c facts.SoftnetCPU) uint64 { return c.Dropped }, "dropped"),
+		rule.Ev(sysctlSource("net.core.netdev_max_backlog"), itoa(cur)))
+	f.Recommendation = &rule.Recommendation{Kind: rule.KindSysctl, Target: "net.core.netdev_max_backlog",
+		Current: itoa(cur), Value: itoa(min(cur*2, 65536)),
+		Basis: "double the current backlog, then check that the drop counter stops growing"}
+	return []rule.Finding{f}
+}
+
+var metaSoftnetSqueeze = rule.Meta{
+	ID: "net-softnet-squeeze", Family: "netstack", Severity: rule.Info, Since: "0.1.0",
+	Title: "Receive processing often runs out of budget",
+	Doc: "The third column of /proc/net/softnet_stat (time_squeeze) counts how often the receive " +
+		"softirq stopped with work left because net.core.netdev_budget (packets) or " +
+		"netdev_budget_usecs ran out. When it grows, a larger budget lets one softirq run drain more; " +
+		"raising netdev_max_backlog does not help.",
+	Refs: []string{refNetSysctl + "#netdev-budget", refScaling},
+}
+
+func checkSoftnetSqueeze(in rule.Input) []rule.Finding {
+	h := in.Host
+	processed, _, squeeze := softnetTotals(h)
+	budget, ok := sysctlInt(h, "net.core.netdev_budget")
+	// Under one squeeze per thousand packets is normal background.
+	if !ok || squeeze == 0 || squeeze*1000 < processed {
+		return nil
+	}
+	f := metaSoftnetSqueeze.New("net.core.netdev_budget", fmt.Sprintf(
+		"Receive processing ran out of budget %d times for %d packets.", squeeze, processed),
+		softnetEvidence(h, func(c facts.SoftnetCPU) uint64 { return c.TimeSqueeze }, "time_squeeze"),
+		rule.Ev(sysctlSource("net.core.netdev_budget"), itoa(budget)))
+	f.Recommendation = &rule.Recommendation{Kind: rule.KindSysctl, Target: "net.core.netdev_budget",
+		Current: itoa(budget), Value: itoa(min(budget*2, 2400)),
+		Basis: "double the budget and watch time_squeeze; on a single slow core measure latency too"}
+	return []rule.Finding{f}
+}
+
+var metaBacklogNoEvidence = rule.Meta{
+	ID: "net-backlog-no-evidence", Family: "netstack", Severity: rule.Info, Since: "0.1.0",
+	Title: "netdev_max_backlog raised without any backlog drops",
+	Doc: "Guides raise net.core.netdev_max_backlog to 5000-300000 as a matter of course. It only " +
+		"sizes the per-CPU backlog of non-NAPI drivers and RPS; when /proc/net/softnet_stat shows no " +
+		"drops the raise does nothing measurable and hides where a real problem would show.",
+	Refs: []string{refNetSysctl + "#netdev-max-backlog", refScaling},
+}
+
+func checkBacklogNoEvidence(in rule.Input) []rule.Finding {
+	h := in.Host
+	c := configFor(h, "net.core.netdev_max_backlog")
+	cur, ok := sysctlInt(h, "net.core.netdev_max_backlog")
+	_, dropped, _ := softnetTotals(h)
+	if c == nil || !ok || cur <= 1000 || len(h.Softnet) == 0 || dropped > 0 {
+		return nil
+	}
+	f := metaBacklogNoEvidence.New("net.core.netdev_max_backlog", fmt.Sprintf(
+		"%s:%d raises the backlog to %d, yet no CPU has dropped a packet for a full backlog since boot.",
+		c.File, c.Line, cur),
+		append(sysctlEvidence(h, "net.core.netdev_max_backlog"),
+			softnetEvidence(h, func(c facts.SoftnetCPU) uint64 { return c.Dropped }, "dropped"))...)
+	f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice,
+		Target: fmt.Sprintf("remove net.core.netdev_max_backlog from %s line %d unless drops were measured", c.File, c.Line),
+		Basis:  "softnet_stat drop column is zero on every CPU"}
+	return []rule.Finding{f}
+}

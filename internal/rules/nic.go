@@ -1,0 +1,161 @@
+package rules
+
+import (
+	"fmt"
+
+	"github.com/nastune/nastune/internal/facts"
+	"github.com/nastune/nastune/internal/rule"
+)
+
+// NIC basics read from /sys/class/net: KNOWLEDGE §2.
+var nicRules = []rule.Rule{
+	{Meta: metaTxQueueLen, Check: checkTxQueueLen},
+	{Meta: metaHalfDuplex, Check: checkHalfDuplex},
+	{Meta: metaLinkSlow, Check: checkLinkSlow},
+	{Meta: metaJumboSmallRAM, Check: checkJumboSmallRAM},
+}
+
+func ifSource(i facts.Interface, attr string) string { return "/sys/class/net/" + i.Name + "/" + attr }
+
+// wiredUp reports a physical, wired interface with carrier.
+func wiredUp(i facts.Interface) bool {
+	return i.Physical && !i.Wireless && i.Type == 1 && i.Carrier != nil && *i.Carrier
+}
+
+var metaTxQueueLen = rule.Meta{
+	ID: "nic-txqueuelen-high", Family: "nic", Severity: rule.Warn, Since: "0.1.0",
+	Title: "Transmit queue longer than 1000 packets",
+	Doc: "Guides suggest `txqueuelen 5000` or more. A longer device queue does not add throughput; " +
+		"it adds latency under load (bufferbloat), which hurts interactive SMB and NFS traffic " +
+		"sharing the link with a bulk copy. Keep the default 1000 unless a measurement shows drops.",
+	Refs: []string{refIPLink, "https://www.bufferbloat.net/projects/bloat/wiki/Introduction/", refSysfsNet},
+}
+
+func checkTxQueueLen(in rule.Input) []rule.Finding {
+	var out []rule.Finding
+	for _, i := range in.Host.Interfaces {
+		if i.TxQueue == nil || *i.TxQueue <= 1000 {
+			continue
+		}
+		f := metaTxQueueLen.New(i.Name, fmt.Sprintf(
+			"%s queues up to %d packets: at %s that is %s of delay in front of every packet when the link is busy.",
+			i.Name, *i.TxQueue, linkName(i), queueDelay(i)), rule.Ev(ifSource(i, "tx_queue_len"), itoa(int64(*i.TxQueue))))
+		f.Recommendation = &rule.Recommendation{Kind: rule.KindSysfs, Target: ifSource(i, "tx_queue_len"),
+			Current: itoa(int64(*i.TxQueue)), Value: "1000", Basis: "kernel default for Ethernet"}
+		out = append(out, f)
+	}
+	return out
+}
+
+func linkName(i facts.Interface) string {
+	if i.SpeedMbps == nil {
+		return "an unknown link speed"
+	}
+	return fmt.Sprintf("%d Mbit/s", *i.SpeedMbps)
+}
+
+// queueDelay is the time a full queue of MTU-sized packets takes to send.
+func queueDelay(i facts.Interface) string {
+	if i.SpeedMbps == nil || i.TxQueue == nil {
+		return "an unbounded amount"
+	}
+	mtu := 1500
+	if i.MTU != nil {
+		mtu = *i.MTU
+	}
+	ms := float64(*i.TxQueue) * float64(mtu) * 8 / (float64(*i.SpeedMbps) * 1e3)
+	return fmt.Sprintf("%.0f ms", ms)
+}
+
+var metaHalfDuplex = rule.Meta{
+	ID: "nic-half-duplex", Family: "nic", Severity: rule.Crit, Since: "0.1.0",
+	Title: "Wired link negotiated half duplex",
+	Doc: "Half duplex on a switched Ethernet port means autonegotiation failed on one end (often a " +
+		"port forced to a fixed speed while the other autonegotiates). The link then collides " +
+		"with itself under load and throughput collapses to a fraction of its speed.",
+	Refs: []string{refSysfsNet, "https://man7.org/linux/man-pages/man8/ethtool.8.html"},
+}
+
+func checkHalfDuplex(in rule.Input) []rule.Finding {
+	var out []rule.Finding
+	for _, i := range in.Host.Interfaces {
+		if !wiredUp(i) || i.Duplex != "half" {
+			continue
+		}
+		ev := []rule.Evidence{rule.Ev(ifSource(i, "duplex"), "half")}
+		if i.SpeedMbps != nil {
+			ev = append(ev, rule.Ev(ifSource(i, "speed"), itoa(int64(*i.SpeedMbps))))
+		}
+		if c := i.Stats["collisions"]; c > 0 {
+			ev = append(ev, rule.Ev(ifSource(i, "statistics/collisions"), fmt.Sprint(c)))
+		}
+		f := metaHalfDuplex.New(i.Name, i.Name+" runs half duplex: sending and receiving take turns and collide, "+
+			"so a file copy gets a fraction of the link.", ev...)
+		f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice,
+			Target: "set both " + i.Name + " and its switch port to autonegotiate (ethtool -s " + i.Name + " autoneg on), then check the cable",
+			Basis:  "duplex read from sysfs"}
+		out = append(out, f)
+	}
+	return out
+}
+
+var metaLinkSlow = rule.Meta{
+	ID: "nic-link-slow", Family: "nic", Severity: rule.Warn, Since: "0.1.0",
+	Title: "Wired link below gigabit",
+	Doc: "A NAS port at 100 Mbit/s caps every transfer near 11 MB/s whatever the disks can do. " +
+		"Gigabit needs all four pairs of a Cat5e or better cable; a damaged pair or an old switch " +
+		"port makes the link fall back to 100 Mbit/s silently.",
+	Refs: []string{refSysfsNet, "https://man7.org/linux/man-pages/man8/ethtool.8.html"},
+}
+
+func checkLinkSlow(in rule.Input) []rule.Finding {
+	var out []rule.Finding
+	for _, i := range in.Host.Interfaces {
+		if !wiredUp(i) || i.SpeedMbps == nil || *i.SpeedMbps >= 1000 || i.Duplex == "half" {
+			continue
+		}
+		f := metaLinkSlow.New(i.Name, fmt.Sprintf(
+			"%s negotiated %d Mbit/s: transfers over it top out near %.0f MB/s.",
+			i.Name, *i.SpeedMbps, float64(*i.SpeedMbps)*0.94/8),
+			rule.Ev(ifSource(i, "speed"), itoa(int64(*i.SpeedMbps))))
+		f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice,
+			Target: "check the cable (Cat5e or better, all 4 pairs) and the switch port of " + i.Name + "; `ethtool " + i.Name + "` shows the modes both ends advertise",
+			Basis:  "negotiated speed from sysfs"}
+		out = append(out, f)
+	}
+	return out
+}
+
+var metaJumboSmallRAM = rule.Meta{
+	ID: "nic-jumbo-small-ram", Family: "nic", Severity: rule.Info, Since: "0.1.0",
+	Title: "Jumbo frames on a machine with little memory",
+	Doc: "Jumbo frames (MTU above 1500) make the driver allocate multi-page receive buffers " +
+		"atomically. On boxes with 128-512 MiB this fails under memory fragmentation (\"page " +
+		"allocation failure\" in the kernel log) and frames are dropped. Every host on the segment " +
+		"must use the same MTU. Keep jumbo frames only if measured faster; if allocation failures " +
+		"appear, raise vm.min_free_kbytes to about 3% of RAM.",
+	Refs: []string{refVM + "#min-free-kbytes", refIPLink},
+}
+
+func checkJumboSmallRAM(in rule.Input) []rule.Finding {
+	h := in.Host
+	if h.Memory.TotalBytes == 0 || h.Memory.TotalBytes > 512*mib {
+		return nil
+	}
+	var out []rule.Finding
+	for _, i := range h.Interfaces {
+		if !i.Physical || i.MTU == nil || *i.MTU <= 1500 {
+			continue
+		}
+		f := metaJumboSmallRAM.New(i.Name, fmt.Sprintf(
+			"%s uses MTU %d on a machine with %s: each received frame needs a %d-byte atomic allocation.",
+			i.Name, *i.MTU, humanBytes(h.Memory.TotalBytes), *i.MTU),
+			rule.Ev(ifSource(i, "mtu"), itoa(int64(*i.MTU))), memEvidence(h))
+		f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice,
+			Target: fmt.Sprintf("measure with MTU 1500 and %d (nastune bench net); if the kernel logs page allocation failures set vm.min_free_kbytes=%d",
+				*i.MTU, h.Memory.TotalBytes/1024*3/100),
+			Basis: "3% of RAM"}
+		out = append(out, f)
+	}
+	return out
+}
