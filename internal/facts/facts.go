@@ -157,6 +157,13 @@ type BlockDevice struct {
 	// Slaves are the devices an md/dm device is built on (whole disks or
 	// partitions); Holders are the md/dm devices built on this one or
 	// on its partitions.
+	// FSType is what udev's blkid probe found on the whole device
+	// (ID_FS_TYPE: "linux_raid_member", "zfs_member", "xfs"…).
+	FSType string `json:"fs_type,omitempty"`
+	Serial string `json:"serial,omitempty"`
+	Model  string `json:"model,omitempty"`
+	// ByID are the /dev/disk/by-id names udev made for the device.
+	ByID       []string    `json:"by_id,omitempty"`
 	Slaves     []string    `json:"slaves,omitempty"`
 	Holders    []string    `json:"holders,omitempty"`
 	Partitions []Partition `json:"partitions,omitempty"`
@@ -167,6 +174,7 @@ type Partition struct {
 	Name        string `json:"name"`
 	StartSector uint64 `json:"start_sector"`
 	SizeBytes   uint64 `json:"size_bytes,omitempty"`
+	FSType      string `json:"fs_type,omitempty"`
 }
 
 // Mount is one line of /proc/self/mounts.

@@ -86,6 +86,16 @@ func (p *prober) blockDev(name string) (facts.BlockDevice, bool) {
 	if real, err := p.root.RealPath(dir); err == nil {
 		d.Transport = transport(real)
 	}
+	if u, ok := p.udev(dir); ok {
+		d.FSType = u.Props["ID_FS_TYPE"]
+		d.Serial = firstNonEmpty(u.Props["ID_SERIAL_SHORT"], u.Props["ID_SERIAL"])
+		d.Model = u.Props["ID_MODEL"]
+		for _, l := range u.Links {
+			if strings.HasPrefix(l, "disk/by-id/") {
+				d.ByID = append(d.ByID, strings.TrimPrefix(l, "disk/by-id/"))
+			}
+		}
+	}
 	d.Slaves = p.names(dir + "/slaves")
 	d.Holders = p.names(dir + "/holders")
 	ents, err := p.root.ReadDir(dir)
@@ -105,6 +115,9 @@ func (p *prober) blockDev(name string) (facts.BlockDevice, bool) {
 		if sectors, ok := p.optUint(dir + "/" + pn + "/size"); ok {
 			part.SizeBytes = sectors * 512
 		}
+		if u, ok := p.udev(dir + "/" + pn); ok {
+			part.FSType = u.Props["ID_FS_TYPE"]
+		}
 		d.Partitions = append(d.Partitions, part)
 		d.Holders = append(d.Holders, p.names(dir+"/"+pn+"/holders")...)
 	}
@@ -121,4 +134,27 @@ func (p *prober) names(dir string) []string {
 		out = append(out, e.Name())
 	}
 	return out
+}
+
+// udev reads the udev database record of a block device folder (its "dev"
+// attribute names the record). Hosts without udev have none: not an error.
+func (p *prober) udev(sysdir string) (kernfmt.UdevRecord, bool) {
+	dev, ok := p.optional(sysdir + "/dev")
+	if !ok {
+		return kernfmt.UdevRecord{}, false
+	}
+	data, err := p.root.ReadFile("/run/udev/data/b" + dev)
+	if err != nil {
+		return kernfmt.UdevRecord{}, false
+	}
+	return kernfmt.Udev(data), true
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
 }

@@ -178,29 +178,32 @@ var metaDirtyBigRAM = rule.Meta{
 	Refs: []string{refVM + "#dirty-background-bytes", "https://docs.kernel.org/admin-guide/sysctl/vm.html#dirty-bytes"},
 }
 
-// writeMBps estimates the sustained write speed of the fastest local
-// disk class, for sizing writeback; bench results replace it when present.
+// writeMBps estimates the sustained write speed of the slowest local disk
+// that takes page-cache writeback: the global dirty limit drains into
+// whichever device the data is headed for, and the slowest one sets the
+// stall. ZFS members are skipped (ZFS has its own write throttle and does
+// not use these limits). A saved bench result will replace the estimate.
 func writeMBps(h *facts.Host) (uint64, string) {
-	best, class := uint64(0), ""
+	slowest, class := uint64(0), ""
 	for _, d := range h.Block {
-		if d.Kind != "disk" || d.Rotational == nil {
+		if d.Kind != "disk" || d.Rotational == nil || d.Removable || zfsMember(d) {
 			continue
 		}
-		mbps, c := uint64(150), "rotating disk (~150 MB/s)"
+		mbps, c := uint64(150), "rotating disk "+d.Name+" (~150 MB/s)"
 		if !*d.Rotational {
-			mbps, c = 400, "SATA SSD (~400 MB/s)"
+			mbps, c = 400, "SATA SSD "+d.Name+" (~400 MB/s)"
 			if d.Transport == "nvme" {
-				mbps, c = 1500, "NVMe SSD (~1500 MB/s)"
+				mbps, c = 1500, "NVMe SSD "+d.Name+" (~1500 MB/s)"
 			}
 		}
-		if mbps > best {
-			best, class = mbps, c
+		if slowest == 0 || mbps < slowest {
+			slowest, class = mbps, c
 		}
 	}
-	if best == 0 {
+	if slowest == 0 {
 		return 150, "no local disk seen; assumed a rotating disk (~150 MB/s)"
 	}
-	return best, class
+	return slowest, class
 }
 
 func checkDirtyBigRAM(in rule.Input) []rule.Finding {

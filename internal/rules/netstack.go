@@ -204,8 +204,8 @@ func checkAdvWinScale(in rule.Input) []rule.Finding {
 	switch {
 	case h.Kernel.AtLeast(6, 6):
 		why = fmt.Sprintf("Kernel %s ignores tcp_adv_win_scale (obsolete since 6.6): the line does nothing.", h.Kernel.Release)
-	case c.Value == "1" && h.Kernel.AtLeast(3, 4):
-		why = "The line sets the default value again (1 since Linux 3.4); it only adds noise."
+	case c.Value == advWinScaleDefault(h.Kernel):
+		why = fmt.Sprintf("The line sets kernel %s's default (%s) again; it only adds noise.", h.Kernel.Release, c.Value)
 	default:
 		why = fmt.Sprintf("The value %s departs from the kernel default; the 0.75 share in old tuning guides "+
 			"assumed the pre-3.4 default of 2 and mixed up send and receive buffers.", c.Value)
@@ -215,6 +215,14 @@ func checkAdvWinScale(in rule.Input) []rule.Finding {
 		Target: fmt.Sprintf("remove net.ipv4.tcp_adv_win_scale from %s line %d", c.File, c.Line),
 		Basis:  "kernel " + h.Kernel.Release}
 	return []rule.Finding{f}
+}
+
+// advWinScaleDefault is 2 before Linux 3.4 and 1 since.
+func advWinScaleDefault(k facts.Kernel) string {
+	if k.AtLeast(3, 4) {
+		return "1"
+	}
+	return "2"
 }
 
 func softnetTotals(h *facts.Host) (processed, dropped, squeeze uint64) {

@@ -107,6 +107,19 @@ func ArchFromCPUInfo(data []byte) string {
 		}
 		return ""
 	}
+	// ARM kernels end the processor name with the ELF platform, which is
+	// what uname -m ends in: "Feroceon 88FR131 rev 1 (v5l)" → armv5tel.
+	for _, k := range []string{"model name", "Processor"} {
+		v := field(k)
+		switch {
+		case strings.HasSuffix(v, "(v5l)"):
+			return "armv5tel"
+		case strings.HasSuffix(v, "(v6l)"):
+			return "armv6l"
+		case strings.HasSuffix(v, "(v7l)"):
+			return "armv7l"
+		}
+	}
 	if fl := field("flags"); fl != "" {
 		for _, f := range strings.Fields(fl) {
 			if f == "lm" {
