@@ -11,9 +11,10 @@ import (
 	"github.com/nastune/nastune/internal/cli"
 )
 
-func main() {
+func main() { os.Exit(run()) }
+
+func run() int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := cli.Main(ctx, os.Args[1:], cli.StdEnv())
-	stop()
-	os.Exit(code)
+	defer stop()
+	return cli.Main(ctx, os.Args[1:], cli.StdEnv())
 }

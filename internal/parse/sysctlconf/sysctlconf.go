@@ -67,6 +67,12 @@ func Parse(data []byte) ([]Setting, error) {
 			s.Optional = true
 			k = strings.TrimSpace(k[1:])
 		}
+		if k == "" {
+			if first == nil {
+				first = &Error{Line: n, Msg: fmt.Sprintf("%q has no key", clip(line))}
+			}
+			continue
+		}
 		s.Key = NormalizeKey(k)
 		out = append(out, s)
 	}

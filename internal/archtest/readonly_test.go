@@ -1,0 +1,122 @@
+package archtest
+
+import (
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// readSide are the packages that must never write or run commands.
+var readSide = []string{
+	"internal/hostfs", "internal/probe", "internal/parse", "internal/facts",
+	"internal/rule", "internal/rules", "internal/audit", "internal/render",
+	"internal/calc", "internal/cli",
+}
+
+var bannedImports = map[string]string{
+	"os/exec": "read-side code runs no commands; captured output is read from the root",
+}
+
+// bannedCalls are package-level functions that write, by package name.
+var bannedCalls = map[string][]string{
+	"os": {"WriteFile", "Create", "CreateTemp", "OpenFile", "Remove", "RemoveAll", "Mkdir", "MkdirAll",
+		"MkdirTemp", "Rename", "Symlink", "Link", "Chmod", "Chown", "Lchown", "Chtimes", "Truncate", "StartProcess"},
+	"unix": {"Write", "Pwrite", "Writev", "Unlink", "Unlinkat", "Mkdir", "Mkdirat", "Rename", "Renameat",
+		"Truncate", "Ftruncate", "Mount", "Unmount", "Sethostname", "Setxattr", "Exec", "ForkExec"},
+	"syscall": {"Write", "Pwrite", "Unlink", "Mkdir", "Rename", "Truncate", "Mount", "Exec", "ForkExec"},
+}
+
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	dir, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func TestReadSideNeitherWritesNorExecs(t *testing.T) {
+	root := repoRoot(t)
+	checked := 0
+	for _, pkg := range readSide {
+		err := filepath.WalkDir(filepath.Join(root, pkg), func(p string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+				return err
+			}
+			checked++
+			for _, v := range violations(t, root, p) {
+				t.Error(v)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if checked < 20 {
+		t.Fatalf("only %d files checked: the package list is stale", checked)
+	}
+}
+
+// violations lists the banned imports and calls in one Go file.
+func violations(t *testing.T, root, path string) []string {
+	var out []string
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, path, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel, _ := filepath.Rel(root, path)
+	names := map[string]string{} // local name → import path
+	for _, imp := range f.Imports {
+		p, _ := strconv.Unquote(imp.Path.Value)
+		if why, bad := bannedImports[p]; bad {
+			out = append(out, fmt.Sprintf("%s imports %s: %s", rel, p, why))
+		}
+		local := p[strings.LastIndex(p, "/")+1:]
+		if imp.Name != nil {
+			local = imp.Name.Name
+		}
+		names[local] = p
+	}
+	ast.Inspect(f, func(n ast.Node) bool {
+		sel, ok := n.(*ast.SelectorExpr)
+		if !ok {
+			return true
+		}
+		id, ok := sel.X.(*ast.Ident)
+		if !ok {
+			return true
+		}
+		pkg := names[id.Name]
+		short := pkg[strings.LastIndex(pkg, "/")+1:]
+		for _, fn := range bannedCalls[short] {
+			if sel.Sel.Name == fn && (pkg == "os" || pkg == "syscall" || pkg == "golang.org/x/sys/unix") {
+				out = append(out, fmt.Sprintf("%s:%d calls %s.%s: only internal/apply may change the system", rel, fset.Position(sel.Pos()).Line, short, fn))
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// TestViolationsAreFound proves the checker is not blind.
+func TestViolationsAreFound(t *testing.T) {
+	dir := t.TempDir()
+	src := "package x\nimport (\n\"os\"\n\"os/exec\"\nu \"golang.org/x/sys/unix\"\n)\n" +
+		"func f() { os.WriteFile(\"a\", nil, 0); exec.Command(\"ls\"); u.Unlink(\"b\"); os.ReadFile(\"c\") }\n"
+	p := filepath.Join(dir, "x.go")
+	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := violations(t, dir, p)
+	if len(got) != 3 {
+		t.Fatalf("want 3 violations (exec import, os.WriteFile, unix.Unlink), got %q", got)
+	}
+}
