@@ -1,0 +1,63 @@
+# nastune — see README.md. `make run` audits this machine, `make test` runs
+# every test on a fresh Debian machine (installing what it needs).
+GO       ?= go
+BIN      := bin/nastune
+PKG      := github.com/nastune/nastune
+VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+COMMIT   ?= $(shell git rev-parse HEAD 2>/dev/null)
+DATE     ?= $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
+LDFLAGS  := -s -w -X $(PKG)/internal/cli.Version=$(VERSION) -X $(PKG)/internal/cli.Commit=$(COMMIT) -X $(PKG)/internal/cli.Date=$(DATE)
+GOLANGCI_VERSION := v2.15.0
+
+export CGO_ENABLED := 0
+
+.PHONY: all build run test deps vet fmt-check lint bench fuzz docs clean
+
+all: build
+
+build:
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/nastune
+
+## run: build, then audit this machine (read-only)
+run: build
+	./$(BIN) audit
+
+deps:
+	./scripts/ensure-deps.sh
+
+fmt-check:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt needed on:"; echo "$$out"; exit 1; fi
+
+vet:
+	$(GO) vet ./...
+
+## test: install what is needed, then gofmt, vet, the docs check and every test
+test: deps fmt-check vet docs-check
+	$(GO) test -count=1 ./...
+
+## lint: golangci-lint with the read-only guards (depguard, forbidigo)
+lint:
+	@command -v golangci-lint >/dev/null 2>&1 || $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_VERSION)
+	$$(command -v golangci-lint || echo $$($(GO) env GOPATH)/bin/golangci-lint) run ./...
+
+## fuzz: a short run of every fuzz target
+fuzz:
+	$(GO) test ./internal/parse/kernfmt -run '^$$' -fuzz FuzzKernelFormats -fuzztime 20s
+	$(GO) test ./internal/parse/sysctlconf -run '^$$' -fuzz FuzzParse -fuzztime 20s
+	$(GO) test ./internal/rules -run '^$$' -fuzz FuzzRules -fuzztime 20s
+
+## bench: speed and memory against peer tools, measured in the same run
+bench: build
+	NASTUNE_APT_PACKAGES="inxi" ./scripts/ensure-deps.sh
+	$(GO) run ./tools/benchaudit -bin ./$(BIN) -runs 30
+
+## docs: regenerate docs/rules.md from the rule registry
+docs:
+	$(GO) run ./tools/gendocs > docs/rules.md
+
+docs-check:
+	@$(GO) run ./tools/gendocs | diff -u docs/rules.md - || (echo "docs/rules.md is stale: run make docs"; exit 1)
+
+clean:
+	rm -rf bin dist

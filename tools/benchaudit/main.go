@@ -1,0 +1,139 @@
+// Command benchaudit measures `nastune audit` on this machine: wall time
+// and peak RSS over repeated runs, next to `inxi -Fxz` (a peer that also
+// reads /proc and /sys to describe a machine) measured in the same run. It
+// prints one table with the ratios and the targets of issue "audit core":
+// median ≤ 100 ms, peak RSS ≤ 25 MiB.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"sort"
+	"syscall"
+	"time"
+)
+
+type sample struct {
+	wall time.Duration
+	rss  int64 // KiB
+}
+
+func measure(name string, args ...string) (sample, error) {
+	cmd := exec.Command(name, args...)
+	cmd.Stdout, cmd.Stderr = nil, nil
+	start := time.Now()
+	err := cmd.Run()
+	wall := time.Since(start)
+	if cmd.ProcessState == nil {
+		return sample{}, err
+	}
+	ru, _ := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	var rss int64
+	if ru != nil {
+		rss = ru.Maxrss
+	}
+	if err != nil {
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() > 1 {
+			return sample{}, fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	return sample{wall, rss}, nil
+}
+
+type stats struct {
+	median, p90 time.Duration
+	rss         int64
+	n           int
+}
+
+func run(runs int, name string, args ...string) (stats, error) {
+	var s []sample
+	measure(name, args...) // warm the page cache once, unmeasured
+	for i := 0; i < runs; i++ {
+		x, err := measure(name, args...)
+		if err != nil {
+			return stats{}, err
+		}
+		s = append(s, x)
+	}
+	sort.Slice(s, func(i, j int) bool { return s[i].wall < s[j].wall })
+	var rss int64
+	for _, x := range s {
+		rss = max(rss, x.rss)
+	}
+	return stats{median: s[len(s)/2].wall, p90: s[len(s)*9/10].wall, rss: rss, n: len(s)}, nil
+}
+
+func main() {
+	bin := flag.String("bin", "bin/nastune", "nastune binary")
+	runs := flag.Int("runs", 30, "runs of each nastune measurement")
+	peerRuns := flag.Int("peer-runs", 5, "runs of each peer tool (slow)")
+	flag.Parse()
+
+	type row struct {
+		name string
+		st   stats
+		err  error
+	}
+	var rows []row
+	add := func(label string, n int, name string, args ...string) {
+		st, err := run(n, name, args...)
+		rows = append(rows, row{label, st, err})
+	}
+	add("nastune audit (text)", *runs, *bin, "audit", "--color", "never")
+	add("nastune audit -o json", *runs, *bin, "audit", "-o", "json")
+	if _, err := exec.LookPath("inxi"); err == nil {
+		add("inxi -Fxz (peer)", *peerRuns, "inxi", "-Fxz", "-c", "0")
+	} else {
+		rows = append(rows, row{"inxi -Fxz (peer)", stats{}, fmt.Errorf("inxi not installed (apt-get install inxi)")})
+	}
+
+	host, _ := os.Hostname()
+	fmt.Printf("machine: %s, %d CPUs, %s\n\n", host, numCPU(), time.Now().UTC().Format(time.RFC3339))
+	fmt.Printf("| %-22s | %5s | %11s | %9s | %12s | %15s |\n", "command", "runs", "median wall", "p90 wall", "peak RSS MiB", "vs nastune text")
+	fmt.Printf("|%s|%s|%s|%s|%s|%s|\n", dashes(24), dashes(7), dashes(13), dashes(11), dashes(14), dashes(17))
+	base := rows[0].st
+	for _, r := range rows {
+		if r.err != nil {
+			fmt.Printf("| %-22s | %s |\n", r.name, r.err)
+			continue
+		}
+		ratio := fmt.Sprintf("%.1f× time, %.1f× RSS", float64(r.st.median)/float64(base.median), float64(r.st.rss)/float64(base.rss))
+		fmt.Printf("| %-22s | %5d | %8.1f ms | %6.1f ms | %12.1f | %15s |\n", r.name, r.st.n, ms(r.st.median), ms(r.st.p90), float64(r.st.rss)/1024, ratio)
+	}
+	fmt.Println()
+	verdict := func(ok bool) string {
+		if ok {
+			return "met"
+		}
+		return "MISSED"
+	}
+	fmt.Printf("target: median ≤ 100 ms: %s (%.1f ms); peak RSS ≤ 25 MiB: %s (%.1f MiB)\n",
+		verdict(base.median <= 100*time.Millisecond), ms(base.median), verdict(base.rss <= 25*1024), float64(base.rss)/1024)
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+func dashes(n int) string {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = '-'
+	}
+	return string(b)
+}
+
+func numCPU() int {
+	n := 0
+	b, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return 0
+	}
+	for i := 0; i+9 <= len(b); i++ {
+		if string(b[i:i+9]) == "processor" && (i == 0 || b[i-1] == '\n') {
+			n++
+		}
+	}
+	return n
+}
