@@ -6,6 +6,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -35,7 +36,8 @@ func measure(name string, args ...string) (sample, error) {
 		rss = ru.Maxrss
 	}
 	if err != nil {
-		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() > 1 {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() > 1 {
 			return sample{}, fmt.Errorf("%s: %w", name, err)
 		}
 	}
@@ -50,7 +52,9 @@ type stats struct {
 
 func run(runs int, name string, args ...string) (stats, error) {
 	var s []sample
-	measure(name, args...) // warm the page cache once, unmeasured
+	if _, err := measure(name, args...); err != nil { // warm the page cache once, unmeasured
+		return stats{}, err
+	}
 	for i := 0; i < runs; i++ {
 		x, err := measure(name, args...)
 		if err != nil {

@@ -1,0 +1,59 @@
+package render_test
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/nastune/nastune/internal/audit"
+	"github.com/nastune/nastune/internal/fixture"
+	"github.com/nastune/nastune/internal/hostfs"
+	"github.com/nastune/nastune/internal/render"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// One shared input (the Kirkwood host) rendered in every text style; the
+// per-host JSON and verbose text goldens live in internal/audit.
+func TestTextStyles(t *testing.T) {
+	root, err := hostfs.Open(fixture.HostDir(t, "kirkwood-nas"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := audit.Run(context.Background(), root, audit.Options{})
+	root.Close()
+	for name, o := range map[string]render.Options{
+		"kirkwood-plain.txt": {},
+		"kirkwood-color.txt": {Color: true},
+	} {
+		var buf bytes.Buffer
+		if err := render.Text(&buf, rep, o); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join("testdata", name)
+		if *update {
+			os.MkdirAll("testdata", 0o755)
+			os.WriteFile(path, buf.Bytes(), 0o644)
+			continue
+		}
+		want, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatalf("%v (go test ./internal/render -update creates it)", err)
+		}
+		if !bytes.Equal(buf.Bytes(), want) {
+			t.Errorf("%s differs from its golden file:\n%s", name, buf.String())
+		}
+	}
+}
+
+func TestNoFindings(t *testing.T) {
+	var buf bytes.Buffer
+	render.Text(&buf, &audit.Report{Host: audit.HostSummary{}}, render.Options{})
+	want := "nastune audit: (unknown) · kernel (unknown) · (unknown) · 0 CPU · (unknown) RAM\n\nno findings: nothing to change on the evidence collected\n"
+	if buf.String() != want {
+		t.Errorf("got %q", buf.String())
+	}
+}

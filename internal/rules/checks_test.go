@@ -1,0 +1,123 @@
+package rules
+
+import (
+	"testing"
+	"time"
+
+	"github.com/nastune/nastune/internal/facts"
+	"github.com/nastune/nastune/internal/rule"
+)
+
+func ip(v int) *int   { return &v }
+func bp(v bool) *bool { return &v }
+
+func lanHost(ram uint64, rmem, wmem string) *facts.Host {
+	return &facts.Host{
+		Memory:     facts.Memory{TotalBytes: ram},
+		Sysctls:    facts.Sysctls{"net.ipv4.tcp_rmem": rmem, "net.ipv4.tcp_wmem": wmem},
+		Interfaces: []facts.Interface{{Name: "eth0", Physical: true, Type: 1, Carrier: bp(true), SpeedMbps: ip(1000)}},
+	}
+}
+
+// On a LAN the defaults already cover 2×BDP: nastune recommends nothing
+// (KNOWLEDGE §1). A WAN RTT or a 1 MiB ceiling on 10GbE changes that.
+func TestTCPBuffers(t *testing.T) {
+	tests := []struct {
+		name string
+		host *facts.Host
+		rtt  time.Duration
+		want map[string]string // finding → recommended value
+	}{
+		{"LAN defaults: nothing", lanHost(4<<30, "4096 131072 6291456", "4096 16384 4194304"), 0, map[string]string{}},
+		{"WAN 40 ms on gigabit", lanHost(4<<30, "4096 131072 6291456", "4096 16384 4194304"), 40 * time.Millisecond,
+			map[string]string{"net-tcp-buffers-small net.ipv4.tcp_rmem": "4096 131072 10027008", "net-tcp-buffers-small net.ipv4.tcp_wmem": "4096 16384 10027008"}},
+		{"WAN on 128 MiB: capped at RAM/32", lanHost(128<<20, "4096 87380 1048576", "4096 16384 1048576"), 40 * time.Millisecond,
+			map[string]string{"net-tcp-buffers-small net.ipv4.tcp_rmem": "4096 87380 4194304", "net-tcp-buffers-small net.ipv4.tcp_wmem": "4096 16384 4194304"}},
+		{"16 MiB on 128 MiB", lanHost(128<<20, "4096 87380 16777216", "4096 16384 4194304"), 0,
+			map[string]string{"net-tcp-buffers-ram net.ipv4.tcp_rmem": "4096 87380 4194304"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := map[string]string{}
+			for _, r := range netstackRules {
+				for _, f := range r.Check(rule.Input{Host: tt.host, RTT: tt.rtt}) {
+					got[f.ID+" "+f.Subject] = f.Recommendation.Value
+				}
+			}
+			if len(got) != len(tt.want) {
+				t.Fatalf("got %v, want %v", got, tt.want)
+			}
+			for k, v := range tt.want {
+				if got[k] != v {
+					t.Errorf("%s = %q, want %q", k, got[k], v)
+				}
+			}
+		})
+	}
+}
+
+// The scheduler depends on the kernel generation and the device class.
+func TestScheduler(t *testing.T) {
+	disk := func(sched string, all []string, rot bool, transport string) facts.BlockDevice {
+		return facts.BlockDevice{Name: "sda", Kind: "disk", Scheduler: sched, Schedulers: all, Rotational: bp(rot), Transport: transport}
+	}
+	mq := []string{"mq-deadline", "kyber", "bfq", "none"}
+	tests := []struct {
+		name string
+		arch string
+		d    facts.BlockDevice
+		want string
+	}{
+		{"4.2 cfq on HDD → deadline", "x86_64", disk("cfq", []string{"noop", "deadline", "cfq"}, true, "sata"), "deadline"},
+		{"legacy deadline on HDD: fine", "x86_64", disk("deadline", []string{"noop", "deadline", "cfq"}, true, "sata"), ""},
+		{"none on HDD → mq-deadline", "x86_64", disk("none", mq, true, "sata"), "mq-deadline"},
+		{"kyber on HDD → mq-deadline", "x86_64", disk("kyber", mq, true, "sata"), "mq-deadline"},
+		{"mq-deadline on NVMe → none", "x86_64", disk("mq-deadline", mq, false, "nvme"), "none"},
+		{"none on SATA SSD: fine", "x86_64", disk("none", mq, false, "sata"), ""},
+		{"bfq on HDD x86: fine", "x86_64", disk("bfq", mq, true, "sata"), ""},
+		{"bfq on ARM → mq-deadline", "armv7l", disk("bfq", mq, true, "usb"), "mq-deadline"},
+		{"wanted scheduler not offered", "x86_64", disk("none", []string{"none", "kyber"}, true, "sata"), ""},
+		{"ZFS member keeps none", "x86_64", facts.BlockDevice{Name: "sdb", Kind: "disk", Scheduler: "none", Schedulers: mq, Rotational: bp(true),
+			Partitions: []facts.Partition{{Name: "sdb1", FSType: "zfs_member"}}}, ""},
+	}
+	for _, tt := range tests {
+		h := &facts.Host{Arch: tt.arch, CPU: facts.CPU{Count: 2}, Block: []facts.BlockDevice{tt.d}}
+		fs := checkScheduler(rule.Input{Host: h})
+		got := ""
+		if len(fs) == 1 {
+			got = fs[0].Recommendation.Value
+		}
+		if got != tt.want || len(fs) > 1 {
+			t.Errorf("%s: got %q (%d findings), want %q", tt.name, got, len(fs), tt.want)
+		}
+	}
+}
+
+func TestReadAheadArithmetic(t *testing.T) {
+	md := facts.BlockDevice{Name: "md0", Kind: "md", ReadAheadKB: ip(128), OptIOSize: 7 * 512 << 10}
+	for _, tt := range []struct {
+		ram  uint64
+		want string
+	}{{4 << 30, "7168"}, {256 << 20, "1024"}, {128 << 20, "512"}} {
+		fs := checkReadAhead(rule.Input{Host: &facts.Host{Memory: facts.Memory{TotalBytes: tt.ram}, Block: []facts.BlockDevice{md}}})
+		if len(fs) != 1 || fs[0].Recommendation.Value != tt.want {
+			t.Errorf("RAM %d: got %+v, want %s", tt.ram, fs, tt.want)
+		}
+	}
+}
+
+func TestMinFreeAuto(t *testing.T) {
+	// sqrt(124928 × 16) = 1413 kB; clamps 128 … 65536 (before 5.7) / 262144.
+	if got := AutoMinFreeKB(124928<<10, facts.Kernel{Major: 4, Minor: 19}); got != 1413 {
+		t.Errorf("got %d", got)
+	}
+	if got := AutoMinFreeKB(1<<50, facts.Kernel{Major: 4, Minor: 19}); got != 65536 {
+		t.Errorf("old clamp: %d", got)
+	}
+	if got := AutoMinFreeKB(1<<50, facts.Kernel{Major: 6, Minor: 1}); got != 262144 {
+		t.Errorf("new clamp: %d", got)
+	}
+	if got := AutoMinFreeKB(1<<10, facts.Kernel{Major: 6, Minor: 1}); got != 128 {
+		t.Errorf("floor: %d", got)
+	}
+}
