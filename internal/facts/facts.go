@@ -24,7 +24,12 @@ type Host struct {
 	Block        []BlockDevice   `json:"block,omitempty"`
 	Mounts       []Mount         `json:"mounts,omitempty"`
 	Swaps        []Swap          `json:"swaps,omitempty"`
-	NotCollected []NotCollected  `json:"not_collected,omitempty"`
+	// UDP is the Udp: line of /proc/net/snmp.
+	UDP *UDPStats `json:"udp,omitempty"`
+	// PacketSockets are the AF_PACKET sockets of /proc/net/packet with
+	// the processes holding them.
+	PacketSockets []PacketSocket `json:"packet_sockets,omitempty"`
+	NotCollected  []NotCollected `json:"not_collected,omitempty"`
 }
 
 // Kernel is the running kernel's release and its parsed version.
@@ -123,6 +128,104 @@ type Interface struct {
 	// Master is the bond or bridge this interface is enslaved to.
 	Master string            `json:"master,omitempty"`
 	Stats  map[string]uint64 `json:"stats,omitempty"`
+	// Kind is the link type: "bond", "bridge", "vlan", "wlan" from the
+	// uevent DEVTYPE, "veth"/"tun" from the driver, else "ether" for a
+	// physical NIC, "loopback", or "".
+	Kind    string `json:"kind,omitempty"`
+	IfIndex int    `json:"ifindex,omitempty"`
+	// Addresses in CIDR form ("192.168.1.10/24", "fe80::1/64").
+	Addresses []string `json:"addresses,omitempty"`
+	Ethtool   *Ethtool `json:"ethtool,omitempty"`
+	// Bond is set on bonding masters.
+	Bond *Bond `json:"bond,omitempty"`
+}
+
+// Ethtool is what the ethtool ioctl (or a captured ethtool run) tells.
+type Ethtool struct {
+	Driver        string `json:"driver,omitempty"`
+	DriverVersion string `json:"driver_version,omitempty"`
+	Firmware      string `json:"firmware,omitempty"`
+	BusInfo       string `json:"bus_info,omitempty"`
+	// Features by the names `ethtool -k` prints; Fixed lists those the
+	// driver does not let change.
+	Features map[string]bool `json:"features,omitempty"`
+	Fixed    []string        `json:"fixed,omitempty"`
+	Ring     *Ring           `json:"ring,omitempty"`
+	// Coalesce holds `ethtool -c` numbers (rx-usecs…, adaptive-rx 0/1).
+	Coalesce map[string]int `json:"coalesce,omitempty"`
+	Link     *LinkModes     `json:"link,omitempty"`
+	// Stats are the `ethtool -S` counters that name drops, misses,
+	// overruns, errors or discards.
+	Stats map[string]uint64 `json:"stats,omitempty"`
+	// Source is "ioctl" or the captured file it was read from.
+	Source string `json:"source"`
+}
+
+// Ring is the RX/TX descriptor ring size, current and maximum.
+type Ring struct {
+	RX    int `json:"rx"`
+	RXMax int `json:"rx_max"`
+	TX    int `json:"tx"`
+	TXMax int `json:"tx_max"`
+}
+
+// LinkModes are the speeds and duplexes each side of a link can do, by
+// ethtool's names ("1000baseT/Full").
+type LinkModes struct {
+	Supported  []string `json:"supported,omitempty"`
+	Advertised []string `json:"advertised,omitempty"`
+	Partner    []string `json:"partner,omitempty"`
+	Autoneg    *bool    `json:"autoneg,omitempty"`
+}
+
+// Bond is a bonding master, from /proc/net/bonding/NAME.
+type Bond struct {
+	Mode       string `json:"mode"` // balance-rr, active-backup, 802.3ad …
+	ModeText   string `json:"mode_text,omitempty"`
+	HashPolicy string `json:"hash_policy,omitempty"`
+	MIIStatus  string `json:"mii_status,omitempty"`
+	LACPRate   string `json:"lacp_rate,omitempty"`
+	// AggregatorID and PartnerMAC describe the active 802.3ad aggregator.
+	AggregatorID int         `json:"aggregator_id,omitempty"`
+	PartnerMAC   string      `json:"partner_mac,omitempty"`
+	Slaves       []BondSlave `json:"slaves,omitempty"`
+}
+
+// BondSlave is one "Slave Interface" block.
+type BondSlave struct {
+	Name         string `json:"name"`
+	MIIStatus    string `json:"mii_status,omitempty"`
+	SpeedMbps    int    `json:"speed_mbps,omitempty"`
+	Duplex       string `json:"duplex,omitempty"`
+	LinkFailures int    `json:"link_failures,omitempty"`
+	AggregatorID int    `json:"aggregator_id,omitempty"`
+}
+
+// UDPStats are the UDP counters the buffer rules use.
+type UDPStats struct {
+	InDatagrams  uint64 `json:"in_datagrams"`
+	InErrors     uint64 `json:"in_errors"`
+	RcvbufErrors uint64 `json:"rcvbuf_errors"`
+	SndbufErrors uint64 `json:"sndbuf_errors"`
+}
+
+// PacketSocket is one AF_PACKET socket.
+type PacketSocket struct {
+	Inode   uint64 `json:"inode"`
+	Type    int    `json:"type"`  // 3 SOCK_RAW, 2 SOCK_DGRAM
+	Proto   string `json:"proto"` // ethertype, hex as in /proc/net/packet
+	IfIndex int    `json:"ifindex"`
+	UID     int    `json:"uid"`
+	// Processes holding the socket (several after fork); empty when
+	// /proc/PID/fd could not be read (needs root).
+	Processes []Process `json:"processes,omitempty"`
+}
+
+// Process names a process.
+type Process struct {
+	PID     int    `json:"pid"`
+	Comm    string `json:"comm"`
+	Cmdline string `json:"cmdline,omitempty"`
 }
 
 // SoftnetCPU is one row of /proc/net/softnet_stat.

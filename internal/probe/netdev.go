@@ -26,13 +26,54 @@ func (p *prober) interfaces() {
 		p.fail(pathClassNet, err)
 		return
 	}
+	addrs := p.addresses()
+	var et *ethtoolReader
+	if p.root.IsLive() {
+		et = newEthtoolReader()
+		defer et.close()
+	}
 	for _, e := range ents {
 		name := e.Name()
 		if strings.HasPrefix(name, ".") || name == "bonding_masters" {
 			continue
 		}
-		p.h.Interfaces = append(p.h.Interfaces, p.iface(name))
+		ifc := p.iface(name)
+		ifc.Addresses = addrs[name]
+		if ifc.Type != 772 { // loopback has nothing for ethtool to tell
+			if et != nil {
+				ifc.Ethtool = p.liveEthtool(et, name)
+			} else if ifc.Ethtool = p.capturedEthtool(name); ifc.Ethtool == nil && ifc.Physical {
+				p.skip(CommandFile("ethtool", "-i", name), "missing: ethtool output not captured")
+			}
+		}
+		if ifc.Kind == "" && ifc.Ethtool != nil {
+			switch d := ifc.Ethtool.Driver; d {
+			case "veth", "tun", "macvlan", "dummy", "ifb", "vxlan", "bridge", "bonding":
+				ifc.Kind = d
+			}
+		}
+		if ifc.Kind == "bond" || ifc.Kind == "bonding" {
+			ifc.Kind = "bond"
+			ifc.Bond = p.bond(name)
+		}
+		p.h.Interfaces = append(p.h.Interfaces, ifc)
 	}
+}
+
+// bond reads /proc/net/bonding/NAME.
+func (p *prober) bond(name string) *facts.Bond {
+	src := "/proc/net/bonding/" + name
+	data, err := p.root.ReadFile(src)
+	if err != nil {
+		p.fail(src, err)
+		return nil
+	}
+	b, err := kernfmt.Bonding(data)
+	if err != nil {
+		p.skip(src, err.Error())
+		return nil
+	}
+	return &b
 }
 
 func (p *prober) iface(name string) facts.Interface {
@@ -57,6 +98,14 @@ func (p *prober) iface(name string) facts.Interface {
 	}
 	ifc.MAC, _ = p.optional(dir + "/address")
 	ifc.Type, _ = p.optInt(dir + "/type")
+	ifc.IfIndex, _ = p.optInt(dir + "/ifindex")
+	if ue, ok := p.optional(dir + "/uevent"); ok {
+		for _, l := range strings.Split(ue, "\n") {
+			if v, ok := strings.CutPrefix(l, "DEVTYPE="); ok {
+				ifc.Kind = v
+			}
+		}
+	}
 	if _, err := p.root.Lstat(dir + "/device"); err == nil {
 		ifc.Physical = true
 		if l, err := p.root.Readlink(dir + "/device/driver"); err == nil {
@@ -70,6 +119,15 @@ func (p *prober) iface(name string) facts.Interface {
 	}
 	if l, err := p.root.Readlink(dir + "/master"); err == nil {
 		ifc.Master = path.Base(l)
+	}
+	switch {
+	case ifc.Kind != "":
+	case ifc.Type == 772:
+		ifc.Kind = "loopback"
+	case ifc.Wireless:
+		ifc.Kind = "wlan"
+	case ifc.Physical:
+		ifc.Kind = "ether"
 	}
 	for _, s := range netStats {
 		if v, ok := p.optUint(dir + "/statistics/" + s); ok {

@@ -25,7 +25,7 @@ import (
 // Collect probes every source and returns the host's facts.
 func Collect(ctx context.Context, root *hostfs.Root) *facts.Host {
 	p := &prober{root: root, h: &facts.Host{Sysctls: facts.Sysctls{}}}
-	steps := []func(){p.system, p.cpu, p.memory, p.sysctls, p.sysctlConfig, p.interfaces, p.softnet, p.block, p.mounts, p.swaps}
+	steps := []func(){p.system, p.cpu, p.memory, p.sysctls, p.sysctlConfig, p.interfaces, p.softnet, p.udp, p.packetSockets, p.block, p.mounts, p.swaps}
 	for _, step := range steps {
 		if ctx.Err() != nil {
 			p.skip("(remaining sources)", "interrupted: "+ctx.Err().Error())

@@ -20,6 +20,7 @@ var netstackRules = []rule.Rule{
 	{Meta: metaSoftnetDrops, Check: checkSoftnetDrops},
 	{Meta: metaSoftnetSqueeze, Check: checkSoftnetSqueeze},
 	{Meta: metaBacklogNoEvidence, Check: checkBacklogNoEvidence},
+	{Meta: metaUDPBufErrors, Check: checkUDPBufErrors},
 }
 
 // DefaultRTT is the round-trip time assumed for a LAN.
@@ -322,4 +323,47 @@ func checkBacklogNoEvidence(in rule.Input) []rule.Finding {
 		Target: fmt.Sprintf("remove net.core.netdev_max_backlog from %s line %d unless drops were measured", c.File, c.Line),
 		Basis:  "softnet_stat drop column is zero on every CPU"}
 	return []rule.Finding{f}
+}
+
+var metaUDPBufErrors = rule.Meta{
+	ID: "net-udp-buffer-errors", Family: "netstack", Severity: rule.Warn, Since: "0.2.0",
+	Title: "UDP datagrams dropped for want of socket buffer",
+	Doc: "RcvbufErrors and SndbufErrors in the Udp: line of /proc/net/snmp count datagrams dropped " +
+		"because a socket's buffer was full: an OpenVPN server, NFS over UDP or a DNS/DHCP daemon " +
+		"that cannot keep up with bursts. UDP has no autotuning: a socket gets net.core.rmem_default " +
+		"unless the program asks for more with SO_RCVBUF (OpenVPN's rcvbuf/sndbuf), and that request " +
+		"is capped at net.core.rmem_max/wmem_max. Raise the cap, then let the program ask.",
+	Refs: []string{refNetSysctl + "#rmem-max", "https://man7.org/linux/man-pages/man7/udp.7.html",
+		"https://man7.org/linux/man-pages/man7/socket.7.html"},
+}
+
+func checkUDPBufErrors(in rule.Input) []rule.Finding {
+	h := in.Host
+	if h.UDP == nil {
+		return nil
+	}
+	var out []rule.Finding
+	limit := calc.RAMShareCap(h.Memory.TotalBytes)
+	want := uint64(4 << 20)
+	if limit > 0 {
+		want = min(want, limit/(64<<10)*(64<<10))
+	}
+	for _, c := range []struct {
+		errs uint64
+		name string
+		key  string
+	}{{h.UDP.RcvbufErrors, "RcvbufErrors", "net.core.rmem_max"}, {h.UDP.SndbufErrors, "SndbufErrors", "net.core.wmem_max"}} {
+		cur, ok := sysctlInt(h, c.key)
+		if c.errs == 0 || !ok || uint64(cur) >= want {
+			continue
+		}
+		f := metaUDPBufErrors.New(c.key, fmt.Sprintf(
+			"%d UDP datagrams were dropped (%s) since boot; programs that ask for bigger buffers are capped at %s.",
+			c.errs, c.name, humanBytes(uint64(cur))),
+			rule.Ev("/proc/net/snmp", fmt.Sprintf("Udp: %s %d", c.name, c.errs)), rule.Ev(sysctlSource(c.key), itoa(cur)))
+		f.Recommendation = &rule.Recommendation{Kind: rule.KindSysctl, Target: c.key, Current: itoa(cur),
+			Value: itoa(int64(want)), Basis: "4 MiB, at most RAM/32; then set the program's own buffer option (OpenVPN rcvbuf/sndbuf)"}
+		out = append(out, f)
+	}
+	return out
 }

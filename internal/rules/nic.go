@@ -114,10 +114,20 @@ func checkLinkSlow(in rule.Input) []rule.Finding {
 		if !wiredUp(i) || i.SpeedMbps == nil || *i.SpeedMbps >= 1000 || i.Duplex == "half" {
 			continue
 		}
-		f := metaLinkSlow.New(i.Name, fmt.Sprintf(
-			"%s negotiated %d Mbit/s: transfers over it top out near %.0f MB/s.",
-			i.Name, *i.SpeedMbps, float64(*i.SpeedMbps)*0.94/8),
-			rule.Ev(ifSource(i, "speed"), itoa(int64(*i.SpeedMbps))))
+		why := fmt.Sprintf("%s negotiated %d Mbit/s: transfers over it top out near %.0f MB/s.",
+			i.Name, *i.SpeedMbps, float64(*i.SpeedMbps)*0.94/8)
+		ev := []rule.Evidence{rule.Ev(ifSource(i, "speed"), itoa(int64(*i.SpeedMbps)))}
+		if i.Ethtool != nil && i.Ethtool.Link != nil {
+			ours, theirs := maxModeSpeed(i.Ethtool.Link.Supported), maxModeSpeed(i.Ethtool.Link.Partner)
+			switch {
+			case theirs > 0 && theirs <= *i.SpeedMbps && ours > theirs:
+				why += fmt.Sprintf(" The NIC can do %d Mbit/s; the link partner only offers %d: the switch port (or a cable with two pairs) is the limit.", ours, theirs)
+			case ours > *i.SpeedMbps:
+				why += fmt.Sprintf(" The NIC can do %d Mbit/s.", ours)
+			}
+			ev = linkEvidence(i)
+		}
+		f := metaLinkSlow.New(i.Name, why, ev...)
 		f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice,
 			Target: "check the cable (Cat5e or better, all 4 pairs) and the switch port of " + i.Name + "; `ethtool " + i.Name + "` shows the modes both ends advertise",
 			Basis:  "negotiated speed from sysfs"}
