@@ -46,6 +46,7 @@ fuzz:
 	$(GO) test ./internal/parse/kernfmt -run '^$$' -fuzz FuzzKernelFormats -fuzztime 20s
 	$(GO) test ./internal/parse/sysctlconf -run '^$$' -fuzz FuzzParse -fuzztime 20s
 	$(GO) test ./internal/rules -run '^$$' -fuzz FuzzRules -fuzztime 20s
+	$(GO) test ./internal/parse/ethtool -run '^$$' -fuzz FuzzParsers -fuzztime 20s
 
 ## bench: speed and memory against peer tools, measured in the same run
 bench: build

@@ -16,7 +16,14 @@ import (
 var readSide = []string{
 	"internal/hostfs", "internal/probe", "internal/parse", "internal/facts",
 	"internal/rule", "internal/rules", "internal/audit", "internal/render",
-	"internal/calc", "internal/cli",
+	"internal/calc", "internal/cli", "internal/inventory",
+}
+
+// bannedMethods change NIC settings through the ethtool library; the read
+// side may only call its Get* requests.
+var bannedMethods = map[string]bool{
+	"Change": true, "CmdSet": true, "SetRing": true, "SetCoalesce": true, "SetChannels": true, "SetPause": true,
+	"SetWakeOnLan": true, "SetLinkSettings": true, "UpdatePrivFlags": true, "MsglvlSet": true, "SetIndir": true, "Identity": true,
 }
 
 var bannedImports = map[string]string{
@@ -85,10 +92,14 @@ func violations(t *testing.T, root, path string) []string {
 		}
 		names[local] = p
 	}
+	_, usesEthtool := names["ethtool"]
 	ast.Inspect(f, func(n ast.Node) bool {
 		sel, ok := n.(*ast.SelectorExpr)
 		if !ok {
 			return true
+		}
+		if usesEthtool && bannedMethods[sel.Sel.Name] {
+			out = append(out, fmt.Sprintf("%s:%d calls %s: the read side may only ask ethtool, not set", rel, fset.Position(sel.Pos()).Line, sel.Sel.Name))
 		}
 		id, ok := sel.X.(*ast.Ident)
 		if !ok {

@@ -106,7 +106,7 @@ func newRoot(env *Env) *cobra.Command {
 		return &UsageError{Err: err, Hint: "run `nastune --help` for the flags"}
 	})
 	addAuditFlags(root, opts)
-	root.AddCommand(newAuditCmd(env), newRulesCmd(env), newVersionCmd(env))
+	root.AddCommand(newAuditCmd(env), newInventoryCmd(env), newCalcCmd(env), newRulesCmd(env), newVersionCmd(env))
 	root.SetHelpTemplate(root.HelpTemplate() + "\n" + exitHelp + "\n")
 	return root
 }

@@ -8,7 +8,6 @@ import (
 
 	"github.com/nastune/nastune/internal/audit"
 	"github.com/nastune/nastune/internal/calc"
-	"github.com/nastune/nastune/internal/hostfs"
 	"github.com/nastune/nastune/internal/render"
 	"github.com/nastune/nastune/internal/rule"
 )
@@ -66,18 +65,11 @@ func runAudit(ctx context.Context, o *auditOptions, env *Env) error {
 	if err != nil {
 		return &UsageError{Err: fmt.Errorf("--rtt: %w", err), Hint: "e.g. --rtt 500us for a LAN, --rtt 20ms for a VPN peer"}
 	}
-	root, err := hostfs.Open(o.Root)
+	root, err := openRoot(o.Root)
 	if err != nil {
-		return &UsageError{Err: err, Hint: "--root takes a folder laid out like / (proc/, sys/, etc/); see docs/snapshot.md"}
+		return err
 	}
 	defer root.Close()
-	if !root.IsLive() {
-		if _, err := root.Stat("/proc"); err != nil {
-			if _, err2 := root.Stat("/sys"); err2 != nil {
-				return usagef("--root must contain the captured proc/ and sys/ folders", "host root %s has neither proc/ nor sys/", o.Root)
-			}
-		}
-	}
 	rep := audit.Run(ctx, root, audit.Options{RTT: rtt})
 	if o.Output == "json" {
 		err = render.JSON(env.Stdout, rep)

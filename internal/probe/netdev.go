@@ -13,12 +13,11 @@ const (
 	pathSoftnet  = "/proc/net/softnet_stat"
 )
 
-// netStats are the counters of /sys/class/net/IF/statistics the rules use.
-var netStats = []string{
-	"rx_bytes", "tx_bytes", "rx_packets", "tx_packets", "rx_errors", "tx_errors",
-	"rx_dropped", "tx_dropped", "rx_missed_errors", "rx_fifo_errors", "rx_over_errors",
-	"rx_crc_errors", "collisions", "tx_carrier_errors",
-}
+// hwStats are the counters /proc/net/dev folds into sums; they are read
+// from /sys/class/net/IF/statistics for physical NICs only.
+var hwStats = []string{"rx_missed_errors", "rx_over_errors", "rx_crc_errors"}
+
+const pathNetDev = "/proc/net/dev"
 
 func (p *prober) interfaces() {
 	ents, err := p.root.ReadDir(pathClassNet)
@@ -27,6 +26,12 @@ func (p *prober) interfaces() {
 		return
 	}
 	addrs := p.addresses()
+	var counters map[string]map[string]uint64
+	if data, err := p.root.ReadFile(pathNetDev); err != nil {
+		p.fail(pathNetDev, err)
+	} else if counters, err = kernfmt.NetDev(data); err != nil {
+		p.skip(pathNetDev, err.Error()+" (other lines used)")
+	}
 	var et *ethtoolReader
 	if p.root.IsLive() {
 		et = newEthtoolReader()
@@ -39,6 +44,14 @@ func (p *prober) interfaces() {
 		}
 		ifc := p.iface(name)
 		ifc.Addresses = addrs[name]
+		if c, ok := counters[name]; ok {
+			if ifc.Stats == nil {
+				ifc.Stats = map[string]uint64{}
+			}
+			for k, v := range c {
+				ifc.Stats[k] = v
+			}
+		}
 		if ifc.Type != 772 { // loopback has nothing for ethtool to tell
 			if et != nil {
 				ifc.Ethtool = p.liveEthtool(et, name)
@@ -129,7 +142,10 @@ func (p *prober) iface(name string) facts.Interface {
 	case ifc.Physical:
 		ifc.Kind = "ether"
 	}
-	for _, s := range netStats {
+	for _, s := range hwStats {
+		if !ifc.Physical {
+			break
+		}
 		if v, ok := p.optUint(dir + "/statistics/" + s); ok {
 			if ifc.Stats == nil {
 				ifc.Stats = map[string]uint64{}

@@ -169,3 +169,40 @@ func PacketSockets(data []byte) ([]facts.PacketSocket, error) {
 	}
 	return out, nil
 }
+
+// netDevColumns name the 16 counters of a /proc/net/dev line
+// (net/core/net-procfs.c dev_seq_printf_stats). "rx_dropped" there
+// includes rx_missed_errors, "rx_frame_errors" sums length, over, CRC and
+// frame errors.
+var netDevColumns = []string{
+	"rx_bytes", "rx_packets", "rx_errors", "rx_dropped", "rx_fifo_errors", "rx_frame_errors", "rx_compressed", "multicast",
+	"tx_bytes", "tx_packets", "tx_errors", "tx_dropped", "tx_fifo_errors", "collisions", "tx_carrier_errors", "tx_compressed",
+}
+
+// NetDev parses /proc/net/dev into interface → counter → value.
+func NetDev(data []byte) (map[string]map[string]uint64, error) {
+	out := map[string]map[string]uint64{}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	n := 0
+	for sc.Scan() {
+		n++
+		name, rest, ok := strings.Cut(sc.Text(), ":")
+		if !ok || n <= 2 && strings.Contains(rest, "|") {
+			continue // the two header lines
+		}
+		f := strings.Fields(rest)
+		if len(f) < len(netDevColumns) {
+			return out, lineErr(n, "want %d counters, got %d", len(netDevColumns), len(f))
+		}
+		m := make(map[string]uint64, len(netDevColumns))
+		for i, col := range netDevColumns {
+			v, err := strconv.ParseUint(f[i], 10, 64)
+			if err != nil {
+				return out, lineErr(n, "%s: %q is not a number", col, clip(f[i]))
+			}
+			m[col] = v
+		}
+		out[strings.TrimSpace(name)] = m
+	}
+	return out, nil
+}
