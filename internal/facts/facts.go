@@ -29,7 +29,133 @@ type Host struct {
 	// PacketSockets are the AF_PACKET sockets of /proc/net/packet with
 	// the processes holding them.
 	PacketSockets []PacketSocket `json:"packet_sockets,omitempty"`
-	NotCollected  []NotCollected `json:"not_collected,omitempty"`
+	// Storage beyond /sys/block.
+	MD          []MDArray    `json:"md,omitempty"`
+	Filesystems []Filesystem `json:"filesystems,omitempty"`
+	Fstab       []Mount      `json:"fstab,omitempty"`
+	ZFS         *ZFS         `json:"zfs,omitempty"`
+	Crypto      []CryptoAlg  `json:"crypto,omitempty"`
+	DMCrypt     []DMCrypt    `json:"dm_crypt,omitempty"`
+
+	NotCollected []NotCollected `json:"not_collected,omitempty"`
+}
+
+// MDArray is an md RAID array (/proc/mdstat and /sys/block/mdX/md).
+type MDArray struct {
+	Name       string     `json:"name"`
+	Level      string     `json:"level"`
+	State      string     `json:"state,omitempty"` // md/array_state: clean, active, degraded…
+	RaidDisks  int        `json:"raid_disks"`
+	ChunkBytes int        `json:"chunk_bytes,omitempty"`
+	SizeBytes  uint64     `json:"size_bytes,omitempty"`
+	Metadata   string     `json:"metadata,omitempty"`
+	Members    []MDMember `json:"members"`
+	// Degraded is md/degraded: missing devices.
+	Degraded int `json:"degraded"`
+	// Status is the [UU_U] map of /proc/mdstat.
+	Status     string  `json:"status,omitempty"`
+	SyncAction string  `json:"sync_action,omitempty"` // idle, resync, recover, check…
+	Progress   float64 `json:"progress_percent,omitempty"`
+	SyncSpeed  int     `json:"sync_speed_kbs,omitempty"`
+	// SyncMin/SyncMax are md/sync_speed_min/max in KiB/s per device;
+	// SyncLimitsSystem tells that they follow /proc/sys/dev/raid.
+	SyncMin           int    `json:"sync_speed_min_kbs,omitempty"`
+	SyncMax           int    `json:"sync_speed_max_kbs,omitempty"`
+	SyncLimitsSystem  bool   `json:"sync_limits_system,omitempty"`
+	MismatchCnt       uint64 `json:"mismatch_cnt,omitempty"`
+	StripeCacheSize   int    `json:"stripe_cache_size,omitempty"`
+	StripeCacheActive int    `json:"stripe_cache_active,omitempty"`
+	Bitmap            string `json:"bitmap,omitempty"`
+}
+
+// MDMember is one device of an array.
+type MDMember struct {
+	Device string `json:"device"` // sdb1
+	Disk   string `json:"disk"`   // sdb: the whole disk it lives on
+	Role   string `json:"role"`   // active, spare, faulty
+	Slot   int    `json:"slot"`
+}
+
+// DataDisks is the number of data-bearing members of a striped array.
+func (a MDArray) DataDisks() int {
+	switch a.Level {
+	case "raid0":
+		return a.RaidDisks
+	case "raid4", "raid5":
+		return a.RaidDisks - 1
+	case "raid6":
+		return a.RaidDisks - 2
+	}
+	return 0
+}
+
+// Filesystem is a mounted ext4 or XFS filesystem with its stripe geometry.
+type Filesystem struct {
+	Device     string   `json:"device"`
+	MountPoint string   `json:"mount_point"`
+	Type       string   `json:"type"`
+	Options    []string `json:"options,omitempty"`
+	// Backing is the /sys/block name the device resolves to (md0, sda…).
+	Backing   string `json:"backing,omitempty"`
+	BlockSize int    `json:"block_size,omitempty"`
+	// Stride and StripeWidth are ext4's (in fs blocks); SUnit/SWidth
+	// XFS's (in fs blocks).
+	Stride      int `json:"ext4_stride,omitempty"`
+	StripeWidth int `json:"ext4_stripe_width,omitempty"`
+	SUnit       int `json:"xfs_sunit,omitempty"`
+	SWidth      int `json:"xfs_swidth,omitempty"`
+	// Source says where the geometry was read (superblock or a captured
+	// tune2fs/xfs_info).
+	Source string `json:"source,omitempty"`
+}
+
+// ZFS is what zpool, zdb and the SPL kstats say.
+type ZFS struct {
+	Pools []Pool `json:"pools,omitempty"`
+	// ARCSize, ARCMax and ARCMin are arcstats size, c_max and c_min.
+	ARCSize uint64 `json:"arc_size,omitempty"`
+	ARCMax  uint64 `json:"arc_max,omitempty"`
+	ARCMin  uint64 `json:"arc_min,omitempty"`
+}
+
+// Pool is one zpool.
+type Pool struct {
+	Name       string `json:"name"`
+	Health     string `json:"health,omitempty"`
+	SizeBytes  uint64 `json:"size_bytes,omitempty"`
+	AllocBytes uint64 `json:"alloc_bytes,omitempty"`
+	Vdevs      []Vdev `json:"vdevs"`
+}
+
+// Vdev is a top-level vdev: raidzN, mirror or a single disk.
+type Vdev struct {
+	Type    string   `json:"type"` // raidz1, raidz2, raidz3, mirror, disk, draid…
+	Name    string   `json:"name"`
+	Devices []string `json:"devices"` // paths as zpool status -P shows them
+	// Ashift is the vdev's real ashift from zdb -C (0: unknown).
+	Ashift int `json:"ashift,omitempty"`
+	// Class is "" for data vdevs, or logs, cache, spares, special, dedup.
+	Class string `json:"class,omitempty"`
+}
+
+// CryptoAlg is one /proc/crypto entry.
+type CryptoAlg struct {
+	Name     string `json:"name"`
+	Driver   string `json:"driver"`
+	Module   string `json:"module,omitempty"`
+	Priority int    `json:"priority"`
+	SelfTest string `json:"selftest,omitempty"`
+	Type     string `json:"type,omitempty"`
+}
+
+// DMCrypt is a dm-crypt mapping from dmsetup table.
+type DMCrypt struct {
+	Name   string   `json:"name"`
+	Cipher string   `json:"cipher"`
+	Device string   `json:"device"` // major:minor or path of the backing device
+	Flags  []string `json:"flags,omitempty"`
+	// Backing is the /sys/block name of the device underneath.
+	Backing string `json:"backing,omitempty"`
 }
 
 // Kernel is the running kernel's release and its parsed version.
@@ -241,6 +367,8 @@ type BlockDevice struct {
 	Name string `json:"name"`
 	// Kind is "disk", "md", "dm", "loop", "zram", "ram", "nbd" or "other".
 	Kind string `json:"kind"`
+	// Dev is MAJOR:MINOR.
+	Dev string `json:"dev,omitempty"`
 	// Scheduler is the active scheduler; Schedulers lists all offered.
 	// Both are empty when the queue offers no choice.
 	Scheduler  string   `json:"scheduler,omitempty"`
@@ -266,18 +394,45 @@ type BlockDevice struct {
 	Serial string `json:"serial,omitempty"`
 	Model  string `json:"model,omitempty"`
 	// ByID are the /dev/disk/by-id names udev made for the device.
-	ByID       []string    `json:"by_id,omitempty"`
-	Slaves     []string    `json:"slaves,omitempty"`
-	Holders    []string    `json:"holders,omitempty"`
-	Partitions []Partition `json:"partitions,omitempty"`
+	ByID   []string `json:"by_id,omitempty"`
+	Vendor string   `json:"vendor,omitempty"`
+	WWN    string   `json:"wwn,omitempty"`
+	// WriteCache is queue/write_cache: "write back" or "write through".
+	WriteCache string `json:"write_cache,omitempty"`
+	// APM is the hdparm -B level (1-254; 255 off) where known.
+	APM *int `json:"apm,omitempty"`
+	// USB is set for disks behind a USB bridge.
+	USB *USBLink `json:"usb,omitempty"`
+	// Controller is the PCI address (or platform device) of the host
+	// controller the disk hangs from, from its sysfs path.
+	Controller      string      `json:"controller,omitempty"`
+	AlignmentOffset int         `json:"alignment_offset,omitempty"`
+	Slaves          []string    `json:"slaves,omitempty"`
+	Holders         []string    `json:"holders,omitempty"`
+	Partitions      []Partition `json:"partitions,omitempty"`
+}
+
+// USBLink describes the USB path of a disk.
+type USBLink struct {
+	// Device is the USB device (bridge) name in /sys/bus/usb/devices ("2-1").
+	Device    string `json:"device"`
+	SpeedMbps int    `json:"speed_mbps"` // 480 USB 2, 5000 USB 3.0, 10000 …
+	// Driver is "uas" or "usb-storage" (Bulk-Only Transport).
+	Driver string `json:"driver,omitempty"`
+	// Bus is the root hub ("usb2"): disks with the same Bus share one
+	// host controller's bandwidth.
+	Bus string `json:"bus"`
 }
 
 // Partition is a partition of a block device.
 type Partition struct {
-	Name        string `json:"name"`
-	StartSector uint64 `json:"start_sector"`
-	SizeBytes   uint64 `json:"size_bytes,omitempty"`
-	FSType      string `json:"fs_type,omitempty"`
+	Name            string   `json:"name"`
+	StartSector     uint64   `json:"start_sector"`
+	SizeBytes       uint64   `json:"size_bytes,omitempty"`
+	FSType          string   `json:"fs_type,omitempty"`
+	AlignmentOffset int      `json:"alignment_offset,omitempty"`
+	Dev             string   `json:"dev,omitempty"`
+	Holders         []string `json:"holders,omitempty"`
 }
 
 // Mount is one line of /proc/self/mounts.

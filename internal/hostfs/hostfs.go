@@ -19,6 +19,8 @@
 package hostfs
 
 import (
+	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -26,6 +28,8 @@ import (
 	"os"
 	"path"
 	"strings"
+
+	"github.com/nastune/nastune/internal/cmdrun"
 )
 
 // MaxFileSize is the most ReadFile returns; larger files are an error
@@ -104,6 +108,22 @@ func (r *Root) ReadFile(name string) ([]byte, error) {
 	return data, nil
 }
 
+// ReadHead reads at most n bytes from the start of a file: the
+// superblock of a block device, without reading the device.
+func (r *Root) ReadHead(name string, n int) ([]byte, error) {
+	f, err := r.open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b := make([]byte, n)
+	got, err := io.ReadFull(f, b)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: unwrapPathErr(err)}
+	}
+	return b[:got], nil
+}
+
 // ReadString reads a file and trims surrounding white space, the usual
 // shape of a sysfs attribute or a sysctl.
 func (r *Root) ReadString(name string) (string, error) {
@@ -164,6 +184,40 @@ func (r *Root) Readlink(name string) (string, error) {
 		return "", err
 	}
 	return r.root.Readlink(rel(p))
+}
+
+// CommandsDir holds captured command output in a captured tree.
+const CommandsDir = "/.nastune/commands"
+
+// CommandFile is where a captured tree keeps the output of argv: the
+// arguments joined by "_", with "/" written as "%", plus ".txt"
+// ("hdparm -B /dev/sda" → hdparm_-B_%dev%sda.txt).
+func CommandFile(argv ...string) string {
+	return CommandsDir + "/" + strings.ReplaceAll(strings.Join(argv, "_"), "/", "%") + ".txt"
+}
+
+// Command returns what argv prints: on the live system by running it
+// through the read-only allow-list of internal/cmdrun, in a captured tree
+// from CommandFile(argv) (its "# command:" header line removed). The
+// second value names the source for evidence.
+func (r *Root) Command(ctx context.Context, argv ...string) ([]byte, string, error) {
+	if r.root == nil {
+		out, err := cmdrun.Run(ctx, argv...)
+		return out, strings.Join(argv, " "), err
+	}
+	name := CommandFile(argv...)
+	b, err := r.ReadFile(name)
+	if err != nil {
+		return nil, name, err
+	}
+	if bytes.HasPrefix(b, []byte("# command:")) {
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			b = b[i+1:]
+		} else {
+			b = nil
+		}
+	}
+	return b, name, nil
 }
 
 // RealPath resolves every symlink in name and returns the host path it

@@ -1,10 +1,13 @@
 package probe
 
 import (
+	"path"
+	"regexp"
 	"strings"
 
 	"github.com/nastune/nastune/internal/facts"
 	"github.com/nastune/nastune/internal/parse/kernfmt"
+	"github.com/nastune/nastune/internal/parse/storcmd"
 )
 
 const pathSysBlock = "/sys/block"
@@ -48,10 +51,66 @@ func transport(real string) string {
 		return "mmc"
 	case strings.Contains(real, "/ata"):
 		return "sata"
+	case strings.Contains(real, "/end_device-"):
+		return "sas"
 	case strings.Contains(real, "/host") && strings.Contains(real, "/target"):
 		return "scsi"
 	}
 	return ""
+}
+
+var (
+	pciAddr   = regexp.MustCompile(`^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$`)
+	usbDevice = regexp.MustCompile(`^\d+-[\d.]+$`)
+	usbBus    = regexp.MustCompile(`^usb\d+$`)
+)
+
+// controller is the last PCI device on a disk's sysfs path (the HBA,
+// AHCI or USB host controller), else the platform device before the
+// ataN/hostN/usbN part (SoC SATA on ARM boards).
+func controller(real string) string {
+	parts := strings.Split(real, "/")
+	last := ""
+	for i, c := range parts {
+		if pciAddr.MatchString(c) {
+			last = c
+		}
+		if last == "" && i > 0 && (strings.HasPrefix(c, "ata") || strings.HasPrefix(c, "host") || usbBus.MatchString(c)) &&
+			parts[i-1] != "platform" && parts[i-1] != "devices" {
+			return parts[i-1]
+		}
+	}
+	return last
+}
+
+// usbLink finds the USB bridge of a disk: its device folder (the last
+// "BUS-PORT[.PORT]" component), link speed, the interface's driver (uas
+// or usb-storage) and the root hub it shares.
+func (p *prober) usbLink(real string) *facts.USBLink {
+	parts := strings.Split(real, "/")
+	var l facts.USBLink
+	devIdx := -1
+	for i, c := range parts {
+		switch {
+		case usbBus.MatchString(c):
+			l.Bus = c
+		case usbDevice.MatchString(c):
+			l.Device, devIdx = c, i
+		}
+	}
+	if devIdx < 0 {
+		return nil
+	}
+	dir := strings.Join(parts[:devIdx+1], "/")
+	if v, ok := p.optInt(dir + "/speed"); ok {
+		l.SpeedMbps = v
+	}
+	if devIdx+1 < len(parts) {
+		if d, err := p.root.Readlink(dir + "/" + parts[devIdx+1] + "/driver"); err == nil {
+			l.Driver = path.Base(d)
+		}
+	}
+	return &l
 }
 
 func (p *prober) blockDev(name string) (facts.BlockDevice, bool) {
@@ -83,13 +142,43 @@ func (p *prober) blockDev(name string) (facts.BlockDevice, bool) {
 	if v, ok := p.optInt(dir + "/removable"); ok {
 		d.Removable = v == 1
 	}
+	d.Dev, _ = p.optional(dir + "/dev")
 	if real, err := p.root.RealPath(dir); err == nil {
 		d.Transport = transport(real)
+		if d.Kind == "disk" {
+			d.Controller = controller(real)
+			if d.Transport == "usb" {
+				d.USB = p.usbLink(real)
+			}
+		}
 	}
+	if d.Kind == "disk" {
+		d.Vendor, _ = p.optional(dir + "/device/vendor")
+		if m, ok := p.optional(dir + "/device/model"); ok {
+			d.Model = m
+		}
+		if w, ok := p.optional(dir + "/device/wwid"); ok {
+			d.WWN = w
+		} else if w, ok := p.optional(dir + "/wwid"); ok {
+			d.WWN = w
+		}
+		d.WriteCache, _ = p.optional(q + "write_cache")
+		if b, _, ok := p.captured("hdparm", "-B", "/dev/"+name); ok {
+			if lvl, ok := storcmd.HdparmAPM(b); ok {
+				d.APM = intp(lvl)
+			}
+		}
+	}
+	d.AlignmentOffset, _ = p.optInt(dir + "/alignment_offset")
 	if u, ok := p.udev(dir); ok {
 		d.FSType = u.Props["ID_FS_TYPE"]
 		d.Serial = firstNonEmpty(u.Props["ID_SERIAL_SHORT"], u.Props["ID_SERIAL"])
-		d.Model = u.Props["ID_MODEL"]
+		if d.Model == "" {
+			d.Model = strings.ReplaceAll(u.Props["ID_MODEL"], "_", " ")
+		}
+		if d.WWN == "" {
+			d.WWN = u.Props["ID_WWN"]
+		}
 		for _, l := range u.Links {
 			if strings.HasPrefix(l, "disk/by-id/") {
 				d.ByID = append(d.ByID, strings.TrimPrefix(l, "disk/by-id/"))
@@ -118,8 +207,11 @@ func (p *prober) blockDev(name string) (facts.BlockDevice, bool) {
 		if u, ok := p.udev(dir + "/" + pn); ok {
 			part.FSType = u.Props["ID_FS_TYPE"]
 		}
+		part.Dev, _ = p.optional(dir + "/" + pn + "/dev")
+		part.AlignmentOffset, _ = p.optInt(dir + "/" + pn + "/alignment_offset")
+		part.Holders = p.names(dir + "/" + pn + "/holders")
 		d.Partitions = append(d.Partitions, part)
-		d.Holders = append(d.Holders, p.names(dir+"/"+pn+"/holders")...)
+		d.Holders = append(d.Holders, part.Holders...)
 	}
 	return d, true
 }

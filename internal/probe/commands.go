@@ -1,38 +1,30 @@
 package probe
 
 import (
-	"bytes"
-	"strings"
+	"github.com/nastune/nastune/internal/hostfs"
 )
 
-// CommandsDir holds captured command output in a captured tree; see
-// docs/snapshot.md.
-const CommandsDir = "/.nastune/commands"
+// CommandFile is where a captured tree keeps a command's output.
+func CommandFile(argv ...string) string { return hostfs.CommandFile(argv...) }
 
-// CommandFile is where the output of argv is kept in a captured tree:
-// the arguments joined with "_", plus ".txt".
-func CommandFile(argv ...string) string {
-	return CommandsDir + "/" + strings.Join(argv, "_") + ".txt"
-}
-
-// captured returns the recorded output of argv from a captured tree, its
-// "# command:" header line removed. ok is false when it was not captured
-// (or the root is live: live probes ask the kernel instead).
+// captured returns the recorded output of argv from a captured tree. ok is
+// false when it was not captured, or the root is live (live probes ask the
+// kernel instead: ethtool ioctls, netlink).
 func (p *prober) captured(argv ...string) ([]byte, string, bool) {
 	if p.root.IsLive() {
 		return nil, "", false
 	}
-	name := CommandFile(argv...)
-	b, err := p.root.ReadFile(name)
+	b, src, err := p.root.Command(p.ctx, argv...)
+	return b, src, err == nil
+}
+
+// command returns a command's output: run live through the read-only
+// allow-list, or read from a captured tree. Failures are recorded.
+func (p *prober) command(argv ...string) ([]byte, string, bool) {
+	b, src, err := p.root.Command(p.ctx, argv...)
 	if err != nil {
-		return nil, name, false
+		p.fail(src, err)
+		return nil, src, false
 	}
-	if bytes.HasPrefix(b, []byte("# command:")) {
-		if i := bytes.IndexByte(b, '\n'); i >= 0 {
-			b = b[i+1:]
-		} else {
-			b = nil
-		}
-	}
-	return b, name, true
+	return b, src, true
 }

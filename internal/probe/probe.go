@@ -18,14 +18,15 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/nastune/nastune/internal/cmdrun"
 	"github.com/nastune/nastune/internal/facts"
 	"github.com/nastune/nastune/internal/hostfs"
 )
 
 // Collect probes every source and returns the host's facts.
 func Collect(ctx context.Context, root *hostfs.Root) *facts.Host {
-	p := &prober{root: root, h: &facts.Host{Sysctls: facts.Sysctls{}}}
-	steps := []func(){p.system, p.cpu, p.memory, p.sysctls, p.sysctlConfig, p.interfaces, p.softnet, p.udp, p.packetSockets, p.block, p.mounts, p.swaps}
+	p := &prober{ctx: ctx, root: root, h: &facts.Host{Sysctls: facts.Sysctls{}}}
+	steps := []func(){p.system, p.cpu, p.memory, p.sysctls, p.sysctlConfig, p.interfaces, p.softnet, p.udp, p.packetSockets, p.block, p.md, p.mounts, p.filesystems, p.fstab, p.swaps, p.zfs, p.crypto}
 	for _, step := range steps {
 		if ctx.Err() != nil {
 			p.skip("(remaining sources)", "interrupted: "+ctx.Err().Error())
@@ -38,6 +39,7 @@ func Collect(ctx context.Context, root *hostfs.Root) *facts.Host {
 }
 
 type prober struct {
+	ctx  context.Context
 	root *hostfs.Root
 	h    *facts.Host
 }
@@ -61,6 +63,8 @@ func Reason(err error) string {
 		return "permission denied: run as root to collect it"
 	case errors.Is(err, hostfs.ErrTooLarge):
 		return "file too large to be a kernel attribute"
+	case errors.Is(err, cmdrun.ErrNotInstalled):
+		return "command not installed"
 	case errors.Is(err, syscall.EINVAL), errors.Is(err, syscall.ENODEV):
 		return "the kernel returned no value (device down or not supported)"
 	}

@@ -1,0 +1,163 @@
+package storcmd
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/nastune/nastune/internal/facts"
+)
+
+// ZpoolList reads `zpool list -v -H -P -p`: tab-separated NAME SIZE ALLOC
+// FREE CKPOINT EXPANDSZ FRAG CAP DEDUP HEALTH ALTROOT; vdev and device
+// lines start with a tab and are skipped (topology comes from zpool status).
+func ZpoolList(b []byte) ([]facts.Pool, error) {
+	var out []facts.Pool
+	for i, l := range lines(b) {
+		if l == "" || strings.HasPrefix(l, "\t") {
+			continue
+		}
+		f := strings.Split(l, "\t")
+		if len(f) < 10 {
+			return out, errf(i+1, "want 10+ tab-separated columns, got %d", len(f))
+		}
+		size, err1 := strconv.ParseUint(f[1], 10, 64)
+		alloc, err2 := strconv.ParseUint(f[2], 10, 64)
+		if err1 != nil || err2 != nil {
+			return out, errf(i+1, "SIZE/ALLOC of %s are not byte counts (want -p)", f[0])
+		}
+		out = append(out, facts.Pool{Name: f[0], SizeBytes: size, AllocBytes: alloc, Health: f[9]})
+	}
+	return out, nil
+}
+
+var vdevClasses = map[string]bool{"logs": true, "cache": true, "spares": true, "special": true, "dedup": true}
+
+// ZpoolStatus reads `zpool status -P`: each pool's health and vdev tree.
+func ZpoolStatus(b []byte) ([]facts.Pool, error) {
+	var out []facts.Pool
+	var pool *facts.Pool
+	inConfig := false
+	class := ""
+	for i, l := range lines(b) {
+		t := strings.TrimSpace(l)
+		switch {
+		case strings.HasPrefix(t, "pool:"):
+			out = append(out, facts.Pool{Name: strings.TrimSpace(strings.TrimPrefix(t, "pool:"))})
+			pool, inConfig, class = &out[len(out)-1], false, ""
+			continue
+		case pool == nil:
+			continue
+		case strings.HasPrefix(t, "state:"):
+			pool.Health = strings.TrimSpace(strings.TrimPrefix(t, "state:"))
+			continue
+		case strings.HasPrefix(t, "config:"):
+			inConfig = true
+			continue
+		case strings.HasPrefix(t, "errors:"):
+			inConfig = false
+			continue
+		}
+		if !inConfig || t == "" || strings.HasPrefix(t, "NAME") {
+			continue
+		}
+		// Depth: the tab, then two spaces per level under the pool name.
+		body := strings.TrimPrefix(l, "\t")
+		depth := (len(body) - len(strings.TrimLeft(body, " "))) / 2
+		name := strings.Fields(t)[0]
+		switch {
+		case depth == 0 && name == pool.Name:
+			class = ""
+		case depth == 0 && vdevClasses[name]:
+			class = name
+		case depth == 0:
+			return out, errf(i+1, "unexpected %q at the top of %s's config", name, pool.Name)
+		case depth == 1:
+			v := facts.Vdev{Name: name, Class: class, Type: vdevType(name)}
+			if v.Type == "disk" {
+				v.Devices = []string{name}
+			}
+			pool.Vdevs = append(pool.Vdevs, v)
+		default:
+			if len(pool.Vdevs) == 0 {
+				return out, errf(i+1, "device %q before any vdev", name)
+			}
+			v := &pool.Vdevs[len(pool.Vdevs)-1]
+			v.Devices = append(v.Devices, name)
+		}
+	}
+	return out, nil
+}
+
+// vdevType maps "raidz2-0" → raidz2, "mirror-1" → mirror, "raidz-0" →
+// raidz1, "draid2:4d:8c:1s-0" → draid2; a device path is a single "disk".
+func vdevType(name string) string {
+	if strings.HasPrefix(name, "/") {
+		return "disk"
+	}
+	base := name
+	if i := strings.LastIndexByte(base, '-'); i > 0 {
+		base = base[:i]
+	}
+	if i := strings.IndexByte(base, ':'); i > 0 {
+		base = base[:i]
+	}
+	switch {
+	case base == "raidz":
+		return "raidz1"
+	case strings.HasPrefix(base, "raidz"), base == "mirror", strings.HasPrefix(base, "draid"), base == "replacing", base == "spare":
+		return base
+	}
+	return "disk"
+}
+
+// ZdbAshift reads `zdb -C POOL` and returns, for each top-level vdev, its
+// ashift and the device paths under it.
+func ZdbAshift(b []byte) ([]ZdbVdev, error) {
+	var out []ZdbVdev
+	topIndent := -1
+	var cur *ZdbVdev
+	for _, l := range lines(b) {
+		t := strings.TrimSpace(l)
+		indent := len(l) - len(strings.TrimLeft(l, " "))
+		if strings.HasPrefix(t, "vdev_tree:") {
+			topIndent = -2 // children of the root come next
+			continue
+		}
+		if strings.HasPrefix(t, "children[") && topIndent != -1 {
+			if topIndent == -2 {
+				topIndent = indent
+			}
+			if indent == topIndent {
+				out = append(out, ZdbVdev{})
+				cur = &out[len(out)-1]
+			}
+			continue
+		}
+		if cur == nil {
+			continue
+		}
+		k, v, ok := strings.Cut(t, ":")
+		if !ok {
+			continue
+		}
+		v = strings.Trim(strings.TrimSpace(v), "'")
+		switch k {
+		case "ashift":
+			if indent > topIndent && cur.Ashift == 0 {
+				cur.Ashift, _ = strconv.Atoi(v)
+			}
+		case "path":
+			cur.Paths = append(cur.Paths, v)
+		case "is_log":
+			cur.IsLog = v == "1"
+		}
+	}
+	return out, nil
+}
+
+// ZdbVdev is one top-level vdev of a zdb -C configuration.
+type ZdbVdev struct {
+	Ashift int
+	Paths  []string
+	IsLog  bool
+}

@@ -1,0 +1,86 @@
+package probe
+
+import (
+	"path"
+	"strings"
+
+	"github.com/nastune/nastune/internal/facts"
+	"github.com/nastune/nastune/internal/parse/kernfmt"
+	"github.com/nastune/nastune/internal/parse/storcmd"
+	"github.com/nastune/nastune/internal/parse/superblock"
+)
+
+// filesystems reads the stripe geometry of mounted ext4 and XFS
+// filesystems: from the superblock on a live system (a read of the first
+// 4 KiB of the device, root only), from captured tune2fs -l / xfs_info
+// output in a captured tree.
+func (p *prober) filesystems() {
+	seen := map[string]bool{}
+	for _, m := range p.h.Mounts {
+		t := m.FSType
+		if (t != "ext4" && t != "ext3" && t != "ext2" && t != "xfs") || !strings.HasPrefix(m.Device, "/dev/") || seen[m.Device] {
+			continue
+		}
+		seen[m.Device] = true
+		fs := facts.Filesystem{Device: m.Device, MountPoint: m.MountPoint, Type: t, Options: m.Options}
+		if real, err := p.root.RealPath(m.Device); err == nil && real != "/dev/root" {
+			fs.Backing = path.Base(real)
+		}
+		var g superblock.Geometry
+		var err error
+		switch {
+		case p.root.IsLive():
+			var b []byte
+			if b, err = p.root.ReadHead(m.Device, superblock.ReadSize); err != nil {
+				p.fail(m.Device+" (superblock)", err)
+				p.h.Filesystems = append(p.h.Filesystems, fs)
+				continue
+			}
+			g, err = superblock.Parse(b)
+			fs.Source = m.Device + " superblock"
+		case t == "xfs":
+			b, src, ok := p.captured("xfs_info", m.MountPoint)
+			if !ok {
+				p.skip(src, "missing: xfs_info output not captured")
+				p.h.Filesystems = append(p.h.Filesystems, fs)
+				continue
+			}
+			g, err = storcmd.XFSInfo(b)
+			fs.Source = src
+		default:
+			b, src, ok := p.captured("tune2fs", "-l", m.Device)
+			if !ok {
+				p.skip(src, "missing: tune2fs -l output not captured")
+				p.h.Filesystems = append(p.h.Filesystems, fs)
+				continue
+			}
+			g, err = storcmd.Tune2fs(b)
+			fs.Source = src
+		}
+		if err != nil {
+			p.skip(fs.Source, err.Error())
+		} else {
+			fs.BlockSize, fs.Stride, fs.StripeWidth, fs.SUnit, fs.SWidth = g.BlockSize, g.Stride, g.StripeWidth, g.SUnit, g.SWidth
+		}
+		p.h.Filesystems = append(p.h.Filesystems, fs)
+	}
+}
+
+// fstab reads /etc/fstab (same layout as /proc/mounts).
+func (p *prober) fstab() {
+	data, err := p.root.ReadFile("/etc/fstab")
+	if err != nil {
+		return // containers and appliances often have none
+	}
+	var lines []string
+	for _, l := range strings.Split(string(data), "\n") {
+		if t := strings.TrimSpace(l); t != "" && !strings.HasPrefix(t, "#") {
+			lines = append(lines, l)
+		}
+	}
+	m, err := kernfmt.Mounts([]byte(strings.Join(lines, "\n")))
+	if err != nil {
+		p.skip("/etc/fstab", err.Error()+" (other lines used)")
+	}
+	p.h.Fstab = m
+}

@@ -1,0 +1,120 @@
+package probe
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/nastune/nastune/internal/facts"
+	"github.com/nastune/nastune/internal/parse/kernfmt"
+)
+
+const pathMDStat = "/proc/mdstat"
+
+// md reads /proc/mdstat and each array's /sys/block/mdX/md folder.
+func (p *prober) md() {
+	hasMD := false
+	for _, d := range p.h.Block {
+		hasMD = hasMD || d.Kind == "md"
+	}
+	data, err := p.root.ReadFile(pathMDStat)
+	if err != nil {
+		if hasMD {
+			p.fail(pathMDStat, err)
+		}
+		return
+	}
+	arrays, err := kernfmt.ParseMDStat(data)
+	if err != nil {
+		p.skip(pathMDStat, err.Error())
+	}
+	for _, a := range arrays {
+		p.h.MD = append(p.h.MD, p.mdArray(a))
+	}
+}
+
+func (p *prober) mdArray(a kernfmt.MDStat) facts.MDArray {
+	dir := "/sys/block/" + a.Name + "/md/"
+	m := facts.MDArray{
+		Name: a.Name, Level: a.Level, RaidDisks: a.RaidDisks, ChunkBytes: a.ChunkKB * 1024,
+		SizeBytes: a.Blocks * 1024, Metadata: a.Metadata, Status: a.Status, Bitmap: a.Bitmap,
+		Progress: a.ProgressPercent, SyncSpeed: a.SpeedKBs,
+	}
+	if a.RaidDisks > 0 && a.ActiveDisks < a.RaidDisks {
+		m.Degraded = a.RaidDisks - a.ActiveDisks
+	}
+	if v, ok := p.optional(dir + "level"); ok && v != "" {
+		m.Level = v
+	}
+	m.State, _ = p.optional(dir + "array_state")
+	if v, ok := p.optInt(dir + "raid_disks"); ok {
+		m.RaidDisks = v
+	}
+	if v, ok := p.optInt(dir + "chunk_size"); ok {
+		m.ChunkBytes = v
+	}
+	if v, ok := p.optInt(dir + "degraded"); ok {
+		m.Degraded = v
+	}
+	m.SyncAction, _ = p.optional(dir + "sync_action")
+	if m.SyncAction == "" && a.Action != "" {
+		m.SyncAction = a.Action
+	}
+	if v, ok := p.optional(dir + "sync_speed"); ok {
+		if n, err := strconv.Atoi(v); err == nil {
+			m.SyncSpeed = n
+		}
+	}
+	m.SyncMin, _ = speedLimit(p, dir+"sync_speed_min")
+	var system bool
+	m.SyncMax, system = speedLimit(p, dir+"sync_speed_max")
+	m.SyncLimitsSystem = system
+	if v, ok := p.optUint(dir + "mismatch_cnt"); ok {
+		m.MismatchCnt = v
+	}
+	m.StripeCacheSize, _ = p.optInt(dir + "stripe_cache_size")
+	m.StripeCacheActive, _ = p.optInt(dir + "stripe_cache_active")
+	if m.Bitmap == "" {
+		m.Bitmap, _ = p.optional(dir + "bitmap/location")
+	}
+	for _, mem := range a.Members {
+		role := "active"
+		switch {
+		case strings.Contains(mem.Flags, "F"):
+			role = "faulty"
+		case strings.Contains(mem.Flags, "S"):
+			role = "spare"
+		}
+		disk := mem.Name
+		if d := diskOfName(p.h, mem.Name); d != "" {
+			disk = d
+		}
+		m.Members = append(m.Members, facts.MDMember{Device: mem.Name, Disk: disk, Role: role, Slot: mem.Index})
+	}
+	return m
+}
+
+// speedLimit reads "1000 (system)" or "50000 (local)".
+func speedLimit(p *prober, path string) (int, bool) {
+	v, ok := p.optional(path)
+	if !ok {
+		return 0, false
+	}
+	f := strings.Fields(v)
+	n, _ := strconv.Atoi(f[0])
+	return n, len(f) > 1 && f[1] == "(system)"
+}
+
+// diskOfName returns the whole disk a partition or disk name belongs to.
+func diskOfName(h *facts.Host, name string) string {
+	for _, d := range h.Block {
+		if d.Name == name {
+			return d.Name
+		}
+		for _, pt := range d.Partitions {
+			if pt.Name == name {
+				return d.Name
+			}
+		}
+	}
+	return ""
+}
