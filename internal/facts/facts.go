@@ -391,8 +391,14 @@ type BlockDevice struct {
 	// FSType is what udev's blkid probe found on the whole device
 	// (ID_FS_TYPE: "linux_raid_member", "zfs_member", "xfs"…).
 	FSType string `json:"fs_type,omitempty"`
-	Serial string `json:"serial,omitempty"`
-	Model  string `json:"model,omitempty"`
+	// Serial is the disk's own serial number. BridgeSerial is set instead
+	// when only a USB bridge's serial is visible (udev ID_BUS=usb).
+	Serial       string `json:"serial,omitempty"`
+	BridgeSerial string `json:"bridge_serial,omitempty"`
+	Model        string `json:"model,omitempty"`
+	// Udev is true when udev's database had a record for the device
+	// (serial and by-id names are then known, or known to be absent).
+	Udev bool `json:"udev,omitempty"`
 	// ByID are the /dev/disk/by-id names udev made for the device.
 	ByID   []string `json:"by_id,omitempty"`
 	Vendor string   `json:"vendor,omitempty"`

@@ -171,8 +171,14 @@ func (p *prober) blockDev(name string) (facts.BlockDevice, bool) {
 	}
 	d.AlignmentOffset, _ = p.optInt(dir + "/alignment_offset")
 	if u, ok := p.udev(dir); ok {
+		d.Udev = true
 		d.FSType = u.Props["ID_FS_TYPE"]
 		d.Serial = firstNonEmpty(u.Props["ID_SERIAL_SHORT"], u.Props["ID_SERIAL"])
+		if u.Props["ID_BUS"] == "usb" {
+			// usb-storage without ATA pass-through: the serial is the
+			// bridge's, the same for every disk behind it.
+			d.BridgeSerial, d.Serial = d.Serial, ""
+		}
 		if d.Model == "" {
 			d.Model = strings.ReplaceAll(u.Props["ID_MODEL"], "_", " ")
 		}

@@ -18,14 +18,12 @@ func (p *prober) filesystems() {
 	seen := map[string]bool{}
 	for _, m := range p.h.Mounts {
 		t := m.FSType
-		if (t != "ext4" && t != "ext3" && t != "ext2" && t != "xfs") || !strings.HasPrefix(m.Device, "/dev/") || seen[m.Device] {
+		if (t != "ext4" && t != "ext3" && t != "ext2" && t != "xfs") || !strings.HasPrefix(m.Device, "/dev/") || m.Device == "/dev/root" || seen[m.Device] {
 			continue
 		}
 		seen[m.Device] = true
 		fs := facts.Filesystem{Device: m.Device, MountPoint: m.MountPoint, Type: t, Options: m.Options}
-		if real, err := p.root.RealPath(m.Device); err == nil && real != "/dev/root" {
-			fs.Backing = path.Base(real)
-		}
+		fs.Backing = p.backing(m.Device)
 		var g superblock.Geometry
 		var err error
 		switch {
@@ -83,4 +81,24 @@ func (p *prober) fstab() {
 		p.skip("/etc/fstab", err.Error()+" (other lines used)")
 	}
 	p.h.Fstab = m
+}
+
+// backing maps a mounted device path to its /sys/block name: through the
+// /dev symlinks when they exist, else by name (/dev/md0 → md0, a
+// /dev/mapper name → the dm-N whose dm/name matches).
+func (p *prober) backing(dev string) string {
+	if real, err := p.root.RealPath(dev); err == nil {
+		return path.Base(real)
+	}
+	if name, ok := strings.CutPrefix(dev, "/dev/mapper/"); ok {
+		for _, d := range p.h.Block {
+			if d.Kind == "dm" {
+				if n, ok := p.optional("/sys/block/" + d.Name + "/dm/name"); ok && n == name {
+					return d.Name
+				}
+			}
+		}
+		return ""
+	}
+	return strings.TrimPrefix(dev, "/dev/")
 }

@@ -59,6 +59,8 @@ func Reason(err error) string {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return "missing"
+	case errors.Is(err, fs.ErrPermission) && os.Geteuid() == 0:
+		return "permission denied even as root (a device policy or LSM blocks it)"
 	case errors.Is(err, fs.ErrPermission):
 		return "permission denied: run as root to collect it"
 	case errors.Is(err, hostfs.ErrTooLarge):

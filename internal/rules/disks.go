@@ -234,6 +234,7 @@ var metaNoSerial = rule.Meta{
 	ID: "blk-member-no-serial", Family: "block", Severity: rule.Warn, Since: "0.3.0",
 	Title: "Array member without a serial number",
 	Doc: "When a member fails, the kernel names it sdX, and sdX names move between boots. The " +
+		"check needs udev's database (absent on some vendor firmware: then nothing is said). " +
 		"serial number (or WWN) printed on the label is how the right disk gets pulled. USB bridges " +
 		"and some controllers hide it; then write down which bay holds which disk now, or label " +
 		"them by /dev/disk/by-path.",
@@ -246,13 +247,18 @@ func checkNoSerial(in rule.Input) []rule.Finding {
 	var out []rule.Finding
 	for _, d := range h.Block {
 		owners := members[d.Name]
-		if len(owners) == 0 || d.Serial != "" || d.WWN != "" {
+		if len(owners) == 0 || d.Serial != "" || d.WWN != "" || !d.Udev {
 			continue
 		}
-		f := metaNoSerial.New(d.Name, fmt.Sprintf(
-			"%s (member of %s) reports no serial number or WWN: when it fails, nothing tells which physical disk to pull.",
-			d.Name, strings.Join(owners, ", ")),
-			rule.Ev("/run/udev/data/b"+d.Dev, "no ID_SERIAL_SHORT, no ID_WWN"))
+		why := fmt.Sprintf("%s (member of %s) reports no serial number or WWN: when it fails, nothing tells which physical disk to pull.",
+			d.Name, strings.Join(owners, ", "))
+		ev := rule.Ev("/run/udev/data/b"+d.Dev, "no ID_SERIAL_SHORT, no ID_WWN")
+		if d.BridgeSerial != "" {
+			why = fmt.Sprintf("%s (member of %s) shows only its USB bridge's serial (%s), not the disk's: when it fails, nothing tells which physical disk to pull.",
+				d.Name, strings.Join(owners, ", "), d.BridgeSerial)
+			ev = rule.Ev("/run/udev/data/b"+d.Dev, "ID_BUS=usb, ID_SERIAL="+d.BridgeSerial)
+		}
+		f := metaNoSerial.New(d.Name, why, ev)
 		f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice,
 			Target: "record which bay or dock holds " + d.Name + " (ls -l /dev/disk/by-path) and label it",
 			Basis:  "no serial in udev or sysfs"}

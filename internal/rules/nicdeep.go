@@ -120,6 +120,13 @@ func mv643xxTSOBroken(h *facts.Host, i facts.Interface) bool {
 		h.Kernel.AtLeast(3, 16) && !h.Kernel.AtLeast(3, 19)
 }
 
+// offByDefault are offloads a driver ships switched off on purpose; off
+// is then the driver default and not a finding.
+var offByDefault = map[string]map[string]bool{
+	// Software TSO was made off by default after it corrupted frames.
+	"mv643xx_eth": {"tcp-segmentation-offload": true},
+}
+
 func checkOffloadOff(in rule.Input) []rule.Finding {
 	h := in.Host
 	if !h.Kernel.AtLeast(4, 0) {
@@ -137,7 +144,7 @@ func checkOffloadOff(in rule.Input) []rule.Finding {
 		var off, shorts []string
 		for _, k := range keyOffloads {
 			on, known := i.Ethtool.Features[k.name]
-			if known && !on && !fixed[k.name] {
+			if known && !on && !fixed[k.name] && !offByDefault[i.Ethtool.Driver][k.name] {
 				off = append(off, k.name)
 				shorts = append(shorts, k.short+" on")
 			}
