@@ -166,7 +166,7 @@ func planZFS(vdevs []VdevSpec, diskSize uint64, ashift int, recordsize uint64, c
 		case "mirror":
 			asize = child
 			r.IdealEff = 1 / float64(v.Disks)
-			r.RecordEff = 1
+			r.RecordEff = r.IdealEff
 		default:
 			asize = child
 			r.IdealEff, r.RecordEff = 1, 1

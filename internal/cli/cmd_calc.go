@@ -22,7 +22,7 @@ type calcTCPOptions struct {
 func newCalcCmd(env *Env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "calc",
-		Short: "Calculators: TCP buffers from bandwidth × RTT",
+		Short: "Calculators: TCP buffers from bandwidth × RTT, md RAID and ZFS capacity and geometry",
 		Long:  "calc runs the arithmetic the rules use, for any numbers you give it. It reads nothing but\n/proc/meminfo (for the RAM share, unless --ram is given).\n\n" + exitHelp,
 	}
 	o := &calcTCPOptions{}
@@ -42,7 +42,7 @@ func newCalcCmd(env *Env) *cobra.Command {
 	f.StringVar(&o.RTT, "rtt", "", "round-trip time, e.g. 20ms (required)")
 	f.StringVar(&o.RAM, "ram", "", "memory of the machine (default: this machine's MemTotal)")
 	f.StringVarP(&o.Output, "output", "o", "text", "output format: text or json")
-	cmd.AddCommand(tcp)
+	cmd.AddCommand(tcp, newCalcRAIDCmd(env), newCalcZFSCmd(env))
 	return cmd
 }
 
@@ -95,4 +95,187 @@ func bandwidthText(bps float64) string {
 		return fmt.Sprintf("%g Mbit/s", bps/1e6)
 	}
 	return fmt.Sprintf("%g bit/s", bps)
+}
+
+type calcRAIDOptions struct {
+	Level, Devices, Spares, StripeCache    int
+	MemberSize, Chunk, AvgRequest, FSBlock string
+	Output                                 string
+}
+
+func newCalcRAIDCmd(env *Env) *cobra.Command {
+	o := &calcRAIDOptions{}
+	cmd := &cobra.Command{
+		Use:   "raid",
+		Short: "md RAID capacity and geometry: usable size (as mdadm reports it), chunk, ext4/XFS stripe settings, stripe cache memory",
+		Long: "calc raid computes what `mdadm --create` with metadata 1.2 would give for the members: the data\n" +
+			"offset and used device size mdadm picks, the Array Size, data disks, ext4 stride/stripe_width\n" +
+			"and XFS su/sw, a chunk from an average request size, and stripe_cache_size memory.\n\n" +
+			"Sizes: " + calc.SizeHelp + ".\n\n" + exitHelp,
+		Args: cobra.NoArgs,
+		RunE: func(_ *cobra.Command, _ []string) error { return runCalcRAID(o, env) },
+	}
+	f := cmd.Flags()
+	f.IntVar(&o.Level, "level", -1, "RAID level: 0, 1, 5, 6 or 10 (required)")
+	f.IntVar(&o.Devices, "devices", 0, "active member devices (required)")
+	f.StringVar(&o.MemberSize, "member-size", "", "size of the smallest member device (required)")
+	f.IntVar(&o.Spares, "spares", 0, "spare devices (add no capacity)")
+	f.StringVar(&o.Chunk, "chunk", "", "chunk size (default: mdadm's 512KiB)")
+	f.StringVar(&o.AvgRequest, "avg-request", "", "observed average request size, for a chunk recommendation")
+	f.StringVar(&o.FSBlock, "fs-block", "4KiB", "filesystem block size, for ext4 stride/stripe_width")
+	f.IntVar(&o.StripeCache, "stripe-cache", 0, "stripe_cache_size, for its memory cost (RAID5/6)")
+	f.StringVarP(&o.Output, "output", "o", "text", "output format: text or json")
+	return cmd
+}
+
+// sizeFlag parses a size flag, naming it in the error.
+func sizeFlag(name, v string) (uint64, error) {
+	if v == "" {
+		return 0, nil
+	}
+	n, err := calc.ParseSize(v)
+	if err != nil {
+		return 0, &UsageError{Err: fmt.Errorf("--%s: %w", name, err), Hint: "sizes: " + calc.SizeHelp}
+	}
+	return n, nil
+}
+
+func runCalcRAID(o *calcRAIDOptions, env *Env) error {
+	if err := outputFormat(o.Output, "text", "json"); err != nil {
+		return err
+	}
+	if o.Level < 0 || o.Devices == 0 || o.MemberSize == "" {
+		return usagef("e.g. nastune calc raid --level 6 --devices 9 --member-size 4TB --spares 1", "--level, --devices and --member-size are required")
+	}
+	in := calc.RAIDInput{Level: o.Level, Devices: o.Devices, Spares: o.Spares, StripeCache: o.StripeCache}
+	var err error
+	for _, s := range []struct {
+		name, v string
+		dst     *uint64
+	}{{"member-size", o.MemberSize, &in.MemberSize}, {"chunk", o.Chunk, &in.ChunkBytes}, {"avg-request", o.AvgRequest, &in.AvgRequest}, {"fs-block", o.FSBlock, &in.FSBlock}} {
+		if *s.dst, err = sizeFlag(s.name, s.v); err != nil {
+			return err
+		}
+	}
+	p, err := calc.PlanRAID(in)
+	if err != nil {
+		return &UsageError{Err: err, Hint: "levels 0, 1, 5, 6, 10; chunk a power of two ≥ 4KiB"}
+	}
+	if o.Output == "json" {
+		return render.JSON(env.Stdout, p)
+	}
+	w := env.Stdout
+	fmt.Fprintf(w, "RAID%d of %d × %d bytes (+%d spare)\n", p.Level, o.Devices, in.MemberSize, o.Spares)
+	fmt.Fprintf(w, "data offset      %d sectors (mdadm 1.2 default)\n", p.DataOffsetSectors)
+	fmt.Fprintf(w, "used dev size    %d bytes\n", p.ComponentBytes)
+	fmt.Fprintf(w, "usable           %d bytes (%.2f TB, %.2f TiB), %d data disks\n", p.UsableBytes, float64(p.UsableBytes)/1e12, float64(p.UsableBytes)/(1<<40), p.DataDisks)
+	if p.ChunkBytes > 0 {
+		fmt.Fprintf(w, "chunk            %d KiB\n", p.ChunkBytes>>10)
+	}
+	if p.RecommendedChunkBytes > 0 {
+		fmt.Fprintf(w, "suggested chunk  %d KiB (average request ÷ data disks, power of two)\n", p.RecommendedChunkBytes>>10)
+	}
+	if p.Ext4Stride > 0 {
+		fmt.Fprintf(w, "ext4             mkfs.ext4 -E stride=%d,stripe_width=%d\n", p.Ext4Stride, p.Ext4StripeWidth)
+	}
+	if p.XFSSuBytes > 0 {
+		fmt.Fprintf(w, "xfs              mkfs.xfs -d su=%dk,sw=%d\n", p.XFSSuBytes>>10, p.XFSSw)
+	}
+	if p.StripeCacheMemoryBytes > 0 {
+		fmt.Fprintf(w, "stripe cache     %d entries cost %d bytes\n", o.StripeCache, p.StripeCacheMemoryBytes)
+	}
+	return nil
+}
+
+type calcZFSOptions struct {
+	Vdevs      []string
+	DiskSize   string
+	Ashift     int
+	Recordsize string
+	Output     string
+}
+
+// zfsCalc is `calc zfs -o json`: the chosen ashift and the same layout at
+// ashift 9, 12 and 13 side by side.
+type zfsCalc struct {
+	calc.ZFSPlan
+	Compare []calc.ZFSPlan `json:"compare"`
+}
+
+func newCalcZFSCmd(env *Env) *cobra.Command {
+	o := &calcZFSOptions{}
+	cmd := &cobra.Command{
+		Use:   "zfs",
+		Short: "ZFS pool space: usable bytes of a new pool (zfs list AVAIL), per-vdev efficiency, ashift 9/12/13 side by side",
+		Long: "calc zfs follows OpenZFS's own arithmetic: raidz allocation with parity and padding\n" +
+			"(vdev_raidz_asize), the 128K deflate ratio space is reported through, label areas, metaslab\n" +
+			"rounding and slop (1/32, capped at 128 GiB). Disks are whole disks given to zpool create.\n\n" +
+			"Vdevs: --vdev TYPE:DISKS, repeatable: raidz1:5, raidz2:6, raidz3:11, mirror:2, disk:1.\n" +
+			"Sizes: " + calc.SizeHelp + ".\n\n" + exitHelp,
+		Args: cobra.NoArgs,
+		RunE: func(_ *cobra.Command, _ []string) error { return runCalcZFS(o, env) },
+	}
+	f := cmd.Flags()
+	f.StringArrayVar(&o.Vdevs, "vdev", nil, "a top-level vdev, TYPE:DISKS (repeat for more)")
+	f.StringVar(&o.DiskSize, "disk-size", "", "size of each disk (required)")
+	f.IntVar(&o.Ashift, "ashift", 12, "ashift (9-16)")
+	f.StringVar(&o.Recordsize, "recordsize", "128KiB", "recordsize, for the allocation efficiency column")
+	f.StringVarP(&o.Output, "output", "o", "text", "output format: text or json")
+	return cmd
+}
+
+func runCalcZFS(o *calcZFSOptions, env *Env) error {
+	if err := outputFormat(o.Output, "text", "json"); err != nil {
+		return err
+	}
+	if len(o.Vdevs) == 0 || o.DiskSize == "" {
+		return usagef("e.g. nastune calc zfs --vdev raidz2:6 --disk-size 4TB --ashift 12", "--vdev and --disk-size are required")
+	}
+	var specs []calc.VdevSpec
+	for _, v := range o.Vdevs {
+		s, err := calc.ParseVdev(v)
+		if err != nil {
+			return &UsageError{Err: fmt.Errorf("--vdev: %w", err), Hint: "e.g. --vdev raidz2:6 --vdev mirror:2"}
+		}
+		specs = append(specs, s)
+	}
+	disk, err := sizeFlag("disk-size", o.DiskSize)
+	if err != nil {
+		return err
+	}
+	rs, err := sizeFlag("recordsize", o.Recordsize)
+	if err != nil {
+		return err
+	}
+	if rs < 512 || rs > 16<<20 || rs&(rs-1) != 0 {
+		return usagef("recordsize is a power of two from 512 to 16MiB", "--recordsize %s is not a valid recordsize", o.Recordsize)
+	}
+	p, err := calc.PlanZFS(specs, disk, o.Ashift, rs)
+	if err != nil {
+		return &UsageError{Err: fmt.Errorf("--ashift/--disk-size: %w", err), Hint: "ashift 9-16; disks of at least 128MiB"}
+	}
+	out := zfsCalc{ZFSPlan: p}
+	for _, a := range []int{9, 12, 13} {
+		c, err := calc.PlanZFS(specs, disk, a, rs)
+		if err != nil {
+			return err
+		}
+		out.Compare = append(out.Compare, c)
+	}
+	if o.Output == "json" {
+		return render.JSON(env.Stdout, out)
+	}
+	w := env.Stdout
+	tib := func(b uint64) string { return fmt.Sprintf("%.2f TiB", float64(b)/(1<<40)) }
+	fmt.Fprintf(w, "usable (zfs list AVAIL of the new pool): %d bytes, %s (ashift %d, slop %s)\n\n", p.UsableBytes, tib(p.UsableBytes), p.Ashift, tib(p.SlopBytes))
+	fmt.Fprintf(w, "%-12s %14s %14s %10s %10s %12s\n", "vdev", "raw", "usable", "eff.", "ideal", "eff. @rs")
+	for _, v := range p.Vdevs {
+		fmt.Fprintf(w, "%-12s %14s %14s %9.1f%% %9.1f%% %11.1f%%\n", v.Spec, tib(v.RawBytes), tib(v.UsableBytes), v.Efficiency*100, v.IdealEff*100, v.RecordEff*100)
+	}
+	fmt.Fprintf(w, "\nsame layout by ashift:")
+	for _, c := range out.Compare {
+		fmt.Fprintf(w, "  %d: %s", c.Ashift, tib(c.UsableBytes))
+	}
+	fmt.Fprintln(w)
+	return nil
 }

@@ -21,11 +21,19 @@ func newInventoryCmd(env *Env) *cobra.Command {
 	o := &inventoryOptions{}
 	cmd := &cobra.Command{
 		Use:   "inventory",
-		Short: "Tables of what the machine has: interfaces (net)",
+		Short: "Tables of what the machine has: interfaces (net), disks, arrays, pools and filesystems (disks)",
 		Long:  "inventory prints the tables admins write scripts for, read-only, from this machine or a\ncaptured tree (--root).\n\n" + exitHelp,
 	}
 	cmd.PersistentFlags().StringVar(&o.Root, "root", "/", "read a captured machine tree instead of this machine")
 	cmd.PersistentFlags().StringVarP(&o.Output, "output", "o", "text", "output format: text or json")
+	cmd.AddCommand(&cobra.Command{
+		Use:   "disks",
+		Short: "Disks (model, serial, by-id, sectors, bus, USB link, scheduler, partitions and alignment), md arrays, ZFS pools, filesystems",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runInventoryDisks(cmd.Context(), o, env)
+		},
+	})
 	cmd.AddCommand(&cobra.Command{
 		Use:   "net",
 		Short: "One row per network interface: state, speed, MTU, addresses, driver, offloads, rings, bonds",
@@ -68,6 +76,27 @@ func runInventoryNet(ctx context.Context, o *inventoryOptions, env *Env) error {
 		err = render.JSON(env.Stdout, t)
 	} else {
 		err = render.NetTable(env.Stdout, t)
+	}
+	if err != nil {
+		return fmt.Errorf("writing the table: %w", err)
+	}
+	return nil
+}
+
+func runInventoryDisks(ctx context.Context, o *inventoryOptions, env *Env) error {
+	if err := outputFormat(o.Output, "text", "json"); err != nil {
+		return err
+	}
+	root, err := openRoot(o.Root)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	t := inventory.DiskTable(probe.Collect(ctx, root))
+	if o.Output == "json" {
+		err = render.JSON(env.Stdout, t)
+	} else {
+		err = render.DiskTables(env.Stdout, t)
 	}
 	if err != nil {
 		return fmt.Errorf("writing the table: %w", err)

@@ -91,3 +91,92 @@ func bond(b *inventory.BondRole) string {
 	}
 	return "slave of " + b.Master
 }
+
+// DiskTables prints the disk inventory: disks, then arrays, pools and
+// filesystems when there are any.
+func DiskTables(w io.Writer, d inventory.Disks) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "DISK\tMODEL\tSERIAL\tSIZE\tSECTOR L/P\tTYPE\tBUS\tSCHED\tRA KB\tPARTITIONS\tUSE")
+	for _, r := range d.Disks {
+		kind := "-"
+		if r.Rotational != nil {
+			kind = map[bool]string{true: "hdd", false: "ssd"}[*r.Rotational]
+		}
+		bus := dash(r.Transport)
+		if r.USBSpeedMbps > 0 {
+			bus = fmt.Sprintf("usb %dM %s", r.USBSpeedMbps, r.USBDriver)
+		}
+		var parts []string
+		for _, p := range r.Partitions {
+			s := fmt.Sprintf("%s@%d", p.Name, p.StartSector)
+			if !p.Aligned {
+				s += "(misaligned)"
+			}
+			parts = append(parts, s)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d/%d\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Name, dash(r.Model), dash(r.Serial), sizeText(r.SizeBytes),
+			r.LogicalBlockSize, r.PhysicalBlockSize, kind, bus, dash(r.Scheduler), intp(r.ReadAheadKB), dash(strings.Join(parts, " ")), dash(strings.Join(r.Use, ", ")))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(d.Arrays) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintln(tw, "ARRAY\tLEVEL\tSIZE\tCHUNK\tDISKS\tSTATUS\tSYNC\tSTRIPE CACHE\tMEMBERS")
+		for _, a := range d.Arrays {
+			var mem []string
+			for _, m := range a.Members {
+				s := m.Device
+				if m.Role != "active" {
+					s += "(" + m.Role + ")"
+				}
+				mem = append(mem, s)
+			}
+			sync := a.SyncAction
+			if a.Progress > 0 {
+				sync += fmt.Sprintf(" %.1f%% %dK/s", a.Progress, a.SyncSpeed)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%dK\t%d\t%s\t%s\t%d\t%s\n", a.Name, a.Level, sizeText(a.SizeBytes), a.ChunkBytes>>10, a.RaidDisks,
+				dash(a.Status), dash(sync), a.StripeCacheSize, strings.Join(mem, " "))
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	if len(d.Pools) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintln(tw, "POOL\tHEALTH\tSIZE\tVDEV\tTYPE\tASHIFT\tDEVICES")
+		for _, p := range d.Pools {
+			for _, v := range p.Vdevs {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\n", p.Name, p.Health, sizeText(p.SizeBytes), v.Name, v.Type, v.Ashift, len(v.Devices))
+			}
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	if len(d.Filesystems) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintln(tw, "FILESYSTEM\tTYPE\tDEVICE\tON\tBLOCK\tSTRIPE (ext4 stride/width, xfs sunit/swidth)")
+		for _, f := range d.Filesystems {
+			geo := fmt.Sprintf("%d/%d", f.Stride, f.StripeWidth)
+			if f.Type == "xfs" {
+				geo = fmt.Sprintf("%d/%d", f.SUnit, f.SWidth)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", f.MountPoint, f.Type, f.Device, dash(f.Backing), f.BlockSize, geo)
+		}
+	}
+	return tw.Flush()
+}
+
+func sizeText(b uint64) string {
+	switch {
+	case b == 0:
+		return "-"
+	case b >= 1e12:
+		return fmt.Sprintf("%.1fT", float64(b)/1e12)
+	case b >= 1e9:
+		return fmt.Sprintf("%.0fG", float64(b)/1e9)
+	}
+	return fmt.Sprintf("%.0fM", float64(b)/1e6)
+}

@@ -24,5 +24,8 @@ func FuzzKernelFormats(f *testing.F) {
 		UDPStats(b)
 		PacketSockets(b)
 		NetDev(b)
+		ParseMDStat(b)
+		Crypto(b)
+		KStat(b)
 	})
 }
