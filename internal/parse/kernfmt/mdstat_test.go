@@ -45,9 +45,9 @@ func TestParseMDStat(t *testing.T) {
 
 func TestParseMDStatDamaged(t *testing.T) {
 	for _, in := range []string{
-		"md0 : active raid5 sda1 sdb1[1]\n",  // member without [N]
-		"md0 : \n",                           // no state
-		"md0 : active raid1 sda1[x]\n",       // index not a number
+		"md0 : active raid5 sda1 sdb1[1]\n", // member without [N]
+		"md0 : \n",                          // no state
+		"md0 : active raid1 sda1[x]\n",      // index not a number
 	} {
 		if _, err := ParseMDStat([]byte(in)); err == nil || !strings.Contains(err.Error(), "line 1") {
 			t.Errorf("%q: want an error naming line 1, got %v", in, err)

@@ -46,7 +46,10 @@ func TestZpoolStatus(t *testing.T) {
 	if tank.Health != "DEGRADED" || len(tank.Vdevs) != 5 {
 		t.Fatalf("tank: %+v", tank)
 	}
-	want := []struct{ typ, class string; n int }{{"raidz2", "", 2}, {"mirror", "", 2}, {"disk", "logs", 1}, {"disk", "cache", 1}, {"disk", "spares", 1}}
+	want := []struct {
+		typ, class string
+		n          int
+	}{{"raidz2", "", 2}, {"mirror", "", 2}, {"disk", "logs", 1}, {"disk", "cache", 1}, {"disk", "spares", 1}}
 	for i, w := range want {
 		v := tank.Vdevs[i]
 		if v.Type != w.typ || v.Class != w.class || len(v.Devices) != w.n {

@@ -2,6 +2,7 @@ package superblock
 
 import (
 	"encoding/binary"
+	"errors"
 	"testing"
 )
 
@@ -27,7 +28,7 @@ func TestParse(t *testing.T) {
 	if _, err := Parse(e); err == nil {
 		t.Error("absurd block size must fail")
 	}
-	if _, err := Parse(make([]byte, 100)); err != ErrUnknown {
+	if _, err := Parse(make([]byte, 100)); !errors.Is(err, ErrUnknown) {
 		t.Errorf("short/unknown: %v", err)
 	}
 }
