@@ -116,12 +116,17 @@ func (p *prober) usbLink(real string) *facts.USBLink {
 func (p *prober) blockDev(name string) (facts.BlockDevice, bool) {
 	dir := pathSysBlock + "/" + name
 	d := facts.BlockDevice{Name: name, Kind: BlockKind(name)}
-	if sectors, ok := p.optUint(dir + "/size"); ok {
-		if sectors == 0 {
-			return d, false // empty loop device, card reader without card
+	sectors, ok := p.optUint(dir + "/size")
+	switch {
+	case !ok:
+		if _, err := p.root.Stat(dir); err != nil {
+			p.skip(dir, "vanished during the scan")
 		}
-		d.SizeBytes = sectors * 512
+		return d, false
+	case sectors == 0:
+		return d, false // empty loop device, card reader without card
 	}
+	d.SizeBytes = sectors * 512
 	q := dir + "/queue/"
 	if s, ok := p.optional(q + "scheduler"); ok {
 		d.Scheduler, d.Schedulers = kernfmt.Choice(s)

@@ -95,6 +95,8 @@ func TestDamagedTree(t *testing.T) {
 	write(t, dir, "proc/1/mounts", "\x01\x02\n")
 	write(t, dir, "etc/sysctl.d/99-nas-tuning.conf", "vm.swappiness = 5\nthis line is garbage\n")
 	os.Remove(filepath.Join(dir, "proc/swaps"))
+	// A disk unplugged between readdir and read: its link dangles.
+	os.Symlink("../devices/platform/gone/block/sdz", filepath.Join(dir, "sys/block/sdz"))
 	h := collect(t, dir)
 	want := map[string]string{
 		"/proc/meminfo":                    "line 1",
@@ -107,6 +109,7 @@ func TestDamagedTree(t *testing.T) {
 		"/proc/self/mounts":                "line 1",
 		"/etc/sysctl.d/99-nas-tuning.conf": "line 2",
 		"/proc/swaps":                      "missing",
+		"/sys/block/sdz":                   "vanished",
 	}
 	got := map[string]string{}
 	for _, n := range h.NotCollected {
