@@ -178,3 +178,33 @@ func TestZFSSlopAndVdevs(t *testing.T) {
 		t.Errorf("mirrors: %+v %v", p, err)
 	}
 }
+
+// TestVPN follows OpenVPN 2.6 frame_calculate_mssfix.
+func TestVPN(t *testing.T) {
+	tests := []struct {
+		in  VPNInput
+		mss int
+	}{
+		// The example: AES-256-GCM over IPv4 with mssfix 1492 mtu:
+		// 1492 - 28 (IPv4+UDP) - 4 (opcode+peer-id) - 20 (packet id + tag) - 40 = 1400.
+		{VPNInput{MSSFix: 1492, Outer: "ipv4", Cipher: "AES-256-GCM", PeerID: true}, 1400},
+		{VPNInput{MSSFix: 1492, Outer: "ipv6", Cipher: "AES-256-GCM", PeerID: true}, 1380},
+		// CBC: 1492-28-4-16-32 = 1412 → 1408 whole blocks − 1 = 1407; − 4 (packet id) − 40.
+		{VPNInput{MSSFix: 1492, Outer: "ipv4", Cipher: "AES-256-CBC", Auth: "SHA256", PeerID: true}, 1363},
+		// Legacy meaning: the UDP payload, outer headers not counted.
+		{VPNInput{MSSFix: 1450, Legacy: true, Cipher: "AES-256-GCM", PeerID: true}, 1386},
+		// 1360 - 1 (opcode) - 8 (IV) - 20 (HMAC) = 1331 → 1327; - 4 (packet id) - 1 (compression) - 40.
+		{VPNInput{MSSFix: 1360, Legacy: true, Cipher: "BF-CBC", Auth: "SHA1", Compression: true}, 1282},
+	}
+	for _, tt := range tests {
+		p, err := PlanVPN(tt.in)
+		if err != nil || p.MSS != tt.mss {
+			t.Errorf("%+v: MSS %d (%+v), want %d, err %v", tt.in, p.MSS, p, tt.mss, err)
+		}
+	}
+	for _, bad := range []VPNInput{{MSSFix: 1492, Cipher: "ROT13"}, {MSSFix: 100, Cipher: "AES-256-GCM"}, {MSSFix: 1492, Cipher: "AES-256-GCM", Outer: "ipx"}} {
+		if _, err := PlanVPN(bad); err == nil {
+			t.Errorf("%+v: want an error", bad)
+		}
+	}
+}

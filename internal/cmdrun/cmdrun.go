@@ -44,7 +44,7 @@ var allowed = [][]string{
 	{"zpool", "list", "-v", "-H", "-P", "-p"},
 	{"zpool", "status", "-P"},
 	{"zdb", "-C", "POOL"},
-	{"testparm", "-s", "--suppress-prompt"},
+	{"testparm", "-s", "-v", "--suppress-prompt"},
 	{"hdparm", "-B", "DEV"},
 	{"hdparm", "-W", "DEV"},
 	{"dmsetup", "table"},

@@ -37,7 +37,65 @@ type Host struct {
 	Crypto      []CryptoAlg  `json:"crypto,omitempty"`
 	DMCrypt     []DMCrypt    `json:"dm_crypt,omitempty"`
 
+	Samba   *Samba    `json:"samba,omitempty"`
+	NFS     *NFS      `json:"nfs,omitempty"`
+	OpenVPN []OpenVPN `json:"openvpn,omitempty"`
+
 	NotCollected []NotCollected `json:"not_collected,omitempty"`
+}
+
+// Samba is the configuration of smbd.
+type Samba struct {
+	ConfigFile string `json:"config_file"`
+	// Settings are the lines of smb.conf (and included files) that set
+	// something, with where they are.
+	Settings []SambaSetting `json:"settings"`
+	// Global and Shares are the effective values by canonical key
+	// (lower case, no spaces: "usesendfile").
+	Global map[string]string            `json:"global"`
+	Shares map[string]map[string]string `json:"shares"`
+	// Source is "testparm -s -v" or "smb.conf + documented defaults".
+	Source string `json:"source"`
+}
+
+// SambaSetting is one parameter line.
+type SambaSetting struct {
+	Section string `json:"section"`
+	Name    string `json:"name"`
+	Key     string `json:"key"`
+	Value   string `json:"value"`
+	File    string `json:"file"`
+	Line    int    `json:"line"`
+}
+
+// NFS is the kernel NFS server.
+type NFS struct {
+	// Threads is the running nfsd thread count (0: not running or unknown).
+	Threads       int    `json:"threads"`
+	ThreadsSource string `json:"threads_source,omitempty"`
+	// ConfigThreads is what configuration asks for, and where.
+	ConfigThreads int      `json:"config_threads,omitempty"`
+	ConfigFile    string   `json:"config_file,omitempty"`
+	ConfigLine    int      `json:"config_line,omitempty"`
+	Exports       []Export `json:"exports,omitempty"`
+}
+
+// Export is one client entry of /etc/exports.
+type Export struct {
+	Path    string   `json:"path"`
+	Client  string   `json:"client"`
+	Options []string `json:"options,omitempty"`
+	Line    int      `json:"line"`
+}
+
+// OpenVPN is one OpenVPN configuration file.
+type OpenVPN struct {
+	File    string `json:"file"`
+	Version string `json:"version,omitempty"` // of the installed openvpn, "2.6.3"
+	// Options maps directive → its arguments, last one wins; Lines maps
+	// directive → line number.
+	Options map[string]string `json:"options"`
+	Lines   map[string]int    `json:"lines"`
 }
 
 // MDArray is an md RAID array (/proc/mdstat and /sys/block/mdX/md).

@@ -1,0 +1,101 @@
+package smbconf
+
+import "strings"
+
+// Defaults are the Samba 4.11+ defaults (smb.conf(5)) of the parameters
+// nastune reads, by canonical key. Live hosts use testparm's values
+// instead, which know the installed version.
+var Defaults = map[string]string{
+	"usesendfile": "no", "readraw": "yes", "writeraw": "yes", "maxxmit": "16644",
+	"aioreadsize": "1", "aiowritesize": "1", "socketoptions": "", "strictlocking": "auto",
+	"widelinks": "no", "smb1unixextensions": "yes", "allowinsecurewidelinks": "no", "followsymlinks": "yes",
+	"servermultichannelsupport": "yes", "serverminprotocol": "smb2_02", "serversigning": "default",
+	"serversmbencrypt": "default", "loglevel": "0", "readonly": "yes", "oplocks": "yes", "path": "",
+	"guestok": "no", "browseable": "yes",
+}
+
+// booleans among Defaults, whose values are normalized to yes/no.
+var booleans = map[string]bool{
+	"usesendfile": true, "readraw": true, "writeraw": true, "widelinks": true, "smb1unixextensions": true,
+	"allowinsecurewidelinks": true, "followsymlinks": true, "servermultichannelsupport": true,
+	"readonly": true, "oplocks": true, "guestok": true, "browseable": true,
+}
+
+// NormalizeValue writes a value the way nastune compares it: booleans as
+// yes/no, everything else lower case with single spaces.
+func NormalizeValue(key, v string) string {
+	if booleans[key] {
+		if b, ok := Bool(v); ok {
+			if b {
+				return "yes"
+			}
+			return "no"
+		}
+	}
+	return strings.ToLower(strings.Join(strings.Fields(v), " "))
+}
+
+// Effective are the values in force: the global section and, per share,
+// its own settings over the global ones.
+type Effective struct {
+	Global map[string]string
+	Shares map[string]map[string]string // share name (as written) → key → value
+}
+
+// Share returns the effective value of key in share (its own, else global).
+func (e Effective) Share(share, key string) string {
+	if v, ok := e.Shares[share][key]; ok {
+		return v
+	}
+	return e.Global[key]
+}
+
+// Effective computes the values in force from the file and Defaults: the
+// last setting wins; share parameters set in [global] are the default of
+// every share.
+func (c *Config) Effective() Effective {
+	e := Effective{Global: map[string]string{}, Shares: map[string]map[string]string{}}
+	for k, v := range Defaults {
+		e.Global[k] = v
+	}
+	for _, s := range c.Shares() {
+		e.Shares[s] = map[string]string{}
+	}
+	for _, p := range c.Params {
+		v := NormalizeValue(p.Key, p.Value)
+		if strings.EqualFold(p.Section, "global") {
+			e.Global[p.Key] = v
+			continue
+		}
+		for s := range e.Shares {
+			if strings.EqualFold(s, p.Section) {
+				e.Shares[s][p.Key] = v
+			}
+		}
+	}
+	return e
+}
+
+// FromTestparm reads `testparm -s -v` output, which lists every global
+// parameter (defaults included) and each share's own settings.
+// testparm prints its own debug level as "log level"; callers take that
+// one from the file.
+func FromTestparm(out []byte) (Effective, error) {
+	c, err := Parse(out)
+	if c == nil {
+		return Effective{}, err
+	}
+	e := Effective{Global: map[string]string{}, Shares: map[string]map[string]string{}}
+	for _, s := range c.Shares() {
+		e.Shares[s] = map[string]string{}
+	}
+	for _, p := range c.Params {
+		v := NormalizeValue(p.Key, p.Value)
+		if strings.EqualFold(p.Section, "global") {
+			e.Global[p.Key] = v
+		} else if m, ok := e.Shares[p.Section]; ok {
+			m[p.Key] = v
+		}
+	}
+	return e, err
+}

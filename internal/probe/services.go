@@ -1,0 +1,148 @@
+package probe
+
+import (
+	"path"
+	"strconv"
+	"strings"
+
+	"github.com/nastune/nastune/internal/facts"
+	"github.com/nastune/nastune/internal/parse/smbconf"
+	"github.com/nastune/nastune/internal/parse/svcconf"
+)
+
+const pathSmbConf = "/etc/samba/smb.conf"
+
+// samba reads smb.conf (and the files it includes) for where each setting
+// is written, and the effective values from `testparm -s -v` when it is
+// available, else from the file and Samba's documented defaults.
+func (p *prober) samba() {
+	data, err := p.root.ReadFile(pathSmbConf)
+	if err != nil {
+		return // no Samba configured
+	}
+	s := &facts.Samba{ConfigFile: pathSmbConf}
+	cfg, perr := smbconf.Parse(data)
+	if perr != nil {
+		p.skip(pathSmbConf, perr.Error()+" (line skipped, as Samba does)")
+	}
+	configs := []*smbconf.Config{cfg}
+	files := []string{pathSmbConf}
+	for i := 0; i < len(configs) && i < 8; i++ { // includes, bounded
+		for _, inc := range configs[i].Includes {
+			if !strings.HasPrefix(inc, "/") || strings.Contains(inc, "%") {
+				continue // relative or macro-expanded names: only smbd knows them
+			}
+			b, err := p.root.ReadFile(inc)
+			if err != nil {
+				p.fail(inc, err)
+				continue
+			}
+			c, err := smbconf.Parse(b)
+			if err != nil {
+				p.skip(inc, err.Error())
+			}
+			configs = append(configs, c)
+			files = append(files, inc)
+		}
+	}
+	for i, c := range configs {
+		for _, x := range c.Params {
+			s.Settings = append(s.Settings, facts.SambaSetting{Section: x.Section, Name: x.Name, Key: x.Key, Value: x.Value, File: files[i], Line: x.Line})
+		}
+	}
+	eff := cfg.Effective()
+	s.Source = "smb.conf + documented defaults"
+	if out, src, ok := p.command("testparm", "-s", "-v", "--suppress-prompt"); ok {
+		if t, err := smbconf.FromTestparm(out); err == nil && len(t.Global) > 0 {
+			// testparm prints its own debug level as "log level".
+			t.Global["loglevel"] = eff.Global["loglevel"]
+			eff, s.Source = t, src
+		}
+	}
+	s.Global, s.Shares = eff.Global, eff.Shares
+	p.h.Samba = s
+}
+
+// nfs reads the running nfsd thread count, the configured one and
+// /etc/exports.
+func (p *prober) nfs() {
+	n := &facts.NFS{}
+	found := false
+	if v, ok := p.optInt("/proc/fs/nfsd/threads"); ok {
+		n.Threads, n.ThreadsSource, found = v, "/proc/fs/nfsd/threads", true
+	} else if b, err := p.root.ReadFile("/proc/net/rpc/nfsd"); err == nil {
+		if th, ok := svcconf.RPCNFSDThreads(b); ok {
+			n.Threads, n.ThreadsSource, found = th, "/proc/net/rpc/nfsd (th)", true
+		}
+	}
+	if b, err := p.root.ReadFile("/etc/nfs.conf"); err == nil {
+		ini, err := svcconf.INI(b)
+		if err != nil {
+			p.skip("/etc/nfs.conf", err.Error())
+		}
+		if v, ok := ini["nfsd"]["threads"]; ok {
+			if t, err := strconv.Atoi(v.Value); err == nil {
+				n.ConfigThreads, n.ConfigFile, n.ConfigLine = t, "/etc/nfs.conf", v.Line
+			}
+		}
+	}
+	if n.ConfigFile == "" {
+		if b, err := p.root.ReadFile("/etc/default/nfs-kernel-server"); err == nil {
+			if v, ok := svcconf.ShellVars(b)["RPCNFSDCOUNT"]; ok {
+				if t, err := strconv.Atoi(v.Value); err == nil {
+					n.ConfigThreads, n.ConfigFile, n.ConfigLine = t, "/etc/default/nfs-kernel-server", v.Line
+				}
+			}
+		}
+	}
+	if b, err := p.root.ReadFile("/etc/exports"); err == nil {
+		ex, err := svcconf.Exports(b)
+		if err != nil {
+			p.skip("/etc/exports", err.Error())
+		}
+		n.Exports = ex
+		found = found || len(ex) > 0
+	}
+	if found || n.ConfigFile != "" {
+		p.h.NFS = n
+	}
+}
+
+// openvpnDirs hold OpenVPN configs (Debian's layout and the older flat one).
+var openvpnDirs = []string{"/etc/openvpn", "/etc/openvpn/server", "/etc/openvpn/client"}
+
+func (p *prober) openvpn() {
+	var files []string
+	for _, d := range openvpnDirs {
+		ents, err := p.root.ReadDir(d)
+		if err != nil {
+			continue
+		}
+		for _, e := range ents {
+			if strings.HasSuffix(e.Name(), ".conf") && !e.IsDir() {
+				files = append(files, path.Join(d, e.Name()))
+			}
+		}
+	}
+	if len(files) == 0 {
+		return
+	}
+	version := ""
+	if out, _, err := p.root.Command(p.ctx, "openvpn", "--version"); err == nil {
+		if f := strings.Fields(string(out)); len(f) >= 2 && f[0] == "OpenVPN" {
+			version = f[1]
+		}
+	}
+	for _, f := range files {
+		b, err := p.root.ReadFile(f)
+		if err != nil {
+			p.fail(f, err)
+			continue
+		}
+		opts, lines, err := svcconf.OpenVPNConfig(b)
+		if err != nil {
+			p.skip(f, err.Error())
+		}
+		p.h.OpenVPN = append(p.h.OpenVPN, facts.OpenVPN{File: f, Version: version, Options: opts, Lines: lines})
+	}
+}
