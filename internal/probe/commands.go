@@ -1,6 +1,9 @@
 package probe
 
 import (
+	"errors"
+	"io/fs"
+
 	"github.com/nastune/nastune/internal/hostfs"
 )
 
@@ -22,7 +25,11 @@ func (p *prober) captured(argv ...string) ([]byte, string, bool) {
 // allow-list, or read from a captured tree. Failures are recorded.
 func (p *prober) command(argv ...string) ([]byte, string, bool) {
 	b, src, err := p.root.Command(p.ctx, argv...)
-	if err != nil {
+	switch {
+	case err != nil && !p.root.IsLive() && errors.Is(err, fs.ErrNotExist):
+		p.skip(src, "not captured in this tree")
+		return nil, src, false
+	case err != nil:
 		p.fail(src, err)
 		return nil, src, false
 	}
