@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -22,7 +23,7 @@ type calcTCPOptions struct {
 func newCalcCmd(env *Env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "calc",
-		Short: "Calculators: TCP buffers from bandwidth × RTT, md RAID and ZFS capacity and geometry",
+		Short: "Calculators: TCP buffers from bandwidth × RTT, md RAID and ZFS capacity and geometry, OpenVPN MSS",
 		Long:  "calc runs the arithmetic the rules use, for any numbers you give it. It reads nothing but\n/proc/meminfo (for the RAM share, unless --ram is given).\n\n" + exitHelp,
 	}
 	o := &calcTCPOptions{}
@@ -42,7 +43,7 @@ func newCalcCmd(env *Env) *cobra.Command {
 	f.StringVar(&o.RTT, "rtt", "", "round-trip time, e.g. 20ms (required)")
 	f.StringVar(&o.RAM, "ram", "", "memory of the machine (default: this machine's MemTotal)")
 	f.StringVarP(&o.Output, "output", "o", "text", "output format: text or json")
-	cmd.AddCommand(tcp, newCalcRAIDCmd(env), newCalcZFSCmd(env))
+	cmd.AddCommand(tcp, newCalcRAIDCmd(env), newCalcZFSCmd(env), newCalcVPNCmd(env))
 	return cmd
 }
 
@@ -277,5 +278,103 @@ func runCalcZFS(o *calcZFSOptions, env *Env) error {
 		fmt.Fprintf(w, "  %d: %s", c.Ashift, tib(c.UsableBytes))
 	}
 	fmt.Fprintln(w)
+	return nil
+}
+
+type calcVPNOptions struct {
+	MSSFix      int
+	Legacy      bool
+	Outer       string
+	Proto       string
+	Cipher      string
+	Auth        string
+	Compression bool
+	TAP         bool
+	NoPeerID    bool
+	TunMTU      int
+	Output      string
+}
+
+// vpnCalc is `calc vpn -o json`.
+type vpnCalc struct {
+	calc.VPNPlan
+	// Other is the same mssfix read with the other meaning.
+	Other calc.VPNPlan `json:"other_semantics"`
+	// TunMTUMSS is the MSS a tun-mtu allows (tun-mtu − 40), when given.
+	TunMTUMSS int    `json:"tun_mtu_mss,omitempty"`
+	Why       string `json:"why"`
+}
+
+func newCalcVPNCmd(env *Env) *cobra.Command {
+	o := &calcVPNOptions{}
+	cmd := &cobra.Command{
+		Use:   "vpn",
+		Short: "OpenVPN: the TCP MSS an mssfix value gives, with the overhead breakdown (2.6 and older meanings)",
+		Long: "calc vpn follows OpenVPN 2.6's frame calculation (src/openvpn/mss.c and mtu.c). By default\n" +
+			"--mssfix N means 2.6's 'mssfix N mtu': N is the whole encapsulated packet on the wire. With\n" +
+			"--legacy, N is the UDP payload, as OpenVPN 2.5 and earlier read it (and 2.6 reads 'mssfix N'\n" +
+			"without 'mtu'). The answer shows both readings.\n\n" +
+			"Ciphers: " + calc.VPNCiphers() + ".\n\n" + exitHelp,
+		Args: cobra.NoArgs,
+		RunE: func(_ *cobra.Command, _ []string) error { return runCalcVPN(o, env) },
+	}
+	f := cmd.Flags()
+	f.IntVar(&o.MSSFix, "mssfix", 1492, "the mssfix value")
+	f.BoolVar(&o.Legacy, "legacy", false, "read --mssfix as the UDP payload (pre-2.6 meaning)")
+	f.StringVar(&o.Outer, "outer", "ipv4", "outer IP version: ipv4 or ipv6")
+	f.StringVar(&o.Proto, "proto", "udp", "transport: udp or tcp")
+	f.StringVar(&o.Cipher, "cipher", "AES-256-GCM", "data channel cipher")
+	f.StringVar(&o.Auth, "auth", "SHA1", "HMAC digest (CBC ciphers only): SHA1, SHA256, SHA512")
+	f.BoolVar(&o.Compression, "compression", false, "comp-lzo / compress adds a 1-byte header")
+	f.BoolVar(&o.TAP, "tap", false, "dev tap: a 14-byte Ethernet header travels inside")
+	f.BoolVar(&o.NoPeerID, "no-peer-id", false, "the peer does not use peer-id (pre-2.3 clients): 1-byte opcode instead of 4")
+	f.IntVar(&o.TunMTU, "tun-mtu", 0, "tun-mtu, to compare the MSS it allows")
+	f.StringVarP(&o.Output, "output", "o", "text", "output format: text or json")
+	return cmd
+}
+
+func runCalcVPN(o *calcVPNOptions, env *Env) error {
+	if err := outputFormat(o.Output, "text", "json"); err != nil {
+		return err
+	}
+	in := calc.VPNInput{MSSFix: o.MSSFix, Legacy: o.Legacy, Outer: o.Outer, Proto: o.Proto, Cipher: o.Cipher, Auth: o.Auth,
+		Compression: o.Compression, TAP: o.TAP, PeerID: !o.NoPeerID}
+	p, err := calc.PlanVPN(in)
+	if err != nil {
+		return &UsageError{Err: err, Hint: "e.g. nastune calc vpn --mssfix 1492 --cipher AES-256-GCM --outer ipv4"}
+	}
+	in.Legacy = !in.Legacy
+	other, err := calc.PlanVPN(in)
+	if err != nil {
+		return &UsageError{Err: err}
+	}
+	r := vpnCalc{VPNPlan: p, Other: other}
+	r.Why = fmt.Sprintf("Read as %s, mssfix %d clamps TCP to MSS %d; read the other way (%s) it gives %d.",
+		p.Semantics, o.MSSFix, p.MSS, other.Semantics, other.MSS)
+	if o.TunMTU > 0 {
+		r.TunMTUMSS = o.TunMTU - 40
+		r.Why += fmt.Sprintf(" tun-mtu %d by itself limits inner packets to MSS %d, so the smaller of the two applies.", o.TunMTU, r.TunMTUMSS)
+	}
+	if o.Output == "json" {
+		return render.JSON(env.Stdout, r)
+	}
+	w := env.Stdout
+	fmt.Fprintf(w, "MSS %d  (%s)\n\n", p.MSS, p.Semantics)
+	row := func(label string, n int) { fmt.Fprintf(w, "  %-32s %5d\n", label, n) }
+	row("mssfix", o.MSSFix)
+	if p.OuterBytes > 0 {
+		row("- outer IP + "+strings.ToUpper(o.Proto)+" header", p.OuterBytes)
+	}
+	row("- opcode / peer-id", p.OpcodeBytes)
+	row("- crypto (IV, tag, HMAC, packet id)", p.CryptoBytes)
+	if p.CBCPadding > 0 {
+		row("- CBC block rounding", p.CBCPadding)
+	}
+	if p.PayloadBytes > 0 {
+		row("- payload headers", p.PayloadBytes)
+	}
+	row("- inner IPv4 + TCP", p.InnerBytes)
+	row("= MSS", p.MSS)
+	fmt.Fprintf(w, "\n%s\n", wrap(r.Why, 78))
 	return nil
 }

@@ -3,9 +3,11 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 
+	"github.com/nastune/nastune/internal/facts"
 	"github.com/nastune/nastune/internal/hostfs"
 	"github.com/nastune/nastune/internal/inventory"
 	"github.com/nastune/nastune/internal/probe"
@@ -21,7 +23,7 @@ func newInventoryCmd(env *Env) *cobra.Command {
 	o := &inventoryOptions{}
 	cmd := &cobra.Command{
 		Use:   "inventory",
-		Short: "Tables of what the machine has: interfaces (net), disks, arrays, pools and filesystems (disks)",
+		Short: "Tables of what the machine has: interfaces (net), disks, arrays, pools and filesystems (disks), shares, exports and VPNs (services)",
 		Long:  "inventory prints the tables admins write scripts for, read-only, from this machine or a\ncaptured tree (--root).\n\n" + exitHelp,
 	}
 	cmd.PersistentFlags().StringVar(&o.Root, "root", "/", "read a captured machine tree instead of this machine")
@@ -31,7 +33,17 @@ func newInventoryCmd(env *Env) *cobra.Command {
 		Short: "Disks (model, serial, by-id, sectors, bus, USB link, scheduler, partitions and alignment), md arrays, ZFS pools, filesystems",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runInventoryDisks(cmd.Context(), o, env)
+			return runInventory(cmd.Context(), o, env, func(h *facts.Host) any { return inventory.DiskTable(h) },
+				func(w io.Writer, v any) error { return render.DiskTables(w, v.(inventory.Disks)) })
+		},
+	})
+	cmd.AddCommand(&cobra.Command{
+		Use:   "services",
+		Short: "Samba shares with their key options, NFS exports, OpenVPN instances",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runInventory(cmd.Context(), o, env, func(h *facts.Host) any { return inventory.ServiceTable(h) },
+				func(w io.Writer, v any) error { return render.ServiceTables(w, v.(inventory.Services)) })
 		},
 	})
 	cmd.AddCommand(&cobra.Command{
@@ -39,7 +51,8 @@ func newInventoryCmd(env *Env) *cobra.Command {
 		Short: "One row per network interface: state, speed, MTU, addresses, driver, offloads, rings, bonds",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runInventoryNet(cmd.Context(), o, env)
+			return runInventory(cmd.Context(), o, env, func(h *facts.Host) any { return inventory.NetTable(h) },
+				func(w io.Writer, v any) error { return render.NetTable(w, v.(inventory.Net)) })
 		},
 	})
 	return cmd
@@ -62,7 +75,8 @@ func openRoot(dir string) (*hostfs.Root, error) {
 	return root, nil
 }
 
-func runInventoryNet(ctx context.Context, o *inventoryOptions, env *Env) error {
+// runInventory probes the root and prints one table as text or JSON.
+func runInventory(ctx context.Context, o *inventoryOptions, env *Env, build func(*facts.Host) any, text func(io.Writer, any) error) error {
 	if err := outputFormat(o.Output, "text", "json"); err != nil {
 		return err
 	}
@@ -71,32 +85,11 @@ func runInventoryNet(ctx context.Context, o *inventoryOptions, env *Env) error {
 		return err
 	}
 	defer root.Close()
-	t := inventory.NetTable(probe.Collect(ctx, root))
+	t := build(probe.Collect(ctx, root))
 	if o.Output == "json" {
 		err = render.JSON(env.Stdout, t)
 	} else {
-		err = render.NetTable(env.Stdout, t)
-	}
-	if err != nil {
-		return fmt.Errorf("writing the table: %w", err)
-	}
-	return nil
-}
-
-func runInventoryDisks(ctx context.Context, o *inventoryOptions, env *Env) error {
-	if err := outputFormat(o.Output, "text", "json"); err != nil {
-		return err
-	}
-	root, err := openRoot(o.Root)
-	if err != nil {
-		return err
-	}
-	defer root.Close()
-	t := inventory.DiskTable(probe.Collect(ctx, root))
-	if o.Output == "json" {
-		err = render.JSON(env.Stdout, t)
-	} else {
-		err = render.DiskTables(env.Stdout, t)
+		err = text(env.Stdout, t)
 	}
 	if err != nil {
 		return fmt.Errorf("writing the table: %w", err)

@@ -56,6 +56,15 @@ type Samba struct {
 	Shares map[string]map[string]string `json:"shares"`
 	// Source is "testparm -s -v" or "smb.conf + documented defaults".
 	Source string `json:"source"`
+	// LoadError is set when smbd would refuse a file (a fatal syntax error).
+	LoadError *ConfigError `json:"load_error,omitempty"`
+}
+
+// ConfigError names a configuration file line that breaks the service.
+type ConfigError struct {
+	File string `json:"file"`
+	Line int    `json:"line"`
+	Msg  string `json:"msg"`
 }
 
 // SambaSetting is one parameter line.

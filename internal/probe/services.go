@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"errors"
 	"path"
 	"strconv"
 	"strings"
@@ -22,7 +23,11 @@ func (p *prober) samba() {
 	}
 	s := &facts.Samba{ConfigFile: pathSmbConf}
 	cfg, perr := smbconf.Parse(data)
-	if perr != nil {
+	var pe *smbconf.Error
+	switch {
+	case errors.As(perr, &pe) && pe.Fatal:
+		s.LoadError = &facts.ConfigError{File: pathSmbConf, Line: pe.Line, Msg: pe.Msg}
+	case perr != nil:
 		p.skip(pathSmbConf, perr.Error()+" (line skipped, as Samba does)")
 	}
 	configs := []*smbconf.Config{cfg}

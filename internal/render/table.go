@@ -180,3 +180,35 @@ func sizeText(b uint64) string {
 	}
 	return fmt.Sprintf("%.0fM", float64(b)/1e6)
 }
+
+// ServiceTables prints shares, NFS exports and VPN instances.
+func ServiceTables(w io.Writer, s inventory.Services) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	header := "SHARE\tPATH"
+	for _, k := range inventory.ShareKeys {
+		header += "\t" + strings.ToUpper(k.Name)
+	}
+	fmt.Fprintln(tw, header)
+	for _, r := range s.Shares {
+		line := r.Name + "\t" + dash(r.Path)
+		for _, k := range inventory.ShareKeys {
+			line += "\t" + dash(r.Options[k.Name])
+		}
+		fmt.Fprintln(tw, line)
+	}
+	if s.SambaFrom != "" {
+		fmt.Fprintf(tw, "(values from %s)\n", s.SambaFrom)
+	}
+	fmt.Fprintln(tw)
+	fmt.Fprintf(tw, "EXPORT\tCLIENT\tOPTIONS\t(nfsd threads: %d)\n", s.NFSThreads)
+	for _, e := range s.Exports {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", e.Path, e.Client, dash(strings.Join(e.Options, ",")))
+	}
+	fmt.Fprintln(tw)
+	fmt.Fprintln(tw, "VPN\tROLE\tPROTO\tPORT\tCIPHER\tSNDBUF\tRCVBUF\tTUN-MTU\tMSSFIX\tFRAGMENT\tCOMPRESSION\tVERSION")
+	for _, v := range s.VPN {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", v.File, v.Role, v.Proto, v.Port, v.Cipher, dash(v.Sndbuf),
+			dash(v.Rcvbuf), dash(v.TunMTU), dash(v.MSSFix), dash(v.Fragment), dash(v.Compression), dash(v.Version))
+	}
+	return tw.Flush()
+}

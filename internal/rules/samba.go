@@ -2,7 +2,6 @@ package rules
 
 import (
 	"fmt"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -14,6 +13,7 @@ import (
 // Samba: KNOWLEDGE §9. Values are the effective ones (testparm when it is
 // installed); evidence names the file and line that set them.
 var sambaRules = []rule.Rule{
+	{Meta: metaSmbInvalid, Check: checkSmbInvalid},
 	{Meta: metaSendfile, Check: checkSendfile},
 	{Meta: metaSMB1Dead, Check: checkSMB1Dead},
 	{Meta: metaAIOSize, Check: checkAIOSize},
@@ -386,7 +386,7 @@ func checkSigningNoAES(in rule.Input) []rule.Finding {
 	var out []rule.Finding
 	for _, k := range []struct{ key, name string }{{"serversigning", "server signing"}, {"serversmbencrypt", "server smb encrypt"}} {
 		v := s.Global[k.key]
-		if !slices.Contains([]string{"mandatory", "required", "yes", "force"}, v) {
+		if v != "required" { // mandatory, force… are aliases (smbconf.NormalizeValue)
 			continue
 		}
 		f := metaSigningNoAES.New(k.name, fmt.Sprintf("%s = %s on a %s CPU without AES instructions: every packet is signed or encrypted in software.", k.name, v, h.Arch),
@@ -420,5 +420,27 @@ func checkLogLevel(in rule.Input) []rule.Finding {
 		sambaEv(s, "global", "loglevel", v))
 	f.Recommendation = &rule.Recommendation{Kind: rule.KindConfig, Target: sambaTarget(s, "global", "log level"), Current: v, Value: "1",
 		Basis: "errors and warnings only"}
+	return []rule.Finding{f}
+}
+
+var metaSmbInvalid = rule.Meta{
+	ID: "smb-config-invalid", Family: "samba", Severity: rule.Crit, Since: "0.4.0",
+	Title: "smbd cannot load smb.conf",
+	Doc: "Samba skips lines without '=' but refuses the whole file for an unclosed or empty " +
+		"section header or a parameter without a name (testparm: \"Error loading services\"). " +
+		"smbd then keeps its old configuration until restarted, and does not start after a reboot.",
+	Refs: []string{refSmbConf, "https://www.samba.org/samba/docs/current/man-html/testparm.1.html"},
+}
+
+func checkSmbInvalid(in rule.Input) []rule.Finding {
+	s := in.Host.Samba
+	if s == nil || s.LoadError == nil {
+		return nil
+	}
+	e := s.LoadError
+	f := metaSmbInvalid.New(e.File, fmt.Sprintf("%s line %d: %s. smbd refuses the file.", e.File, e.Line, e.Msg),
+		rule.Ev(fmt.Sprintf("%s:%d", e.File, e.Line), e.Msg))
+	f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice, Target: fmt.Sprintf("fix line %d of %s, then check with testparm -s", e.Line, e.File),
+		Basis: "Samba's parser refuses the file"}
 	return []rule.Finding{f}
 }

@@ -7,7 +7,7 @@ import "strings"
 // instead, which know the installed version.
 var Defaults = map[string]string{
 	"usesendfile": "no", "readraw": "yes", "writeraw": "yes", "maxxmit": "16644",
-	"aioreadsize": "1", "aiowritesize": "1", "socketoptions": "", "strictlocking": "auto",
+	"aioreadsize": "1", "aiowritesize": "1", "socketoptions": "tcp_nodelay", "strictlocking": "auto",
 	"widelinks": "no", "smb1unixextensions": "yes", "allowinsecurewidelinks": "no", "followsymlinks": "yes",
 	"servermultichannelsupport": "yes", "serverminprotocol": "smb2_02", "serversigning": "default",
 	"serversmbencrypt": "default", "loglevel": "0", "readonly": "yes", "oplocks": "yes", "path": "",
@@ -21,9 +21,34 @@ var booleans = map[string]bool{
 	"readonly": true, "oplocks": true, "guestok": true, "browseable": true,
 }
 
+// enumAliases map enum values to the name testparm prints for them (the
+// first alias of each value in Samba's enum tables; measured with testparm
+// 4.17).
+var enumAliases = map[string]map[string]string{
+	"serversigning":     signingAliases,
+	"serversmbencrypt":  signingAliases,
+	"serverminprotocol": {"smb2_10": "smb2", "smb3_11": "smb3"},
+	"servermaxprotocol": {"smb2_10": "smb2", "smb3_11": "smb3"},
+	"strictlocking":     {"true": "yes", "1": "yes", "false": "no", "0": "no"},
+}
+
+var signingAliases = map[string]string{
+	"false": "no", "0": "no", "off": "no", "disabled": "no",
+	"yes": "if_required", "true": "if_required", "1": "if_required", "on": "if_required", "enabled": "if_required", "auto": "if_required",
+	"mandatory": "required", "force": "required", "forced": "required", "enforced": "required",
+}
+
 // NormalizeValue writes a value the way nastune compares it: booleans as
-// yes/no, everything else lower case with single spaces.
+// yes/no, enums by testparm's name, everything else lower case with single
+// spaces.
 func NormalizeValue(key, v string) string {
+	if a, ok := enumAliases[key]; ok {
+		l := strings.ToLower(strings.TrimSpace(v))
+		if c, ok := a[l]; ok {
+			return c
+		}
+		return l
+	}
 	if booleans[key] {
 		if b, ok := Bool(v); ok {
 			if b {

@@ -56,10 +56,13 @@ type Config struct {
 // Bytes returns the source, byte for byte.
 func (c *Config) Bytes() []byte { return c.src }
 
-// Error names the line of a problem.
+// Error names the line of a problem. Fatal errors are those for which
+// Samba refuses the whole file ("Error loading services"): smbd does not
+// start. Others (a line without "=") Samba skips.
 type Error struct {
-	Line int
-	Msg  string
+	Line  int
+	Msg   string
+	Fatal bool
 }
 
 func (e *Error) Error() string { return fmt.Sprintf("line %d: %s", e.Line, e.Msg) }
@@ -72,10 +75,11 @@ func (e *Error) Unwrap() error { return ErrSyntax }
 // config of every good line.
 func Parse(src []byte) (*Config, error) {
 	c := &Config{src: src}
-	var first error
-	bad := func(line int, format string, a ...any) {
-		if first == nil {
-			first = &Error{Line: line, Msg: fmt.Sprintf(format, a...)}
+	var first *Error
+	bad := func(fatal bool, line int, format string, a ...any) {
+		// Keep the first fatal error if there is one, else the first error.
+		if first == nil || (fatal && !first.Fatal) {
+			first = &Error{Line: line, Msg: fmt.Sprintf(format, a...), Fatal: fatal}
 		}
 	}
 	section := "global" // parameters before any header belong to [global]
@@ -105,24 +109,24 @@ func Parse(src []byte) (*Config, error) {
 		case t[0] == '[':
 			closeAt := strings.IndexByte(t, ']')
 			if closeAt < 0 {
-				bad(startLine, "section header %q has no closing ]", clip(t))
+				bad(true, startLine, "section header %q has no closing ]", clip(t))
 				continue
 			}
 			section = strings.TrimSpace(t[1:closeAt])
 			if section == "" {
-				bad(startLine, "empty section name")
+				bad(true, startLine, "empty section name")
 				continue
 			}
 			c.Sections = append(c.Sections, Section{Name: section, Line: startLine})
 		default:
 			eq := strings.IndexByte(t, '=')
 			if eq < 0 {
-				bad(startLine, "%q is not 'name = value'", clip(t))
+				bad(false, startLine, "%q is not 'name = value'", clip(t))
 				continue
 			}
 			name := strings.TrimSpace(t[:eq])
 			if name == "" {
-				bad(startLine, "parameter without a name")
+				bad(true, startLine, "parameter without a name")
 				continue
 			}
 			value := strings.TrimSpace(t[eq+1:])
@@ -146,6 +150,9 @@ func Parse(src []byte) (*Config, error) {
 				c.Includes = append(c.Includes, value)
 			}
 		}
+	}
+	if first == nil {
+		return c, nil
 	}
 	return c, first
 }

@@ -1,0 +1,163 @@
+package smbconf
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func corpus(t *testing.T) map[string][]byte {
+	t.Helper()
+	files, err := filepath.Glob("testdata/corpus/*.conf")
+	if err != nil || len(files) < 5 {
+		t.Fatalf("corpus: %v %v", files, err)
+	}
+	out := map[string][]byte{}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[f] = b
+	}
+	return out
+}
+
+func TestRoundTrip(t *testing.T) {
+	for name, b := range corpus(t) {
+		c, _ := Parse(b)
+		if string(c.Bytes()) != string(b) {
+			t.Errorf("%s: Bytes() differs from the input", name)
+		}
+		// Every recorded value span holds the written value.
+		for _, p := range c.Params {
+			written := string(b[p.ValueStart:p.ValueEnd])
+			if !strings.Contains(p.Value, strings.Fields(written + " x")[0]) && !p.Inverted && written != "" {
+				t.Errorf("%s:%d: span %q does not hold value %q", name, p.Line, written, p.Value)
+			}
+		}
+	}
+}
+
+func TestSyntax(t *testing.T) {
+	b, _ := os.ReadFile("testdata/corpus/synonyms.conf")
+	c, err := Parse(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := c.Effective()
+	checks := map[string]string{
+		"global/usesendfile":               "yes",                        // before any section
+		"global/serverminprotocol":         "smb2",                       // case and spaces; SMB2_10 is printed SMB2
+		"global/servermultichannelsupport": "no",                         // no spaces at all
+		"global/strictlocking":             "yes",                        // last wins
+		"global/socketoptions":             "tcp_nodelay iptos_lowdelay", // continuation
+		"global/smb1unixextensions":        "no",                         // synonym
+		"Public Stuff/guestok":             "yes",                        // public
+		"Public Stuff/browseable":          "no",                         // browsable
+		"Public Stuff/readonly":            "no",                         // writable (inverted)
+		"ro/readonly":                      "yes",                        // writeable = no
+		"ro/followsymlinks":                "no",
+	}
+	for k, want := range checks {
+		sec, key, _ := strings.Cut(k, "/")
+		got := e.Global[key]
+		if sec != "global" {
+			got = e.Share(sec, key)
+		}
+		if got != want {
+			t.Errorf("%s = %q, want %q", k, got, want)
+		}
+	}
+	if p, ok := c.Global("socketoptions"); !ok || p.Line != 8 {
+		t.Errorf("socket options line: %+v", p)
+	}
+}
+
+func TestBroken(t *testing.T) {
+	b, _ := os.ReadFile("testdata/corpus/broken.conf")
+	c, err := Parse(b)
+	var pe *Error
+	if !errors.As(err, &pe) || pe.Line != 3 || pe.Fatal || !errors.Is(err, ErrSyntax) {
+		t.Errorf("err = %v, want the skipped line 3", err)
+	}
+	fb, _ := os.ReadFile("testdata/corpus/broken-fatal.conf")
+	if _, err := Parse(fb); !errors.As(err, &pe) || !pe.Fatal || pe.Line != 5 {
+		t.Errorf("broken-fatal: %v, want a fatal error on line 5 (the first one smbd refuses)", err)
+	}
+	if _, ok := c.ShareParam("data", "oplocks"); !ok {
+		t.Error("good lines after bad ones are kept")
+	}
+}
+
+// TestTestparmOracle: for every corpus file our effective values equal
+// what the real testparm -s -v (Samba's own parser) prints, for every
+// parameter nastune's rules read. testparm replaces log level with its
+// own debug level, so that one is left out.
+func TestTestparmOracle(t *testing.T) {
+	tp, err := exec.LookPath("testparm")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("testparm is missing: make test installs samba-common-bin")
+		}
+		t.Skip("testparm not installed (Debian package samba-common-bin)")
+	}
+	for name, b := range corpus(t) {
+		out, err := exec.Command(tp, "-s", "-v", "--suppress-prompt", name).Output()
+		c, perr := Parse(b)
+		var pe *Error
+		fatal := errors.As(perr, &pe) && pe.Fatal
+		if err != nil {
+			// Samba refused the file: so must we.
+			if !fatal {
+				t.Errorf("%s: testparm refuses the file (%v) but Parse found no fatal error (%v)", name, err, perr)
+			}
+			continue
+		}
+		if fatal {
+			t.Errorf("%s: testparm loads the file but Parse calls %v fatal", name, perr)
+		}
+		want, err := FromTestparm(out)
+		if err != nil {
+			t.Fatalf("%s: reading testparm output: %v", name, err)
+		}
+		got := c.Effective()
+		for key := range Defaults {
+			if key == "loglevel" {
+				continue
+			}
+			if got.Global[key] != want.Global[key] {
+				t.Errorf("%s [global] %s: ours %q, testparm %q", name, key, got.Global[key], want.Global[key])
+			}
+			for share := range want.Shares {
+				if g, w := got.Share(share, key), want.Share(share, key); g != w {
+					t.Errorf("%s [%s] %s: ours %q, testparm %q", name, share, key, g, w)
+				}
+			}
+		}
+		if len(got.Shares) != len(want.Shares) {
+			t.Errorf("%s: %d shares, testparm %d", name, len(got.Shares), len(want.Shares))
+		}
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{"[global]\n a = b \\\n c\n", "x=1\n[s]\nwriteable=yes\n", "[\n=\n\\"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		c, _ := Parse(b)
+		if string(c.Bytes()) != string(b) {
+			t.Fatal("round trip")
+		}
+		for _, p := range c.Params {
+			if p.ValueStart > p.ValueEnd || p.ValueEnd > len(b) {
+				t.Fatalf("bad span %d..%d of %d", p.ValueStart, p.ValueEnd, len(b))
+			}
+		}
+		c.Effective()
+	})
+}
