@@ -1,0 +1,208 @@
+package apply
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/nastune/nastune/internal/plan"
+)
+
+// scratch builds a tree standing in for /: proc/sys and sys attributes as
+// plain files, and config files.
+func scratch(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir()
+	files := map[string]string{
+		"proc/sys/net/ipv4/tcp_timestamps":     "0\n",
+		"proc/sys/vm/vfs_cache_pressure":       "1000\n",
+		"sys/block/sda/queue/scheduler":        "cfq\n", // real sysfs: see test/sandbox
+		"proc/fs/nfsd/threads":                 "1\n",
+		"etc/samba/smb.conf":                   "# NAS\n[global]\n   socket options = TCP_NODELAY SO_RCVBUF=65536\n\n[media]\n\tpath = /srv/media\n",
+		"etc/default/nfs-kernel-server":        "RPCNFSDCOUNT=1\n",
+		"etc/sysctl.d/99-nas-tuning.conf":      "vm.vfs_cache_pressure = 1000\n",
+		"etc/udev/rules.d/70-persistent.rules": "# user rules\n",
+	}
+	for p, c := range files {
+		full := filepath.Join(root, p)
+		os.MkdirAll(filepath.Dir(full), 0o755)
+		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+func samplePlan() plan.Plan {
+	return plan.Plan{Changes: []plan.Change{
+		{ID: "sysctl-1", Kind: "sysctl", Target: "net.ipv4.tcp_timestamps", From: "0", To: "1", Runtime: "/proc/sys/net/ipv4/tcp_timestamps",
+			Persist: &plan.Persist{File: plan.SysctlFile, Line: "net.ipv4.tcp_timestamps = 1"}},
+		{ID: "sysctl-2", Kind: "sysctl", Target: "vm.vfs_cache_pressure", From: "1000", To: "100", Runtime: "/proc/sys/vm/vfs_cache_pressure",
+			Persist: &plan.Persist{File: plan.SysctlFile, Line: "vm.vfs_cache_pressure = 100"}},
+		{ID: "sysfs-1", Kind: "sysfs", Target: "/sys/block/sda/queue/scheduler", From: "cfq", To: "deadline", Runtime: "/sys/block/sda/queue/scheduler",
+			Persist: &plan.Persist{File: plan.UdevFile, Line: `ACTION=="add|change", SUBSYSTEM=="block", ENV{ID_SERIAL_SHORT}=="WD-1", ATTR{queue/scheduler}="deadline"`}},
+		{ID: "service-1", Kind: "service", Target: "/proc/fs/nfsd/threads", From: "1", To: "4", Runtime: "/proc/fs/nfsd/threads",
+			Persist: &plan.Persist{File: "/etc/default/nfs-kernel-server", Edit: &plan.Edit{Format: "shellvar", Key: "RPCNFSDCOUNT", Value: "4"}}},
+		{ID: "config-1", Kind: "config", Target: "/etc/samba/smb.conf:[global]:socket options", From: "TCP_NODELAY SO_RCVBUF=65536", To: "TCP_NODELAY",
+			Persist: &plan.Persist{File: "/etc/samba/smb.conf", Edit: &plan.Edit{Format: "smbconf", Section: "global", Key: "socket options", Value: "TCP_NODELAY"}}},
+	}}
+}
+
+// digest hashes the tree outside the journal folder.
+func digest(t *testing.T, root string) string {
+	t.Helper()
+	h := sha256.New()
+	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		rel, _ := filepath.Rel(root, p)
+		if strings.HasPrefix(rel, "var") {
+			return nil
+		}
+		h.Write([]byte(rel + "\x00"))
+		if !d.IsDir() {
+			b, _ := os.ReadFile(p)
+			h.Write(b)
+		}
+		return nil
+	})
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func read(t *testing.T, root, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(root, p))
+	if err != nil {
+		return "(missing)"
+	}
+	return string(b)
+}
+
+func TestApplyUndoRoundTrip(t *testing.T) {
+	root := scratch(t)
+	before := digest(t, root)
+	m, err := Apply(samplePlan(), Options{Root: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.State != StateComplete || len(m.Steps) != 8 { // 4 runtime values, 2 owned files, 2 config edits
+		t.Fatalf("manifest: %+v", m)
+	}
+	for p, want := range map[string]string{
+		"proc/sys/net/ipv4/tcp_timestamps": "1\n", "sys/block/sda/queue/scheduler": "deadline\n", "proc/fs/nfsd/threads": "4\n",
+		"etc/default/nfs-kernel-server": "RPCNFSDCOUNT=4\n",
+		"etc/samba/smb.conf":            "# NAS\n[global]\n   socket options = TCP_NODELAY\n\n[media]\n\tpath = /srv/media\n",
+	} {
+		if got := read(t, root, p); got != want {
+			t.Errorf("%s = %q, want %q", p, got, want)
+		}
+	}
+	if got := read(t, root, "etc/sysctl.d/90-nastune.conf"); !strings.Contains(got, "net.ipv4.tcp_timestamps = 1\nvm.vfs_cache_pressure = 100\n") {
+		t.Errorf("sysctl.d file: %q", got)
+	}
+	if !strings.Contains(read(t, root, "etc/udev/rules.d/90-nastune.rules"), `ENV{ID_SERIAL_SHORT}=="WD-1"`) {
+		t.Error("udev rule missing")
+	}
+	// Re-applying changes nothing and records no run.
+	if _, err := Apply(samplePlan(), Options{Root: root}); !errors.Is(err, ErrNothingToDo) {
+		t.Errorf("re-apply: %v", err)
+	}
+	if runs, _ := List(Options{Root: root}); len(runs) != 1 {
+		t.Errorf("runs after re-apply: %d", len(runs))
+	}
+	if _, err := Undo("", Options{Root: root}); err != nil {
+		t.Fatal(err)
+	}
+	if after := digest(t, root); after != before {
+		t.Error("undo did not restore the tree byte for byte")
+	}
+	if _, err := Undo(m.ID, Options{Root: root}); err == nil {
+		t.Error("undoing twice must fail")
+	}
+}
+
+func TestValidationFailureChangesNothing(t *testing.T) {
+	root := scratch(t)
+	before := digest(t, root)
+	_, err := Apply(samplePlan(), Options{Root: root, Validate: func(p string, b []byte) error {
+		return errors.New("testparm: Error loading services")
+	}})
+	if err == nil || !strings.Contains(err.Error(), "nothing was changed") {
+		t.Fatalf("err = %v", err)
+	}
+	if digest(t, root) != before {
+		t.Error("a failed validation changed the tree")
+	}
+	if runs, _ := List(Options{Root: root}); len(runs) != 0 {
+		t.Error("a failed validation recorded a run")
+	}
+}
+
+func TestErrorRollsBack(t *testing.T) {
+	root := scratch(t)
+	before := digest(t, root)
+	// Step 5 (after the four runtime values and the sysctl file) fails.
+	m, err := Apply(samplePlan(), Options{Root: root, failAt: 5})
+	if err == nil || m == nil || m.State != StateRolledBack || !strings.Contains(err.Error(), "5 earlier change(s) were rolled back") {
+		t.Fatalf("err %v, manifest %+v", err, m)
+	}
+	if digest(t, root) != before {
+		t.Error("rollback left changes behind")
+	}
+	if _, err := Apply(samplePlan(), Options{Root: root}); err != nil {
+		t.Errorf("a rolled-back run must not block the next apply: %v", err)
+	}
+}
+
+func TestBackupFailureChangesNothing(t *testing.T) {
+	root := scratch(t)
+	os.WriteFile(filepath.Join(root, "etc/blocked"), []byte("not a folder\n"), 0o644)
+	before := digest(t, root)
+	p := samplePlan()
+	p.Changes[2].Persist.File = "/etc/blocked/90-nastune.rules"
+	if _, err := Apply(p, Options{Root: root}); err == nil || !strings.Contains(err.Error(), "backing up") {
+		t.Fatalf("err %v", err)
+	}
+	if digest(t, root) != before {
+		t.Error("a failed backup changed the tree")
+	}
+}
+
+// TestCrashThenUndo: a child process applies the plan and is stopped
+// abruptly after 3 steps (NASTUNE_FAULT_AFTER semantics); apply then
+// refuses to start, and undo restores the tree.
+func TestCrashThenUndo(t *testing.T) {
+	if root := os.Getenv("NASTUNE_TEST_CRASH_ROOT"); root != "" {
+		n, _ := strconv.Atoi(os.Getenv("NASTUNE_TEST_CRASH_AFTER"))
+		Apply(samplePlan(), Options{Root: root, FaultAfter: n})
+		os.Exit(0) // not reached when the fault fires
+	}
+	for _, after := range []int{1, 3, 6} {
+		root := scratch(t)
+		before := digest(t, root)
+		cmd := exec.Command(os.Args[0], "-test.run", "^TestCrashThenUndo$")
+		cmd.Env = append(os.Environ(), "NASTUNE_TEST_CRASH_ROOT="+root, "NASTUNE_TEST_CRASH_AFTER="+strconv.Itoa(after))
+		err := cmd.Run()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 99 {
+			t.Fatalf("child: %v (want exit 99 from the fault)", err)
+		}
+		if digest(t, root) == before {
+			t.Fatalf("after %d steps nothing changed: the fault fired too early", after)
+		}
+		if _, err := Apply(samplePlan(), Options{Root: root}); !errors.Is(err, ErrIncomplete) {
+			t.Errorf("apply over an incomplete run: %v", err)
+		}
+		if _, err := Undo("", Options{Root: root}); err != nil {
+			t.Fatal(err)
+		}
+		if digest(t, root) != before {
+			t.Errorf("crash after %d steps: undo did not restore the tree", after)
+		}
+	}
+}

@@ -1,0 +1,243 @@
+// Package plan turns audit findings into the ordered, typed changes that
+// would fix them: a runtime value (a sysctl, a sysfs attribute, nfsd's
+// thread count) and how it persists (a line in a file nastune owns: the
+// sysctl.d file, a udev rule matched by serial, WWN or MAC, a modprobe
+// option; or the minimal edit of a config file such as smb.conf). It is
+// pure and deterministic: the same findings give the same plan. Nothing
+// here writes; internal/apply does.
+package plan
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/nastune/nastune/internal/facts"
+	"github.com/nastune/nastune/internal/rule"
+)
+
+// Files nastune owns (created, rewritten and removed by apply/undo only).
+const (
+	SysctlFile   = "/etc/sysctl.d/90-nastune.conf"
+	UdevFile     = "/etc/udev/rules.d/90-nastune.rules"
+	ModprobeFile = "/etc/modprobe.d/90-nastune.conf"
+)
+
+// Change is one fix.
+type Change struct {
+	ID      string `json:"id"`      // stable: derived from kind and target
+	Finding string `json:"finding"` // rule id
+	Subject string `json:"subject"`
+	Kind    string `json:"kind"` // sysctl, sysfs, config, service
+	Target  string `json:"target"`
+	From    string `json:"from"`
+	To      string `json:"to"`
+	// Runtime is the path written now (/proc/sys/…, /sys/…), empty for
+	// config edits that only take effect on reload.
+	Runtime string `json:"runtime,omitempty"`
+	// Persist says how the value survives a reboot.
+	Persist *Persist `json:"persist,omitempty"`
+	Needs   []string `json:"needs,omitempty"`
+}
+
+// Persist is the persistent half of a change.
+type Persist struct {
+	File string `json:"file"`
+	// Line is what nastune puts in a file it owns (sysctl.d, udev,
+	// modprobe), or "" for an edit of a user file.
+	Line string `json:"line,omitempty"`
+	// Edit is set for user config files: the section and key to set.
+	Edit *Edit `json:"edit,omitempty"`
+}
+
+// Edit is a minimal edit of a user config file.
+type Edit struct {
+	Format  string `json:"format"` // smbconf, ini, shellvar
+	Section string `json:"section,omitempty"`
+	Key     string `json:"key"`
+	Value   string `json:"value"`
+}
+
+// Manual is a finding the plan does not change automatically.
+type Manual struct {
+	Finding string `json:"finding"`
+	Subject string `json:"subject"`
+	Action  string `json:"action"`
+}
+
+// Plan is the answer of `nastune plan`.
+type Plan struct {
+	Changes []Change `json:"changes"`
+	Manual  []Manual `json:"manual"`
+	// Notes warn about other owners of settings (a user sysctl file that
+	// overrides nastune's, an active TuneD profile).
+	Notes []string `json:"notes"`
+}
+
+// Make builds the plan for findings on a host.
+func Make(h *facts.Host, findings []rule.Finding) Plan {
+	p := Plan{Changes: []Change{}, Manual: []Manual{}, Notes: []string{}}
+	seen := map[string]bool{}
+	for _, f := range findings {
+		r := f.Recommendation
+		if r == nil {
+			continue
+		}
+		c, manual := change(h, f)
+		if manual != "" {
+			p.Manual = append(p.Manual, Manual{Finding: f.ID, Subject: f.Subject, Action: manual})
+			continue
+		}
+		if seen[c.ID] {
+			continue // two findings recommending the same write
+		}
+		seen[c.ID] = true
+		p.Changes = append(p.Changes, c)
+	}
+	order := map[string]int{"sysctl": 0, "sysfs": 1, "service": 2, "config": 3}
+	sort.SliceStable(p.Changes, func(i, j int) bool {
+		a, b := p.Changes[i], p.Changes[j]
+		if order[a.Kind] != order[b.Kind] {
+			return order[a.Kind] < order[b.Kind]
+		}
+		return a.Target < b.Target
+	})
+	p.Notes = append(p.Notes, overrides(h, p.Changes)...)
+	return p
+}
+
+func changeID(kind, target string) string {
+	s := sha256.Sum256([]byte(kind + "\x00" + target))
+	return kind + "-" + hex.EncodeToString(s[:4])
+}
+
+func change(h *facts.Host, f rule.Finding) (Change, string) {
+	r := f.Recommendation
+	c := Change{ID: changeID(r.Kind, r.Target), Finding: f.ID, Subject: f.Subject, Kind: r.Kind, Target: r.Target, From: r.Current, To: r.Value}
+	switch r.Kind {
+	case rule.KindSysctl:
+		c.Runtime = "/proc/sys/" + strings.ReplaceAll(r.Target, ".", "/")
+		c.Persist = &Persist{File: SysctlFile, Line: fmt.Sprintf("%s = %s", r.Target, r.Value)}
+		return c, ""
+	case rule.KindSysfs:
+		c.Runtime = r.Target
+		line, why := udevLine(h, r.Target, r.Value)
+		switch {
+		case strings.HasPrefix(r.Target, "/sys/module/zfs/parameters/"):
+			param := strings.TrimPrefix(r.Target, "/sys/module/zfs/parameters/")
+			c.Persist = &Persist{File: ModprobeFile, Line: fmt.Sprintf("options zfs %s=%s", param, r.Value)}
+		case line != "":
+			c.Persist = &Persist{File: UdevFile, Line: line}
+		default:
+			return c, fmt.Sprintf("write %s to %s (%s)", r.Value, r.Target, why)
+		}
+		if strings.Contains(r.Target, "/bonding/") {
+			c.Needs = append(c.Needs, "the bond's slaves may need to be down to change it")
+		}
+		return c, ""
+	case rule.KindService:
+		if r.Target == "/proc/fs/nfsd/threads" {
+			c.Runtime = r.Target
+			c.Persist = nfsPersist(h, r.Value)
+			c.Needs = append(c.Needs, "nfsd running")
+			return c, ""
+		}
+		return c, "run: " + r.Target
+	case rule.KindConfig:
+		file, section, key, ok := splitConfigTarget(r.Target)
+		if !ok {
+			return c, r.Target
+		}
+		c.Persist = &Persist{File: file, Edit: &Edit{Format: "smbconf", Section: section, Key: key, Value: r.Value}}
+		if strings.HasSuffix(file, "smb.conf") || strings.Contains(file, "/samba/") {
+			c.Needs = append(c.Needs, "reload smbd (smbcontrol smbd reload-config)")
+		}
+		return c, ""
+	}
+	return c, r.Target
+}
+
+// splitConfigTarget reads FILE:[section]:key.
+func splitConfigTarget(t string) (file, section, key string, ok bool) {
+	i := strings.Index(t, ":[")
+	if i < 0 {
+		return "", "", "", false
+	}
+	rest := t[i+2:]
+	j := strings.Index(rest, "]:")
+	if j < 0 {
+		return "", "", "", false
+	}
+	return t[:i], rest[:j], rest[j+2:], true
+}
+
+func nfsPersist(h *facts.Host, value string) *Persist {
+	if h.NFS != nil && h.NFS.ConfigFile == "/etc/default/nfs-kernel-server" {
+		return &Persist{File: h.NFS.ConfigFile, Edit: &Edit{Format: "shellvar", Key: "RPCNFSDCOUNT", Value: value}}
+	}
+	return &Persist{File: "/etc/nfs.conf", Edit: &Edit{Format: "ini", Section: "nfsd", Key: "threads", Value: value}}
+}
+
+// udevLine writes a udev rule that sets a sysfs attribute again when the
+// device appears, matching disks by serial or WWN and NICs by MAC (never
+// by sdX/ethN names, which move). md arrays match by name (md0), which
+// mdadm keeps stable through mdadm.conf.
+func udevLine(h *facts.Host, target, value string) (string, string) {
+	parts := strings.Split(strings.TrimPrefix(target, "/sys/"), "/")
+	if len(parts) < 3 {
+		return "", "not a device attribute"
+	}
+	switch parts[0] {
+	case "block":
+		name, attr := parts[1], strings.Join(parts[2:], "/")
+		for _, d := range h.Block {
+			if d.Name != name {
+				continue
+			}
+			switch {
+			case d.Kind == "md":
+				return fmt.Sprintf(`ACTION=="add|change", SUBSYSTEM=="block", KERNEL=="%s", ATTR{%s}="%s"`, name, attr, value), ""
+			case d.WWN != "":
+				return fmt.Sprintf(`ACTION=="add|change", SUBSYSTEM=="block", ENV{DEVTYPE}=="disk", ENV{ID_WWN}=="%s", ATTR{%s}="%s"`, d.WWN, attr, value), ""
+			case d.Serial != "":
+				return fmt.Sprintf(`ACTION=="add|change", SUBSYSTEM=="block", ENV{DEVTYPE}=="disk", ENV{ID_SERIAL_SHORT}=="%s", ATTR{%s}="%s"`, d.Serial, attr, value), ""
+			}
+			return "", name + " has no serial or WWN to match on; set it by hand where the disk is set up"
+		}
+	case "class":
+		if parts[1] == "net" && len(parts) >= 4 {
+			name, attr := parts[2], strings.Join(parts[3:], "/")
+			for _, i := range h.Interfaces {
+				if i.Name == name && i.MAC != "" && i.MAC != "00:00:00:00:00:00" {
+					return fmt.Sprintf(`ACTION=="add", SUBSYSTEM=="net", ATTR{address}=="%s", ATTR{%s}="%s"`, i.MAC, attr, value), ""
+				}
+			}
+			return "", name + " has no MAC address to match on"
+		}
+	}
+	return "", "no stable way to match the device"
+}
+
+// overrides names user sysctl files that sysctl --system applies after
+// 90-nastune.conf and that set the same key: they would win at boot.
+func overrides(h *facts.Host, changes []Change) []string {
+	var out []string
+	for _, c := range changes {
+		if c.Kind != rule.KindSysctl {
+			continue
+		}
+		for _, s := range h.SysctlConfig {
+			if s.Key != c.Target || s.File == SysctlFile {
+				continue
+			}
+			base := s.File[strings.LastIndexByte(s.File, '/')+1:]
+			if s.File == "/etc/sysctl.conf" || base > "90-nastune.conf" {
+				out = append(out, fmt.Sprintf("%s:%d sets %s = %s and is applied after %s: edit or remove that line, or it wins at boot",
+					s.File, s.Line, s.Key, s.Value, SysctlFile))
+			}
+		}
+	}
+	return out
+}
