@@ -15,6 +15,7 @@
 package apply
 
 import (
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -158,9 +159,11 @@ func Apply(p plan.Plan, o Options) (*Manifest, error) {
 			rbErr := restore(m, dir, o, i+1)
 			m.State = StateRolledBack
 			m.Finished = o.Now().UTC().Format(time.RFC3339)
-			writeManifest(dir, m)
+			if werr := writeManifest(dir, m); werr != nil {
+				rbErr = errors.Join(rbErr, werr)
+			}
 			if rbErr != nil {
-				return m, fmt.Errorf("%s; rolling back also failed: %v (journal %s)", m.Error, rbErr, dir)
+				return m, fmt.Errorf("%s; rolling back also failed: %w (journal %s)", m.Error, rbErr, dir)
 			}
 			return m, fmt.Errorf("%s; the %d earlier change(s) were rolled back", m.Error, i)
 		}
@@ -254,7 +257,9 @@ func restore(m *Manifest, dir string, o Options, n int) error {
 			continue
 		}
 		s.Done = false
-		writeManifest(dir, m)
+		if err := writeManifest(dir, m); err != nil {
+			errs = append(errs, err.Error())
+		}
 	}
 	if len(errs) > 0 {
 		return errors.New(strings.Join(errs, "; "))
@@ -556,11 +561,7 @@ func sha(b []byte) string {
 
 func randHex() string {
 	var b [3]byte
-	f, err := os.Open("/dev/urandom")
-	if err == nil {
-		f.Read(b[:])
-		f.Close()
-	}
+	_, _ = rand.Read(b[:]) // crypto/rand never fails on Linux; a zero suffix is still unique enough with the timestamp
 	return hex.EncodeToString(b[:])
 }
 

@@ -16,7 +16,7 @@ import (
 var readSide = []string{
 	"internal/hostfs", "internal/probe", "internal/parse", "internal/facts",
 	"internal/rule", "internal/rules", "internal/audit", "internal/render",
-	"internal/calc", "internal/cli", "internal/inventory",
+	"internal/calc", "internal/cli", "internal/inventory", "internal/plan",
 }
 
 // bannedMethods change NIC settings through the ethtool library; the read

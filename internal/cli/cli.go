@@ -47,6 +47,7 @@ var errFindings = errors.New("findings at or above --fail-on")
 
 // Env is what commands may use from the outside world.
 type Env struct {
+	Stdin          io.Reader
 	Stdout, Stderr io.Writer
 	Getenv         func(string) string
 	// IsTTY reports whether Stdout is a terminal (colours, progress).
@@ -59,6 +60,9 @@ func Main(ctx context.Context, args []string, env Env) int {
 	if env.Getenv == nil {
 		env.Getenv = os.Getenv
 	}
+	if env.Stdin == nil {
+		env.Stdin = strings.NewReader("")
+	}
 	root := newRoot(&env)
 	root.SetArgs(args)
 	root.SetOut(env.Stdout)
@@ -69,7 +73,8 @@ func Main(ctx context.Context, args []string, env Env) int {
 
 // StdEnv is the environment of the running process.
 func StdEnv() Env {
-	return Env{Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, IsTTY: term.IsTerminal(int(os.Stdout.Fd()))}
+	return Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv,
+		IsTTY: term.IsTerminal(int(os.Stdout.Fd())) && term.IsTerminal(int(os.Stdin.Fd()))}
 }
 
 func report(w io.Writer, err error) int {
@@ -106,7 +111,8 @@ func newRoot(env *Env) *cobra.Command {
 		return &UsageError{Err: err, Hint: "run `nastune --help` for the flags"}
 	})
 	addAuditFlags(root, opts)
-	root.AddCommand(newAuditCmd(env), newInventoryCmd(env), newCalcCmd(env), newRulesCmd(env), newVersionCmd(env))
+	root.AddCommand(newAuditCmd(env), newInventoryCmd(env), newPlanCmd(env), newApplyCmd(env), newUndoCmd(env),
+		newCalcCmd(env), newRulesCmd(env), newVersionCmd(env))
 	root.SetHelpTemplate(root.HelpTemplate() + "\n" + exitHelp + "\n")
 	return root
 }

@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/nastune/nastune/internal/audit"
-	"github.com/nastune/nastune/internal/calc"
 	"github.com/nastune/nastune/internal/render"
 	"github.com/nastune/nastune/internal/rule"
 )
@@ -61,9 +60,9 @@ func runAudit(ctx context.Context, o *auditOptions, env *Env) error {
 	if err != nil {
 		return err
 	}
-	rtt, err := calc.ParseRTT(o.RTT)
+	rtt, err := parseRTTFlag(o.RTT)
 	if err != nil {
-		return &UsageError{Err: fmt.Errorf("--rtt: %w", err), Hint: "e.g. --rtt 500us for a LAN, --rtt 20ms for a VPN peer"}
+		return err
 	}
 	root, err := openRoot(o.Root)
 	if err != nil {

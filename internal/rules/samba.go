@@ -196,9 +196,13 @@ func checkSockOpts(in rule.Input) []rule.Finding {
 	if !found {
 		return nil
 	}
+	written := v
+	if x := sambaSetting(s, "global", "socketoptions"); x != nil {
+		written = x.Value
+	}
 	f := metaSockOpts.New("socket options", "socket options fixes smbd's socket buffers, which turns off TCP autotuning for every SMB connection.",
 		sambaEv(s, "global", "socketoptions", v))
-	f.Recommendation = &rule.Recommendation{Kind: rule.KindConfig, Target: sambaTarget(s, "global", "socket options"), Current: v,
+	f.Recommendation = &rule.Recommendation{Kind: rule.KindConfig, Target: sambaTarget(s, "global", "socket options"), Current: written,
 		Value: strings.Join(keep, " "), Basis: "SO_RCVBUF/SO_SNDBUF removed, other options kept"}
 	return []rule.Finding{f}
 }

@@ -1,0 +1,161 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/nastune/nastune/internal/apply"
+	"github.com/nastune/nastune/internal/calc"
+)
+
+type applyOptions struct {
+	Only   []string
+	Yes    bool
+	Reload bool
+	Root   string
+	RTT    string
+}
+
+func newApplyCmd(env *Env) *cobra.Command {
+	o := &applyOptions{}
+	cmd := &cobra.Command{
+		Use:   "apply",
+		Short: "Carry out the plan: runtime values now, persisted in files nastune owns; journaled and undoable",
+		Long: "apply audits this machine, plans the fixes (see `nastune plan`) and carries them out. Before the\n" +
+			"first change it writes a journal to /var/lib/nastune/runs/RUN_ID (before-values and file backups);\n" +
+			"a failing step rolls the run back, and `nastune undo` restores everything later. Config edits are\n" +
+			"validated first (testparm for smb.conf). On a terminal it shows the plan and asks; elsewhere it\n" +
+			"needs --yes. Services are reloaded only with --reload. Needs root.\n\n" + exitHelp,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runApply(cmd.Context(), o, env) },
+	}
+	f := cmd.Flags()
+	f.StringArrayVar(&o.Only, "only", nil, "only changes for this finding ID (repeatable)")
+	f.BoolVar(&o.Yes, "yes", false, "apply without asking")
+	f.BoolVar(&o.Reload, "reload", false, "reload the services whose configuration changed (else printed as next steps)")
+	f.StringVar(&o.Root, "root", "/", "refused: a captured tree is not a live system")
+	f.StringVar(&o.RTT, "rtt", "500us", "round-trip time to size TCP buffers for")
+	return cmd
+}
+
+func parseRTTFlag(s string) (time.Duration, error) {
+	d, err := calc.ParseRTT(s)
+	if err != nil {
+		return 0, &UsageError{Err: fmt.Errorf("--rtt: %w", err), Hint: "e.g. --rtt 500us for a LAN, --rtt 20ms for a VPN peer"}
+	}
+	return d, nil
+}
+
+func runApply(ctx context.Context, o *applyOptions, env *Env) error {
+	if o.Root != "/" {
+		return usagef("use `nastune plan --root DIR` to see what would change there", "apply refuses --root %s: a captured tree is not a live system", o.Root)
+	}
+	if os.Geteuid() != 0 {
+		return usagef("run it as root: sudo nastune apply", "apply writes /proc/sys, /sys and /etc, which needs root")
+	}
+	if !o.Yes && !env.IsTTY {
+		return usagef("review with `nastune plan`, then run `nastune apply --yes`", "nothing applied: not a terminal and no --yes")
+	}
+	p, err := makePlan(ctx, "/", o.RTT, o.Only)
+	if err != nil {
+		return err
+	}
+	if len(p.Changes) == 0 {
+		fmt.Fprintln(env.Stdout, "nothing to apply: the audit finds nothing nastune can change automatically")
+		return nil
+	}
+	if !o.Yes {
+		printPlan(env.Stdout, p)
+		fmt.Fprintf(env.Stdout, "\nApply these %d change(s)? [y/N] ", len(p.Changes))
+		line, _ := bufio.NewReader(env.Stdin).ReadString('\n')
+		if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
+			fmt.Fprintln(env.Stdout, "nothing applied")
+			return nil
+		}
+	}
+	opts := apply.Options{Validate: func(path string, content []byte) error {
+		err := apply.ValidateConfigs(path, content)
+		if errors.Is(err, apply.ErrNotValidated) {
+			fmt.Fprintf(env.Stderr, "nastune: warning: %s not validated: %v\n", path, err)
+			return nil
+		}
+		return err
+	}}
+	if n, err := strconv.Atoi(env.Getenv("NASTUNE_FAULT_AFTER")); err == nil {
+		opts.FaultAfter = n
+	}
+	m, err := apply.Apply(p, opts)
+	if errors.Is(err, apply.ErrNothingToDo) {
+		fmt.Fprintln(env.Stdout, "nothing to apply: the system already matches the plan")
+		return nil
+	}
+	if errors.Is(err, apply.ErrIncomplete) {
+		return &UsageError{Err: err, Hint: "`nastune undo --list` shows the runs"}
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stdout, "applied run %s: %d step(s); undo with: nastune undo %s\n", m.ID, len(m.Steps), m.ID)
+	for _, c := range p.Changes {
+		for _, n := range c.Needs {
+			if o.Reload && strings.HasPrefix(n, "reload smbd") {
+				if err := apply.ReloadSamba(); err != nil {
+					fmt.Fprintf(env.Stderr, "nastune: warning: reload smbd: %v\n", err)
+				}
+				continue
+			}
+			fmt.Fprintf(env.Stdout, "next: %s\n", n)
+		}
+	}
+	return nil
+}
+
+type undoOptions struct{ List bool }
+
+func newUndoCmd(env *Env) *cobra.Command {
+	o := &undoOptions{}
+	cmd := &cobra.Command{
+		Use:   "undo [RUN_ID]",
+		Short: "Restore the runtime values and files of an apply run (default: the last one)",
+		Long:  "undo restores, byte for byte, every value and file an apply run changed, from its journal, and\nremoves the files nastune created. --list shows the runs.\n\n" + exitHelp,
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			if o.List {
+				runs, err := apply.List(apply.Options{})
+				if err != nil {
+					return err
+				}
+				if len(runs) == 0 {
+					fmt.Fprintln(env.Stdout, "no runs recorded")
+				}
+				for _, r := range runs {
+					fmt.Fprintf(env.Stdout, "%s  %-16s %d step(s)  %s\n", r.ID, r.State, len(r.Steps), strings.Join(r.Changes, "; "))
+				}
+				return nil
+			}
+			if os.Geteuid() != 0 {
+				return usagef("run it as root: sudo nastune undo", "undo writes /proc/sys, /sys and /etc, which needs root")
+			}
+			id := ""
+			if len(args) == 1 {
+				id = args[0]
+			}
+			m, err := apply.Undo(id, apply.Options{})
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(env.Stdout, "undone run %s: %d step(s) restored\n", m.ID, len(m.Steps))
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&o.List, "list", false, "list the recorded runs")
+	return cmd
+}
