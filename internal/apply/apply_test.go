@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"io/fs"
+	"math/rand"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -203,6 +204,47 @@ func TestCrashThenUndo(t *testing.T) {
 		}
 		if digest(t, root) != before {
 			t.Errorf("crash after %d steps: undo did not restore the tree", after)
+		}
+	}
+}
+
+// TestRandomSmbConfApplyUndo: random smb.conf variants (continuations,
+// comments, odd spacing, synonyms); apply an edit, then undo: the file is
+// byte-identical to the original every time.
+func TestRandomSmbConfApplyUndo(t *testing.T) {
+	r := rand.New(rand.NewSource(7))
+	keys := []string{"use sendfile", "strict locking", "socket options", "writeable", "log level", "aio read size"}
+	for i := 0; i < 60; i++ {
+		root := scratch(t)
+		var b strings.Builder
+		b.WriteString([]string{"", "# header\n", "; vendor file\n\n"}[r.Intn(3)])
+		for s, name := range []string{"global", "media", "Time Machine"}[:1+r.Intn(3)] {
+			b.WriteString([]string{"[", "[", " ["}[s%3] + name + "]\n")
+			for p := 0; p < r.Intn(6); p++ {
+				b.WriteString([]string{"\t", "   ", ""}[r.Intn(3)] + keys[r.Intn(len(keys))] + []string{" = ", "=", " =\t"}[r.Intn(3)] +
+					[]string{"yes", "no", "Auto", "TCP_NODELAY \\\n\tSO_RCVBUF=1", "16384"}[r.Intn(5)] + []string{"\n", "\r\n", "  \n"}[r.Intn(3)])
+			}
+		}
+		orig := b.String()
+		os.WriteFile(filepath.Join(root, "etc/samba/smb.conf"), []byte(orig), 0o640)
+		os.Chmod(filepath.Join(root, "etc/samba/smb.conf"), 0o640) // apply and undo keep the mode
+		section := []string{"global", "media"}[r.Intn(2)]
+		p := plan.Plan{Changes: []plan.Change{{ID: "config-r", Kind: "config", Target: "smb.conf", To: "yes",
+			Persist: &plan.Persist{File: "/etc/samba/smb.conf", Edit: &plan.Edit{Format: "smbconf", Section: section, Key: keys[r.Intn(len(keys))], Value: "yes"}}}}}
+		m, err := Apply(p, Options{Root: root})
+		if errors.Is(err, ErrNothingToDo) {
+			continue
+		}
+		if err != nil {
+			t.Fatalf("case %d: %v", i, err)
+		}
+		if _, err := Undo(m.ID, Options{Root: root}); err != nil {
+			t.Fatal(err)
+		}
+		got, _ := os.ReadFile(filepath.Join(root, "etc/samba/smb.conf"))
+		st, _ := os.Stat(filepath.Join(root, "etc/samba/smb.conf"))
+		if string(got) != orig || st.Mode().Perm() != 0o640 {
+			t.Fatalf("case %d: undo is not byte-identical (mode %v)\n%q\n%q", i, st.Mode().Perm(), orig, got)
 		}
 	}
 }

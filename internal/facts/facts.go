@@ -37,11 +37,22 @@ type Host struct {
 	Crypto      []CryptoAlg  `json:"crypto,omitempty"`
 	DMCrypt     []DMCrypt    `json:"dm_crypt,omitempty"`
 
+	// Owners are other tools that manage tuning on this host (an active
+	// TuneD profile, NetworkManager or systemd-networkd link settings).
+	Owners []Owner `json:"owners,omitempty"`
+
 	Samba   *Samba    `json:"samba,omitempty"`
 	NFS     *NFS      `json:"nfs,omitempty"`
 	OpenVPN []OpenVPN `json:"openvpn,omitempty"`
 
 	NotCollected []NotCollected `json:"not_collected,omitempty"`
+}
+
+// Owner is another tool that sets tuning values.
+type Owner struct {
+	Tool   string `json:"tool"`   // tuned, NetworkManager, systemd-networkd
+	Source string `json:"source"` // the file that shows it
+	What   string `json:"what"`   // what it manages
 }
 
 // Samba is the configuration of smbd.

@@ -105,6 +105,10 @@ func Make(h *facts.Host, findings []rule.Finding) Plan {
 		return a.Target < b.Target
 	})
 	p.Notes = append(p.Notes, overrides(h, p.Changes)...)
+	for _, o := range h.Owners {
+		p.Notes = append(p.Notes, fmt.Sprintf("%s also manages %s (%s): nastune's values may be overwritten; align the two or let one own the setting",
+			o.Tool, o.What, o.Source))
+	}
 	return p
 }
 

@@ -14,10 +14,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nastune/nastune/internal/apply"
 	"github.com/nastune/nastune/internal/facts"
 	"github.com/nastune/nastune/internal/hostfs"
 	"github.com/nastune/nastune/internal/parse/storcmd"
 	"github.com/nastune/nastune/internal/parse/superblock"
+	"github.com/nastune/nastune/internal/plan"
 	"github.com/nastune/nastune/internal/probe"
 	"github.com/nastune/nastune/internal/rules"
 )
@@ -168,5 +170,34 @@ func TestPartitionAlignment(t *testing.T) {
 	d4k.PhysBlockSize = 4096
 	if rules.Aligned(d4k, d4k.Partitions[0]) || !rules.Aligned(d4k, d4k.Partitions[1]) {
 		t.Errorf("4 KiB physical sectors: sector 63 misaligned, 2048 aligned")
+	}
+}
+
+// TestApplyUndoBlockAttribute writes a real sysfs attribute through the
+// apply package (read-ahead of a loop device it creates) and undoes it;
+// the journal lives in a temporary folder and nothing is persisted.
+func TestApplyUndoBlockAttribute(t *testing.T) {
+	need(t, "losetup")
+	dev := loop(t, 64<<20, false)
+	attr := "/sys/block/" + filepath.Base(dev) + "/queue/read_ahead_kb"
+	before := strings.TrimSpace(run(t, "cat", attr))
+	want := "1024"
+	if before == want {
+		want = "2048"
+	}
+	p := plan.Plan{Changes: []plan.Change{{ID: "sysfs-loop", Kind: "sysfs", Target: attr, From: before, To: want, Runtime: attr}}}
+	opts := apply.Options{StateDir: t.TempDir()}
+	m, err := apply.Apply(p, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.TrimSpace(run(t, "cat", attr)); got != want {
+		t.Fatalf("after apply %s = %s, want %s", attr, got, want)
+	}
+	if _, err := apply.Undo(m.ID, opts); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.TrimSpace(run(t, "cat", attr)); got != before {
+		t.Fatalf("after undo %s = %s, want %s", attr, got, before)
 	}
 }
