@@ -51,8 +51,9 @@ fuzz:
 
 ## bench: speed and memory against peer tools, measured in the same run
 bench: build
-	NASTUNE_APT_PACKAGES="inxi" ./scripts/ensure-deps.sh
+	NASTUNE_APT_PACKAGES="inxi fio iperf3" ./scripts/ensure-deps.sh
 	$(GO) run ./tools/benchaudit -bin ./$(BIN) -runs 30
+	$(GO) run ./tools/benchio -bin ./$(BIN)
 
 ## docs: regenerate docs/rules.md from the rule registry
 docs:

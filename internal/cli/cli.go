@@ -112,7 +112,7 @@ func newRoot(env *Env) *cobra.Command {
 	})
 	addAuditFlags(root, opts)
 	root.AddCommand(newAuditCmd(env), newInventoryCmd(env), newPlanCmd(env), newApplyCmd(env), newUndoCmd(env),
-		newCalcCmd(env), newRulesCmd(env), newVersionCmd(env))
+		newBenchCmd(env), newCalcCmd(env), newRulesCmd(env), newVersionCmd(env))
 	root.SetHelpTemplate(root.HelpTemplate() + "\n" + exitHelp + "\n")
 	return root
 }

@@ -1,0 +1,239 @@
+package bench
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// diskDir is a folder on a filesystem that takes O_DIRECT (not tmpfs).
+func diskDir(t *testing.T) string {
+	t.Helper()
+	for _, d := range []string{os.Getenv("NASTUNE_BENCH_DIR"), "/var/tmp", t.TempDir()} {
+		if d == "" {
+			continue
+		}
+		probe := filepath.Join(d, ".nastune-odirect-probe")
+		fd, err := unix.Open(probe, unix.O_CREAT|unix.O_RDWR|unix.O_DIRECT, 0o600)
+		if err == nil {
+			unix.Close(fd)
+			os.Remove(probe)
+			dir, err := os.MkdirTemp(d, "nastune-bench-test-")
+			if err != nil {
+				continue
+			}
+			t.Cleanup(func() { os.RemoveAll(dir) })
+			return dir
+		}
+	}
+	t.Skip("no filesystem here accepts O_DIRECT")
+	return ""
+}
+
+func TestLifecycleAndCounts(t *testing.T) {
+	dir := diskDir(t)
+	f := filepath.Join(dir, "b.bin")
+	r, err := RunDisk(context.Background(), DiskOptions{File: f, Size: 32 << 20, Runtime: 3 * time.Second,
+		Tests: []string{"seqread-direct", "seqwrite-buffered", "randread4k-qd32"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(f); !errors.Is(err, os.ErrNotExist) {
+		t.Error("the test file must be removed without --keep")
+	}
+	// One full pass within a generous runtime: exactly the file size.
+	if r.Tests[0].Bytes != 32<<20 || r.Tests[1].Bytes != 32<<20 {
+		t.Errorf("sequential byte counts: %d, %d", r.Tests[0].Bytes, r.Tests[1].Bytes)
+	}
+	if r.Tests[2].IOPS <= 0 || r.Tests[2].Bytes%4096 != 0 || r.Tests[2].LatUS.P99 < r.Tests[2].LatUS.P50 {
+		t.Errorf("random: %+v", r.Tests[2])
+	}
+	// --keep keeps it, marked as ours: a second run may reuse it.
+	if _, err := RunDisk(context.Background(), DiskOptions{File: f, Size: 16 << 20, Runtime: time.Second, Keep: true, Tests: []string{"seqread-buffered"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(f); err != nil {
+		t.Fatal("--keep must keep the file")
+	}
+	if _, err := RunDisk(context.Background(), DiskOptions{File: f, Size: 16 << 20, Runtime: time.Second, Tests: []string{"seqread-buffered"}}); err != nil {
+		t.Errorf("reusing nastune's own file: %v", err)
+	}
+}
+
+func TestRefusesToClobber(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "precious.db")
+	os.WriteFile(f, []byte("user data\n"), 0o600)
+	_, err := RunDisk(context.Background(), DiskOptions{File: f, Size: 16 << 20, Runtime: time.Second, Tests: []string{"seqread-buffered"}})
+	if !errors.Is(err, ErrNotOurs) {
+		t.Fatalf("err = %v", err)
+	}
+	if b, _ := os.ReadFile(f); string(b) != "user data\n" {
+		t.Fatal("the user's file was touched")
+	}
+	if _, err := RunDisk(context.Background(), DiskOptions{File: f, Size: 16 << 20, Runtime: time.Second, Force: true, Keep: true, Tests: []string{"seqread-buffered"}}); err != nil {
+		t.Fatalf("--force: %v", err)
+	}
+}
+
+func TestTmpfsSkipsDirect(t *testing.T) {
+	var st unix.Statfs_t
+	if unix.Statfs("/dev/shm", &st) != nil || st.Type != unix.TMPFS_MAGIC {
+		t.Skip("no tmpfs at /dev/shm")
+	}
+	f := filepath.Join("/dev/shm", "nastune-bench-test.bin")
+	defer os.Remove(f)
+	if fd, err := unix.Open(f, unix.O_CREAT|unix.O_RDWR|unix.O_DIRECT, 0o600); err == nil {
+		unix.Close(fd)
+		os.Remove(f)
+		t.Skip("this kernel's tmpfs accepts O_DIRECT (Linux 6.6 and later)")
+	}
+	r, err := RunDisk(context.Background(), DiskOptions{File: f, Size: 16 << 20, Runtime: time.Second, Tests: []string{"seqread-direct", "seqread-buffered"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(r.Tests[0].Skipped, "O_DIRECT") || r.Tests[1].Skipped != "" || r.Tests[1].Bytes == 0 {
+		t.Errorf("%+v", r.Tests)
+	}
+}
+
+func TestAlignedBuffers(t *testing.T) {
+	b, free, err := alignedBuf(3 * 4096)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer free()
+	if uintptr(unsafe.Pointer(&b[0]))%4096 != 0 || len(b) != 3*4096 {
+		t.Error("O_DIRECT buffers must be page-aligned")
+	}
+}
+
+func TestHistogram(t *testing.T) {
+	var h hist
+	for i := 1; i <= 1000; i++ {
+		h.add(time.Duration(i) * time.Microsecond)
+	}
+	if p := h.quantile(0.5); p < 450 || p > 560 {
+		t.Errorf("p50 %v", p)
+	}
+	if p := h.quantile(0.99); p < 900 || p > 1100 {
+		t.Errorf("p99 %v", p)
+	}
+}
+
+func startServer(t *testing.T, token string) *Server {
+	t.Helper()
+	s := &Server{Addr: "127.0.0.1:0", Token: token}
+	if err := s.Listen(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	go s.Serve(ctx)
+	return s
+}
+
+func TestNetLoopback(t *testing.T) {
+	s := startServer(t, "secret")
+	for _, rev := range []bool{false, true} {
+		r, err := RunNet(context.Background(), NetOptions{Server: s.Address(), Token: "secret", Streams: 2, Duration: time.Second, Reverse: rev})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Bytes <= 0 || r.BitsPerSecond <= 0 || r.Seconds < 0.9 {
+			t.Errorf("reverse=%v: %+v", rev, r)
+		}
+	}
+}
+
+// TestHostileClients: the server refuses garbage, oversize headers, wrong
+// tokens, out-of-range requests and stray data connections, keeps
+// serving, and runs one test at a time.
+func TestHostileClients(t *testing.T) {
+	s := startServer(t, "secret")
+	send := func(payload string) string {
+		c, err := net.Dial("tcp", s.Address())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		c.SetDeadline(time.Now().Add(10 * time.Second))
+		c.Write([]byte(payload))
+		line, _ := bufio.NewReader(c).ReadString('\n')
+		return line
+	}
+	for payload, want := range map[string]string{
+		"garbage\n": "bad header",
+		`{"v":1,"token":"wrong","streams":1,"seconds":1}` + "\n":     "bad token",
+		`{"v":1,"token":"secret","streams":99,"seconds":1}` + "\n":   "streams 1-16",
+		`{"v":1,"token":"secret","streams":1,"seconds":3600}` + "\n": "seconds 1-60",
+		`{"v":9,"token":"secret","streams":1,"seconds":1}` + "\n":    "protocol version",
+		strings.Repeat("x", 10000):                                   "", // no newline within the limit: dropped
+		"NASTUNE-DATA deadbeef\n":                                    "", // a data hello for no test: dropped
+	} {
+		if got := send(payload); !strings.Contains(got, want) || (want == "" && got != "") {
+			t.Errorf("%.30q: got %q, want %q", payload, got, want)
+		}
+	}
+	// A client that connects and says nothing is dropped after the header timeout,
+	// and a busy server refuses a second test.
+	idle, _ := net.Dial("tcp", s.Address())
+	defer idle.Close()
+	done := make(chan error, 1)
+	go func() {
+		_, err := RunNet(context.Background(), NetOptions{Server: s.Address(), Token: "secret", Streams: 1, Duration: 2 * time.Second})
+		done <- err
+	}()
+	time.Sleep(300 * time.Millisecond)
+	if got := send(`{"v":1,"token":"secret","streams":1,"seconds":1}` + "\n"); !strings.Contains(got, "busy") {
+		t.Errorf("second test while busy: %q", got)
+	}
+	if err := <-done; err != nil {
+		t.Errorf("the first test must still finish: %v", err)
+	}
+	// Still serving after all that.
+	if _, err := RunNet(context.Background(), NetOptions{Server: s.Address(), Token: "secret", Streams: 1, Duration: time.Second}); err != nil {
+		t.Errorf("after hostile clients: %v", err)
+	}
+}
+
+func TestCompare(t *testing.T) {
+	b := []byte(`{"kind":"disk","tests":[{"name":"seqread-direct","mib_per_s":100},{"name":"randread4k-qd1","mib_per_s":40,"runs":3,"spread_lo":38,"spread_hi":42}]}`)
+	a := []byte(`{"kind":"disk","tests":[{"name":"seqread-direct","mib_per_s":103},{"name":"randread4k-qd1","mib_per_s":50,"runs":3,"spread_lo":48,"spread_hi":52}]}`)
+	rows, err := Compare(b, a)
+	if err != nil || len(rows) != 2 {
+		t.Fatalf("%v %v", rows, err)
+	}
+	if rows[0].Significant || !rows[1].Significant || rows[1].Change != 25 {
+		t.Errorf("%+v", rows)
+	}
+	if _, err := Compare(b, []byte(`{"kind":"net"}`)); err == nil {
+		t.Error("disk vs net must fail")
+	}
+	if _, err := Compare([]byte(`{}`), []byte(`{}`)); err == nil {
+		t.Error("no kind must fail")
+	}
+}
+
+func TestParseFioAndIperf3(t *testing.T) {
+	r, err := ParseFio("randread4k-qd32", []byte(`{"jobs":[{"read":{"io_bytes":4096000,"bw_bytes":2048000,"iops":500,"runtime":2000,"clat_ns":{"percentile":{"50.000000":64000,"99.000000":128000}}}}]}`))
+	if err != nil || r.MiBPerS < 1.95 || r.IOPS != 500 || r.LatUS.P50 != 64 || r.LatUS.P99 != 128 || r.Seconds != 2 {
+		t.Errorf("fio: %+v %v", r, err)
+	}
+	n, err := ParseIperf3([]byte(`{"end":{"sum_sent":{"retransmits":3},"sum_received":{"bytes":1000,"seconds":1,"bits_per_second":8000},"cpu_utilization_percent":{"host_total":12.5,"remote_total":30}}}`))
+	if err != nil || n.BitsPerSecond != 8000 || n.Retransmits != 3 || n.CPUServerPct != 30 {
+		t.Errorf("iperf3: %+v %v", n, err)
+	}
+	if _, err := ParseIperf3([]byte(`{"error":"unable to connect"}`)); err == nil {
+		t.Error("iperf3 error")
+	}
+}

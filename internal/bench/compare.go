@@ -1,0 +1,109 @@
+package bench
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+)
+
+// Comparison is one test before and after.
+type Comparison struct {
+	Test   string  `json:"test"`
+	Unit   string  `json:"unit"`
+	Before float64 `json:"before"`
+	After  float64 `json:"after"`
+	Change float64 `json:"change_percent"`
+	// Significant is false when the change is within the noise: the
+	// spreads of --repeat runs overlap, or, without spreads, |change| < 5%.
+	Significant bool   `json:"significant"`
+	Note        string `json:"note,omitempty"`
+}
+
+// NoiseThreshold is the change below which single runs are called noise.
+const NoiseThreshold = 5.0
+
+// Compare two saved results (both disk or both net).
+func Compare(before, after []byte) ([]Comparison, error) {
+	var kb, ka struct {
+		Kind string `json:"kind"`
+	}
+	if err := json.Unmarshal(before, &kb); err != nil {
+		return nil, fmt.Errorf("before: %w", err)
+	}
+	if err := json.Unmarshal(after, &ka); err != nil {
+		return nil, fmt.Errorf("after: %w", err)
+	}
+	if kb.Kind != ka.Kind {
+		return nil, fmt.Errorf("cannot compare a %q result with a %q result", kb.Kind, ka.Kind)
+	}
+	switch kb.Kind {
+	case "disk":
+		var b, a DiskResult
+		if err := json.Unmarshal(before, &b); err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal(after, &a); err != nil {
+			return nil, err
+		}
+		var out []Comparison
+		for _, tb := range b.Tests {
+			for _, ta := range a.Tests {
+				if ta.Name != tb.Name || ta.Skipped != "" || tb.Skipped != "" {
+					continue
+				}
+				c := Comparison{Test: tb.Name, Unit: "MiB/s", Before: tb.MiBPerS, After: ta.MiBPerS}
+				c.Change = pct(tb.MiBPerS, ta.MiBPerS)
+				if tb.Runs > 1 && ta.Runs > 1 {
+					c.Significant = ta.SpreadLo > tb.SpreadHi || ta.SpreadHi < tb.SpreadLo
+					c.Note = fmt.Sprintf("spread %.0f-%.0f → %.0f-%.0f", tb.SpreadLo, tb.SpreadHi, ta.SpreadLo, ta.SpreadHi)
+				} else {
+					c.Significant = math.Abs(c.Change) >= NoiseThreshold
+					c.Note = "single runs: use --repeat for a noise estimate"
+				}
+				out = append(out, c)
+			}
+		}
+		return out, nil
+	case "net":
+		var b, a NetResult
+		if err := json.Unmarshal(before, &b); err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal(after, &a); err != nil {
+			return nil, err
+		}
+		c := Comparison{Test: fmt.Sprintf("tcp %d stream(s)", b.Streams), Unit: "Mbit/s", Before: b.BitsPerSecond / 1e6, After: a.BitsPerSecond / 1e6}
+		c.Change = pct(c.Before, c.After)
+		c.Significant = math.Abs(c.Change) >= NoiseThreshold
+		return []Comparison{c}, nil
+	}
+	return nil, errors.New("not a nastune bench result (no kind: disk or net)")
+}
+
+func pct(b, a float64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return (a - b) / b * 100
+}
+
+// Save writes a result as indented JSON to the path the user named with
+// --save, through a temporary file renamed into place, so an interrupted
+// run never leaves half a result that a later compare would misread.
+func Save(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("--save: %w", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		_ = os.Remove(tmp)
+		return fmt.Errorf("--save: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,424 @@
+// Package bench measures disks and networks so that every change nastune
+// suggests can be proven on the user's own box, with or without fio and
+// iperf3. It writes only the file the user names (and removes it
+// afterwards unless asked to keep it); the network server binds only the
+// address it is given.
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// DiskTests are the disk test names, in run order.
+var DiskTests = []string{"seqread-direct", "seqwrite-direct", "seqread-buffered", "seqwrite-buffered", "randread4k-qd1", "randread4k-qd32", "randwrite4k-qd1"}
+
+// TestResult is one measured test.
+type TestResult struct {
+	Name     string  `json:"name"`
+	Bytes    int64   `json:"bytes"`
+	Seconds  float64 `json:"seconds"`
+	MiBPerS  float64 `json:"mib_per_s"`
+	IOPS     float64 `json:"iops"`
+	LatUS    Lat     `json:"lat_us"`
+	Skipped  string  `json:"skipped,omitempty"`
+	Runs     int     `json:"runs,omitempty"`
+	SpreadLo float64 `json:"spread_lo,omitempty"` // min and max MiB/s over --repeat runs
+	SpreadHi float64 `json:"spread_hi,omitempty"`
+}
+
+// Lat are latency percentiles in microseconds.
+type Lat struct {
+	P50 float64 `json:"p50"`
+	P99 float64 `json:"p99"`
+}
+
+// DiskResult is the answer of `nastune bench disk`.
+type DiskResult struct {
+	Kind   string       `json:"kind"` // "disk"
+	Tests  []TestResult `json:"tests"`
+	Host   string       `json:"host"`
+	Device string       `json:"device"`
+	Engine string       `json:"engine"`
+	File   string       `json:"file"`
+	Size   int64        `json:"size"`
+	Date   string       `json:"date"`
+}
+
+// DiskOptions configure a disk run.
+type DiskOptions struct {
+	File    string
+	Size    int64
+	Tests   []string
+	Runtime time.Duration
+	Force   bool // overwrite a file nastune did not create
+	Keep    bool // keep the file afterwards
+	Repeat  int
+	// Progress, when set, is called as tests advance (0..1 of the run).
+	Progress func(test string, frac float64)
+}
+
+const (
+	seqBlock  = 1 << 20
+	randBlock = 4096
+	align     = 4096
+	xattrName = "user.nastune.bench"
+)
+
+// ErrNotOurs refuses to overwrite a file nastune did not create.
+var ErrNotOurs = errors.New("the file exists and was not created by nastune bench")
+
+// prepare creates (or reuses) the test file: preallocated, filled with
+// incompressible data, fsynced, marked with an xattr so later runs know it
+// is ours. It returns whether nastune created it in this run.
+func prepare(o DiskOptions) (created bool, err error) {
+	if st, err := os.Stat(o.File); err == nil {
+		if !st.Mode().IsRegular() {
+			return false, fmt.Errorf("%s is not a regular file", o.File)
+		}
+		buf := make([]byte, 8)
+		if _, xerr := unix.Getxattr(o.File, xattrName, buf); xerr != nil && !o.Force {
+			return false, fmt.Errorf("%s: %w (use --force to overwrite it)", o.File, ErrNotOurs)
+		}
+		if st.Size() >= o.Size {
+			return false, nil
+		}
+	}
+	f, err := os.OpenFile(o.File, os.O_CREATE|os.O_WRONLY, 0o600)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	created = true
+	if err := unix.Fallocate(int(f.Fd()), 0, 0, o.Size); err != nil && !errors.Is(err, unix.EOPNOTSUPP) {
+		return created, fmt.Errorf("preallocating %d bytes in %s: %w", o.Size, o.File, err)
+	}
+	buf := make([]byte, seqBlock)
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 0x6e617374756e65))
+	for off := int64(0); off < o.Size; off += seqBlock {
+		fillRandom(rng, buf)
+		n := min(int64(len(buf)), o.Size-off)
+		if _, err := f.WriteAt(buf[:n], off); err != nil {
+			return created, err
+		}
+	}
+	if err := f.Sync(); err != nil {
+		return created, err
+	}
+	_ = unix.Fsetxattr(int(f.Fd()), xattrName, []byte("1"), 0) // tmpfs without user xattrs: still ours for this run
+	return created, nil
+}
+
+func fillRandom(r *rand.Rand, b []byte) {
+	for i := 0; i+8 <= len(b); i += 8 {
+		v := r.Uint64()
+		b[i], b[i+1], b[i+2], b[i+3] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
+		b[i+4], b[i+5], b[i+6], b[i+7] = byte(v>>32), byte(v>>40), byte(v>>48), byte(v>>56)
+	}
+}
+
+// alignedBuf returns page-aligned memory for O_DIRECT (an anonymous mmap).
+func alignedBuf(n int) ([]byte, func(), error) {
+	b, err := unix.Mmap(-1, 0, n, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANON|unix.MAP_PRIVATE)
+	if err != nil {
+		return nil, nil, err
+	}
+	return b, func() { _ = unix.Munmap(b) }, nil
+}
+
+// RunDisk runs the disk tests with the built-in engine.
+func RunDisk(ctx context.Context, o DiskOptions) (*DiskResult, error) {
+	if o.Size < 16<<20 {
+		return nil, fmt.Errorf("size %d is below the 16 MiB minimum", o.Size)
+	}
+	o.Size = o.Size / seqBlock * seqBlock
+	if o.Runtime <= 0 {
+		o.Runtime = 10 * time.Second
+	}
+	if len(o.Tests) == 0 {
+		o.Tests = DiskTests
+	}
+	for _, t := range o.Tests {
+		if !slices.Contains(DiskTests, t) {
+			return nil, fmt.Errorf("unknown test %q (known: %s)", t, strings.Join(DiskTests, ", "))
+		}
+	}
+	created, err := prepare(o)
+	if err != nil {
+		return nil, err
+	}
+	if created && !o.Keep {
+		defer os.Remove(o.File)
+	}
+	host, _ := os.Hostname()
+	res := &DiskResult{Kind: "disk", Host: host, Engine: "builtin", File: o.File, Size: o.Size, Device: deviceOf(o.File),
+		Date: time.Now().UTC().Format(time.RFC3339)}
+	directOK := true
+	if f, err := os.OpenFile(o.File, os.O_RDONLY|unix.O_DIRECT, 0); err != nil {
+		directOK = false
+	} else {
+		f.Close()
+	}
+	for i, name := range o.Tests {
+		if ctx.Err() != nil {
+			return res, ctx.Err()
+		}
+		if strings.Contains(name, "direct") || strings.HasPrefix(name, "rand") {
+			if !directOK {
+				res.Tests = append(res.Tests, TestResult{Name: name, Skipped: "the filesystem refuses O_DIRECT (tmpfs?)"})
+				continue
+			}
+		}
+		var runs []TestResult
+		for r := 0; r < max(o.Repeat, 1); r++ {
+			prog := func(f float64) {
+				if o.Progress != nil {
+					o.Progress(name, (float64(i)+(float64(r)+f)/float64(max(o.Repeat, 1)))/float64(len(o.Tests)))
+				}
+			}
+			t, err := runDiskTest(ctx, name, o, prog)
+			if err != nil {
+				return res, fmt.Errorf("%s: %w", name, err)
+			}
+			runs = append(runs, t)
+		}
+		res.Tests = append(res.Tests, median(runs))
+	}
+	return res, nil
+}
+
+// median keeps the run with the median throughput and records the spread.
+func median(runs []TestResult) TestResult {
+	sort.Slice(runs, func(i, j int) bool { return runs[i].MiBPerS < runs[j].MiBPerS })
+	m := runs[len(runs)/2]
+	if len(runs) > 1 {
+		m.Runs, m.SpreadLo, m.SpreadHi = len(runs), runs[0].MiBPerS, runs[len(runs)-1].MiBPerS
+	}
+	return m
+}
+
+func runDiskTest(ctx context.Context, name string, o DiskOptions, prog func(float64)) (TestResult, error) {
+	switch name {
+	case "seqread-direct":
+		return seq(ctx, name, o, unix.O_RDONLY|unix.O_DIRECT, false, prog)
+	case "seqwrite-direct":
+		return seq(ctx, name, o, unix.O_WRONLY|unix.O_DIRECT, true, prog)
+	case "seqread-buffered":
+		return seq(ctx, name, o, unix.O_RDONLY, false, prog)
+	case "seqwrite-buffered":
+		return seq(ctx, name, o, unix.O_WRONLY, true, prog)
+	case "randread4k-qd1":
+		return random(ctx, name, o, false, 1, prog)
+	case "randread4k-qd32":
+		return random(ctx, name, o, false, 32, prog)
+	case "randwrite4k-qd1":
+		return random(ctx, name, o, true, 1, prog)
+	}
+	return TestResult{}, fmt.Errorf("unknown test %q", name)
+}
+
+// seq reads or writes the file once from the start in 1 MiB requests,
+// stopping early at the runtime. Buffered reads start cold for this file
+// (POSIX_FADV_DONTNEED after an fsync); buffered writes include the final
+// fsync.
+func seq(ctx context.Context, name string, o DiskOptions, flags int, write bool, prog func(float64)) (TestResult, error) {
+	fd, err := unix.Open(o.File, flags|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return TestResult{}, err
+	}
+	defer unix.Close(fd)
+	if flags&unix.O_DIRECT == 0 {
+		_ = unix.Fsync(fd)
+		_ = unix.Fadvise(fd, 0, 0, unix.FADV_DONTNEED)
+	}
+	buf, free, err := alignedBuf(seqBlock)
+	if err != nil {
+		return TestResult{}, err
+	}
+	defer free()
+	fillRandom(rand.New(rand.NewPCG(1, 2)), buf)
+	var h hist
+	start := time.Now()
+	deadline := start.Add(o.Runtime)
+	var done int64
+	for off := int64(0); off < o.Size; off += seqBlock {
+		if ctx.Err() != nil || time.Now().After(deadline) {
+			break
+		}
+		t0 := time.Now()
+		var n int
+		if write {
+			n, err = unix.Pwrite(fd, buf, off)
+		} else {
+			n, err = unix.Pread(fd, buf, off)
+		}
+		if err != nil {
+			return TestResult{}, err
+		}
+		h.add(time.Since(t0))
+		done += int64(n)
+		if off%(64*seqBlock) == 0 {
+			prog(float64(off) / float64(o.Size))
+		}
+	}
+	if write && flags&unix.O_DIRECT == 0 {
+		if err := unix.Fsync(fd); err != nil {
+			return TestResult{}, err
+		}
+	}
+	return result(name, done, time.Since(start), h.count, &h), nil
+}
+
+// random does 4 KiB O_DIRECT requests at random aligned offsets until the
+// runtime ends: one synchronous request at a time at QD1 (fio's psync),
+// native AIO at higher depths (fio's libaio), worker threads where the
+// kernel has no AIO.
+func random(ctx context.Context, name string, o DiskOptions, write bool, qd int, prog func(float64)) (TestResult, error) {
+	if qd > 1 {
+		if r, ok, err := randomAIO(ctx, name, o, write, qd, prog); ok {
+			return r, err
+		}
+	}
+	flags := unix.O_RDONLY
+	if write {
+		flags = unix.O_WRONLY
+	}
+	fd, err := unix.Open(o.File, flags|unix.O_DIRECT|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return TestResult{}, err
+	}
+	defer unix.Close(fd)
+	blocks := o.Size / randBlock
+	var total atomic.Int64
+	var ios atomic.Int64
+	hists := make([]hist, qd)
+	errs := make(chan error, qd)
+	stop := time.Now().Add(o.Runtime)
+	start := time.Now()
+	var wg sync.WaitGroup
+	for w := 0; w < qd; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			buf, free, err := alignedBuf(randBlock)
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer free()
+			rng := rand.New(rand.NewPCG(uint64(w)+1, uint64(time.Now().UnixNano())))
+			for i := 0; ; i++ {
+				if i%64 == 0 && (ctx.Err() != nil || time.Now().After(stop)) {
+					return
+				}
+				off := rng.Int64N(blocks) * randBlock
+				t0 := time.Now()
+				var n int
+				if write {
+					n, err = unix.Pwrite(fd, buf, off)
+				} else {
+					n, err = unix.Pread(fd, buf, off)
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+				hists[w].add(time.Since(t0))
+				total.Add(int64(n))
+				if c := ios.Add(1); w == 0 && c%1024 == 0 {
+					prog(float64(time.Since(start)) / float64(o.Runtime))
+				}
+			}
+		}(w)
+	}
+	wg.Wait()
+	close(errs)
+	if err := <-errs; err != nil {
+		return TestResult{}, err
+	}
+	var h hist
+	for i := range hists {
+		h.merge(&hists[i])
+	}
+	return result(name, total.Load(), time.Since(start), ios.Load(), &h), nil
+}
+
+func result(name string, bytes int64, d time.Duration, ios int64, h *hist) TestResult {
+	s := d.Seconds()
+	return TestResult{Name: name, Bytes: bytes, Seconds: s, MiBPerS: float64(bytes) / (1 << 20) / s, IOPS: float64(ios) / s,
+		LatUS: Lat{P50: h.quantile(0.50), P99: h.quantile(0.99)}}
+}
+
+// hist is a latency histogram with 4 buckets per power of two from 1 µs
+// to ~70 s: fixed memory whatever the number of I/Os, ±10% accuracy.
+type hist struct {
+	b     [128]int64
+	count int64
+}
+
+func bucket(d time.Duration) int {
+	us := float64(d.Nanoseconds()) / 1000
+	if us < 1 {
+		return 0
+	}
+	i := 0
+	for v := us; v >= 2; v /= 2 {
+		i += 4
+	}
+	frac := us / float64(uint64(1)<<(i/4))
+	i += int((frac - 1) * 4)
+	return min(i, 127)
+}
+
+func bucketValue(i int) float64 {
+	return float64(uint64(1)<<(i/4)) * (1 + (float64(i%4)+0.5)/4)
+}
+
+func (h *hist) add(d time.Duration) { h.b[bucket(d)]++; h.count++ }
+
+func (h *hist) merge(o *hist) {
+	for i := range h.b {
+		h.b[i] += o.b[i]
+	}
+	h.count += o.count
+}
+
+func (h *hist) quantile(q float64) float64 {
+	if h.count == 0 {
+		return 0
+	}
+	want := int64(q*float64(h.count-1)) + 1
+	var seen int64
+	for i, c := range h.b {
+		seen += c
+		if seen >= want {
+			return bucketValue(i)
+		}
+	}
+	return bucketValue(127)
+}
+
+// deviceOf names the block device holding path (from /proc/self/mountinfo
+// major:minor), best effort.
+func deviceOf(path string) string {
+	var st unix.Stat_t
+	if err := unix.Stat(path, &st); err != nil {
+		return ""
+	}
+	dev := fmt.Sprintf("%d:%d", unix.Major(st.Dev), unix.Minor(st.Dev))
+	if l, err := os.Readlink("/sys/dev/block/" + dev); err == nil {
+		return l[strings.LastIndexByte(l, '/')+1:]
+	}
+	return dev
+}
