@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -23,7 +24,7 @@ type auditOptions struct {
 func addAuditFlags(cmd *cobra.Command, o *auditOptions) {
 	f := cmd.Flags()
 	f.StringVar(&o.Root, "root", "/", "audit a captured machine tree (DIR/proc, DIR/sys, DIR/etc …) instead of this machine")
-	f.StringVarP(&o.Output, "output", "o", "text", "output format: text or json")
+	f.StringVarP(&o.Output, "output", "o", "text", "output format: text, json or prom (node_exporter textfile)")
 	f.StringVar(&o.FailOn, "fail-on", "never", "exit 1 when a finding is at least this severe: info, warn, crit or never")
 	f.BoolVarP(&o.Verbose, "verbose", "v", false, "explain why each finding matters, what values were computed from, references and sources not collected")
 	f.StringVar(&o.Color, "color", "auto", "colour text output: auto, always or never (NO_COLOR is honoured)")
@@ -49,7 +50,7 @@ func newAuditCmd(env *Env) *cobra.Command {
 }
 
 func runAudit(ctx context.Context, o *auditOptions, env *Env) error {
-	if err := outputFormat(o.Output, "text", "json"); err != nil {
+	if err := outputFormat(o.Output, "text", "json", "prom"); err != nil {
 		return err
 	}
 	failOn, failNever, err := parseFailOn(o.FailOn)
@@ -70,9 +71,12 @@ func runAudit(ctx context.Context, o *auditOptions, env *Env) error {
 	}
 	defer root.Close()
 	rep := audit.Run(ctx, root, audit.Options{RTT: rtt})
-	if o.Output == "json" {
+	switch o.Output {
+	case "json":
 		err = render.JSON(env.Stdout, rep)
-	} else {
+	case "prom":
+		err = render.Prom(env.Stdout, rep, render.PromOptions{Now: time.Now(), Version: Version})
+	default:
 		err = render.Text(env.Stdout, rep, render.Options{Color: color, Verbose: o.Verbose})
 	}
 	if err != nil {

@@ -1,0 +1,165 @@
+package render
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/nastune/nastune/internal/audit"
+	"github.com/nastune/nastune/internal/bench"
+	"github.com/nastune/nastune/internal/rule"
+)
+
+// Prometheus text exposition (format 0.0.4) for node_exporter's textfile
+// collector. Write it to a temporary file and rename it into the
+// collector's directory, so the exporter never reads half a file:
+//
+//	nastune audit -o prom > /var/lib/node_exporter/textfile/nastune.prom.$$ &&
+//	  mv /var/lib/node_exporter/textfile/nastune.prom.$$ /var/lib/node_exporter/textfile/nastune.prom
+//
+// Series names and labels are part of the stable interface (docs/prometheus.md).
+
+// PromOptions are what the exposition needs beyond the report.
+type PromOptions struct {
+	Now     time.Time // the audit's time
+	Version string    // nastune's version
+}
+
+// Prom writes an audit report as Prometheus metrics.
+func Prom(w io.Writer, r *audit.Report, o PromOptions) error {
+	bw := bufio.NewWriter(w)
+	p := promWriter{w: bw}
+	p.family("nastune_info", "gauge", "The audited host and the nastune version (value 1).")
+	p.sample("nastune_info", 1, "version", o.Version, "hostname", r.Host.Hostname, "kernel", r.Host.Kernel, "arch", r.Host.Arch)
+
+	p.family("nastune_audit_timestamp_seconds", "gauge", "When the audit ran, in seconds since the Unix epoch.")
+	p.sample("nastune_audit_timestamp_seconds", float64(o.Now.UnixMilli())/1000)
+
+	// One series per (id, subject); a rule that reports the same subject
+	// twice counts it, so no series is ever duplicated.
+	type key struct{ id, family, sev, subject string }
+	count := map[key]int{}
+	bySev := map[rule.Severity]int{}
+	for _, f := range r.Findings {
+		count[key{f.ID, f.Family, f.Severity.String(), f.Subject}]++
+		bySev[f.Severity]++
+	}
+	keys := make([]key, 0, len(count))
+	for k := range count {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		a, b := keys[i], keys[j]
+		if a.id != b.id {
+			return a.id < b.id
+		}
+		return a.subject < b.subject
+	})
+	p.family("nastune_finding", "gauge", "A finding of the audit: rule id, family, severity and subject (value: how many, normally 1).")
+	for _, k := range keys {
+		p.sample("nastune_finding", float64(count[k]), "id", k.id, "family", k.family, "severity", k.sev, "subject", k.subject)
+	}
+	p.family("nastune_findings", "gauge", "Findings of the audit by severity.")
+	for _, s := range []rule.Severity{rule.Info, rule.Warn, rule.Crit} {
+		p.sample("nastune_findings", float64(bySev[s]), "severity", s.String())
+	}
+	p.family("nastune_not_collected", "gauge", "Sources the audit could not read (run as root, install the tool).")
+	p.sample("nastune_not_collected", float64(len(r.NotCollected)))
+	if p.err != nil {
+		return p.err
+	}
+	return bw.Flush()
+}
+
+// PromBench writes a bench result (*bench.DiskResult or *bench.NetResult)
+// as gauges, so a nightly bench can be graphed next to the audit.
+func PromBench(w io.Writer, v any, now time.Time) error {
+	bw := bufio.NewWriter(w)
+	p := promWriter{w: bw}
+	switch r := v.(type) {
+	case *bench.DiskResult:
+		p.family("nastune_bench_disk_bytes_per_second", "gauge", "Disk bench throughput per test (base unit bytes, as Prometheus asks).")
+		for _, t := range r.Tests {
+			if t.Skipped == "" {
+				p.sample("nastune_bench_disk_bytes_per_second", t.MiBPerS*(1<<20), "test", t.Name, "file", r.File, "device", r.Device, "engine", r.Engine)
+			}
+		}
+		p.family("nastune_bench_disk_iops", "gauge", "Disk bench I/O operations per second per test.")
+		for _, t := range r.Tests {
+			if t.Skipped == "" {
+				p.sample("nastune_bench_disk_iops", t.IOPS, "test", t.Name, "file", r.File, "device", r.Device, "engine", r.Engine)
+			}
+		}
+		p.family("nastune_bench_disk_latency_p99_seconds", "gauge", "Disk bench 99th percentile latency per test.")
+		for _, t := range r.Tests {
+			if t.Skipped == "" {
+				p.sample("nastune_bench_disk_latency_p99_seconds", t.LatUS.P99/1e6, "test", t.Name, "file", r.File, "device", r.Device, "engine", r.Engine)
+			}
+		}
+	case *bench.NetResult:
+		l := []string{"server", r.Server, "streams", strconv.Itoa(r.Streams), "reverse", strconv.FormatBool(r.Reverse), "engine", r.Engine}
+		p.family("nastune_bench_net_bytes_per_second", "gauge", "TCP bench throughput in bytes (multiply by 8 for bit/s).")
+		p.sample("nastune_bench_net_bytes_per_second", r.BitsPerSecond/8, l...)
+		p.family("nastune_bench_net_retransmits", "gauge", "TCP retransmits during the bench.")
+		p.sample("nastune_bench_net_retransmits", float64(r.Retransmits), l...)
+	default:
+		return fmt.Errorf("prom: no exposition for %T", v)
+	}
+	p.family("nastune_bench_timestamp_seconds", "gauge", "When the bench ran, in seconds since the Unix epoch.")
+	p.sample("nastune_bench_timestamp_seconds", float64(now.UnixMilli())/1000)
+	if p.err != nil {
+		return p.err
+	}
+	return bw.Flush()
+}
+
+type promWriter struct {
+	w   *bufio.Writer
+	err error
+}
+
+func (p *promWriter) family(name, typ, help string) {
+	p.printf("# HELP %s %s\n# TYPE %s %s\n", name, escapeHelp(help), name, typ)
+}
+
+// sample writes name{k="v",…} value; labels come in key, value pairs.
+func (p *promWriter) sample(name string, v float64, labels ...string) {
+	var b strings.Builder
+	b.WriteString(name)
+	if len(labels) > 0 {
+		b.WriteByte('{')
+		for i := 0; i+1 < len(labels); i += 2 {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(labels[i])
+			b.WriteString(`="`)
+			b.WriteString(escapeLabel(labels[i+1]))
+			b.WriteByte('"')
+		}
+		b.WriteByte('}')
+	}
+	p.printf("%s %s\n", b.String(), strconv.FormatFloat(v, 'g', -1, 64))
+}
+
+func (p *promWriter) printf(format string, a ...any) {
+	if p.err == nil {
+		_, p.err = fmt.Fprintf(p.w, format, a...)
+	}
+}
+
+// escapeLabel escapes a label value: backslash, double quote and newline
+// (the exposition format's only escapes); other bytes pass, and invalid
+// UTF-8 is replaced so a garbled hostname cannot break the file.
+func escapeLabel(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	return strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`).Replace(s)
+}
+
+func escapeHelp(s string) string {
+	return strings.NewReplacer(`\`, `\\`, "\n", `\n`).Replace(s)
+}
