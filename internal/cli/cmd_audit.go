@@ -14,6 +14,7 @@ import (
 
 type auditOptions struct {
 	Root    string
+	From    string
 	Output  string
 	FailOn  string
 	Verbose bool
@@ -24,6 +25,7 @@ type auditOptions struct {
 func addAuditFlags(cmd *cobra.Command, o *auditOptions) {
 	f := cmd.Flags()
 	f.StringVar(&o.Root, "root", "/", "audit a captured machine tree (DIR/proc, DIR/sys, DIR/etc …) instead of this machine")
+	f.StringVar(&o.From, "from", "", "audit a snapshot written by nastune snapshot -o FILE")
 	f.StringVarP(&o.Output, "output", "o", "text", "output format: text, json or prom (node_exporter textfile)")
 	f.StringVar(&o.FailOn, "fail-on", "never", "exit 1 when a finding is at least this severe: info, warn, crit or never")
 	f.BoolVarP(&o.Verbose, "verbose", "v", false, "explain why each finding matters, what values were computed from, references and sources not collected")
@@ -65,12 +67,11 @@ func runAudit(ctx context.Context, o *auditOptions, env *Env) error {
 	if err != nil {
 		return err
 	}
-	root, err := openRoot(o.Root)
+	h, err := collect(ctx, o.Root, o.From)
 	if err != nil {
 		return err
 	}
-	defer root.Close()
-	rep := audit.Run(ctx, root, audit.Options{RTT: rtt})
+	rep := audit.FromFacts(h, audit.Options{RTT: rtt})
 	switch o.Output {
 	case "json":
 		err = render.JSON(env.Stdout, rep)

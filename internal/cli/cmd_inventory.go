@@ -10,12 +10,12 @@ import (
 	"github.com/nastune/nastune/internal/facts"
 	"github.com/nastune/nastune/internal/hostfs"
 	"github.com/nastune/nastune/internal/inventory"
-	"github.com/nastune/nastune/internal/probe"
 	"github.com/nastune/nastune/internal/render"
 )
 
 type inventoryOptions struct {
 	Root   string
+	From   string
 	Output string
 }
 
@@ -27,6 +27,7 @@ func newInventoryCmd(env *Env) *cobra.Command {
 		Long:  "inventory prints the tables admins write scripts for, read-only, from this machine or a\ncaptured tree (--root).\n\n" + exitHelp,
 	}
 	cmd.PersistentFlags().StringVar(&o.Root, "root", "/", "read a captured machine tree instead of this machine")
+	cmd.PersistentFlags().StringVar(&o.From, "from", "", "read a snapshot written by nastune snapshot -o FILE")
 	cmd.PersistentFlags().StringVarP(&o.Output, "output", "o", "text", "output format: text or json")
 	cmd.AddCommand(&cobra.Command{
 		Use:   "disks",
@@ -80,12 +81,11 @@ func runInventory(ctx context.Context, o *inventoryOptions, env *Env, build func
 	if err := outputFormat(o.Output, "text", "json"); err != nil {
 		return err
 	}
-	root, err := openRoot(o.Root)
+	h, err := collect(ctx, o.Root, o.From)
 	if err != nil {
 		return err
 	}
-	defer root.Close()
-	t := build(probe.Collect(ctx, root))
+	t := build(h)
 	if o.Output == "json" {
 		err = render.JSON(env.Stdout, t)
 	} else {

@@ -44,8 +44,9 @@ var ErrTooLarge = errors.New("file larger than the read limit")
 
 // Root is a read-only machine root.
 type Root struct {
-	dir  string   // "/" for the live system
-	root *os.Root // nil for the live system
+	dir  string    // "/" for the live system
+	root *os.Root  // nil for the live system
+	rec  *Recorder // non-nil while recording for a snapshot
 }
 
 // Live returns the root of the running system.
@@ -105,6 +106,7 @@ func (r *Root) ReadFile(name string) ([]byte, error) {
 	if len(data) > MaxFileSize {
 		return nil, &fs.PathError{Op: "read", Path: name, Err: ErrTooLarge}
 	}
+	r.rec.file(name, data)
 	return data, nil
 }
 
@@ -121,6 +123,7 @@ func (r *Root) ReadHead(name string, n int) ([]byte, error) {
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
 		return nil, &fs.PathError{Op: "read", Path: name, Err: unwrapPathErr(err)}
 	}
+	r.rec.file(name, b[:got])
 	return b[:got], nil
 }
 
@@ -147,11 +150,20 @@ func (r *Root) ReadDir(name string) ([]fs.DirEntry, error) {
 		return nil, &fs.PathError{Op: "readdir", Path: name, Err: err}
 	}
 	sortEntries(ents)
+	r.rec.dir(name, ents)
 	return ents, nil
 }
 
 // Stat follows symlinks (inside the root) and describes the target.
 func (r *Root) Stat(name string) (fs.FileInfo, error) {
+	st, err := r.statRaw(name)
+	if err == nil {
+		r.rec.seen(name, true)
+	}
+	return st, err
+}
+
+func (r *Root) statRaw(name string) (fs.FileInfo, error) {
 	if r.root == nil {
 		return os.Stat(name)
 	}
@@ -164,6 +176,14 @@ func (r *Root) Stat(name string) (fs.FileInfo, error) {
 
 // Lstat describes name itself, not what a final symlink points to.
 func (r *Root) Lstat(name string) (fs.FileInfo, error) {
+	st, err := r.lstatRaw(name)
+	if err == nil {
+		r.rec.seen(name, false)
+	}
+	return st, err
+}
+
+func (r *Root) lstatRaw(name string) (fs.FileInfo, error) {
 	if r.root == nil {
 		return os.Lstat(name)
 	}
@@ -176,6 +196,14 @@ func (r *Root) Lstat(name string) (fs.FileInfo, error) {
 
 // Readlink returns the target of a symlink as stored.
 func (r *Root) Readlink(name string) (string, error) {
+	t, err := r.readlinkRaw(name)
+	if err == nil {
+		r.rec.seen(name, false)
+	}
+	return t, err
+}
+
+func (r *Root) readlinkRaw(name string) (string, error) {
 	if r.root == nil {
 		return os.Readlink(name)
 	}
@@ -203,10 +231,16 @@ func CommandFile(argv ...string) string {
 func (r *Root) Command(ctx context.Context, argv ...string) ([]byte, string, error) {
 	if r.root == nil {
 		out, err := cmdrun.Run(ctx, argv...)
+		if err == nil {
+			r.rec.command(argv, out)
+		}
 		return out, strings.Join(argv, " "), err
 	}
 	name := CommandFile(argv...)
+	rec := r.rec
+	r.rec = nil // recorded below as a command, not as a file
 	b, err := r.ReadFile(name)
+	r.rec = rec
 	if err != nil {
 		return nil, name, err
 	}
@@ -217,6 +251,7 @@ func (r *Root) Command(ctx context.Context, argv ...string) ([]byte, string, err
 			b = nil
 		}
 	}
+	r.rec.command(argv, b)
 	return b, name, nil
 }
 
@@ -224,10 +259,17 @@ func (r *Root) Command(ctx context.Context, argv ...string) ([]byte, string, err
 // names (for the live root, what realpath(1) prints). Sysfs topology (which
 // bus a disk hangs from) is read from these paths.
 func (r *Root) RealPath(name string) (string, error) {
+	var p string
+	var err error
 	if r.root == nil {
-		return realpathLive(name)
+		p, err = realpathLive(name)
+	} else {
+		p, err = r.resolve(name, true)
 	}
-	return r.resolve(name, true)
+	if err == nil {
+		r.rec.seen(name, true)
+	}
+	return p, err
 }
 
 func (r *Root) open(name string) (*os.File, error) {

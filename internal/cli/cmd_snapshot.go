@@ -1,0 +1,93 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/nastune/nastune/internal/facts"
+	"github.com/nastune/nastune/internal/hostfs"
+	"github.com/nastune/nastune/internal/probe"
+	"github.com/nastune/nastune/internal/snapshot"
+)
+
+func newSnapshotCmd(env *Env) *cobra.Command {
+	var out, root string
+	var force bool
+	cmd := &cobra.Command{
+		Use:   "snapshot -o FILE.tar.gz",
+		Short: "Capture everything the audit reads into one file, to audit later or elsewhere (audit --from)",
+		Long: "snapshot runs the probes of an audit, read-only, and writes what they read (files, folder\n" +
+			"listings, links, command output) plus the collected facts to FILE.tar.gz. `nastune audit --from\n" +
+			"FILE` on any machine then yields the findings of a live audit at this moment.\n" +
+			"Never captured: password databases, private keys, keytabs; password and secret values in\n" +
+			"configuration files are redacted. See docs/snapshot.md.\n\n" + exitHelp,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if out == "" {
+				return usagef("e.g. nastune snapshot -o nas1.tar.gz", "-o FILE is required")
+			}
+			if _, err := os.Lstat(out); err == nil && !force {
+				return usagef("pick a new name or pass --force", "%s exists", out)
+			}
+			r, err := openRoot(root)
+			if err != nil {
+				return err
+			}
+			defer r.Close()
+			rec := r.Record()
+			h := probe.Collect(cmd.Context(), r)
+			meta := snapshot.Meta{Version: Version, Created: time.Now().UTC().Truncate(time.Second)}
+			n, m, err := snapshot.WriteFile(out, rec.Entries(), h, meta)
+			if err != nil {
+				return fmt.Errorf("writing %s: %w", out, err)
+			}
+			fmt.Fprintf(env.Stdout, "snapshot %s: %d files, %d KiB, %d excluded, %d values redacted\n", out, m.Files, (n+1023)/1024, len(m.Excluded), m.RedactedKeys)
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&out, "output", "o", "", "the .tar.gz to write")
+	cmd.Flags().StringVar(&root, "root", "/", "capture a captured machine tree instead of this machine")
+	cmd.Flags().BoolVar(&force, "force", false, "overwrite FILE")
+	return cmd
+}
+
+// collect gathers the facts from this machine, --root DIR or --from FILE.
+// A snapshot whose facts layout matches this binary gives its stored facts
+// (the live run's, including kernel-only answers); otherwise its tree is
+// probed as a captured tree.
+func collect(ctx context.Context, rootDir, from string) (*facts.Host, error) {
+	if from != "" {
+		if rootDir != "/" && rootDir != "" {
+			return nil, usagef("give one of them", "--from and --root exclude each other")
+		}
+		l, err := snapshot.Load(from)
+		if err != nil {
+			hint := "give a file written by nastune snapshot -o FILE"
+			if errors.Is(err, os.ErrNotExist) {
+				hint = "check the file name"
+			}
+			return nil, &UsageError{Err: err, Hint: hint}
+		}
+		defer l.Close()
+		if l.Facts != nil {
+			return l.Facts, nil
+		}
+		r, err := hostfs.Open(l.Dir)
+		if err != nil {
+			return nil, err
+		}
+		defer r.Close()
+		return probe.Collect(ctx, r), nil
+	}
+	r, err := openRoot(rootDir)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return probe.Collect(ctx, r), nil
+}

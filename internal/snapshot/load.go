@@ -1,0 +1,207 @@
+package snapshot
+
+import (
+	"archive/tar"
+	"bufio"
+	"compress/gzip"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"strings"
+
+	"github.com/nastune/nastune/internal/facts"
+)
+
+// Loaded is an unpacked snapshot. Close removes its private folder.
+type Loaded struct {
+	Dir  string // the captured tree, for hostfs.Open
+	Meta Meta
+	// Facts are the facts of the live run when their layout matches this
+	// binary; nil means: probe Dir as a captured tree instead.
+	Facts *facts.Host
+}
+
+// Close removes the unpacked tree.
+func (l *Loaded) Close() error { return os.RemoveAll(l.Dir) }
+
+// Load unpacks the snapshot at file into a new private temporary folder.
+// On any error nothing is left behind.
+func Load(file string) (*Loaded, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	dir, err := os.MkdirTemp("", "nastune-snapshot-")
+	if err != nil {
+		return nil, err
+	}
+	l, err := unpack(f, dir)
+	if err != nil {
+		_ = os.RemoveAll(dir)
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	return l, nil
+}
+
+// unpack reads a snapshot from r into the empty folder dir. Every write
+// goes through an os.Root of dir, so even a bug here cannot reach outside.
+func unpack(r io.Reader, dir string) (*Loaded, error) {
+	br := bufio.NewReader(r)
+	if magic, err := br.Peek(2); err != nil || magic[0] != 0x1f || magic[1] != 0x8b {
+		return nil, ErrNotSnapshot
+	}
+	zr, err := gzip.NewReader(br)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrNotSnapshot, err)
+	}
+	zr.Multistream(false)
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	tr := tar.NewReader(zr)
+	seen := map[string]byte{} // clean name → type
+	var total int64
+	var meta, factsJSON []byte
+	for n := 0; ; n++ {
+		hdr, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("reading the archive: %w", err)
+		}
+		if n >= MaxEntries {
+			return nil, fmt.Errorf("more than %d entries: refused", MaxEntries)
+		}
+		name, err := checkName(hdr.Name)
+		if err != nil {
+			return nil, err
+		}
+		if _, dup := seen[name]; dup {
+			return nil, errf(hdr.Name, "appears twice")
+		}
+		for d := path.Dir(name); d != "."; d = path.Dir(d) {
+			switch seen[d] {
+			case tar.TypeSymlink:
+				return nil, errf(hdr.Name, "lies below the symbolic link %q", d)
+			case tar.TypeReg:
+				return nil, errf(hdr.Name, "lies below the file %q", d)
+			}
+		}
+		switch hdr.Typeflag {
+		case tar.TypeDir:
+			if err := root.MkdirAll(name, 0o755); err != nil {
+				return nil, errf(hdr.Name, "%v", err)
+			}
+		case tar.TypeSymlink:
+			if err := checkLink(name, hdr.Linkname); err != nil {
+				return nil, errf(hdr.Name, "%v", err)
+			}
+			if err := mkParents(root, name); err != nil {
+				return nil, errf(hdr.Name, "%v", err)
+			}
+			if err := root.Symlink(hdr.Linkname, name); err != nil {
+				return nil, errf(hdr.Name, "%v", err)
+			}
+		case tar.TypeReg:
+			if hdr.Size < 0 || hdr.Size > MaxFileBytes {
+				return nil, errf(hdr.Name, "%d bytes: files above %d bytes are refused", hdr.Size, MaxFileBytes)
+			}
+			total += hdr.Size
+			if total > MaxTotalBytes {
+				return nil, fmt.Errorf("more than %d MiB of content: refused (a decompression bomb?)", MaxTotalBytes>>20)
+			}
+			if err := mkParents(root, name); err != nil {
+				return nil, errf(hdr.Name, "%v", err)
+			}
+			data, err := io.ReadAll(io.LimitReader(tr, hdr.Size+1))
+			if err != nil {
+				return nil, errf(hdr.Name, "%v", err)
+			}
+			if int64(len(data)) != hdr.Size {
+				return nil, errf(hdr.Name, "size mismatch")
+			}
+			switch "/" + name {
+			case MetaFile:
+				meta = data
+			case FactsFile:
+				factsJSON = data
+			}
+			if err := root.WriteFile(name, data, 0o644); err != nil {
+				return nil, errf(hdr.Name, "%v", err)
+			}
+		default:
+			return nil, errf(hdr.Name, "type %q refused: only files, folders and symbolic links", string(hdr.Typeflag))
+		}
+		seen[name] = hdr.Typeflag
+	}
+	if meta == nil {
+		return nil, fmt.Errorf("%w: no %s", ErrNotSnapshot, MetaFile)
+	}
+	l := &Loaded{Dir: dir}
+	if err := json.Unmarshal(meta, &l.Meta); err != nil {
+		return nil, fmt.Errorf("%s: %w", MetaFile, err)
+	}
+	if l.Meta.Format != Format {
+		return nil, fmt.Errorf("%s: format %d, this nastune reads format %d", MetaFile, l.Meta.Format, Format)
+	}
+	if factsJSON != nil && l.Meta.FactsLayout == FactsLayout() {
+		var h facts.Host
+		if err := json.Unmarshal(factsJSON, &h); err != nil {
+			return nil, fmt.Errorf("%s: %w", FactsFile, err)
+		}
+		l.Facts = &h
+	}
+	return l, nil
+}
+
+// checkName accepts relative, clean names without "..".
+func checkName(raw string) (string, error) {
+	name := strings.TrimSuffix(raw, "/")
+	switch {
+	case name == "" || name == ".":
+		return "", errf(raw, "empty name")
+	case strings.HasPrefix(name, "/"):
+		return "", errf(raw, "absolute names are refused")
+	case strings.ContainsRune(name, 0) || strings.Contains(name, "\\"):
+		return "", errf(raw, "invalid characters")
+	case path.Clean(name) != name:
+		return "", errf(raw, "not a clean path")
+	}
+	for _, c := range strings.Split(name, "/") {
+		if c == ".." {
+			return "", errf(raw, `".." is refused`)
+		}
+	}
+	return name, nil
+}
+
+// checkLink accepts relative targets that stay inside the tree.
+func checkLink(name, target string) error {
+	switch {
+	case target == "":
+		return errors.New("empty link target")
+	case strings.HasPrefix(target, "/"):
+		return fmt.Errorf("link to absolute path %q refused", target)
+	case strings.ContainsRune(target, 0):
+		return errors.New("invalid link target")
+	}
+	joined := path.Join(path.Dir(name), target)
+	if joined == ".." || strings.HasPrefix(joined, "../") {
+		return fmt.Errorf("link to %q leaves the snapshot", target)
+	}
+	return nil
+}
+
+func mkParents(root *os.Root, name string) error {
+	if d := path.Dir(name); d != "." {
+		return root.MkdirAll(d, 0o755)
+	}
+	return nil
+}

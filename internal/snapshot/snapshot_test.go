@@ -1,0 +1,330 @@
+package snapshot
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nastune/nastune/internal/audit"
+	"github.com/nastune/nastune/internal/facts"
+	"github.com/nastune/nastune/internal/fixture"
+	"github.com/nastune/nastune/internal/hostfs"
+	"github.com/nastune/nastune/internal/probe"
+	"github.com/nastune/nastune/internal/rule"
+)
+
+// Every fixture host, snapshotted and replayed both ways (stored facts,
+// and probing the unpacked tree again), yields the findings of a direct
+// audit: the recorder captured everything the probes read.
+func TestRoundTripHosts(t *testing.T) {
+	for _, host := range fixture.HostNames(t) {
+		t.Run(host, func(t *testing.T) {
+			root, err := hostfs.Open(fixture.HostDir(t, host))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer root.Close()
+			want := audit.Run(context.Background(), root, audit.Options{}).Findings
+
+			rec := root.Record()
+			h := probe.Collect(context.Background(), root)
+			var buf bytes.Buffer
+			if err := Write(&buf, rec.Entries(), h, Meta{Version: "test", Created: time.Unix(0, 0)}); err != nil {
+				t.Fatal(err)
+			}
+			if buf.Len() > 1<<20 {
+				t.Errorf("snapshot is %d bytes, want < 1 MiB", buf.Len())
+			}
+			l, err := unpack(bytes.NewReader(buf.Bytes()), t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if l.Facts == nil {
+				t.Fatal("stored facts not loaded")
+			}
+			compare(t, "stored facts", want, audit.FromFacts(l.Facts, audit.Options{}).Findings)
+
+			tree, err := hostfs.Open(l.Dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tree.Close()
+			compare(t, "re-probed tree", want, audit.Run(context.Background(), tree, audit.Options{}).Findings)
+		})
+	}
+}
+
+func compare(t *testing.T, what string, want, got []rule.Finding) {
+	t.Helper()
+	if len(want) == 0 {
+		t.Fatal("fixture has no findings: the comparison would prove nothing")
+	}
+	if !reflect.DeepEqual(want, got) {
+		wj, _ := json.MarshalIndent(want, "", " ")
+		gj, _ := json.MarshalIndent(got, "", " ")
+		t.Errorf("%s: findings differ\nwant %s\ngot %s", what, wj, gj)
+	}
+}
+
+func TestLayoutMismatchFallsBack(t *testing.T) {
+	var buf bytes.Buffer
+	h := &facts.Host{Hostname: "nas"}
+	if err := Write(&buf, nil, h, Meta{}); err != nil {
+		t.Fatal(err)
+	}
+	// Rewrite the metadata with a foreign layout.
+	b := rewrite(t, buf.Bytes(), func(name string, data []byte) []byte {
+		if "/"+name == MetaFile {
+			return bytes.Replace(data, []byte(FactsLayout()), []byte("0000000000000000"), 1)
+		}
+		return data
+	})
+	l, err := unpack(bytes.NewReader(b), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Facts != nil {
+		t.Error("facts of another layout must not be used")
+	}
+}
+
+func rewrite(t *testing.T, gz []byte, f func(string, []byte) []byte) []byte {
+	t.Helper()
+	zr, err := gzip.NewReader(bytes.NewReader(gz))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := tar.NewReader(zr)
+	var out []tent
+	for {
+		h, err := tr.Next()
+		if err != nil {
+			break
+		}
+		var data bytes.Buffer
+		_, _ = data.ReadFrom(tr)
+		out = append(out, tent{h.Name, h.Typeflag, h.Linkname, f(h.Name, data.Bytes())})
+	}
+	return archive(t, out...)
+}
+
+type tent struct {
+	name string
+	typ  byte
+	link string
+	data []byte
+}
+
+func archive(t testing.TB, ents ...tent) []byte {
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(zw)
+	for _, e := range ents {
+		h := &tar.Header{Name: e.name, Typeflag: e.typ, Linkname: e.link, Mode: 0o644, Size: int64(len(e.data))}
+		if e.typ != tar.TypeReg {
+			h.Size = 0
+		}
+		if err := tw.WriteHeader(h); err != nil {
+			t.Fatal(err)
+		}
+		if e.typ == tar.TypeReg {
+			_, _ = tw.Write(e.data)
+		}
+	}
+	_ = tw.Close()
+	_ = zw.Close()
+	return buf.Bytes()
+}
+
+var metaOK = tent{".nastune/snapshot.json", tar.TypeReg, "", []byte(`{"format":1}`)}
+
+// Hostile archives are refused with an error naming the entry, and nothing
+// is written outside the private folder (a sentinel next to it stays
+// untouched, and no file appears beside it).
+func TestHostileArchives(t *testing.T) {
+	reg := func(name string) tent { return tent{name, tar.TypeReg, "", []byte("x")} }
+	cases := []struct {
+		name string
+		ents []tent
+		want string
+	}{
+		{"parent traversal", []tent{reg("../evil")}, `".." is refused`},
+		{"nested traversal", []tent{reg("etc/../../evil")}, "not a clean path"},
+		{"absolute name", []tent{reg("/etc/cron.d/evil")}, "absolute names are refused"},
+		{"absolute link", []tent{{"etc", tar.TypeSymlink, "/etc", nil}}, `link to absolute path "/etc" refused`},
+		{"escaping link", []tent{{"sys/x", tar.TypeSymlink, "../../..", nil}}, "leaves the snapshot"},
+		{"write through link", []tent{{"d", tar.TypeSymlink, "proc", nil}, reg("d/evil")}, `lies below the symbolic link "d"`},
+		{"char device", []tent{{"dev/null", tar.TypeChar, "", nil}}, `type "3" refused`},
+		{"block device", []tent{{"dev/sda", tar.TypeBlock, "", nil}}, `type "4" refused`},
+		{"hard link", []tent{reg("a"), {"b", tar.TypeLink, "a", nil}}, `type "1" refused`},
+		{"fifo", []tent{{"p", tar.TypeFifo, "", nil}}, `type "6" refused`},
+		{"duplicate", []tent{reg("etc/fstab"), reg("etc/fstab")}, "appears twice"},
+		{"file as folder", []tent{reg("a"), reg("a/b")}, `lies below the file "a"`},
+		{"no metadata", []tent{reg("proc/cpuinfo")}, "no /.nastune/snapshot.json"},
+		{"other format", []tent{{".nastune/snapshot.json", tar.TypeReg, "", []byte(`{"format":99}`)}}, "format 99"},
+		{"garbled metadata", []tent{{".nastune/snapshot.json", tar.TypeReg, "", []byte(`{"format":`)}}, "snapshot.json"},
+		{"big file", []tent{metaOK, {"proc/big", tar.TypeReg, "", make([]byte, MaxFileBytes+1)}}, "are refused"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			base := t.TempDir()
+			dir := filepath.Join(base, "tree")
+			if err := os.Mkdir(dir, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			_, err := unpack(bytes.NewReader(archive(t, c.ents...)), dir)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("got %v, want an error containing %q", err, c.want)
+			}
+			onlyTree(t, base)
+		})
+	}
+}
+
+// onlyTree fails when anything but the tree folder exists in base.
+func onlyTree(t *testing.T, base string) {
+	t.Helper()
+	ents, _ := os.ReadDir(base)
+	for _, e := range ents {
+		if e.Name() != "tree" {
+			t.Errorf("%s written outside the private folder", e.Name())
+		}
+	}
+}
+
+// A decompression bomb: 65 files of 1 MiB zeros compress to ~65 KiB and are
+// refused once the content passes the total limit.
+func TestBomb(t *testing.T) {
+	ents := []tent{metaOK}
+	zero := make([]byte, 1<<20)
+	for i := 0; i <= MaxTotalBytes>>20; i++ {
+		ents = append(ents, tent{"proc/z" + strings.Repeat("z", i%50) + string(rune('a'+i%26)) + string(rune('a'+i/26)), tar.TypeReg, "", zero})
+	}
+	gz := archive(t, ents...)
+	if len(gz) > 1<<20 {
+		t.Fatalf("bomb is %d bytes compressed", len(gz))
+	}
+	_, err := unpack(bytes.NewReader(gz), t.TempDir())
+	if err == nil || !strings.Contains(err.Error(), "decompression bomb") {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestNotGzip(t *testing.T) {
+	for _, in := range []string{"", "hello", "\x1f\x8bgarbage"} {
+		if _, err := unpack(strings.NewReader(in), t.TempDir()); err == nil || !strings.Contains(err.Error(), "not a nastune snapshot") {
+			t.Errorf("%q: got %v", in, err)
+		}
+	}
+}
+
+// Load removes its folder on failure and on Close.
+func TestLoadCleansUp(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	bad := filepath.Join(tmp, "bad.tar.gz")
+	_ = os.WriteFile(bad, archive(t, tent{"../x", tar.TypeReg, "", nil}), 0o644)
+	if _, err := Load(bad); err == nil || !strings.Contains(err.Error(), "bad.tar.gz") {
+		t.Fatalf("error must name the file: %v", err)
+	}
+	good := filepath.Join(tmp, "good.tar.gz")
+	var buf bytes.Buffer
+	_ = Write(&buf, nil, &facts.Host{Hostname: "nas"}, Meta{})
+	_ = os.WriteFile(good, buf.Bytes(), 0o644)
+	l, err := Load(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Facts == nil || l.Facts.Hostname != "nas" || l.Meta.Hostname != "nas" {
+		t.Errorf("loaded %+v", l)
+	}
+	_ = l.Close()
+	ents, _ := os.ReadDir(tmp)
+	if len(ents) != 2 {
+		t.Errorf("left behind: %v", ents)
+	}
+}
+
+func TestRedact(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{"ldap admin password = hunter2\n", "ldap admin password = [redacted by nastune]\n"},
+		{"askpass /etc/openvpn/pass.txt\n", "askpass /etc/openvpn/pass.txt\n"},
+		{"wpa_passphrase: s3cret\n", "wpa_passphrase: [redacted by nastune]\n"},
+		{"# password = commented\n", "# password = commented\n"},
+		{"socket options = TCP_NODELAY\n", "socket options = TCP_NODELAY\n"},
+		{"remote vpn.example 1194\n<tls-crypt>\n-----BEGIN OpenVPN Static key V1-----\nabc\n</tls-crypt>\nverb 3\n",
+			"remote vpn.example 1194\n<tls-crypt>\n[redacted by nastune]\n</tls-crypt>\nverb 3\n"},
+		{"<key>\nunterminated\n", "<key>\n[redacted by nastune]\n"},
+	}
+	for _, c := range cases {
+		got, _ := Redact([]byte(c.in))
+		if string(got) != c.want {
+			t.Errorf("Redact(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+func TestExcludedAndRelativeLinks(t *testing.T) {
+	for _, p := range []string{"/etc/shadow", "/etc/gshadow-", "/etc/ssl/private/x", "/var/lib/samba/private/secrets.tdb", "/etc/openvpn/ta.key", "/etc/ssh/ssh_host_ed25519_key", "/root/.bash_history", "/proc/1/environ"} {
+		if !Excluded(p) {
+			t.Errorf("%s must be excluded", p)
+		}
+	}
+	for _, p := range []string{"/etc/samba/smb.conf", "/proc/meminfo", "/etc/passwd-not", "/sys/class/net/eth0/speed"} {
+		if Excluded(p) {
+			t.Errorf("%s must be kept", p)
+		}
+	}
+	var buf bytes.Buffer
+	ents := []hostfs.Entry{
+		{Path: "/etc", Mode: fs.ModeDir},
+		{Path: "/etc/shadow", Data: []byte("root:$6$x")},
+		{Path: "/etc/resolv.conf", Mode: fs.ModeSymlink, Target: "/run/systemd/resolve/stub-resolv.conf"},
+		{Path: "/etc/fstab", Data: []byte("//nas/a /mnt/a cifs password=x 0 0\n")},
+	}
+	if err := Write(&buf, ents, &facts.Host{}, Meta{}); err != nil {
+		t.Fatal(err)
+	}
+	l, err := unpack(bytes.NewReader(buf.Bytes()), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(filepath.Join(l.Dir, "etc/shadow")); err == nil {
+		t.Error("/etc/shadow was captured")
+	}
+	if got, _ := os.Readlink(filepath.Join(l.Dir, "etc/resolv.conf")); got != "../run/systemd/resolve/stub-resolv.conf" {
+		t.Errorf("link target %q", got)
+	}
+	if b, _ := os.ReadFile(filepath.Join(l.Dir, "etc/fstab")); strings.Contains(string(b), "=x") {
+		t.Errorf("password kept: %s", b)
+	}
+	if !reflect.DeepEqual(l.Meta.Excluded, []string{"/etc/shadow"}) || l.Meta.RedactedKeys != 1 {
+		t.Errorf("meta %+v", l.Meta)
+	}
+}
+
+// FuzzUnpack: no input panics, and nothing escapes the private folder.
+func FuzzUnpack(f *testing.F) {
+	f.Add(archive(f, metaOK, tent{"proc/x", tar.TypeReg, "", []byte("1")}))
+	f.Add(archive(f, tent{"a", tar.TypeSymlink, "../b", nil}))
+	f.Add(archive(f, tent{"d", tar.TypeSymlink, "x", nil}, tent{"d/e", tar.TypeReg, "", nil}))
+	f.Add([]byte("\x1f\x8b"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		base := t.TempDir()
+		dir := filepath.Join(base, "tree")
+		if err := os.Mkdir(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		_, _ = unpack(bytes.NewReader(b), dir)
+		onlyTree(t, base)
+	})
+}
