@@ -61,6 +61,12 @@ func randomAIO(ctx context.Context, name string, o DiskOptions, write bool, qd i
 	defer func() { _, _, _ = unix.Syscall(unix.SYS_IO_DESTROY, aioCtx, 0, 0) }()
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
+	// As at QD1 (see rawPread): past the scheduler when another P keeps
+	// the program alive; io_getevents is where this thread waits.
+	sys := unix.Syscall6
+	if runtime.GOMAXPROCS(0) > 1 {
+		sys = unix.RawSyscall6
+	}
 
 	mem, free, err := alignedBuf(qd * randBlock)
 	if err != nil {
@@ -85,7 +91,7 @@ func randomAIO(ctx context.Context, name string, o DiskOptions, write bool, qd i
 	}
 	submit := func(list []*iocb) error {
 		for len(list) > 0 {
-			n, _, e := unix.Syscall(unix.SYS_IO_SUBMIT, aioCtx, uintptr(len(list)), uintptr(unsafe.Pointer(&list[0])))
+			n, _, e := sys(unix.SYS_IO_SUBMIT, aioCtx, uintptr(len(list)), uintptr(unsafe.Pointer(&list[0])), 0, 0, 0)
 			if e != 0 {
 				return e
 			}
@@ -106,7 +112,7 @@ func randomAIO(ctx context.Context, name string, o DiskOptions, write bool, qd i
 	inflight := qd
 	again := make([]*iocb, 0, qd)
 	for inflight > 0 {
-		n, _, e := unix.Syscall6(unix.SYS_IO_GETEVENTS, aioCtx, 1, uintptr(qd), uintptr(unsafe.Pointer(&events[0])), 0, 0)
+		n, _, e := sys(unix.SYS_IO_GETEVENTS, aioCtx, 1, uintptr(qd), uintptr(unsafe.Pointer(&events[0])), 0, 0)
 		if e == unix.EINTR {
 			continue
 		}

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -307,10 +308,21 @@ func random(ctx context.Context, name string, o DiskOptions, write bool, qd int,
 	stop := time.Now().Add(o.Runtime)
 	start := time.Now()
 	var wg sync.WaitGroup
+	// One request at a time on a thread of its own, past the scheduler
+	// (see rawPread), when another P keeps the rest of the program alive.
+	raw := qd == 1 && rawIO && runtime.GOMAXPROCS(0) > 1
+	pread, pwrite := unix.Pread, unix.Pwrite
+	if raw {
+		pread, pwrite = rawPread, rawPwrite
+	}
 	for w := 0; w < qd; w++ {
 		wg.Add(1)
 		go func(w int) {
 			defer wg.Done()
+			if raw {
+				runtime.LockOSThread()
+				defer runtime.UnlockOSThread()
+			}
 			buf, free, err := alignedBuf(randBlock)
 			if err != nil {
 				errs <- err
@@ -326,9 +338,9 @@ func random(ctx context.Context, name string, o DiskOptions, write bool, qd int,
 				t0 := time.Now()
 				var n int
 				if write {
-					n, err = unix.Pwrite(fd, buf, off)
+					n, err = pwrite(fd, buf, off)
 				} else {
-					n, err = unix.Pread(fd, buf, off)
+					n, err = pread(fd, buf, off)
 				}
 				if err != nil {
 					errs <- err
