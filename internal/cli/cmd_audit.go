@@ -26,7 +26,7 @@ func addAuditFlags(cmd *cobra.Command, o *auditOptions) {
 	f := cmd.Flags()
 	f.StringVar(&o.Root, "root", "/", "audit a captured machine tree (DIR/proc, DIR/sys, DIR/etc …) instead of this machine")
 	f.StringVar(&o.From, "from", "", "audit a snapshot written by nastune snapshot -o FILE")
-	f.StringVarP(&o.Output, "output", "o", "text", "output format: text, json or prom (node_exporter textfile)")
+	f.StringVarP(&o.Output, "output", "o", "text", "output format: text, json, html (one self-contained page) or prom (node_exporter textfile)")
 	f.StringVar(&o.FailOn, "fail-on", "never", "exit 1 when a finding is at least this severe: info, warn, crit or never")
 	f.BoolVarP(&o.Verbose, "verbose", "v", false, "explain why each finding matters, what values were computed from, references and sources not collected")
 	f.StringVar(&o.Color, "color", "auto", "colour text output: auto, always or never (NO_COLOR is honoured)")
@@ -52,7 +52,7 @@ func newAuditCmd(env *Env) *cobra.Command {
 }
 
 func runAudit(ctx context.Context, o *auditOptions, env *Env) error {
-	if err := outputFormat(o.Output, "text", "json", "prom"); err != nil {
+	if err := outputFormat(o.Output, "text", "json", "prom", "html"); err != nil {
 		return err
 	}
 	failOn, failNever, err := parseFailOn(o.FailOn)
@@ -77,6 +77,8 @@ func runAudit(ctx context.Context, o *auditOptions, env *Env) error {
 		err = render.JSON(env.Stdout, rep)
 	case "prom":
 		err = render.Prom(env.Stdout, rep, render.PromOptions{Now: time.Now(), Version: Version})
+	case "html":
+		err = render.HTMLAudit(env.Stdout, rep, render.HTMLOptions{Now: time.Now(), Version: Version})
 	default:
 		err = render.Text(env.Stdout, rep, render.Options{Color: color, Verbose: o.Verbose})
 	}

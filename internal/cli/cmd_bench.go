@@ -215,7 +215,7 @@ func newBenchCompareCmd(env *Env) *cobra.Command {
 		Short: "Per test: before, after, change, and whether it is beyond the noise",
 		Args:  cobra.ExactArgs(2),
 		RunE: func(_ *cobra.Command, args []string) error {
-			if err := outputFormat(output, "text", "json"); err != nil {
+			if err := outputFormat(output, "text", "json", "html"); err != nil {
 				return err
 			}
 			b, err := os.ReadFile(args[0])
@@ -231,8 +231,11 @@ func newBenchCompareCmd(env *Env) *cobra.Command {
 				return &UsageError{Err: fmt.Errorf("compare %s %s: %w", args[0], args[1], err),
 					Hint: "both files must be results of the same kind from bench --save FILE or -o json > FILE"}
 			}
-			if output == "json" {
+			switch output {
+			case "json":
 				return render.JSON(env.Stdout, rows)
+			case "html":
+				return render.HTMLCompare(env.Stdout, rows, args[0], args[1], render.HTMLOptions{Now: time.Now(), Version: Version})
 			}
 			tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "TEST\tBEFORE\tAFTER\tCHANGE\tVERDICT\tNOTE")
@@ -246,7 +249,7 @@ func newBenchCompareCmd(env *Env) *cobra.Command {
 			return tw.Flush()
 		},
 	}
-	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text or json")
+	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text, json or html")
 	return cmd
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -28,7 +29,7 @@ func newInventoryCmd(env *Env) *cobra.Command {
 	}
 	cmd.PersistentFlags().StringVar(&o.Root, "root", "/", "read a captured machine tree instead of this machine")
 	cmd.PersistentFlags().StringVar(&o.From, "from", "", "read a snapshot written by nastune snapshot -o FILE")
-	cmd.PersistentFlags().StringVarP(&o.Output, "output", "o", "text", "output format: text or json")
+	cmd.PersistentFlags().StringVarP(&o.Output, "output", "o", "text", "output format: text, json or html")
 	cmd.AddCommand(&cobra.Command{
 		Use:   "disks",
 		Short: "Disks (model, serial, by-id, sectors, bus, USB link, scheduler, partitions and alignment), md arrays, ZFS pools, filesystems",
@@ -78,7 +79,7 @@ func openRoot(dir string) (*hostfs.Root, error) {
 
 // runInventory probes the root and prints one table as text or JSON.
 func runInventory(ctx context.Context, o *inventoryOptions, env *Env, build func(*facts.Host) any, text func(io.Writer, any) error) error {
-	if err := outputFormat(o.Output, "text", "json"); err != nil {
+	if err := outputFormat(o.Output, "text", "json", "html"); err != nil {
 		return err
 	}
 	h, err := collect(ctx, o.Root, o.From)
@@ -86,9 +87,12 @@ func runInventory(ctx context.Context, o *inventoryOptions, env *Env, build func
 		return err
 	}
 	t := build(h)
-	if o.Output == "json" {
+	switch o.Output {
+	case "json":
 		err = render.JSON(env.Stdout, t)
-	} else {
+	case "html":
+		err = render.HTMLTables(env.Stdout, "nastune inventory: "+h.Hostname, "kernel "+h.Kernel.Release, t, render.HTMLOptions{Now: time.Now(), Version: Version})
+	default:
 		err = text(env.Stdout, t)
 	}
 	if err != nil {

@@ -1,0 +1,332 @@
+package render
+
+import (
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"io"
+	"math"
+	"reflect"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/nastune/nastune/internal/audit"
+	"github.com/nastune/nastune/internal/bench"
+	"github.com/nastune/nastune/internal/rule"
+)
+
+// HTML output: one self-contained file per report. The stylesheet and the
+// small filter/sort script are inlined; the page makes no request to any
+// server (no fonts, images or scripts from elsewhere), works without the
+// script (everything is shown, unsorted), and reads at phone width
+// (tables scroll sideways, findings wrap).
+
+//go:embed assets/style.css
+var htmlCSS string
+
+//go:embed assets/script.js
+var htmlJS string
+
+// HTMLOptions are what a page needs beyond its data.
+type HTMLOptions struct {
+	Now     time.Time
+	Version string
+}
+
+var pageTmpl = template.Must(template.New("page").Funcs(template.FuncMap{
+	"lower": strings.ToLower,
+}).Parse(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width,initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">
+<title>{{.Title}}</title>
+<style>{{.CSS}}</style>
+</head><body>
+<header><h1>{{.Title}}</h1><div class="meta">{{.Sub}}</div></header>
+<main>{{.Body}}</main>
+<footer>nastune {{.Version}} · {{.Now}}</footer>
+<script>{{.JS}}</script>
+</body></html>
+`))
+
+type page struct {
+	Title, Sub, Version, Now string
+	CSS                      template.CSS
+	JS                       template.JS
+	Body                     template.HTML
+}
+
+func writePage(w io.Writer, title, sub string, body template.HTML, o HTMLOptions) error {
+	return pageTmpl.Execute(w, page{Title: title, Sub: sub, Version: o.Version, Now: o.Now.UTC().Format("2006-01-02 15:04 UTC"),
+		CSS: template.CSS(htmlCSS), JS: template.JS(htmlJS), Body: body})
+}
+
+func execHTML(t *template.Template, v any) (template.HTML, error) {
+	var b strings.Builder
+	if err := t.Execute(&b, v); err != nil {
+		return "", err
+	}
+	return template.HTML(b.String()), nil //nolint:gosec // produced by html/template, escaped
+}
+
+var auditTmpl = template.Must(template.New("audit").Parse(`
+<div class="counts">
+<span class="pill sev-crit">{{.Crit}} crit</span><span class="pill sev-warn">{{.Warn}} warn</span><span class="pill sev-info">{{.Info}} info</span>
+<span class="pill">{{len .R.NotCollected}} not collected</span>
+</div>
+{{if .R.Findings}}
+<div class="controls" role="search">
+<label><input type="checkbox" data-filter-sev value="crit" checked> crit</label>
+<label><input type="checkbox" data-filter-sev value="warn" checked> warn</label>
+<label><input type="checkbox" data-filter-sev value="info" checked> info</label>
+<label>family <select id="fam"><option value="">all</option>{{range .Families}}<option>{{.}}</option>{{end}}</select></label>
+<label>sort <select id="sort"><option value="severity">severity</option><option value="family">family</option><option value="id">rule</option><option value="subject">subject</option></select></label>
+<input type="search" id="q" placeholder="filter text" aria-label="filter text">
+<span class="meta"><span id="shown">{{len .R.Findings}}</span> shown</span>
+</div>
+<section id="findings">
+{{range .R.Findings}}<details class="finding" data-severity="{{.Severity}}" data-family="{{.Family}}" data-id="{{.ID}}" data-subject="{{.Subject}}" data-rank="{{printf "%d" .Severity}}">
+<summary><b class="sev-{{.Severity}}">{{.Severity}}</b> <span>{{.Title}}</span> <span class="id">{{.ID}}</span> <span class="fam">{{.Family}}</span> <code>{{.Subject}}</code></summary>
+<div class="ev">{{range .Evidence}}<div><code>{{.Source}}</code>: <code>{{.Value}}</code></div>{{end}}</div>
+<p>{{.Why}}</p>
+{{with .Recommendation}}<p class="rec">→ {{.Kind}} <code>{{.Target}}</code>{{if .Value}} to <code>{{.Value}}</code>{{end}}{{if .Current}} (now <code>{{.Current}}</code>){{end}}{{if .Basis}}<br><span class="meta">computed from: {{.Basis}}</span>{{end}}</p>{{end}}
+{{if .Refs}}<div class="refs">{{range .Refs}}<div><a href="{{.}}" rel="noreferrer">{{.}}</a></div>{{end}}</div>{{end}}
+</details>
+{{end}}</section>
+{{else}}<p>No findings: nothing to change on the evidence collected.</p>{{end}}
+{{if .R.NotCollected}}<h2>Not collected</h2>
+<div class="wrap"><table><thead><tr><th>source</th><th>reason</th></tr></thead><tbody>
+{{range .R.NotCollected}}<tr><td><code>{{.Source}}</code></td><td>{{.Reason}}</td></tr>{{end}}
+</tbody></table></div>{{end}}
+`))
+
+// HTMLAudit writes an audit report as a self-contained page.
+func HTMLAudit(w io.Writer, r *audit.Report, o HTMLOptions) error {
+	d := struct {
+		R                *audit.Report
+		Crit, Warn, Info int
+		Families         []string
+	}{R: r}
+	fam := map[string]bool{}
+	for _, f := range r.Findings {
+		switch f.Severity {
+		case rule.Crit:
+			d.Crit++
+		case rule.Warn:
+			d.Warn++
+		default:
+			d.Info++
+		}
+		fam[f.Family] = true
+	}
+	for f := range fam {
+		d.Families = append(d.Families, f)
+	}
+	sort.Strings(d.Families)
+	body, err := execHTML(auditTmpl, d)
+	if err != nil {
+		return err
+	}
+	h := r.Host
+	sub := fmt.Sprintf("kernel %s · %s · %d CPU · %s RAM", orUnknown(h.Kernel), orUnknown(h.Arch), h.CPUs, memString(h.MemBytes))
+	return writePage(w, "nastune audit: "+orUnknown(h.Hostname), sub, body, o)
+}
+
+// table is a generic HTML table built from a slice of structs.
+type table struct {
+	Title   string
+	Columns []string
+	Rows    [][]cell
+}
+
+type cell struct {
+	Text string
+	Sort string // sort key (numbers raw)
+	Num  bool
+}
+
+var tablesTmpl = template.Must(template.New("tables").Parse(`
+{{range .Notes}}<p class="meta">{{.}}</p>{{end}}
+{{range .Tables}}<h2>{{.Title}}</h2>
+{{if .Rows}}<div class="wrap"><table><thead><tr>{{range .Columns}}<th class="sortable">{{.}}</th>{{end}}</tr></thead><tbody>
+{{range .Rows}}<tr>{{range .}}<td{{if .Num}} class="num"{{end}} data-v="{{.Sort}}">{{.Text}}</td>{{end}}</tr>
+{{end}}</tbody></table></div>{{else}}<p class="meta">none</p>{{end}}
+{{end}}`))
+
+// HTMLTables writes a struct of row slices (an inventory) as one page of
+// sortable tables: each slice field is a table whose columns are the
+// element's JSON fields; scalar fields become notes.
+func HTMLTables(w io.Writer, title, sub string, v any, o HTMLOptions) error {
+	rv := reflect.Indirect(reflect.ValueOf(v))
+	if rv.Kind() != reflect.Struct {
+		return fmt.Errorf("html tables: %T is not a struct", v)
+	}
+	d := struct {
+		Notes  []string
+		Tables []table
+	}{}
+	for i := 0; i < rv.NumField(); i++ {
+		f := rv.Type().Field(i)
+		name := jsonName(f)
+		if name == "" {
+			continue
+		}
+		fv := rv.Field(i)
+		if fv.Kind() == reflect.Slice && elemStruct(fv.Type().Elem()) {
+			d.Tables = append(d.Tables, sliceTable(strings.ReplaceAll(name, "_", " "), fv))
+			continue
+		}
+		if !fv.IsZero() {
+			d.Notes = append(d.Notes, strings.ReplaceAll(name, "_", " ")+": "+cellOf(fv).Text)
+		}
+	}
+	body, err := execHTML(tablesTmpl, d)
+	if err != nil {
+		return err
+	}
+	return writePage(w, title, sub, body, o)
+}
+
+func elemStruct(t reflect.Type) bool {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t.Kind() == reflect.Struct
+}
+
+func jsonName(f reflect.StructField) string {
+	if !f.IsExported() {
+		return ""
+	}
+	tag := f.Tag.Get("json")
+	if tag == "-" {
+		return ""
+	}
+	if n, _, _ := strings.Cut(tag, ","); n != "" {
+		return n
+	}
+	return f.Name
+}
+
+func sliceTable(title string, s reflect.Value) table {
+	t := table{Title: title}
+	et := s.Type().Elem()
+	for et.Kind() == reflect.Pointer {
+		et = et.Elem()
+	}
+	var idx []int
+	for i := 0; i < et.NumField(); i++ {
+		if n := jsonName(et.Field(i)); n != "" {
+			t.Columns = append(t.Columns, strings.ReplaceAll(n, "_", " "))
+			idx = append(idx, i)
+		}
+	}
+	for r := 0; r < s.Len(); r++ {
+		row := reflect.Indirect(s.Index(r))
+		if !row.IsValid() {
+			continue
+		}
+		cells := make([]cell, 0, len(idx))
+		for _, i := range idx {
+			cells = append(cells, cellOf(row.Field(i)))
+		}
+		t.Rows = append(t.Rows, cells)
+	}
+	return t
+}
+
+// cellOf formats a value for a table cell: numbers right-aligned, nil as
+// "–", nested values as compact JSON.
+func cellOf(v reflect.Value) cell {
+	for v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface {
+		if v.IsNil() {
+			return cell{Text: "–"}
+		}
+		v = v.Elem()
+	}
+	switch v.Kind() {
+	case reflect.String:
+		if v.String() == "" {
+			return cell{Text: "–"}
+		}
+		return cell{Text: v.String(), Sort: v.String()}
+	case reflect.Bool:
+		s := fmt.Sprint(v.Bool())
+		return cell{Text: s, Sort: s}
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		s := fmt.Sprint(v.Int())
+		return cell{Text: s, Sort: s, Num: true}
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		s := fmt.Sprint(v.Uint())
+		return cell{Text: s, Sort: s, Num: true}
+	case reflect.Float32, reflect.Float64:
+		return cell{Text: fmt.Sprintf("%.4g", v.Float()), Sort: fmt.Sprint(v.Float()), Num: true}
+	case reflect.Slice, reflect.Map:
+		if v.Len() == 0 {
+			return cell{Text: "–"}
+		}
+		if v.Kind() == reflect.Slice && v.Type().Elem().Kind() == reflect.String {
+			parts := make([]string, v.Len())
+			for i := range parts {
+				parts[i] = v.Index(i).String()
+			}
+			s := strings.Join(parts, ", ")
+			return cell{Text: s, Sort: s}
+		}
+	}
+	b, err := json.Marshal(v.Interface())
+	if err != nil {
+		return cell{Text: "?"}
+	}
+	return cell{Text: string(b), Sort: string(b)}
+}
+
+var compareTmpl = template.Must(template.New("compare").Parse(`
+<p class="meta">A change counts only beyond the noise: the spreads of repeated runs must not overlap, or a single run must change by more than 5%.</p>
+{{.Chart}}
+<div class="wrap"><table><thead><tr><th class="sortable">test</th><th class="sortable">before</th><th class="sortable">after</th><th class="sortable">unit</th><th class="sortable">change %</th><th class="sortable">verdict</th><th>note</th></tr></thead><tbody>
+{{range .Rows}}<tr><td>{{.Test}}</td><td class="num" data-v="{{.Before}}">{{printf "%.1f" .Before}}</td><td class="num" data-v="{{.After}}">{{printf "%.1f" .After}}</td><td>{{.Unit}}</td><td class="num" data-v="{{.Change}}">{{printf "%+.1f" .Change}}</td><td>{{if .Significant}}<b>{{if gt .Change 0.0}}better{{else}}worse{{end}}</b>{{else}}within noise{{end}}</td><td>{{.Note}}</td></tr>
+{{end}}</tbody></table></div>`))
+
+// HTMLCompare writes a bench comparison with a before/after bar chart in
+// inline SVG (one pair of bars per test, scaled per unit).
+func HTMLCompare(w io.Writer, rows []bench.Comparison, before, after string, o HTMLOptions) error {
+	body, err := execHTML(compareTmpl, struct {
+		Rows  []bench.Comparison
+		Chart template.HTML
+	}{rows, compareChart(rows)})
+	if err != nil {
+		return err
+	}
+	return writePage(w, "nastune bench compare", before+" → "+after, body, o)
+}
+
+func compareChart(rows []bench.Comparison) template.HTML {
+	if len(rows) == 0 {
+		return ""
+	}
+	const rowH, barH, left, width = 44, 14, 150, 560
+	maxBy := map[string]float64{}
+	for _, r := range rows {
+		maxBy[r.Unit] = math.Max(maxBy[r.Unit], math.Max(r.Before, r.After))
+	}
+	var b strings.Builder
+	h := len(rows)*rowH + 24
+	fmt.Fprintf(&b, `<svg role="img" aria-label="before and after per test" viewBox="0 0 %d %d" width="100%%" preserveAspectRatio="xMinYMin meet">`, left+width+80, h)
+	fmt.Fprintf(&b, `<rect class="bar-before" x="%d" y="4" width="12" height="10"/><text x="%d" y="13">before</text><rect class="bar-after" x="%d" y="4" width="12" height="10"/><text x="%d" y="13">after</text>`, left, left+16, left+80, left+96)
+	for i, r := range rows {
+		y := 24 + i*rowH
+		scale := 0.0
+		if m := maxBy[r.Unit]; m > 0 {
+			scale = width / m
+		}
+		fmt.Fprintf(&b, `<text x="0" y="%d">%s</text>`, y+barH+4, template.HTMLEscapeString(r.Test))
+		fmt.Fprintf(&b, `<rect class="bar-before" x="%d" y="%d" width="%.1f" height="%d"><title>before %.1f %s</title></rect>`, left, y, r.Before*scale, barH, r.Before, template.HTMLEscapeString(r.Unit))
+		fmt.Fprintf(&b, `<rect class="bar-after" x="%d" y="%d" width="%.1f" height="%d"><title>after %.1f %s</title></rect>`, left, y+barH+2, r.After*scale, barH, r.After, template.HTMLEscapeString(r.Unit))
+		fmt.Fprintf(&b, `<text x="%.1f" y="%d">%+.1f%%</text>`, float64(left)+math.Max(r.Before, r.After)*scale+6, y+barH+4, r.Change)
+	}
+	b.WriteString(`</svg>`)
+	return template.HTML(b.String()) //nolint:gosec // numbers and escaped names only
+}
