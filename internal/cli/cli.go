@@ -111,7 +111,7 @@ func newRoot(env *Env) *cobra.Command {
 		return &UsageError{Err: err, Hint: "run `nastune --help` for the flags"}
 	})
 	addAuditFlags(root, opts)
-	root.AddCommand(newAuditCmd(env), newSnapshotCmd(env), newInventoryCmd(env), newPlanCmd(env), newApplyCmd(env), newUndoCmd(env),
+	root.AddCommand(newAuditCmd(env), newSnapshotCmd(env), newReportCmd(env), newInventoryCmd(env), newPlanCmd(env), newApplyCmd(env), newUndoCmd(env),
 		newBenchCmd(env), newCalcCmd(env), newRulesCmd(env), newVersionCmd(env))
 	root.SetHelpTemplate(root.HelpTemplate() + "\n" + exitHelp + "\n")
 	return root

@@ -16,6 +16,7 @@ import (
 	"github.com/nastune/nastune/internal/audit"
 	"github.com/nastune/nastune/internal/bench"
 	"github.com/nastune/nastune/internal/fixture"
+	"github.com/nastune/nastune/internal/fleet"
 	"github.com/nastune/nastune/internal/hostfs"
 	"github.com/nastune/nastune/internal/inventory"
 	"github.com/nastune/nastune/internal/probe"
@@ -42,6 +43,9 @@ func TestHTMLSelfContained(t *testing.T) {
 	pages := map[string]func(*bytes.Buffer) error{
 		"audit":     func(b *bytes.Buffer) error { return render.HTMLAudit(b, rep, htmlOpts) },
 		"inventory": func(b *bytes.Buffer) error { return render.HTMLTables(b, "inv", "", disks, htmlOpts) },
+		"fleet": func(b *bytes.Buffer) error {
+			return render.HTMLFleet(b, fleet.Build([]fleet.Input{{Source: "vault.json", Report: rep}, {Source: "empty.json", Report: &audit.Report{Host: audit.HostSummary{Hostname: "quiet"}}}}, nil), htmlOpts)
+		},
 		"compare": func(b *bytes.Buffer) error {
 			return render.HTMLCompare(b, []bench.Comparison{{Test: "seqread-direct", Unit: "MiB/s", Before: 100, After: 180, Change: 80, Significant: true}}, "a.json", "b.json", htmlOpts)
 		},
