@@ -112,7 +112,11 @@ func randomAIO(ctx context.Context, name string, o DiskOptions, write bool, qd i
 	inflight := qd
 	again := make([]*iocb, 0, qd)
 	for inflight > 0 {
-		n, _, e := sys(unix.SYS_IO_GETEVENTS, aioCtx, 1, uintptr(qd), uintptr(unsafe.Pointer(&events[0])), 0, 0)
+		// Reap one completion and refill at once, as fio's libaio engine
+		// does by default: reaping everything completed lets the queue
+		// drain well below qd before the refill (0.87× fio's IOPS here;
+		// one at a time: 1.0×).
+		n, _, e := sys(unix.SYS_IO_GETEVENTS, aioCtx, 1, 1, uintptr(unsafe.Pointer(&events[0])), 0, 0)
 		if e == unix.EINTR {
 			continue
 		}
