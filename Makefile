@@ -11,12 +11,33 @@ GOLANGCI_VERSION := v2.15.0
 
 export CGO_ENABLED := 0
 
-.PHONY: all build run test deps vet fmt-check lint bench fuzz docs clean
+.PHONY: all build run test deps vet fmt-check lint bench fuzz docs clean release
 
 all: build
 
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/nastune
+
+## release: static binaries for NAS CPUs, Debian packages, man pages and completions in $(DIST)
+# name:GOARCH:GOARM:Debian architecture (none: no package)
+DIST     ?= dist
+RELEASES := amd64:amd64::amd64 arm64:arm64::arm64 armv7:arm:7:armhf armv6:arm:6: armv5:arm:5:armel
+DEB_VERSION ?= $(shell echo '$(VERSION)' | sed -E -e 's/^v([0-9]+\.[0-9])/\1/' -e '/^[0-9]+\.[0-9]/!s/^/0.0~git/' -e 's/-/~/g')
+release:
+	rm -rf $(DIST) && mkdir -p $(DIST)
+	$(GO) run ./tools/gendist -out $(DIST)/pkg -version $(VERSION)
+	$(GO) build -o $(DIST)/pkg/.nfpm github.com/goreleaser/nfpm/v2/cmd/nfpm
+	set -e; for r in $(RELEASES); do \
+	  name=$${r%%:*}; rest=$${r#*:}; goarch=$${rest%%:*}; rest=$${rest#*:}; goarm=$${rest%%:*}; deb=$${rest#*:}; \
+	  GOOS=linux GOARCH=$$goarch GOARM=$$goarm $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(DIST)/nastune-linux-$$name ./cmd/nastune; \
+	  size=$$(stat -c %s $(DIST)/nastune-linux-$$name); \
+	  if [ $$size -gt 15728640 ]; then echo "release: nastune-linux-$$name is $$size bytes, over 15 MiB"; exit 1; fi; \
+	  if [ -n "$$deb" ]; then cp $(DIST)/nastune-linux-$$name $(DIST)/pkg/nastune; \
+	    (cd $(DIST)/pkg && NFPM_ARCH=$$deb NFPM_VERSION='$(DEB_VERSION)' ./.nfpm pkg --config $(CURDIR)/packaging/nfpm.yaml --packager deb --target .. >/dev/null); fi; \
+	done
+	rm -rf $(DIST)/pkg
+	cd $(DIST) && sha256sum nastune-linux-* *.deb > SHA256SUMS
+	ls -l $(DIST)
 
 ## run: build, then audit this machine (read-only)
 run: build

@@ -140,3 +140,10 @@ func useColor(mode string, env *Env) (bool, error) {
 	}
 	return false, usagef("use --color auto, always or never", "unknown --color value %q", mode)
 }
+
+// Command returns the command tree, for generators of man pages and shell
+// completions (tools/gendist); it runs nothing.
+func Command() *cobra.Command {
+	env := StdEnv()
+	return newRoot(&env)
+}
