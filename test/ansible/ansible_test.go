@@ -164,7 +164,11 @@ func TestFleetRole(t *testing.T) {
 		t.Helper()
 		cmd := exec.Command(playbook, append([]string{"-i", invFile, filepath.Join(repo, "deploy/ansible/site.yml")}, args...)...)
 		cmd.Env = append(os.Environ(), "NASTUNE_LOCAL="+bin, "ANSIBLE_LOCAL_TEMP="+tmp+"/ansible-local",
-			"ANSIBLE_REMOTE_TMP="+tmp+"/ansible-remote", "ANSIBLE_NOCOLOR=1", "ANSIBLE_FORCE_COLOR=0", "ANSIBLE_RETRY_FILES_ENABLED=0")
+			"ANSIBLE_REMOTE_TMP="+tmp+"/ansible-remote", "ANSIBLE_NOCOLOR=1", "ANSIBLE_FORCE_COLOR=0", "ANSIBLE_RETRY_FILES_ENABLED=0",
+			// No ControlPersist master: it would outlive the playbook
+			// holding our output pipe, and lives in ~/.ansible otherwise.
+			"ANSIBLE_SSH_ARGS=-o ControlMaster=no", "ANSIBLE_SSH_CONTROL_PATH_DIR="+tmp+"/ansible-cp")
+		cmd.WaitDelay = 5 * time.Second
 		out, err := cmd.CombinedOutput()
 		if err != nil {
 			t.Fatalf("ansible-playbook %v: %v\n%s", args, err, out)
