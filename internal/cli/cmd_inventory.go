@@ -49,6 +49,17 @@ func newInventoryCmd(env *Env) *cobra.Command {
 		},
 	})
 	cmd.AddCommand(&cobra.Command{
+		Use:   "paths",
+		Short: "Data paths (arrays, disks, NICs) with the MB/s each link allows, the ceiling and the narrowest link",
+		Long: "paths models each md array and disk through its SATA or USB link and its controller's PCIe links,\n" +
+			"and each wired NIC as TCP payload, with the usable-throughput factors of docs/ceilings.md.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runInventory(cmd.Context(), o, env, func(h *facts.Host) any { return inventory.PathTable(h) },
+				func(w io.Writer, v any) error { return render.PathTable(w, v.(inventory.Paths)) })
+		},
+	})
+	cmd.AddCommand(&cobra.Command{
 		Use:   "net",
 		Short: "One row per network interface: state, speed, MTU, addresses, driver, offloads, rings, bonds",
 		Args:  cobra.NoArgs,

@@ -22,8 +22,11 @@ type Host struct {
 	Interfaces   []Interface     `json:"interfaces,omitempty"`
 	Softnet      []SoftnetCPU    `json:"softnet,omitempty"`
 	Block        []BlockDevice   `json:"block,omitempty"`
-	Mounts       []Mount         `json:"mounts,omitempty"`
-	Swaps        []Swap          `json:"swaps,omitempty"`
+	// PCI holds the PCI devices on the way from the CPU to each disk
+	// controller and NIC, by address ("0000:02:00.0").
+	PCI    map[string]PCIDevice `json:"pci,omitempty"`
+	Mounts []Mount              `json:"mounts,omitempty"`
+	Swaps  []Swap               `json:"swaps,omitempty"`
 	// UDP is the Udp: line of /proc/net/snmp.
 	UDP *UDPStats `json:"udp,omitempty"`
 	// PacketSockets are the AF_PACKET sockets of /proc/net/packet with
@@ -326,6 +329,8 @@ type Interface struct {
 	// Physical is true when the interface has a device link (a real NIC,
 	// not a bridge, bond, veth or tunnel).
 	Physical bool `json:"physical"`
+	// PCIPath lists the PCI addresses from the root port down to the NIC.
+	PCIPath []string `json:"pci_path,omitempty"`
 	// Wireless is true for 802.11 interfaces (speed and duplex mean little).
 	Wireless bool   `json:"wireless,omitempty"`
 	Driver   string `json:"driver,omitempty"`
@@ -489,11 +494,40 @@ type BlockDevice struct {
 	USB *USBLink `json:"usb,omitempty"`
 	// Controller is the PCI address (or platform device) of the host
 	// controller the disk hangs from, from its sysfs path.
-	Controller      string      `json:"controller,omitempty"`
+	Controller string `json:"controller,omitempty"`
+	// PCIPath lists the PCI addresses from the root port down to the
+	// controller (keys of Host.PCI).
+	PCIPath []string `json:"pci_path,omitempty"`
+	// SATA is the disk's SATA link, when it hangs from a libata port.
+	SATA            *SATALink   `json:"sata,omitempty"`
 	AlignmentOffset int         `json:"alignment_offset,omitempty"`
 	Slaves          []string    `json:"slaves,omitempty"`
 	Holders         []string    `json:"holders,omitempty"`
 	Partitions      []Partition `json:"partitions,omitempty"`
+}
+
+// PCIDevice is one PCI function with its PCI Express link, when it has
+// one (/sys/bus/pci/devices/ADDR/{current,max}_link_{width,speed}).
+type PCIDevice struct {
+	Addr string `json:"addr"`
+	// Class is the PCI class code ("0x010601" AHCI, "0x010700" SAS,
+	// "0x010802" NVMe, "0x020000" Ethernet, "0x060400" PCI bridge).
+	Class  string `json:"class,omitempty"`
+	Driver string `json:"driver,omitempty"`
+	// Link widths (lanes) and speeds (GT/s per lane); 0 when the device
+	// has no PCIe link or the kernel reports "Unknown".
+	CurWidth int     `json:"current_link_width,omitempty"`
+	MaxWidth int     `json:"max_link_width,omitempty"`
+	CurGTs   float64 `json:"current_link_gts,omitempty"`
+	MaxGTs   float64 `json:"max_link_gts,omitempty"`
+}
+
+// SATALink is the negotiated speed of a disk's SATA link
+// (/sys/class/ata_link/linkN): sata_spd and the port's hw_sata_spd_limit.
+type SATALink struct {
+	Link      string  `json:"link"`
+	SpeedGbps float64 `json:"speed_gbps,omitempty"`
+	LimitGbps float64 `json:"port_limit_gbps,omitempty"`
 }
 
 // USBLink describes the USB path of a disk.

@@ -152,6 +152,8 @@ func (p *prober) blockDev(name string) (facts.BlockDevice, bool) {
 		d.Transport = transport(real)
 		if d.Kind == "disk" {
 			d.Controller = controller(real)
+			d.PCIPath = p.pciPath(real)
+			d.SATA = p.sataLink(real)
 			if d.Transport == "usb" {
 				d.USB = p.usbLink(real)
 			}

@@ -121,6 +121,9 @@ func (p *prober) iface(name string) facts.Interface {
 	}
 	if _, err := p.root.Lstat(dir + "/device"); err == nil {
 		ifc.Physical = true
+		if real, err := p.root.RealPath(dir + "/device"); err == nil {
+			ifc.PCIPath = p.pciPath(real)
+		}
 		if l, err := p.root.Readlink(dir + "/device/driver"); err == nil {
 			ifc.Driver = path.Base(l)
 		}

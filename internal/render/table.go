@@ -212,3 +212,39 @@ func ServiceTables(w io.Writer, s inventory.Services) error {
 	}
 	return tw.Flush()
 }
+
+// PathTable prints each data path with its ceiling, bottleneck and links.
+func PathTable(w io.Writer, p inventory.Paths) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "PATH\tKIND\tMEMBERS\tCEILING MB/s\tBOTTLENECK")
+	for _, x := range p.Paths {
+		members := strings.Join(x.Members, ",")
+		if len(members) > 40 {
+			members = fmt.Sprintf("%d members", len(x.Members))
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%.0f\t%s\n", x.Name, x.Kind, members, x.CeilingMBs, x.Bottleneck)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, x := range p.Paths {
+		fmt.Fprintf(w, "\n%s:\n", x.Name)
+		for _, l := range x.Links {
+			extra := ""
+			if l.Shared > 1 {
+				extra = fmt.Sprintf(", shared by %d", l.Shared)
+			}
+			if l.FullMBs > 0 {
+				extra += fmt.Sprintf(", %.0f MB/s at full link", l.FullMBs)
+			}
+			if l.Note != "" {
+				extra += "; " + l.Note
+			}
+			fmt.Fprintf(w, "  %-8s %8.0f MB/s  %s%s\n", l.Kind, l.MBs, l.Name, extra)
+		}
+		if x.WriteMBs > 0 {
+			fmt.Fprintf(w, "  full-stripe writes up to %.0f MB/s\n", x.WriteMBs)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,261 @@
+package ceiling
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/nastune/nastune/internal/facts"
+)
+
+// Link is one hop of a path with what it can carry.
+type Link struct {
+	Name string `json:"name"`
+	// Kind: media, sata, usb, usb-bus, pcie, raid, ethernet.
+	Kind string  `json:"kind"`
+	MBs  float64 `json:"mb_s"`
+	// Shared is how many of the path's disks cross this link (their
+	// share of it is MBs / Shared).
+	Shared int    `json:"shared,omitempty"`
+	Note   string `json:"note,omitempty"`
+	// FullMBs is what the link would carry at its maximum width and
+	// speed, when it runs below them.
+	FullMBs float64 `json:"full_mb_s,omitempty"`
+}
+
+// Path is a data path and its ceiling.
+type Path struct {
+	Name       string   `json:"name"`
+	Kind       string   `json:"kind"` // array, disk, network
+	Members    []string `json:"members"`
+	Links      []Link   `json:"links"`
+	CeilingMBs float64  `json:"ceiling_mb_s"`
+	Bottleneck string   `json:"bottleneck"`
+	// Write is the full-stripe write ceiling of an array.
+	WriteMBs float64 `json:"write_mb_s,omitempty"`
+}
+
+// Paths computes the storage paths (md arrays and disks outside them) and
+// network paths (physical NICs with a link) of a host.
+func Paths(h *facts.Host) []Path {
+	disks := map[string]*facts.BlockDevice{}
+	for i := range h.Block {
+		if h.Block[i].Kind == "disk" {
+			disks[h.Block[i].Name] = &h.Block[i]
+		}
+	}
+	var out []Path
+	inArray := map[string]bool{}
+	for _, a := range h.MD {
+		var members []*facts.BlockDevice
+		for _, m := range a.Members {
+			d := disks[m.Disk]
+			if d != nil {
+				inArray[d.Name] = true // spares too: not a path of their own
+			}
+			if m.Role != "active" && m.Role != "in_sync" {
+				continue
+			}
+			if d != nil {
+				members = append(members, d)
+				inArray[d.Name] = true
+			}
+		}
+		if len(members) == 0 {
+			continue
+		}
+		out = append(out, storagePath(h, a.Name, "array", a.Level, members))
+	}
+	names := make([]string, 0, len(disks))
+	for n := range disks {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		d := disks[n]
+		// ZFS members are left out: pools are not modelled yet.
+		if inArray[n] || d.Removable && d.SizeBytes == 0 || zfsMember(d) {
+			continue
+		}
+		out = append(out, storagePath(h, n, "disk", "", []*facts.BlockDevice{d}))
+	}
+	for _, ifc := range h.Interfaces {
+		if !ifc.Physical || ifc.Wireless || ifc.SpeedMbps == nil || *ifc.SpeedMbps <= 0 || ifc.Operstate != "up" {
+			continue
+		}
+		mtu := 1500
+		if ifc.MTU != nil {
+			mtu = *ifc.MTU
+		}
+		p := Path{Name: ifc.Name, Kind: "network", Members: []string{ifc.Name}}
+		p.Links = append(p.Links, Link{Name: fmt.Sprintf("%s %d Mb/s MTU %d", ifc.Name, *ifc.SpeedMbps, mtu), Kind: "ethernet",
+			MBs: EthernetTCPMBs(*ifc.SpeedMbps, mtu), Note: "TCP payload"})
+		p.Links = append(p.Links, pcieLinks(h, ifc.PCIPath, 1)...)
+		finish(&p)
+		out = append(out, p)
+	}
+	return out
+}
+
+// storagePath: each member's own ceiling (media, SATA or USB link), the
+// links members share (USB root hubs, PCIe functions and bridges), and
+// for arrays the RAID factor over the slowest member's share.
+func storagePath(h *facts.Host, name, kind, level string, members []*facts.BlockDevice) Path {
+	p := Path{Name: name, Kind: kind}
+	perMember := math.Inf(1)
+	var slowest Link
+	shared := map[string]*Link{}
+	var sharedOrder []string
+	for _, d := range members {
+		p.Members = append(p.Members, d.Name)
+		own := mediaLink(h, d)
+		if d.SATA != nil && d.SATA.SpeedGbps > 0 {
+			l := Link{Name: d.Name + " SATA " + gbps(d.SATA.SpeedGbps), Kind: "sata", MBs: SATAMBs(d.SATA.SpeedGbps)}
+			if d.SATA.LimitGbps > d.SATA.SpeedGbps {
+				l.FullMBs = SATAMBs(d.SATA.LimitGbps)
+				l.Note = "port supports " + gbps(d.SATA.LimitGbps)
+			}
+			if l.MBs < own.MBs {
+				own = l
+			}
+		}
+		if u := d.USB; u != nil && u.SpeedMbps > 0 {
+			l := Link{Name: fmt.Sprintf("%s USB %s %s", d.Name, usbName(u.SpeedMbps), orDefault(u.Driver, "?")), Kind: "usb", MBs: USBMBs(u.SpeedMbps, u.Driver == "uas")}
+			if l.MBs < own.MBs {
+				own = l
+			}
+			key := "usb:" + u.Bus
+			if shared[key] == nil {
+				shared[key] = &Link{Name: "USB root hub " + u.Bus, Kind: "usb-bus", MBs: USBMBs(u.SpeedMbps, true)}
+				sharedOrder = append(sharedOrder, key)
+			}
+			shared[key].Shared++
+		}
+		for _, l := range pcieLinks(h, d.PCIPath, 1) {
+			key := "pci:" + l.Name
+			if shared[key] == nil {
+				lc := l
+				lc.Shared = 0
+				shared[key] = &lc
+				sharedOrder = append(sharedOrder, key)
+			}
+			shared[key].Shared++
+		}
+		if own.MBs < perMember {
+			perMember, slowest = own.MBs, own
+		}
+	}
+	p.Links = append(p.Links, slowest)
+	n := float64(len(members))
+	factor := 1.0
+	if kind == "array" {
+		factor = RAIDRead(level, len(members))
+		p.Links = append(p.Links, Link{Name: fmt.Sprintf("%s %s of %d", name, level, len(members)), Kind: "raid", MBs: factor * perMember,
+			Note: fmt.Sprintf("reads %.0f× the slowest member", factor)})
+	}
+	// Stripes move at the pace of the slowest member; a link that k of
+	// the n members share carries k/n of the data, so the path can move
+	// at most its capacity × n/k.
+	p.CeilingMBs, p.Bottleneck = factor*perMember, slowest.Name
+	if kind == "array" {
+		p.Bottleneck = slowest.Name + " (× " + strings.TrimSuffix(fmt.Sprintf("%.1f", factor), ".0") + ")"
+	}
+	p.WriteMBs = RAIDWrite(level, len(members)) * perMember
+	for _, k := range sharedOrder {
+		l := shared[k]
+		p.Links = append(p.Links, *l)
+		if c := l.MBs * n / float64(l.Shared); c < p.CeilingMBs {
+			p.CeilingMBs, p.Bottleneck = c, l.Name
+		}
+		if c := l.MBs * n / float64(l.Shared); c < p.WriteMBs {
+			p.WriteMBs = c
+		}
+	}
+	if kind != "array" {
+		p.WriteMBs = 0
+	}
+	return p
+}
+
+func mediaLink(h *facts.Host, d *facts.BlockDevice) Link {
+	switch {
+	case d.Transport == "nvme":
+		// An NVMe drive is bound by its own PCIe link (listed among the
+		// shared links); 3500 MB/s, a Gen3 x4 drive's, when it is unknown.
+		l := Link{Name: d.Name + " NVMe", Kind: "media", MBs: 3500, Note: "bound by its PCIe link"}
+		if links := pcieLinks(h, d.PCIPath, 1); len(links) > 0 {
+			l.MBs = links[len(links)-1].MBs
+		}
+		return l
+	case d.Transport == "mmc":
+		return Link{Name: d.Name + " SD/eMMC", Kind: "media", MBs: 90, Note: "UHS-I/eMMC 5 class"}
+	case d.Rotational != nil && !*d.Rotational:
+		return Link{Name: d.Name + " SSD", Kind: "media", MBs: SATASSDMBs}
+	}
+	return Link{Name: d.Name + " disk", Kind: "media", MBs: HDDMBs, Note: "outer tracks; inner ~half"}
+}
+
+// pcieLinks lists the PCIe links on a device path that report a width.
+func pcieLinks(h *facts.Host, path []string, shared int) []Link {
+	var out []Link
+	for _, addr := range path {
+		d, ok := h.PCI[addr]
+		if !ok || d.CurWidth <= 0 || d.CurGTs <= 0 {
+			continue
+		}
+		l := Link{Name: fmt.Sprintf("PCIe %s x%d %s", addr, d.CurWidth, gts(d.CurGTs)), Kind: "pcie", MBs: PCIeMBs(d.CurWidth, d.CurGTs), Shared: shared}
+		if d.Driver != "" {
+			l.Name += " (" + d.Driver + ")"
+		}
+		if (d.MaxWidth > d.CurWidth || d.MaxGTs > d.CurGTs) && d.MaxWidth > 0 && d.MaxGTs > 0 {
+			l.FullMBs = PCIeMBs(max(d.MaxWidth, d.CurWidth), math.Max(d.MaxGTs, d.CurGTs))
+			l.Note = fmt.Sprintf("device supports x%d %s", d.MaxWidth, gts(d.MaxGTs))
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+func finish(p *Path) {
+	p.CeilingMBs = math.Inf(1)
+	for _, l := range p.Links {
+		if l.MBs < p.CeilingMBs {
+			p.CeilingMBs, p.Bottleneck = l.MBs, l.Name
+		}
+	}
+}
+
+func gbps(v float64) string { return strings.TrimSuffix(fmt.Sprintf("%.1f", v), ".0") + " Gbps" }
+func gts(v float64) string  { return strings.TrimSuffix(fmt.Sprintf("%.1f", v), ".0") + " GT/s" }
+
+func usbName(mbps int) string {
+	switch {
+	case mbps <= 12:
+		return "1.1"
+	case mbps <= 480:
+		return "2.0"
+	case mbps <= 5000:
+		return "3.0"
+	}
+	return "3.1+"
+}
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}
+
+func zfsMember(d *facts.BlockDevice) bool {
+	if d.FSType == "zfs_member" {
+		return true
+	}
+	for _, p := range d.Partitions {
+		if p.FSType == "zfs_member" {
+			return true
+		}
+	}
+	return false
+}
