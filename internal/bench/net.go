@@ -171,12 +171,22 @@ func (s *Server) handle(ctx context.Context, c net.Conn) {
 		_ = s.send(c, reply{Error: "busy: one test at a time"})
 		return
 	}
-	defer s.busy.Unlock()
 	t := &serverTest{id: randID(), h: h, data: make(chan net.Conn, h.Streams)}
 	s.mu.Lock()
 	s.test = t
 	s.mu.Unlock()
-	defer func() { s.mu.Lock(); s.test = nil; s.mu.Unlock() }()
+	// The slot is freed before the final reply, so a client that starts
+	// its next test as soon as it has the result is never told "busy".
+	var once sync.Once
+	release := func() {
+		once.Do(func() {
+			s.mu.Lock()
+			s.test = nil
+			s.mu.Unlock()
+			s.busy.Unlock()
+		})
+	}
+	defer release()
 	var ru0 unix.Rusage
 	_ = unix.Getrusage(unix.RUSAGE_SELF, &ru0)
 	if err := s.send(c, reply{OK: true, ID: t.id}); err != nil {
@@ -217,6 +227,7 @@ func (s *Server) handle(ctx context.Context, c net.Conn) {
 	var ru1 unix.Rusage
 	_ = unix.Getrusage(unix.RUSAGE_SELF, &ru1)
 	cpu := (tv(ru1.Utime) + tv(ru1.Stime) - tv(ru0.Utime) - tv(ru0.Stime)) / elapsed.Seconds() * 100
+	release()
 	_ = c.SetWriteDeadline(time.Now().Add(headerTimeout))
 	_ = s.send(c, reply{Bytes: t.bytes.Load(), CPUPct: cpu, Seconds: elapsed.Seconds()})
 	s.log(fmt.Sprintf("test from %s: %d streams, %d bytes", c.RemoteAddr(), h.Streams, t.bytes.Load()))
