@@ -17,8 +17,10 @@ type Link struct {
 	MBs  float64 `json:"mb_s"`
 	// Shared is how many of the path's disks cross this link (their
 	// share of it is MBs / Shared).
-	Shared int    `json:"shared,omitempty"`
-	Note   string `json:"note,omitempty"`
+	Shared int `json:"shared,omitempty"`
+	// Behind names the path's members that cross a shared link.
+	Behind []string `json:"behind,omitempty"`
+	Note   string   `json:"note,omitempty"`
 	// FullMBs is what the link would carry at its maximum width and
 	// speed, when it runs below them.
 	FullMBs float64 `json:"full_mb_s,omitempty"`
@@ -34,6 +36,8 @@ type Path struct {
 	Bottleneck string   `json:"bottleneck"`
 	// Write is the full-stripe write ceiling of an array.
 	WriteMBs float64 `json:"write_mb_s,omitempty"`
+	// MemberMBs is each member's own ceiling (media, SATA or USB link).
+	MemberMBs map[string]float64 `json:"member_mb_s,omitempty"`
 }
 
 // Paths computes the storage paths (md arrays and disks outside them) and
@@ -102,7 +106,7 @@ func Paths(h *facts.Host) []Path {
 // links members share (USB root hubs, PCIe functions and bridges), and
 // for arrays the RAID factor over the slowest member's share.
 func storagePath(h *facts.Host, name, kind, level string, members []*facts.BlockDevice) Path {
-	p := Path{Name: name, Kind: kind}
+	p := Path{Name: name, Kind: kind, MemberMBs: map[string]float64{}}
 	perMember := math.Inf(1)
 	var slowest Link
 	shared := map[string]*Link{}
@@ -131,6 +135,7 @@ func storagePath(h *facts.Host, name, kind, level string, members []*facts.Block
 				sharedOrder = append(sharedOrder, key)
 			}
 			shared[key].Shared++
+			shared[key].Behind = append(shared[key].Behind, d.Name)
 		}
 		for _, l := range pcieLinks(h, d.PCIPath, 1) {
 			key := "pci:" + l.Name
@@ -141,7 +146,9 @@ func storagePath(h *facts.Host, name, kind, level string, members []*facts.Block
 				sharedOrder = append(sharedOrder, key)
 			}
 			shared[key].Shared++
+			shared[key].Behind = append(shared[key].Behind, d.Name)
 		}
+		p.MemberMBs[d.Name] = own.MBs
 		if own.MBs < perMember {
 			perMember, slowest = own.MBs, own
 		}

@@ -535,6 +535,10 @@ type USBLink struct {
 	// Device is the USB device (bridge) name in /sys/bus/usb/devices ("2-1").
 	Device    string `json:"device"`
 	SpeedMbps int    `json:"speed_mbps"` // 480 USB 2, 5000 USB 3.0, 10000 …
+	// Version is the device's bcdUSB ("2.00", "2.10", "3.20"). A
+	// SuperSpeed device running at high speed reports 2.10 (USB 3.2 spec
+	// §9.6.1), so 2.10 at 480 Mb/s marks a USB 3 bridge on a USB 2 path.
+	Version string `json:"version,omitempty"`
 	// Driver is "uas" or "usb-storage" (Bulk-Only Transport).
 	Driver string `json:"driver,omitempty"`
 	// Bus is the root hub ("usb2"): disks with the same Bus share one

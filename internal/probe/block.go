@@ -105,6 +105,7 @@ func (p *prober) usbLink(real string) *facts.USBLink {
 	if v, ok := p.optInt(dir + "/speed"); ok {
 		l.SpeedMbps = v
 	}
+	l.Version, _ = p.optional(dir + "/version")
 	if devIdx+1 < len(parts) {
 		if d, err := p.root.Readlink(dir + "/" + parts[devIdx+1] + "/driver"); err == nil {
 			l.Driver = path.Base(d)

@@ -15,6 +15,9 @@ var busRules = []rule.Rule{
 	{Meta: metaPCIeDegraded, Check: checkPCIeDegraded},
 	{Meta: metaSATASlow, Check: checkSATASlow},
 	{Meta: metaNetVsStorage, Check: checkNetVsStorage},
+	{Meta: metaUSBSlowPath, Check: checkUSBSlowPath},
+	{Meta: metaUSBBOT, Check: checkUSBBOT},
+	{Meta: metaSharedLink, Check: checkSharedLink},
 }
 
 var metaPCIeDegraded = rule.Meta{
@@ -148,5 +151,104 @@ func sortedKeys(m map[string][]string) []string {
 		out = append(out, k)
 	}
 	sort.Strings(out)
+	return out
+}
+
+var metaUSBSlowPath = rule.Meta{
+	ID: "bus-usb3-bridge-on-usb2", Family: "bus", Severity: rule.Warn, Since: "0.5.0",
+	Title: "A USB 3 disk bridge runs at USB 2 speed",
+	Doc: "A SuperSpeed device that enumerates at high speed (480 Mb/s) reports bcdUSB 2.10: the " +
+		"bridge could do 5 Gb/s or more, but the port, hub or cable on the way is USB 2 (black port, " +
+		"old hub, a USB 2 extension cable). At USB 2 a disk moves ~35-40 MB/s instead of 375-440 MB/s.",
+	Refs: []string{"https://docs.kernel.org/driver-api/usb/usb.html", "https://www.usb.org/document-library/usb-32-revision-11-june-2022"},
+}
+
+func checkUSBSlowPath(in rule.Input) []rule.Finding {
+	var out []rule.Finding
+	for _, d := range in.Host.Block {
+		u := d.USB
+		if u == nil || u.SpeedMbps != 480 || u.Version != "2.10" {
+			continue
+		}
+		f := metaUSBSlowPath.New(d.Name, fmt.Sprintf("%s hangs from USB device %s, a USB 3 bridge (bcdUSB 2.10) linked at 480 Mb/s: about %.0f MB/s instead of about %.0f MB/s.",
+			d.Name, u.Device, ceiling.USBMBs(480, u.Driver == "uas"), ceiling.USBMBs(5000, u.Driver == "uas")),
+			rule.Ev("/sys/bus/usb/devices/"+u.Device+"/speed", "480"),
+			rule.Ev("/sys/bus/usb/devices/"+u.Device+"/version", u.Version))
+		f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice,
+			Target: fmt.Sprintf("plug the bridge of %s into a USB 3 port (blue/teal, or marked SS) directly, without USB 2 hubs or extension cables", d.Name),
+			Basis:  "bcdUSB 2.10 at high speed: a SuperSpeed device on a USB 2 path"}
+		out = append(out, f)
+	}
+	return out
+}
+
+var metaUSBBOT = rule.Meta{
+	ID: "bus-usb-storage-not-uas", Family: "bus", Severity: rule.Info, Since: "0.5.0",
+	Title: "A disk on a USB 3 link uses usb-storage (Bulk-Only), not UAS",
+	Doc: "usb-storage sends one command at a time and waits for its status; UAS queues commands " +
+		"like SATA NCQ. On a 5 Gb/s link that is ~375 vs ~440 MB/s sequential and far more for small " +
+		"random I/O. Either the bridge has no UAS, or the kernel disabled it by a quirk (listed in " +
+		"drivers/usb/storage/unusual_uas.h or usb-storage.quirks=VID:PID:u) because that bridge " +
+		"misbehaves with UAS; only then is usb-storage the right choice.",
+	Refs: []string{"https://docs.kernel.org/admin-guide/kernel-parameters.html", "https://github.com/torvalds/linux/blob/master/drivers/usb/storage/unusual_uas.h"},
+}
+
+func checkUSBBOT(in rule.Input) []rule.Finding {
+	var out []rule.Finding
+	for _, d := range in.Host.Block {
+		u := d.USB
+		if u == nil || u.SpeedMbps < 5000 || u.Driver != "usb-storage" {
+			continue
+		}
+		f := metaUSBBOT.New(d.Name, fmt.Sprintf("%s uses usb-storage on a %d Mb/s link (about %.0f MB/s; UAS about %.0f MB/s).",
+			d.Name, u.SpeedMbps, ceiling.USBMBs(u.SpeedMbps, false), ceiling.USBMBs(u.SpeedMbps, true)),
+			rule.Ev("/sys/bus/usb/devices/"+u.Device+"/speed", fmt.Sprint(u.SpeedMbps)),
+			rule.Ev("driver of "+u.Device+"'s interface", u.Driver))
+		f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice,
+			Target: "check `lsusb -t` for Driver=uas on another enclosure; keep usb-storage if the kernel quirked UAS off for this bridge (dmesg says so)",
+			Basis:  "BOT vs UAS factors in docs/ceilings.md"}
+		out = append(out, f)
+	}
+	return out
+}
+
+var metaSharedLink = rule.Meta{
+	ID: "bus-shared-link-oversubscribed", Family: "bus", Severity: rule.Info, Since: "0.5.0",
+	Title: "Disks behind one link can deliver more than the link carries",
+	Doc: "Several disks behind one PCIe card, bridge or USB root hub share its bandwidth. When their " +
+		"combined sequential speed exceeds it, array scrubs, rebuilds and large reads run at the link's " +
+		"pace, whatever the disks and sysctls do. Spreading the disks over controllers or ports, or a " +
+		"wider or faster link, moves the ceiling.",
+	Refs: []string{"https://docs.kernel.org/PCI/sysfs-pci.html", "https://docs.kernel.org/driver-api/usb/usb.html"},
+}
+
+func checkSharedLink(in rule.Input) []rule.Finding {
+	h := in.Host
+	var out []rule.Finding
+	for _, p := range ceiling.Paths(h) {
+		if p.Kind != "array" {
+			continue
+		}
+		for _, l := range p.Links {
+			if l.Shared < 2 || (l.Kind != "pcie" && l.Kind != "usb-bus") {
+				continue
+			}
+			// What the members behind it could deliver on their own.
+			demand := 0.0
+			for _, m := range l.Behind {
+				demand += p.MemberMBs[m]
+			}
+			if demand <= l.MBs*1.1 {
+				continue
+			}
+			f := metaSharedLink.New(p.Name+" "+l.Name, fmt.Sprintf("%d members of %s share %s (about %.0f MB/s) but could deliver about %.0f MB/s together.",
+				l.Shared, p.Name, l.Name, l.MBs, demand),
+				rule.Ev("path "+p.Name, fmt.Sprintf("ceiling %.0f MB/s, bottleneck %s", p.CeilingMBs, p.Bottleneck)))
+			f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice,
+				Target: "spread the members over more controllers or ports, or use a wider/faster link; see nastune inventory paths",
+				Basis:  fmt.Sprintf("sum of the %d members' own ceilings (%s) vs %.0f MB/s for the link", l.Shared, strings.Join(l.Behind, ", "), l.MBs)}
+			out = append(out, f)
+		}
+	}
 	return out
 }
