@@ -3,11 +3,13 @@ package cli
 import (
 	"context"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/nastune/nastune/internal/audit"
+	"github.com/nastune/nastune/internal/probe"
 	"github.com/nastune/nastune/internal/render"
 	"github.com/nastune/nastune/internal/rule"
 )
@@ -15,6 +17,7 @@ import (
 type auditOptions struct {
 	Root    string
 	From    string
+	Bench   []string
 	Output  string
 	FailOn  string
 	Verbose bool
@@ -26,6 +29,7 @@ func addAuditFlags(cmd *cobra.Command, o *auditOptions) {
 	f := cmd.Flags()
 	f.StringVar(&o.Root, "root", "/", "audit a captured machine tree (DIR/proc, DIR/sys, DIR/etc …) instead of this machine")
 	f.StringVar(&o.From, "from", "", "audit a snapshot written by nastune snapshot -o FILE")
+	f.StringArrayVar(&o.Bench, "bench", nil, "compare a saved `bench disk --save FILE` result with the path ceilings (repeatable; /var/lib/nastune/bench/*.json are read anyway)")
 	f.StringVarP(&o.Output, "output", "o", "text", "output format: text, json, html (one self-contained page) or prom (node_exporter textfile)")
 	f.StringVar(&o.FailOn, "fail-on", "never", "exit 1 when a finding is at least this severe: info, warn, crit or never")
 	f.BoolVarP(&o.Verbose, "verbose", "v", false, "explain why each finding matters, what values were computed from, references and sources not collected")
@@ -70,6 +74,17 @@ func runAudit(ctx context.Context, o *auditOptions, env *Env) error {
 	h, err := collect(ctx, o.Root, o.From)
 	if err != nil {
 		return err
+	}
+	for _, f := range o.Bench {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return &UsageError{Err: fmt.Errorf("--bench: %w", err), Hint: "give a file saved with nastune bench disk --save FILE"}
+		}
+		m, err := probe.ParseBench(f, b)
+		if err != nil {
+			return &UsageError{Err: fmt.Errorf("--bench %s: %w", f, err), Hint: "give a file saved with nastune bench disk --save FILE"}
+		}
+		h.Bench = append(h.Bench, m...)
 	}
 	rep := audit.FromFacts(h, audit.Options{RTT: rtt})
 	switch o.Output {

@@ -44,6 +44,10 @@ type Host struct {
 	// TuneD profile, NetworkManager or systemd-networkd link settings).
 	Owners []Owner `json:"owners,omitempty"`
 
+	// Bench holds saved `nastune bench disk` results (from
+	// /var/lib/nastune/bench/*.json or audit --bench FILE).
+	Bench []BenchMeasure `json:"bench,omitempty"`
+
 	Samba   *Samba    `json:"samba,omitempty"`
 	NFS     *NFS      `json:"nfs,omitempty"`
 	OpenVPN []OpenVPN `json:"openvpn,omitempty"`
@@ -504,6 +508,14 @@ type BlockDevice struct {
 	Slaves          []string    `json:"slaves,omitempty"`
 	Holders         []string    `json:"holders,omitempty"`
 	Partitions      []Partition `json:"partitions,omitempty"`
+}
+
+// BenchMeasure is one sequential-read measurement of a saved bench result.
+type BenchMeasure struct {
+	Source string  `json:"source"`
+	Device string  `json:"device"` // md0, sda … as bench disk recorded it
+	Test   string  `json:"test"`
+	MBs    float64 `json:"mb_s"` // 10^6 bytes per second
 }
 
 // PCIDevice is one PCI function with its PCI Express link, when it has

@@ -18,6 +18,7 @@ var busRules = []rule.Rule{
 	{Meta: metaUSBSlowPath, Check: checkUSBSlowPath},
 	{Meta: metaUSBBOT, Check: checkUSBBOT},
 	{Meta: metaSharedLink, Check: checkSharedLink},
+	{Meta: metaBenchVsCeiling, Check: checkBenchVsCeiling},
 }
 
 var metaPCIeDegraded = rule.Meta{
@@ -249,6 +250,51 @@ func checkSharedLink(in rule.Input) []rule.Finding {
 				Basis:  fmt.Sprintf("sum of the %d members' own ceilings (%s) vs %.0f MB/s for the link", l.Shared, strings.Join(l.Behind, ", "), l.MBs)}
 			out = append(out, f)
 		}
+	}
+	return out
+}
+
+var metaBenchVsCeiling = rule.Meta{
+	ID: "bus-bench-vs-ceiling", Family: "bus", Severity: rule.Info, Since: "0.5.0",
+	Title: "Measured sequential read compared with the path's ceiling",
+	Doc: "A saved `nastune bench disk` result (in /var/lib/nastune/bench or given with audit --bench) is " +
+		"set against the ceiling of the device's path. Near the ceiling, only a faster medium or link " +
+		"helps (the bottleneck is named). Far below it, the throughput is lost above the links: " +
+		"read-ahead, scheduler, stripe cache, filesystem geometry, CPU (crypto, parity) — the other " +
+		"findings of this audit are where to look, and a bench after each change shows what helped.",
+	Refs: []string{"https://docs.kernel.org/block/index.html", "https://fio.readthedocs.io/en/latest/fio_doc.html"},
+}
+
+func checkBenchVsCeiling(in rule.Input) []rule.Finding {
+	h := in.Host
+	if len(h.Bench) == 0 {
+		return nil
+	}
+	paths := map[string]ceiling.Path{}
+	for _, p := range ceiling.Paths(h) {
+		paths[p.Name] = p
+	}
+	var out []rule.Finding
+	for _, m := range h.Bench {
+		p, ok := paths[m.Device]
+		if !ok || p.CeilingMBs <= 0 {
+			continue
+		}
+		share := m.MBs / p.CeilingMBs
+		var why, target string
+		switch {
+		case share >= 0.85:
+			why = fmt.Sprintf("%s reads %.0f MB/s (%s), %.0f%% of its %.0f MB/s ceiling: it runs at what %s allows.", m.Device, m.MBs, m.Test, share*100, p.CeilingMBs, p.Bottleneck)
+			target = "only a faster medium or link moves it: " + p.Bottleneck
+		default:
+			why = fmt.Sprintf("%s reads %.0f MB/s (%s), %.0f%% of its %.0f MB/s ceiling (bottleneck %s): %.0f MB/s are lost above the links.", m.Device, m.MBs, m.Test, share*100, p.CeilingMBs, p.Bottleneck, p.CeilingMBs-m.MBs)
+			target = "work through this audit's block, md and fs findings for " + m.Device + ", then bench again and compare (nastune bench compare)"
+		}
+		f := metaBenchVsCeiling.New(m.Device+" "+m.Test, why,
+			rule.Ev(m.Source, fmt.Sprintf("%s %s: %.0f MB/s", m.Device, m.Test, m.MBs)),
+			rule.Ev("path "+p.Name, fmt.Sprintf("ceiling %.0f MB/s, bottleneck %s", p.CeilingMBs, p.Bottleneck)))
+		f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice, Target: target, Basis: "measured ÷ modelled ceiling (docs/ceilings.md)"}
+		out = append(out, f)
 	}
 	return out
 }
