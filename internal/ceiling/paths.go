@@ -71,6 +71,7 @@ func Paths(h *facts.Host) []Path {
 		}
 		out = append(out, storagePath(h, a.Name, "array", a.Level, members))
 	}
+	out = append(out, poolPaths(h, disks, inArray)...)
 	names := make([]string, 0, len(disks))
 	for n := range disks {
 		names = append(names, n)
@@ -78,7 +79,7 @@ func Paths(h *facts.Host) []Path {
 	sort.Strings(names)
 	for _, n := range names {
 		d := disks[n]
-		// ZFS members are left out: pools are not modelled yet.
+		// Members of arrays and pools are part of those paths.
 		if inArray[n] || d.Removable && d.SizeBytes == 0 || zfsMember(d) {
 			continue
 		}
@@ -165,7 +166,7 @@ func storagePath(h *facts.Host, name, kind, level string, members []*facts.Block
 	// the n members share carries k/n of the data, so the path can move
 	// at most its capacity × n/k.
 	p.CeilingMBs, p.Bottleneck = factor*perMember, slowest.Name
-	if kind == "array" {
+	if kind == "array" || kind == "pool" {
 		p.Bottleneck = slowest.Name + " (× " + strings.TrimSuffix(fmt.Sprintf("%.1f", factor), ".0") + ")"
 	}
 	p.WriteMBs = RAIDWrite(level, len(members)) * perMember
@@ -265,4 +266,112 @@ func zfsMember(d *facts.BlockDevice) bool {
 		}
 	}
 	return false
+}
+
+// poolPaths models each ZFS pool: per data vdev, raidzN of k disks reads
+// (k − N)× its slowest member, a mirror k× (ZFS balances reads over the
+// sides), a single disk 1×; the pool sums its vdevs; shared links limit it
+// as for arrays (capacity × n/k).
+func poolPaths(h *facts.Host, disks map[string]*facts.BlockDevice, taken map[string]bool) []Path {
+	if h.ZFS == nil {
+		return nil
+	}
+	var out []Path
+	for _, pool := range h.ZFS.Pools {
+		var members []*facts.BlockDevice
+		total := 0.0
+		var vdevNotes []string
+		for _, v := range pool.Vdevs {
+			if v.Class != "" {
+				continue // logs, cache, spares, special
+			}
+			var vm []*facts.BlockDevice
+			for _, dev := range v.Devices {
+				if d := diskFor(h, disks, dev); d != nil {
+					vm = append(vm, d)
+					taken[d.Name] = true
+				}
+			}
+			if len(vm) == 0 {
+				continue
+			}
+			k := float64(len(vm))
+			factor := 1.0
+			switch {
+			case strings.HasPrefix(v.Type, "raidz"):
+				parity := 1.0
+				if n := strings.TrimPrefix(v.Type, "raidz"); n == "2" || n == "3" {
+					parity = float64(n[0] - '0')
+				}
+				factor = k - parity
+			case v.Type == "mirror":
+				factor = k
+			}
+			slow := math.Inf(1)
+			for _, d := range vm {
+				slow = math.Min(slow, memberOwn(d))
+			}
+			total += factor * slow
+			vdevNotes = append(vdevNotes, fmt.Sprintf("%s %.0f×%.0f", v.Name, factor, slow))
+			members = append(members, vm...)
+		}
+		if len(members) == 0 {
+			continue
+		}
+		p := storagePath(h, pool.Name, "pool", "", members)
+		p.Links = append(p.Links, Link{Name: "pool " + pool.Name + ": " + strings.Join(vdevNotes, " + "), Kind: "raid", MBs: total,
+			Note: "sum of data vdevs"})
+		p.CeilingMBs, p.Bottleneck = total, "pool "+pool.Name+" vdevs"
+		n := float64(len(members))
+		for _, l := range p.Links {
+			if l.Shared > 0 {
+				if c := l.MBs * n / float64(l.Shared); c < p.CeilingMBs {
+					p.CeilingMBs, p.Bottleneck = c, l.Name
+				}
+			}
+		}
+		p.WriteMBs = 0
+		out = append(out, p)
+	}
+	return out
+}
+
+// memberOwn is a disk's own ceiling: media, SATA or USB link.
+func memberOwn(d *facts.BlockDevice) float64 {
+	own := HDDMBs
+	if d.Rotational != nil && !*d.Rotational {
+		own = SATASSDMBs
+	}
+	if d.SATA != nil && d.SATA.SpeedGbps > 0 {
+		own = math.Min(own, SATAMBs(d.SATA.SpeedGbps))
+	}
+	if d.USB != nil && d.USB.SpeedMbps > 0 {
+		own = math.Min(own, USBMBs(d.USB.SpeedMbps, d.USB.Driver == "uas"))
+	}
+	return own
+}
+
+// diskFor maps a pool device path (/dev/disk/by-id/NAME[-partN],
+// /dev/sdb1) to its whole disk.
+func diskFor(h *facts.Host, disks map[string]*facts.BlockDevice, dev string) *facts.BlockDevice {
+	base := dev[strings.LastIndexByte(dev, '/')+1:]
+	for _, d := range h.Block {
+		if d.Kind != "disk" {
+			continue
+		}
+		if d.Name == base {
+			return disks[d.Name]
+		}
+		for _, id := range d.ByID {
+			if base == id || strings.HasPrefix(base, id+"-part") {
+				return disks[d.Name]
+			}
+		}
+		for _, p := range d.Partitions {
+			if p.Name == base {
+				return disks[d.Name]
+			}
+		}
+	}
+	return nil
 }
