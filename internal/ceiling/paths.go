@@ -34,6 +34,8 @@ type Path struct {
 	Links      []Link   `json:"links"`
 	CeilingMBs float64  `json:"ceiling_mb_s"`
 	Bottleneck string   `json:"bottleneck"`
+	// Move says what would raise the ceiling.
+	Move string `json:"move,omitempty"`
 	// Write is the full-stripe write ceiling of an array.
 	WriteMBs float64 `json:"write_mb_s,omitempty"`
 	// MemberMBs is each member's own ceiling (media, SATA or USB link).
@@ -43,6 +45,49 @@ type Path struct {
 // Paths computes the storage paths (md arrays and disks outside them) and
 // network paths (physical NICs with a link) of a host.
 func Paths(h *facts.Host) []Path {
+	out := paths(h)
+	for i := range out {
+		out[i].Move = move(&out[i])
+	}
+	return out
+}
+
+// move names what would raise a path's ceiling, from its bottleneck link.
+func move(p *Path) string {
+	var b *Link
+	for i := range p.Links {
+		if strings.HasPrefix(p.Bottleneck, p.Links[i].Name) {
+			b = &p.Links[i]
+			break
+		}
+	}
+	switch {
+	case b == nil && strings.HasPrefix(p.Bottleneck, "pool "):
+		return "more or wider vdevs (each raidz vdev reads at its data disks' pace), or faster disks"
+	case b == nil:
+		return ""
+	}
+	switch b.Kind {
+	case "media":
+		if p.Kind == "array" || p.Kind == "pool" {
+			return "faster member disks or more data disks"
+		}
+		return "a faster disk (an SSD), or several disks in an array"
+	case "sata":
+		return "a link at the port's full speed (cable, port, libata.force), or a faster port"
+	case "usb":
+		return "a USB 3 port and a UAS-capable enclosure, or SATA"
+	case "usb-bus":
+		return "spread the disks over more USB root hubs (controllers), or move them to SATA"
+	case "pcie":
+		return "a slot with more lanes or a newer PCIe generation for " + b.Name
+	case "ethernet":
+		return "a faster link (2.5/10 GbE), or SMB3 multichannel over several links"
+	}
+	return ""
+}
+
+func paths(h *facts.Host) []Path {
 	disks := map[string]*facts.BlockDevice{}
 	for i := range h.Block {
 		if h.Block[i].Kind == "disk" {

@@ -245,6 +245,9 @@ func PathTable(w io.Writer, p inventory.Paths) error {
 		if x.WriteMBs > 0 {
 			fmt.Fprintf(w, "  full-stripe writes up to %.0f MB/s\n", x.WriteMBs)
 		}
+		if x.Move != "" {
+			fmt.Fprintf(w, "  to raise it: %s\n", x.Move)
+		}
 	}
 	return nil
 }

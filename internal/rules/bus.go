@@ -19,6 +19,7 @@ var busRules = []rule.Rule{
 	{Meta: metaUSBBOT, Check: checkUSBBOT},
 	{Meta: metaSharedLink, Check: checkSharedLink},
 	{Meta: metaBenchVsCeiling, Check: checkBenchVsCeiling},
+	{Meta: metaStorageVsNet, Check: checkStorageVsNet},
 }
 
 var metaPCIeDegraded = rule.Meta{
@@ -120,7 +121,7 @@ func checkNetVsStorage(in rule.Input) []rule.Finding {
 			if bestNet == nil || p.CeilingMBs > bestNet.CeilingMBs {
 				bestNet = p
 			}
-		case "array", "disk":
+		case "array", "disk", "pool":
 			if bestStore == nil || p.CeilingMBs > bestStore.CeilingMBs {
 				bestStore = p
 			}
@@ -297,4 +298,42 @@ func checkBenchVsCeiling(in rule.Input) []rule.Finding {
 		out = append(out, f)
 	}
 	return out
+}
+
+var metaStorageVsNet = rule.Meta{
+	ID: "bus-storage-below-network", Family: "bus", Severity: rule.Info, Since: "0.5.0",
+	Title: "The disks are the narrowest link for file service",
+	Doc: "When every array and disk delivers less than two thirds of what the fastest wired link " +
+		"carries, clients wait for the disks: larger socket buffers, jumbo frames or a faster network " +
+		"will not show. The storage path's bottleneck (a USB 2 link, one slow disk, a narrow controller " +
+		"slot) is what to change.",
+	Refs: []string{"https://docs.kernel.org/driver-api/usb/usb.html", "https://docs.kernel.org/networking/scaling.html"},
+}
+
+func checkStorageVsNet(in rule.Input) []rule.Finding {
+	var bestNet, bestStore *ceiling.Path
+	paths := ceiling.Paths(in.Host)
+	for i := range paths {
+		p := &paths[i]
+		switch p.Kind {
+		case "network":
+			if bestNet == nil || p.CeilingMBs > bestNet.CeilingMBs {
+				bestNet = p
+			}
+		case "array", "disk", "pool":
+			if bestStore == nil || p.CeilingMBs > bestStore.CeilingMBs {
+				bestStore = p
+			}
+		}
+	}
+	if bestNet == nil || bestStore == nil || 1.5*bestStore.CeilingMBs > bestNet.CeilingMBs {
+		return nil
+	}
+	f := metaStorageVsNet.New(bestStore.Name, fmt.Sprintf("The fastest storage path, %s, delivers about %.0f MB/s (bottleneck %s); %s carries about %.0f MB/s.",
+		bestStore.Name, bestStore.CeilingMBs, bestStore.Bottleneck, bestNet.Name, bestNet.CeilingMBs),
+		rule.Ev("storage path "+bestStore.Name, fmt.Sprintf("%.0f MB/s, bottleneck %s", bestStore.CeilingMBs, bestStore.Bottleneck)),
+		rule.Ev("network path "+bestNet.Name, fmt.Sprintf("%.0f MB/s", bestNet.CeilingMBs)))
+	f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice, Target: bestStore.Move,
+		Basis: "ceilings from link speeds, media and RAID factors (docs/ceilings.md)"}
+	return []rule.Finding{f}
 }
