@@ -114,9 +114,9 @@ func paths(h *facts.Host) []Path {
 		if len(members) == 0 {
 			continue
 		}
-		out = append(out, storagePath(h, a.Name, "array", a.Level, members))
+		out = append(out, storagePath(h, a.Name, "array", members, mdArray(a.Name, a.Level, len(members))))
 	}
-	out = append(out, poolPaths(h, disks, inArray)...)
+	out = append(out, poolPaths(h, inArray)...)
 	names := make([]string, 0, len(disks))
 	for n := range disks {
 		names = append(names, n)
@@ -128,7 +128,7 @@ func paths(h *facts.Host) []Path {
 		if inArray[n] || d.Removable && d.SizeBytes == 0 || zfsMember(d) {
 			continue
 		}
-		out = append(out, storagePath(h, n, "disk", "", []*facts.BlockDevice{d}))
+		out = append(out, storagePath(h, n, "disk", []*facts.BlockDevice{d}, single))
 	}
 	for _, ifc := range h.Interfaces {
 		if !ifc.Physical || ifc.Wireless || ifc.SpeedMbps == nil || *ifc.SpeedMbps <= 0 || ifc.Operstate != "up" {
@@ -141,94 +141,106 @@ func paths(h *facts.Host) []Path {
 		p := Path{Name: ifc.Name, Kind: "network", Members: []string{ifc.Name}}
 		p.Links = append(p.Links, Link{Name: fmt.Sprintf("%s %d Mb/s MTU %d", ifc.Name, *ifc.SpeedMbps, mtu), Kind: "ethernet",
 			MBs: EthernetTCPMBs(*ifc.SpeedMbps, mtu), Note: "TCP payload"})
-		p.Links = append(p.Links, pcieLinks(h, ifc.PCIPath, 1)...)
+		p.Links = append(p.Links, pcieLinks(h, ifc.PCIPath)...)
 		finish(&p)
 		out = append(out, p)
 	}
 	return out
 }
 
+// combine turns the members' own ceilings into a path's read and write
+// ceilings, the link that shows how (nil for one disk) and the bottleneck
+// named when no shared link is narrower.
+type combine func(own map[string]float64, slowest Link) (read, write float64, how *Link, bottleneck string)
+
+func single(_ map[string]float64, slowest Link) (float64, float64, *Link, string) {
+	return slowest.MBs, 0, nil, slowest.Name
+}
+
+func mdArray(name, level string, n int) combine {
+	return func(_ map[string]float64, slowest Link) (float64, float64, *Link, string) {
+		f := RAIDRead(level, n)
+		how := &Link{Name: fmt.Sprintf("%s %s of %d", name, level, n), Kind: "raid", MBs: f * slowest.MBs,
+			Note: fmt.Sprintf("reads %.0f× the slowest member", f)}
+		return f * slowest.MBs, RAIDWrite(level, n) * slowest.MBs, how,
+			slowest.Name + " (× " + strings.TrimSuffix(fmt.Sprintf("%.1f", f), ".0") + ")"
+	}
+}
+
 // storagePath: each member's own ceiling (media, SATA or USB link), the
 // links members share (USB root hubs, PCIe functions and bridges), and
-// for arrays the RAID factor over the slowest member's share.
-func storagePath(h *facts.Host, name, kind, level string, members []*facts.BlockDevice) Path {
+// how the members combine (one disk, an md array, a pool).
+func storagePath(h *facts.Host, name, kind string, members []*facts.BlockDevice, how combine) Path {
 	p := Path{Name: name, Kind: kind, MemberMBs: map[string]float64{}}
-	perMember := math.Inf(1)
-	var slowest Link
+	slowest := Link{MBs: math.Inf(1)}
 	shared := map[string]*Link{}
 	var sharedOrder []string
+	share := func(key string, l Link, disk string) {
+		if shared[key] == nil {
+			shared[key] = &l
+			sharedOrder = append(sharedOrder, key)
+		}
+		shared[key].Shared++
+		shared[key].Behind = append(shared[key].Behind, disk)
+	}
 	for _, d := range members {
 		p.Members = append(p.Members, d.Name)
-		own := mediaLink(h, d)
-		if d.SATA != nil && d.SATA.SpeedGbps > 0 {
-			l := Link{Name: d.Name + " SATA " + gbps(d.SATA.SpeedGbps), Kind: "sata", MBs: SATAMBs(d.SATA.SpeedGbps)}
-			if d.SATA.LimitGbps > d.SATA.SpeedGbps {
-				l.FullMBs = SATAMBs(d.SATA.LimitGbps)
-				l.Note = "port supports " + gbps(d.SATA.LimitGbps)
-			}
-			if l.MBs < own.MBs {
-				own = l
-			}
-		}
+		own := ownLink(h, d)
 		if u := d.USB; u != nil && u.SpeedMbps > 0 {
-			l := Link{Name: fmt.Sprintf("%s USB %s %s", d.Name, usbName(u.SpeedMbps), orDefault(u.Driver, "?")), Kind: "usb", MBs: USBMBs(u.SpeedMbps, u.Driver == "uas")}
-			if l.MBs < own.MBs {
-				own = l
-			}
-			key := "usb:" + u.Bus
-			if shared[key] == nil {
-				shared[key] = &Link{Name: "USB root hub " + u.Bus, Kind: "usb-bus", MBs: USBMBs(u.SpeedMbps, true)}
-				sharedOrder = append(sharedOrder, key)
-			}
-			shared[key].Shared++
-			shared[key].Behind = append(shared[key].Behind, d.Name)
+			share("usb:"+u.Bus, Link{Name: "USB root hub " + u.Bus, Kind: "usb-bus", MBs: USBMBs(u.SpeedMbps, true)}, d.Name)
 		}
-		for _, l := range pcieLinks(h, d.PCIPath, 1) {
-			key := "pci:" + l.Name
-			if shared[key] == nil {
-				lc := l
-				lc.Shared = 0
-				shared[key] = &lc
-				sharedOrder = append(sharedOrder, key)
-			}
-			shared[key].Shared++
-			shared[key].Behind = append(shared[key].Behind, d.Name)
+		for _, l := range pcieLinks(h, d.PCIPath) {
+			share("pci:"+l.Name, l, d.Name)
 		}
 		p.MemberMBs[d.Name] = own.MBs
-		if own.MBs < perMember {
-			perMember, slowest = own.MBs, own
+		if own.MBs < slowest.MBs {
+			slowest = own
 		}
 	}
+	read, write, link, bottleneck := how(p.MemberMBs, slowest)
 	p.Links = append(p.Links, slowest)
+	if link != nil {
+		p.Links = append(p.Links, *link)
+	}
+	// A link that k of the n members share carries k/n of the data, so
+	// the path moves at most its capacity × n/k.
+	p.CeilingMBs, p.WriteMBs, p.Bottleneck = read, write, bottleneck
 	n := float64(len(members))
-	factor := 1.0
-	if kind == "array" {
-		factor = RAIDRead(level, len(members))
-		p.Links = append(p.Links, Link{Name: fmt.Sprintf("%s %s of %d", name, level, len(members)), Kind: "raid", MBs: factor * perMember,
-			Note: fmt.Sprintf("reads %.0f× the slowest member", factor)})
-	}
-	// Stripes move at the pace of the slowest member; a link that k of
-	// the n members share carries k/n of the data, so the path can move
-	// at most its capacity × n/k.
-	p.CeilingMBs, p.Bottleneck = factor*perMember, slowest.Name
-	if kind == "array" || kind == "pool" {
-		p.Bottleneck = slowest.Name + " (× " + strings.TrimSuffix(fmt.Sprintf("%.1f", factor), ".0") + ")"
-	}
-	p.WriteMBs = RAIDWrite(level, len(members)) * perMember
 	for _, k := range sharedOrder {
 		l := shared[k]
 		p.Links = append(p.Links, *l)
-		if c := l.MBs * n / float64(l.Shared); c < p.CeilingMBs {
+		c := l.MBs * n / float64(l.Shared)
+		if c < p.CeilingMBs {
 			p.CeilingMBs, p.Bottleneck = c, l.Name
 		}
-		if c := l.MBs * n / float64(l.Shared); c < p.WriteMBs {
+		if write > 0 && c < p.WriteMBs {
 			p.WriteMBs = c
 		}
 	}
-	if kind != "array" {
-		p.WriteMBs = 0
-	}
 	return p
+}
+
+// ownLink is the narrowest of a disk's own links: its medium, its SATA
+// link, its USB link.
+func ownLink(h *facts.Host, d *facts.BlockDevice) Link {
+	own := mediaLink(h, d)
+	if d.SATA != nil && d.SATA.SpeedGbps > 0 {
+		l := Link{Name: d.Name + " SATA " + gbps(d.SATA.SpeedGbps), Kind: "sata", MBs: SATAMBs(d.SATA.SpeedGbps)}
+		if d.SATA.LimitGbps > d.SATA.SpeedGbps {
+			l.FullMBs = SATAMBs(d.SATA.LimitGbps)
+			l.Note = "port supports " + gbps(d.SATA.LimitGbps)
+		}
+		if l.MBs < own.MBs {
+			own = l
+		}
+	}
+	if u := d.USB; u != nil && u.SpeedMbps > 0 {
+		l := Link{Name: fmt.Sprintf("%s USB %s %s", d.Name, usbName(u.SpeedMbps), orDefault(u.Driver, "?")), Kind: "usb", MBs: USBMBs(u.SpeedMbps, u.Driver == "uas")}
+		if l.MBs < own.MBs {
+			own = l
+		}
+	}
+	return own
 }
 
 func mediaLink(h *facts.Host, d *facts.BlockDevice) Link {
@@ -237,7 +249,7 @@ func mediaLink(h *facts.Host, d *facts.BlockDevice) Link {
 		// An NVMe drive is bound by its own PCIe link (listed among the
 		// shared links); 3500 MB/s, a Gen3 x4 drive's, when it is unknown.
 		l := Link{Name: d.Name + " NVMe", Kind: "media", MBs: 3500, Note: "bound by its PCIe link"}
-		if links := pcieLinks(h, d.PCIPath, 1); len(links) > 0 {
+		if links := pcieLinks(h, d.PCIPath); len(links) > 0 {
 			l.MBs = links[len(links)-1].MBs
 		}
 		return l
@@ -250,14 +262,14 @@ func mediaLink(h *facts.Host, d *facts.BlockDevice) Link {
 }
 
 // pcieLinks lists the PCIe links on a device path that report a width.
-func pcieLinks(h *facts.Host, path []string, shared int) []Link {
+func pcieLinks(h *facts.Host, path []string) []Link {
 	var out []Link
 	for _, addr := range path {
 		d, ok := h.PCI[addr]
 		if !ok || d.CurWidth <= 0 || d.CurGTs <= 0 {
 			continue
 		}
-		l := Link{Name: fmt.Sprintf("PCIe %s x%d %s", addr, d.CurWidth, gts(d.CurGTs)), Kind: "pcie", MBs: PCIeMBs(d.CurWidth, d.CurGTs), Shared: shared}
+		l := Link{Name: fmt.Sprintf("PCIe %s x%d %s", addr, d.CurWidth, gts(d.CurGTs)), Kind: "pcie", MBs: PCIeMBs(d.CurWidth, d.CurGTs)}
 		if d.Driver != "" {
 			l.Name += " (" + d.Driver + ")"
 		}
@@ -317,106 +329,66 @@ func zfsMember(d *facts.BlockDevice) bool {
 // (k − N)× its slowest member, a mirror k× (ZFS balances reads over the
 // sides), a single disk 1×; the pool sums its vdevs; shared links limit it
 // as for arrays (capacity × n/k).
-func poolPaths(h *facts.Host, disks map[string]*facts.BlockDevice, taken map[string]bool) []Path {
+func poolPaths(h *facts.Host, taken map[string]bool) []Path {
 	if h.ZFS == nil {
 		return nil
 	}
 	var out []Path
 	for _, pool := range h.ZFS.Pools {
 		var members []*facts.BlockDevice
-		total := 0.0
-		var vdevNotes []string
+		type vdev struct {
+			name    string
+			factor  float64
+			members []string
+		}
+		var vdevs []vdev
 		for _, v := range pool.Vdevs {
 			if v.Class != "" {
 				continue // logs, cache, spares, special
 			}
-			var vm []*facts.BlockDevice
+			vd := vdev{name: v.Name, factor: 1}
 			for _, dev := range v.Devices {
-				if d := diskFor(h, disks, dev); d != nil {
-					vm = append(vm, d)
+				if d := h.DiskForPath(dev); d != nil && d.Kind == "disk" {
+					vd.members = append(vd.members, d.Name)
+					members = append(members, d)
 					taken[d.Name] = true
 				}
 			}
-			if len(vm) == 0 {
+			if len(vd.members) == 0 {
 				continue
 			}
-			k := float64(len(vm))
-			factor := 1.0
+			k := float64(len(vd.members))
 			switch {
 			case strings.HasPrefix(v.Type, "raidz"):
 				parity := 1.0
 				if n := strings.TrimPrefix(v.Type, "raidz"); n == "2" || n == "3" {
 					parity = float64(n[0] - '0')
 				}
-				factor = k - parity
+				vd.factor = k - parity
 			case v.Type == "mirror":
-				factor = k
+				vd.factor = k
 			}
-			slow := math.Inf(1)
-			for _, d := range vm {
-				slow = math.Min(slow, memberOwn(d))
-			}
-			total += factor * slow
-			vdevNotes = append(vdevNotes, fmt.Sprintf("%s %.0f×%.0f", v.Name, factor, slow))
-			members = append(members, vm...)
+			vdevs = append(vdevs, vd)
 		}
 		if len(members) == 0 {
 			continue
 		}
-		p := storagePath(h, pool.Name, "pool", "", members)
-		p.Links = append(p.Links, Link{Name: "pool " + pool.Name + ": " + strings.Join(vdevNotes, " + "), Kind: "raid", MBs: total,
-			Note: "sum of data vdevs"})
-		p.CeilingMBs, p.Bottleneck = total, "pool "+pool.Name+" vdevs"
-		n := float64(len(members))
-		for _, l := range p.Links {
-			if l.Shared > 0 {
-				if c := l.MBs * n / float64(l.Shared); c < p.CeilingMBs {
-					p.CeilingMBs, p.Bottleneck = c, l.Name
+		sum := func(own map[string]float64, _ Link) (float64, float64, *Link, string) {
+			total := 0.0
+			var notes []string
+			for _, v := range vdevs {
+				slow := math.Inf(1)
+				for _, m := range v.members {
+					slow = math.Min(slow, own[m])
 				}
+				total += v.factor * slow
+				notes = append(notes, fmt.Sprintf("%s %.0f×%.0f", v.name, v.factor, slow))
 			}
+			how := &Link{Name: "pool " + pool.Name + ": " + strings.Join(notes, " + "), Kind: "raid", MBs: total, Note: "sum of data vdevs"}
+			return total, 0, how, "pool " + pool.Name + " vdevs"
 		}
-		p.WriteMBs = 0
-		out = append(out, p)
+		out = append(out, storagePath(h, pool.Name, "pool", members, sum))
 	}
 	return out
 }
 
-// memberOwn is a disk's own ceiling: media, SATA or USB link.
-func memberOwn(d *facts.BlockDevice) float64 {
-	own := HDDMBs
-	if d.Rotational != nil && !*d.Rotational {
-		own = SATASSDMBs
-	}
-	if d.SATA != nil && d.SATA.SpeedGbps > 0 {
-		own = math.Min(own, SATAMBs(d.SATA.SpeedGbps))
-	}
-	if d.USB != nil && d.USB.SpeedMbps > 0 {
-		own = math.Min(own, USBMBs(d.USB.SpeedMbps, d.USB.Driver == "uas"))
-	}
-	return own
-}
-
-// diskFor maps a pool device path (/dev/disk/by-id/NAME[-partN],
-// /dev/sdb1) to its whole disk.
-func diskFor(h *facts.Host, disks map[string]*facts.BlockDevice, dev string) *facts.BlockDevice {
-	base := dev[strings.LastIndexByte(dev, '/')+1:]
-	for _, d := range h.Block {
-		if d.Kind != "disk" {
-			continue
-		}
-		if d.Name == base {
-			return disks[d.Name]
-		}
-		for _, id := range d.ByID {
-			if base == id || strings.HasPrefix(base, id+"-part") {
-				return disks[d.Name]
-			}
-		}
-		for _, p := range d.Partitions {
-			if p.Name == base {
-				return disks[d.Name]
-			}
-		}
-	}
-	return nil
-}

@@ -8,6 +8,8 @@
 // (KB fields are kibibytes, as the kernel writes them).
 package facts
 
+import "strings"
+
 // Host is everything one audit knows about one machine.
 type Host struct {
 	Hostname string  `json:"hostname"`
@@ -589,4 +591,38 @@ type Swap struct {
 type NotCollected struct {
 	Source string `json:"source"`
 	Reason string `json:"reason"`
+}
+
+// Disk returns the block device named name, or the whole disk a partition
+// of that name lives on; nil when there is none.
+func (h *Host) Disk(name string) *BlockDevice {
+	for i := range h.Block {
+		d := &h.Block[i]
+		if d.Name == name {
+			return d
+		}
+		for _, p := range d.Partitions {
+			if p.Name == name {
+				return d
+			}
+		}
+	}
+	return nil
+}
+
+// DiskForPath resolves a device path as pools and configs name it
+// (/dev/sdb1, /dev/disk/by-id/NAME[-partN]) to its whole disk using the
+// by-id names udev reported; nil when unknown.
+func (h *Host) DiskForPath(p string) *BlockDevice {
+	base := p[strings.LastIndexByte(p, '/')+1:]
+	if strings.Contains(p, "/by-id/") {
+		for i := range h.Block {
+			for _, id := range h.Block[i].ByID {
+				if base == id || strings.HasPrefix(base, id+"-part") {
+					return &h.Block[i]
+				}
+			}
+		}
+	}
+	return h.Disk(base)
 }

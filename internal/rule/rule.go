@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nastune/nastune/internal/ceiling"
 	"github.com/nastune/nastune/internal/facts"
 )
 
@@ -122,6 +123,9 @@ type Input struct {
 	Host *facts.Host
 	// RTT is the round-trip time to assume for buffer sizing (LAN: 0.5 ms).
 	RTT time.Duration
+	// Paths are the host's data paths with their ceilings, modelled once
+	// per audit by rules.Run (nil: the bus rules model them themselves).
+	Paths []ceiling.Path
 }
 
 // Rule is a check with its metadata.

@@ -9,6 +9,7 @@
 package rules
 
 import (
+	"github.com/nastune/nastune/internal/ceiling"
 	"sort"
 
 	"github.com/nastune/nastune/internal/rule"
@@ -39,6 +40,9 @@ func ByID(id string) (rule.Rule, bool) {
 // Run applies every rule and returns the findings ordered by family, then
 // severity (worst first), then rule and subject, so output is stable.
 func Run(in rule.Input) []rule.Finding {
+	if in.Paths == nil && in.Host != nil {
+		in.Paths = append([]ceiling.Path{}, ceiling.Paths(in.Host)...)
+	}
 	out := []rule.Finding{}
 	for _, r := range All() {
 		out = append(out, r.Check(in)...)

@@ -2,7 +2,8 @@ package rules
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/nastune/nastune/internal/ceiling"
@@ -48,7 +49,7 @@ func checkPCIeDegraded(in rule.Input) []rule.Finding {
 		}
 	}
 	var out []rule.Finding
-	for _, addr := range sortedKeys(behind) {
+	for _, addr := range slices.Sorted(maps.Keys(behind)) {
 		d, ok := h.PCI[addr]
 		if !ok || d.CurWidth <= 0 || d.CurGTs <= 0 || d.MaxWidth <= 0 || d.MaxGTs <= 0 || (d.CurWidth >= d.MaxWidth && d.CurGTs >= d.MaxGTs) {
 			continue
@@ -56,7 +57,7 @@ func checkPCIeDegraded(in rule.Input) []rule.Finding {
 		now, full := ceiling.PCIeMBs(d.CurWidth, d.CurGTs), ceiling.PCIeMBs(d.MaxWidth, d.MaxGTs)
 		who := strings.Join(behind[addr], ", ")
 		f := metaPCIeDegraded.New(addr, fmt.Sprintf("%s (%s, class %s) runs x%d at %.1f GT/s but supports x%d at %.1f GT/s: %s share about %.0f MB/s instead of %.0f MB/s.",
-			addr, orQ(d.Driver), d.Class, d.CurWidth, d.CurGTs, d.MaxWidth, d.MaxGTs, who, now, full),
+			addr, orNone(d.Driver), d.Class, d.CurWidth, d.CurGTs, d.MaxWidth, d.MaxGTs, who, now, full),
 			rule.Ev("/sys/bus/pci/devices/"+addr+"/current_link_width", fmt.Sprint(d.CurWidth)),
 			rule.Ev("/sys/bus/pci/devices/"+addr+"/max_link_width", fmt.Sprint(d.MaxWidth)),
 			rule.Ev("/sys/bus/pci/devices/"+addr+"/current_link_speed", fmt.Sprintf("%.1f GT/s", d.CurGTs)),
@@ -112,21 +113,7 @@ var metaNetVsStorage = rule.Meta{
 }
 
 func checkNetVsStorage(in rule.Input) []rule.Finding {
-	paths := ceiling.Paths(in.Host)
-	var bestNet, bestStore *ceiling.Path
-	for i := range paths {
-		p := &paths[i]
-		switch p.Kind {
-		case "network":
-			if bestNet == nil || p.CeilingMBs > bestNet.CeilingMBs {
-				bestNet = p
-			}
-		case "array", "disk", "pool":
-			if bestStore == nil || p.CeilingMBs > bestStore.CeilingMBs {
-				bestStore = p
-			}
-		}
-	}
+	bestNet, bestStore := fastestPaths(pathsOf(in))
 	if bestNet == nil || bestStore == nil || bestStore.CeilingMBs < 1.5*bestNet.CeilingMBs {
 		return nil
 	}
@@ -135,25 +122,9 @@ func checkNetVsStorage(in rule.Input) []rule.Finding {
 		rule.Ev("storage path "+bestStore.Name, fmt.Sprintf("%.0f MB/s, bottleneck %s", bestStore.CeilingMBs, bestStore.Bottleneck)),
 		rule.Ev("network path "+bestNet.Name, fmt.Sprintf("%.0f MB/s, %s", bestNet.CeilingMBs, bestNet.Bottleneck)))
 	f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice,
-		Target: "a faster link, or SMB3 multichannel over several NICs; see nastune inventory paths",
+		Target: bestNet.Move + " (see nastune inventory paths)",
 		Basis:  "ceilings from link speeds, media and RAID factors (docs/ceilings.md)"}
 	return []rule.Finding{f}
-}
-
-func orQ(s string) string {
-	if s == "" {
-		return "no driver"
-	}
-	return s
-}
-
-func sortedKeys(m map[string][]string) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 var metaUSBSlowPath = rule.Meta{
@@ -225,9 +196,8 @@ var metaSharedLink = rule.Meta{
 }
 
 func checkSharedLink(in rule.Input) []rule.Finding {
-	h := in.Host
 	var out []rule.Finding
-	for _, p := range ceiling.Paths(h) {
+	for _, p := range pathsOf(in) {
 		if p.Kind != "array" {
 			continue
 		}
@@ -272,7 +242,7 @@ func checkBenchVsCeiling(in rule.Input) []rule.Finding {
 		return nil
 	}
 	paths := map[string]ceiling.Path{}
-	for _, p := range ceiling.Paths(h) {
+	for _, p := range pathsOf(in) {
 		paths[p.Name] = p
 	}
 	var out []rule.Finding
@@ -311,8 +281,31 @@ var metaStorageVsNet = rule.Meta{
 }
 
 func checkStorageVsNet(in rule.Input) []rule.Finding {
-	var bestNet, bestStore *ceiling.Path
-	paths := ceiling.Paths(in.Host)
+	bestNet, bestStore := fastestPaths(pathsOf(in))
+	if bestNet == nil || bestStore == nil || 1.5*bestStore.CeilingMBs > bestNet.CeilingMBs {
+		return nil
+	}
+	f := metaStorageVsNet.New(bestStore.Name, fmt.Sprintf("The fastest storage path, %s, delivers about %.0f MB/s (bottleneck %s); %s carries about %.0f MB/s.",
+		bestStore.Name, bestStore.CeilingMBs, bestStore.Bottleneck, bestNet.Name, bestNet.CeilingMBs),
+		rule.Ev("storage path "+bestStore.Name, fmt.Sprintf("%.0f MB/s, bottleneck %s", bestStore.CeilingMBs, bestStore.Bottleneck)),
+		rule.Ev("network path "+bestNet.Name, fmt.Sprintf("%.0f MB/s", bestNet.CeilingMBs)))
+	f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice, Target: bestStore.Move,
+		Basis: "ceilings from link speeds, media and RAID factors (docs/ceilings.md)"}
+	return []rule.Finding{f}
+}
+
+// pathsOf returns the paths rules.Run modelled, or models them for a
+// check called on its own.
+func pathsOf(in rule.Input) []ceiling.Path {
+	if in.Paths != nil {
+		return in.Paths
+	}
+	return ceiling.Paths(in.Host)
+}
+
+// fastestPaths returns the fastest network path and the fastest storage
+// path (array, pool or disk); nil when there is none.
+func fastestPaths(paths []ceiling.Path) (bestNet, bestStore *ceiling.Path) {
 	for i := range paths {
 		p := &paths[i]
 		switch p.Kind {
@@ -326,14 +319,5 @@ func checkStorageVsNet(in rule.Input) []rule.Finding {
 			}
 		}
 	}
-	if bestNet == nil || bestStore == nil || 1.5*bestStore.CeilingMBs > bestNet.CeilingMBs {
-		return nil
-	}
-	f := metaStorageVsNet.New(bestStore.Name, fmt.Sprintf("The fastest storage path, %s, delivers about %.0f MB/s (bottleneck %s); %s carries about %.0f MB/s.",
-		bestStore.Name, bestStore.CeilingMBs, bestStore.Bottleneck, bestNet.Name, bestNet.CeilingMBs),
-		rule.Ev("storage path "+bestStore.Name, fmt.Sprintf("%.0f MB/s, bottleneck %s", bestStore.CeilingMBs, bestStore.Bottleneck)),
-		rule.Ev("network path "+bestNet.Name, fmt.Sprintf("%.0f MB/s", bestNet.CeilingMBs)))
-	f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice, Target: bestStore.Move,
-		Basis: "ceilings from link speeds, media and RAID factors (docs/ceilings.md)"}
-	return []rule.Finding{f}
+	return bestNet, bestStore
 }

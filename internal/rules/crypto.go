@@ -94,7 +94,7 @@ func checkCryptWorkqueue(in rule.Input) []rule.Finding {
 	}
 	var out []rule.Finding
 	for _, c := range h.DMCrypt {
-		d := diskOf(h, c.Backing)
+		d := h.Disk(c.Backing)
 		if d == nil || d.Rotational == nil || *d.Rotational {
 			continue
 		}

@@ -49,19 +49,9 @@ func memberDisks(h *facts.Host) map[string][]string {
 }
 
 // diskForPath resolves a pool device path (/dev/sdb1, by-id names) to a
-// whole-disk name using the by-id links udev reported.
+// whole-disk name ("" when unknown).
 func diskForPath(h *facts.Host, p string) string {
-	base := p[strings.LastIndexByte(p, '/')+1:]
-	if strings.Contains(p, "/by-id/") {
-		for _, d := range h.Block {
-			for _, id := range d.ByID {
-				if base == id || strings.HasPrefix(base, id+"-part") {
-					return d.Name
-				}
-			}
-		}
-	}
-	if d := diskOf(h, base); d != nil {
+	if d := h.DiskForPath(p); d != nil {
 		return d.Name
 	}
 	return ""

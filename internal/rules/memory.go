@@ -76,7 +76,7 @@ func checkSwappiness(in rule.Input) []rule.Finding {
 			continue
 		}
 		disk = append(disk, s.Path)
-		if d := diskOf(h, strings.TrimPrefix(s.Path, "/dev/")); d != nil && d.Rotational != nil && *d.Rotational {
+		if d := h.Disk(strings.TrimPrefix(s.Path, "/dev/")); d != nil && d.Rotational != nil && *d.Rotational {
 			rotating = true
 		}
 	}
@@ -100,22 +100,6 @@ func checkSwappiness(in rule.Input) []rule.Finding {
 		f.Recommendation = &rule.Recommendation{Kind: rule.KindSysctl, Target: "vm.swappiness",
 			Current: itoa(v), Value: val, Basis: basis}
 		return []rule.Finding{f}
-	}
-	return nil
-}
-
-// diskOf finds the whole disk a device or partition name belongs to.
-func diskOf(h *facts.Host, name string) *facts.BlockDevice {
-	for i := range h.Block {
-		d := &h.Block[i]
-		if d.Name == name {
-			return d
-		}
-		for _, p := range d.Partitions {
-			if p.Name == name {
-				return d
-			}
-		}
 	}
 	return nil
 }

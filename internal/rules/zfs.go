@@ -72,7 +72,7 @@ func checkAshift(in rule.Input) []rule.Finding {
 			}
 			phys, ssd := 0, false
 			for _, dev := range v.Devices {
-				if d := diskOf(h, diskForPath(h, dev)); d != nil {
+				if d := h.DiskForPath(dev); d != nil {
 					phys = max(phys, d.PhysBlockSize)
 					ssd = ssd || (d.Rotational != nil && !*d.Rotational)
 				}
