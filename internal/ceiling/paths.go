@@ -391,4 +391,3 @@ func poolPaths(h *facts.Host, taken map[string]bool) []Path {
 	}
 	return out
 }
-

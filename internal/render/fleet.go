@@ -5,6 +5,7 @@ import (
 	"html/template"
 	"io"
 	"strings"
+	"sync"
 	"text/tabwriter"
 
 	"github.com/nastune/nastune/internal/fleet"
@@ -63,11 +64,11 @@ func matrixCell(h fleet.Host, fam string) string {
 	return fmt.Sprintf("%d%s", n, strings.ToUpper(h.Worst[fam].String()[:1]))
 }
 
-var fleetTmpl = template.Must(template.New("fleet").Funcs(template.FuncMap{
-	"cell":  matrixCell,
-	"worst": func(h fleet.Host, f string) string { return h.Worst[f].String() },
-	"count": func(h fleet.Host, f string) int { return h.Families[f] },
-}).Parse(`
+var fleetTmpl = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("fleet").Funcs(template.FuncMap{
+		"worst": func(h fleet.Host, f string) string { return h.Worst[f].String() },
+		"count": func(h fleet.Host, f string) int { return h.Families[f] },
+	}).Parse(`
 <div class="counts"><span class="pill">{{len .R.Hosts}} hosts</span>{{if .R.Errors}}<span class="pill sev-crit">{{len .R.Errors}} inputs not read</span>{{end}}</div>
 <h2>Hosts × families</h2>
 <p class="meta">Findings per family; the colour is the worst severity. Click a header to sort.</p>
@@ -85,10 +86,11 @@ var fleetTmpl = template.Must(template.New("fleet").Funcs(template.FuncMap{
 {{end}}
 {{if .R.Errors}}<h2>Inputs not read</h2><ul>{{range .R.Errors}}<li><code>{{.Source}}</code>: {{.Error}}</li>{{end}}</ul>{{end}}
 `))
+})
 
 // HTMLFleet writes the fleet view as one self-contained page.
 func HTMLFleet(w io.Writer, r *fleet.Report, o HTMLOptions) error {
-	body, err := execHTML(fleetTmpl, struct{ R *fleet.Report }{r})
+	body, err := execHTML(fleetTmpl(), struct{ R *fleet.Report }{r})
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/nastune/nastune/internal/audit"
@@ -35,9 +36,8 @@ type HTMLOptions struct {
 	Version string
 }
 
-var pageTmpl = template.Must(template.New("page").Funcs(template.FuncMap{
-	"lower": strings.ToLower,
-}).Parse(`<!doctype html>
+var pageTmpl = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("page").Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width,initial-scale=1">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">
@@ -50,6 +50,7 @@ var pageTmpl = template.Must(template.New("page").Funcs(template.FuncMap{
 <script>{{.JS}}</script>
 </body></html>
 `))
+})
 
 type page struct {
 	Title, Sub, Version, Now string
@@ -59,7 +60,7 @@ type page struct {
 }
 
 func writePage(w io.Writer, title, sub string, body template.HTML, o HTMLOptions) error {
-	return pageTmpl.Execute(w, page{Title: title, Sub: sub, Version: o.Version, Now: o.Now.UTC().Format("2006-01-02 15:04 UTC"),
+	return pageTmpl().Execute(w, page{Title: title, Sub: sub, Version: o.Version, Now: o.Now.UTC().Format("2006-01-02 15:04 UTC"),
 		CSS: template.CSS(htmlCSS), JS: template.JS(htmlJS), Body: body})
 }
 
@@ -71,7 +72,8 @@ func execHTML(t *template.Template, v any) (template.HTML, error) {
 	return template.HTML(b.String()), nil //nolint:gosec // produced by html/template, escaped
 }
 
-var auditTmpl = template.Must(template.New("audit").Parse(`
+var auditTmpl = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("audit").Parse(`
 <div class="counts">
 <span class="pill sev-crit">{{.Crit}} crit</span><span class="pill sev-warn">{{.Warn}} warn</span><span class="pill sev-info">{{.Info}} info</span>
 <span class="pill">{{len .R.NotCollected}} not collected</span>
@@ -101,6 +103,7 @@ var auditTmpl = template.Must(template.New("audit").Parse(`
 {{range .R.NotCollected}}<tr><td><code>{{.Source}}</code></td><td>{{.Reason}}</td></tr>{{end}}
 </tbody></table></div>{{end}}
 `))
+})
 
 // HTMLAudit writes an audit report as a self-contained page.
 func HTMLAudit(w io.Writer, r *audit.Report, o HTMLOptions) error {
@@ -125,7 +128,7 @@ func HTMLAudit(w io.Writer, r *audit.Report, o HTMLOptions) error {
 		d.Families = append(d.Families, f)
 	}
 	sort.Strings(d.Families)
-	body, err := execHTML(auditTmpl, d)
+	body, err := execHTML(auditTmpl(), d)
 	if err != nil {
 		return err
 	}
@@ -147,13 +150,15 @@ type cell struct {
 	Num  bool
 }
 
-var tablesTmpl = template.Must(template.New("tables").Parse(`
+var tablesTmpl = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("tables").Parse(`
 {{range .Notes}}<p class="meta">{{.}}</p>{{end}}
 {{range .Tables}}<h2>{{.Title}}</h2>
 {{if .Rows}}<div class="wrap"><table><thead><tr>{{range .Columns}}<th class="sortable">{{.}}</th>{{end}}</tr></thead><tbody>
 {{range .Rows}}<tr>{{range .}}<td{{if .Num}} class="num"{{end}} data-v="{{.Sort}}">{{.Text}}</td>{{end}}</tr>
 {{end}}</tbody></table></div>{{else}}<p class="meta">none</p>{{end}}
 {{end}}`))
+})
 
 // HTMLTables writes a struct of row slices (an inventory) as one page of
 // sortable tables: each slice field is a table whose columns are the
@@ -182,7 +187,7 @@ func HTMLTables(w io.Writer, title, sub string, v any, o HTMLOptions) error {
 			d.Notes = append(d.Notes, strings.ReplaceAll(name, "_", " ")+": "+cellOf(fv).Text)
 		}
 	}
-	body, err := execHTML(tablesTmpl, d)
+	body, err := execHTML(tablesTmpl(), d)
 	if err != nil {
 		return err
 	}
@@ -283,17 +288,19 @@ func cellOf(v reflect.Value) cell {
 	return cell{Text: string(b), Sort: string(b)}
 }
 
-var compareTmpl = template.Must(template.New("compare").Parse(`
+var compareTmpl = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("compare").Parse(`
 <p class="meta">A change counts only beyond the noise: the spreads of repeated runs must not overlap, or a single run must change by more than 5%.</p>
 {{.Chart}}
 <div class="wrap"><table><thead><tr><th class="sortable">test</th><th class="sortable">before</th><th class="sortable">after</th><th class="sortable">unit</th><th class="sortable">change %</th><th class="sortable">verdict</th><th>note</th></tr></thead><tbody>
 {{range .Rows}}<tr><td>{{.Test}}</td><td class="num" data-v="{{.Before}}">{{printf "%.1f" .Before}}</td><td class="num" data-v="{{.After}}">{{printf "%.1f" .After}}</td><td>{{.Unit}}</td><td class="num" data-v="{{.Change}}">{{printf "%+.1f" .Change}}</td><td>{{if .Significant}}<b>{{if gt .Change 0.0}}better{{else}}worse{{end}}</b>{{else}}within noise{{end}}</td><td>{{.Note}}</td></tr>
 {{end}}</tbody></table></div>`))
+})
 
 // HTMLCompare writes a bench comparison with a before/after bar chart in
 // inline SVG (one pair of bars per test, scaled per unit).
 func HTMLCompare(w io.Writer, rows []bench.Comparison, before, after string, o HTMLOptions) error {
-	body, err := execHTML(compareTmpl, struct {
+	body, err := execHTML(compareTmpl(), struct {
 		Rows  []bench.Comparison
 		Chart template.HTML
 	}{rows, compareChart(rows)})

@@ -39,6 +39,7 @@ import (
 	"reflect"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/nastune/nastune/internal/facts"
@@ -73,25 +74,25 @@ type Meta struct {
 	RedactedKeys int       `json:"redacted_values"`
 }
 
-// excludedRE matches paths never put into a snapshot.
-var excludedRE = regexp.MustCompile(`^/etc/(g?shadow-?|security/opasswd)$|/private/|\.(key|pem|p12|pfx|keytab)$|/ssh_host_[^/]*_key$|^/var/lib/samba/.*\.tdb$|^/(root|home)/|/proc/[^/]+/environ$`)
+// patterns are compiled on first use: snapshot is linked into every
+// command, and the audit's start-up should not pay for them.
+//   - excluded: paths never put into a snapshot;
+//   - secretKey: a configuration key whose value is a secret (it ends in
+//     password, passwd, passphrase, secret, psk or token);
+//   - secretOpt: a password inside a mount option list (fstab cifs);
+//   - secretLine / secretWord: "key = value" and "key: value" lines, and
+//     "key value" lines (OpenVPN, sshd style).
+var patterns = sync.OnceValue(func() (p struct{ excluded, secretKey, secretOpt, secretLine, secretWord *regexp.Regexp }) {
+	p.excluded = regexp.MustCompile(`^/etc/(g?shadow-?|security/opasswd)$|/private/|\.(key|pem|p12|pfx|keytab)$|/ssh_host_[^/]*_key$|^/var/lib/samba/.*\.tdb$|^/(root|home)/|/proc/[^/]+/environ$`)
+	p.secretKey = regexp.MustCompile(`(?i)(pass(word|wd|phrase)|secret|psk|token)$`)
+	p.secretOpt = regexp.MustCompile(`(?i)\b(pass(word|wd)?)=([^,\s]+)`)
+	p.secretLine = regexp.MustCompile(`^(\s*)([A-Za-z0-9_. -]*[A-Za-z0-9_.-])(\s*[=:]\s*)(\S.*)$`)
+	p.secretWord = regexp.MustCompile(`^(\s*)([A-Za-z0-9_.-]+)(\s+)(\S.*)$`)
+	return p
+})
 
 // Excluded reports whether a path is never captured.
-func Excluded(p string) bool { return excludedRE.MatchString(p) }
-
-// secretKeyRE matches a configuration key whose value is a secret: the
-// key ends in password, passwd, passphrase, secret, psk or token.
-var secretKeyRE = regexp.MustCompile(`(?i)(pass(word|wd|phrase)|secret|psk|token)$`)
-
-// secretOptRE matches a password inside a mount option list (fstab cifs).
-var secretOptRE = regexp.MustCompile(`(?i)\b(pass(word|wd)?)=([^,\s]+)`)
-
-// secretLineRE splits "key = value" and "key: value" lines, and
-// secretWordRE "key value" lines (OpenVPN, sshd style).
-var (
-	secretLineRE = regexp.MustCompile(`^(\s*)([A-Za-z0-9_. -]*[A-Za-z0-9_.-])(\s*[=:]\s*)(\S.*)$`)
-	secretWordRE = regexp.MustCompile(`^(\s*)([A-Za-z0-9_.-]+)(\s+)(\S.*)$`)
-)
+func Excluded(p string) bool { return patterns().excluded.MatchString(p) }
 
 const redacted = "[redacted by nastune]"
 
@@ -131,18 +132,18 @@ func Redact(b []byte) (out []byte, n int) {
 		}
 		if !strings.HasPrefix(t, "#") && !strings.HasPrefix(t, ";") {
 			body := strings.TrimRight(l, "\r\n")
-			m := secretLineRE.FindStringSubmatch(body)
+			m := patterns().secretLine.FindStringSubmatch(body)
 			if m == nil {
-				m = secretWordRE.FindStringSubmatch(body)
+				m = patterns().secretWord.FindStringSubmatch(body)
 			}
-			if m != nil && secretKeyRE.MatchString(strings.TrimSpace(m[2])) && m[4] != redacted {
+			if m != nil && patterns().secretKey.MatchString(strings.TrimSpace(m[2])) && m[4] != redacted {
 				n++
 				w.WriteString(m[1] + m[2] + m[3] + redacted + l[len(body):])
 				continue
 			}
-			if secretOptRE.MatchString(l) {
+			if patterns().secretOpt.MatchString(l) {
 				n++
-				l = secretOptRE.ReplaceAllString(l, "${1}="+redacted)
+				l = patterns().secretOpt.ReplaceAllString(l, "${1}="+redacted)
 			}
 		}
 		w.WriteString(l)
@@ -201,7 +202,7 @@ func redactFacts(h *facts.Host) int {
 	for i := range h.OpenVPN {
 		for k := range h.OpenVPN[i].Options {
 			for _, bl := range inlineBlocks {
-				if k == "<"+bl+">" || (secretKeyRE.MatchString(k) && k != "secret") {
+				if k == "<"+bl+">" || (patterns().secretKey.MatchString(k) && k != "secret") {
 					h.OpenVPN[i].Options[k] = redacted
 					n++
 				}
