@@ -16,10 +16,7 @@ import (
 
 	"github.com/nastune/nastune/internal/audit"
 	"github.com/nastune/nastune/internal/fleet"
-	"github.com/nastune/nastune/internal/hostfs"
-	"github.com/nastune/nastune/internal/probe"
 	"github.com/nastune/nastune/internal/render"
-	"github.com/nastune/nastune/internal/snapshot"
 )
 
 func newReportCmd(env *Env) *cobra.Command {
@@ -110,19 +107,9 @@ func readAuditInput(cmd *cobra.Command, file string) (*audit.Report, error) {
 	defer f.Close()
 	br := bufio.NewReader(f)
 	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
-		l, err := snapshot.Load(file)
+		h, err := snapshotFacts(cmd.Context(), file)
 		if err != nil {
 			return nil, err
-		}
-		defer l.Close()
-		h := l.Facts
-		if h == nil {
-			r, err := hostfs.Open(l.Dir)
-			if err != nil {
-				return nil, err
-			}
-			defer r.Close()
-			h = probe.Collect(cmd.Context(), r)
 		}
 		return audit.FromFacts(h, audit.Options{}), nil
 	}

@@ -65,7 +65,7 @@ func collect(ctx context.Context, rootDir, from string) (*facts.Host, error) {
 		if rootDir != "/" && rootDir != "" {
 			return nil, usagef("give one of them", "--from and --root exclude each other")
 		}
-		l, err := snapshot.Load(from)
+		h, err := snapshotFacts(ctx, from)
 		if err != nil {
 			hint := "give a file written by nastune snapshot -o FILE"
 			if errors.Is(err, os.ErrNotExist) {
@@ -73,18 +73,28 @@ func collect(ctx context.Context, rootDir, from string) (*facts.Host, error) {
 			}
 			return nil, &UsageError{Err: err, Hint: hint}
 		}
-		defer l.Close()
-		if l.Facts != nil {
-			return l.Facts, nil
-		}
-		r, err := hostfs.Open(l.Dir)
-		if err != nil {
-			return nil, err
-		}
-		defer r.Close()
-		return probe.Collect(ctx, r), nil
+		return h, nil
 	}
 	r, err := openRoot(rootDir)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return probe.Collect(ctx, r), nil
+}
+
+// snapshotFacts loads a snapshot: its stored facts when their layout
+// matches this binary, else the facts of probing its tree.
+func snapshotFacts(ctx context.Context, file string) (*facts.Host, error) {
+	l, err := snapshot.Load(file)
+	if err != nil {
+		return nil, err
+	}
+	defer l.Close()
+	if l.Facts != nil {
+		return l.Facts, nil
+	}
+	r, err := hostfs.Open(l.Dir)
 	if err != nil {
 		return nil, err
 	}

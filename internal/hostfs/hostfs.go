@@ -90,6 +90,14 @@ func (r *Root) Close() error {
 // ReadFile reads a whole file of at most MaxFileSize bytes with a single
 // open and read loop (no stat).
 func (r *Root) ReadFile(name string) ([]byte, error) {
+	data, err := r.readFile(name)
+	if err == nil {
+		r.rec.file(name, data)
+	}
+	return data, err
+}
+
+func (r *Root) readFile(name string) ([]byte, error) {
 	f, err := r.open(name)
 	if err != nil {
 		return nil, err
@@ -106,7 +114,6 @@ func (r *Root) ReadFile(name string) ([]byte, error) {
 	if len(data) > MaxFileSize {
 		return nil, &fs.PathError{Op: "read", Path: name, Err: ErrTooLarge}
 	}
-	r.rec.file(name, data)
 	return data, nil
 }
 
@@ -237,10 +244,7 @@ func (r *Root) Command(ctx context.Context, argv ...string) ([]byte, string, err
 		return out, strings.Join(argv, " "), err
 	}
 	name := CommandFile(argv...)
-	rec := r.rec
-	r.rec = nil // recorded below as a command, not as a file
-	b, err := r.ReadFile(name)
-	r.rec = rec
+	b, err := r.readFile(name) // recorded below as a command, not as a file
 	if err != nil {
 		return nil, name, err
 	}

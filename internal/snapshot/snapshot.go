@@ -33,6 +33,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -244,7 +245,7 @@ func write(w io.Writer, entries []hostfs.Entry, h *facts.Host, meta Meta) (Meta,
 	hc := *h
 	hc.OpenVPN = append([]facts.OpenVPN(nil), h.OpenVPN...)
 	for i := range hc.OpenVPN {
-		hc.OpenVPN[i].Options = cloneMap(hc.OpenVPN[i].Options)
+		hc.OpenVPN[i].Options = maps.Clone(hc.OpenVPN[i].Options)
 	}
 	meta.RedactedKeys += redactFacts(&hc)
 	fb, err := json.Marshal(&hc)
@@ -329,17 +330,6 @@ func splitClean(p string) []string {
 		if c != "" {
 			out = append(out, c)
 		}
-	}
-	return out
-}
-
-func cloneMap(m map[string]string) map[string]string {
-	if m == nil {
-		return nil
-	}
-	out := make(map[string]string, len(m))
-	for k, v := range m {
-		out[k] = v
 	}
 	return out
 }
