@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"flag"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -33,19 +32,7 @@ func TestTextStyles(t *testing.T) {
 		if err := render.Text(&buf, rep, o); err != nil {
 			t.Fatal(err)
 		}
-		path := filepath.Join("testdata", name)
-		if *update {
-			os.MkdirAll("testdata", 0o755)
-			os.WriteFile(path, buf.Bytes(), 0o644)
-			continue
-		}
-		want, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatalf("%v (go test ./internal/render -update creates it)", err)
-		}
-		if !bytes.Equal(buf.Bytes(), want) {
-			t.Errorf("%s differs from its golden file:\n%s", name, buf.String())
-		}
+		golden(t, filepath.Join("testdata", name), buf.Bytes())
 	}
 }
 
