@@ -138,10 +138,12 @@ func alignedBuf(n int) ([]byte, func(), error) {
 	return b, func() { _ = unix.Munmap(b) }, nil
 }
 
-// RunDisk runs the disk tests with the built-in engine.
-func RunDisk(ctx context.Context, o DiskOptions) (*DiskResult, error) {
+// setup checks and completes the options, creates the test file unless
+// nastune made it earlier, and starts the result; done removes the file
+// unless --keep. Both engines run through it.
+func setup(o *DiskOptions, engine string) (res *DiskResult, done func(), err error) {
 	if o.Size < 16<<20 {
-		return nil, fmt.Errorf("size %d is below the 16 MiB minimum", o.Size)
+		return nil, nil, fmt.Errorf("size %d is below the 16 MiB minimum", o.Size)
 	}
 	o.Size = o.Size / seqBlock * seqBlock
 	if o.Runtime <= 0 {
@@ -152,19 +154,29 @@ func RunDisk(ctx context.Context, o DiskOptions) (*DiskResult, error) {
 	}
 	for _, t := range o.Tests {
 		if !slices.Contains(DiskTests, t) {
-			return nil, fmt.Errorf("unknown test %q (known: %s)", t, strings.Join(DiskTests, ", "))
+			return nil, nil, fmt.Errorf("unknown test %q (known: %s)", t, strings.Join(DiskTests, ", "))
 		}
 	}
-	created, err := prepare(o)
+	created, err := prepare(*o)
+	if err != nil {
+		return nil, nil, err
+	}
+	done = func() {}
+	if created && !o.Keep {
+		done = func() { _ = os.Remove(o.File) }
+	}
+	host, _ := os.Hostname()
+	return &DiskResult{Kind: "disk", Host: host, Engine: engine, File: o.File, Size: o.Size, Device: deviceOf(o.File),
+		Date: time.Now().UTC().Format(time.RFC3339)}, done, nil
+}
+
+// RunDisk runs the disk tests with the built-in engine.
+func RunDisk(ctx context.Context, o DiskOptions) (*DiskResult, error) {
+	res, done, err := setup(&o, "builtin")
 	if err != nil {
 		return nil, err
 	}
-	if created && !o.Keep {
-		defer os.Remove(o.File)
-	}
-	host, _ := os.Hostname()
-	res := &DiskResult{Kind: "disk", Host: host, Engine: "builtin", File: o.File, Size: o.Size, Device: deviceOf(o.File),
-		Date: time.Now().UTC().Format(time.RFC3339)}
+	defer done()
 	directOK := true
 	if f, err := os.OpenFile(o.File, os.O_RDONLY|unix.O_DIRECT, 0); err != nil {
 		directOK = false

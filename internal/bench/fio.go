@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"strconv"
 	"time"
@@ -76,23 +75,12 @@ func RunFio(ctx context.Context, o DiskOptions) (*DiskResult, error) {
 	if err != nil {
 		return nil, errors.New("fio is not installed (Debian package fio); use --engine builtin")
 	}
-	if len(o.Tests) == 0 {
-		o.Tests = DiskTests
-	}
-	o.Size = o.Size / seqBlock * seqBlock
-	created, err := prepare(o)
+	res, done, err := setup(&o, "fio")
 	if err != nil {
 		return nil, err
 	}
-	if created && !o.Keep {
-		defer os.Remove(o.File)
-	}
-	host, _ := os.Hostname()
-	res := &DiskResult{Kind: "disk", Host: host, Engine: "fio", File: o.File, Size: o.Size, Device: deviceOf(o.File), Date: time.Now().UTC().Format(time.RFC3339)}
+	defer done()
 	for _, t := range o.Tests {
-		if _, ok := fioArgs[t]; !ok {
-			return nil, fmt.Errorf("unknown test %q", t)
-		}
 		out, err := exec.CommandContext(ctx, fio, FioArgs(t, o.File, o.Size, o.Runtime)...).Output()
 		if err != nil {
 			res.Tests = append(res.Tests, TestResult{Name: t, Skipped: "fio: " + err.Error()})

@@ -125,7 +125,7 @@ func paths(h *facts.Host) []Path {
 	for _, n := range names {
 		d := disks[n]
 		// Members of arrays and pools are part of those paths.
-		if inArray[n] || d.Removable && d.SizeBytes == 0 || zfsMember(d) {
+		if inArray[n] || d.Removable && d.SizeBytes == 0 || d.ZFSMember() {
 			continue
 		}
 		out = append(out, storagePath(h, n, "disk", []*facts.BlockDevice{d}, single))
@@ -311,18 +311,6 @@ func orDefault(s, d string) string {
 		return d
 	}
 	return s
-}
-
-func zfsMember(d *facts.BlockDevice) bool {
-	if d.FSType == "zfs_member" {
-		return true
-	}
-	for _, p := range d.Partitions {
-		if p.FSType == "zfs_member" {
-			return true
-		}
-	}
-	return false
 }
 
 // poolPaths models each ZFS pool: per data vdev, raidzN of k disks reads

@@ -626,3 +626,17 @@ func (h *Host) DiskForPath(p string) *BlockDevice {
 	}
 	return h.Disk(base)
 }
+
+// ZFSMember reports whether udev's blkid probe found a ZFS label on the
+// device or one of its partitions.
+func (d *BlockDevice) ZFSMember() bool {
+	if d.FSType == "zfs_member" {
+		return true
+	}
+	for _, p := range d.Partitions {
+		if p.FSType == "zfs_member" {
+			return true
+		}
+	}
+	return false
+}

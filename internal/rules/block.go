@@ -60,7 +60,7 @@ func checkScheduler(in rule.Input) []rule.Finding {
 	h := in.Host
 	var out []rule.Finding
 	for _, d := range h.Block {
-		if d.Kind != "disk" || len(d.Schedulers) == 0 || d.Rotational == nil || zfsMember(d) {
+		if d.Kind != "disk" || len(d.Schedulers) == 0 || d.Rotational == nil || d.ZFSMember() {
 			continue // ZFS queues and sorts I/O itself; none is right for its disks
 		}
 		want, why := schedulerWant(h, d)
@@ -83,18 +83,6 @@ func checkScheduler(in rule.Input) []rule.Finding {
 		out = append(out, f)
 	}
 	return out
-}
-
-func zfsMember(d facts.BlockDevice) bool {
-	if d.FSType == "zfs_member" {
-		return true
-	}
-	for _, p := range d.Partitions {
-		if p.FSType == "zfs_member" {
-			return true
-		}
-	}
-	return false
 }
 
 func schedulerBasis(d facts.BlockDevice) string {

@@ -170,7 +170,7 @@ var metaDirtyBigRAM = rule.Meta{
 func writeMBps(h *facts.Host) (uint64, string) {
 	slowest, class := uint64(0), ""
 	for _, d := range h.Block {
-		if d.Kind != "disk" || d.Rotational == nil || d.Removable || zfsMember(d) {
+		if d.Kind != "disk" || d.Rotational == nil || d.Removable || d.ZFSMember() {
 			continue
 		}
 		mbps, c := uint64(150), "rotating disk "+d.Name+" (~150 MB/s)"

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/nastune/nastune/internal/facts"
 	"github.com/nastune/nastune/internal/rule"
 )
 
@@ -71,19 +72,28 @@ var metaNFSAsync = rule.Meta{
 }
 
 func checkNFSAsync(in rule.Input) []rule.Finding {
+	return exportsWith(in, metaNFSAsync, "async",
+		func(e facts.Export) string {
+			return fmt.Sprintf("%s is exported async to %s: acknowledged writes can be lost on a crash or power cut.", e.Path, e.Client)
+		},
+		"keep async only with a UPS and clients that tolerate loss; otherwise use sync", "exports(5)")
+}
+
+// exportsWith reports every export that carries option, with its
+// /etc/exports line as evidence.
+func exportsWith(in rule.Input, m rule.Meta, option string, why func(facts.Export) string, target, basis string) []rule.Finding {
 	n := in.Host.NFS
 	if n == nil {
 		return nil
 	}
 	var out []rule.Finding
 	for _, e := range n.Exports {
-		if !slices.Contains(e.Options, "async") {
+		if !slices.Contains(e.Options, option) {
 			continue
 		}
-		f := metaNFSAsync.New(e.Path+" "+e.Client, fmt.Sprintf("%s is exported async to %s: acknowledged writes can be lost on a crash or power cut.", e.Path, e.Client),
+		f := m.New(e.Path+" "+e.Client, why(e),
 			rule.Ev(fmt.Sprintf("/etc/exports:%d", e.Line), fmt.Sprintf("%s %s(%s)", e.Path, e.Client, joinOpts(e.Options))))
-		f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice, Target: "keep async only with a UPS and clients that tolerate loss; otherwise use sync",
-			Basis: "exports(5)"}
+		f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice, Target: target, Basis: basis}
 		out = append(out, f)
 	}
 	return out
@@ -100,22 +110,11 @@ var metaNFSSubtree = rule.Meta{
 }
 
 func checkNFSSubtree(in rule.Input) []rule.Finding {
-	n := in.Host.NFS
-	if n == nil {
-		return nil
-	}
-	var out []rule.Finding
-	for _, e := range n.Exports {
-		if !slices.Contains(e.Options, "subtree_check") {
-			continue
-		}
-		f := metaNFSSubtree.New(e.Path+" "+e.Client, fmt.Sprintf("%s checks every file handle against the subtree for %s.", e.Path, e.Client),
-			rule.Ev(fmt.Sprintf("/etc/exports:%d", e.Line), fmt.Sprintf("%s %s(%s)", e.Path, e.Client, joinOpts(e.Options))))
-		f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice, Target: "use no_subtree_check unless this is a subdirectory exported to untrusted clients",
-			Basis: "exports(5) default"}
-		out = append(out, f)
-	}
-	return out
+	return exportsWith(in, metaNFSSubtree, "subtree_check",
+		func(e facts.Export) string {
+			return fmt.Sprintf("%s checks every file handle against the subtree for %s.", e.Path, e.Client)
+		},
+		"use no_subtree_check unless this is a subdirectory exported to untrusted clients", "exports(5) default")
 }
 
 func joinOpts(o []string) string {
