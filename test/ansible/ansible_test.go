@@ -19,30 +19,11 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/nastune/nastune/test/testutil"
 )
 
 var repo, _ = filepath.Abs("../..")
-
-func need(t *testing.T, tool, pkg string) string {
-	t.Helper()
-	p, err := exec.LookPath(tool)
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("%s missing: make test installs the Debian package %s", tool, pkg)
-		}
-		t.Skipf("%s not installed (Debian package %s)", tool, pkg)
-	}
-	return p
-}
-
-func run(t *testing.T, name string, args ...string) string {
-	t.Helper()
-	out, err := exec.Command(name, args...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
-	}
-	return string(out)
-}
 
 // venv returns ansible-playbook from a venv kept in the user cache folder,
 // created with pip on first use.
@@ -57,9 +38,9 @@ func venv(t *testing.T) string {
 	if _, err := os.Stat(bin); err == nil {
 		return bin
 	}
-	py := need(t, "python3", "python3-venv")
-	run(t, py, "-m", "venv", dir)
-	run(t, filepath.Join(dir, "bin", "pip"), "install", "--quiet", "ansible-core>=2.15,<2.20")
+	py := testutil.Need(t, "python3", "python3-venv")
+	testutil.Run(t, py, "-m", "venv", dir)
+	testutil.Run(t, filepath.Join(dir, "bin", "pip"), "install", "--quiet", "ansible-core>=2.15,<2.20")
 	return bin
 }
 
@@ -72,10 +53,10 @@ func TestFleetRole(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("network namespaces need root")
 	}
-	need(t, "ip", "iproute2")
-	need(t, "unshare", "util-linux")
-	sshd := need(t, "sshd", "openssh-server")
-	need(t, "ssh-keygen", "openssh-client")
+	testutil.Need(t, "ip", "iproute2")
+	testutil.Need(t, "unshare", "util-linux")
+	sshd := testutil.Need(t, "sshd", "openssh-server")
+	testutil.Need(t, "ssh-keygen", "openssh-client")
 	playbook := venv(t)
 
 	tmp := t.TempDir()
@@ -87,7 +68,7 @@ func TestFleetRole(t *testing.T) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	run(t, "ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", filepath.Join(tmp, "id"))
+	testutil.Run(t, "ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", filepath.Join(tmp, "id"))
 	pub, _ := os.ReadFile(filepath.Join(tmp, "id.pub"))
 	if err := os.WriteFile(filepath.Join(tmp, "authorized_keys"), pub, 0o600); err != nil {
 		t.Fatal(err)
@@ -105,20 +86,20 @@ func TestFleetRole(t *testing.T) {
 	for i, h := range hosts {
 		h := h
 		veth := fmt.Sprintf("ntv%d-%d", i, id)
-		run(t, "ip", "netns", "add", h.ns)
+		testutil.Run(t, "ip", "netns", "add", h.ns)
 		t.Cleanup(func() { _ = exec.Command("ip", "netns", "del", h.ns).Run() })
-		run(t, "ip", "link", "add", veth, "type", "veth", "peer", "name", "eth0", "netns", h.ns)
+		testutil.Run(t, "ip", "link", "add", veth, "type", "veth", "peer", "name", "eth0", "netns", h.ns)
 		t.Cleanup(func() { _ = exec.Command("ip", "link", "del", veth).Run() })
-		run(t, "ip", "addr", "add", h.hostAddr+"/24", "dev", veth)
-		run(t, "ip", "link", "set", veth, "up")
-		run(t, "ip", "-n", h.ns, "addr", "add", h.addr+"/24", "dev", "eth0")
-		run(t, "ip", "-n", h.ns, "link", "set", "eth0", "up")
-		run(t, "ip", "-n", h.ns, "link", "set", "lo", "up")
+		testutil.Run(t, "ip", "addr", "add", h.hostAddr+"/24", "dev", veth)
+		testutil.Run(t, "ip", "link", "set", veth, "up")
+		testutil.Run(t, "ip", "-n", h.ns, "addr", "add", h.addr+"/24", "dev", "eth0")
+		testutil.Run(t, "ip", "-n", h.ns, "link", "set", "eth0", "up")
+		testutil.Run(t, "ip", "-n", h.ns, "link", "set", "lo", "up")
 		dir := filepath.Join(tmp, h.name)
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		run(t, "ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", filepath.Join(dir, "hostkey"))
+		testutil.Run(t, "ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", filepath.Join(dir, "hostkey"))
 		cfg := fmt.Sprintf("ListenAddress %s\nPort 22\nHostKey %s/hostkey\nPidFile %s/sshd.pid\nAuthorizedKeysFile %s/authorized_keys\n"+
 			"PermitRootLogin prohibit-password\nPasswordAuthentication no\nKbdInteractiveAuthentication no\nUsePAM no\nStrictModes no\n"+
 			"Subsystem sftp internal-sftp\n", h.addr, dir, dir, tmp)
@@ -143,7 +124,7 @@ func TestFleetRole(t *testing.T) {
 	}
 	// The difference between the hosts: nasb has TCP timestamps off (per
 	// namespace), the folklore tip the audit flags.
-	run(t, "ip", "netns", "exec", hosts[1].ns, "sysctl", "-q", "-w", "net.ipv4.tcp_timestamps=0")
+	testutil.Run(t, "ip", "netns", "exec", hosts[1].ns, "sysctl", "-q", "-w", "net.ipv4.tcp_timestamps=0")
 	for _, h := range hosts {
 		waitPort(t, h.addr+":22")
 	}
@@ -206,7 +187,7 @@ func TestFleetRole(t *testing.T) {
 			} `json:"findings"`
 		} `json:"hosts"`
 	}
-	if err := json.Unmarshal([]byte(run(t, bin, "report", "-o", "json", results)), &fleet); err != nil {
+	if err := json.Unmarshal([]byte(testutil.Run(t, bin, "report", "-o", "json", results)), &fleet); err != nil {
 		t.Fatal(err)
 	}
 	has := map[string]bool{}
@@ -230,7 +211,7 @@ func TestFleetRole(t *testing.T) {
 			st, _ := os.Stat(filepath.Join(tmp, h.name, "bin", "nastune"))
 			s.bins += fmt.Sprintf("%x %v;", sha256.Sum256(b), st.ModTime())
 		}
-		s.sysctl = run(t, "ip", "netns", "exec", hosts[1].ns, "sysctl", "-n", "net.ipv4.tcp_timestamps")
+		s.sysctl = testutil.Run(t, "ip", "netns", "exec", hosts[1].ns, "sysctl", "-n", "net.ipv4.tcp_timestamps")
 		_, err := os.Stat("/var/lib/nastune/runs")
 		s.journal = fmt.Sprint(err == nil)
 		return s

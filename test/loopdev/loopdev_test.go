@@ -22,28 +22,8 @@ import (
 	"github.com/nastune/nastune/internal/plan"
 	"github.com/nastune/nastune/internal/probe"
 	"github.com/nastune/nastune/internal/rules"
+	"github.com/nastune/nastune/test/testutil"
 )
-
-func need(t *testing.T, tools ...string) {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("needs root for loop devices")
-	}
-	for _, tool := range tools {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("needs %s", tool)
-		}
-	}
-}
-
-func run(t *testing.T, name string, args ...string) string {
-	t.Helper()
-	out, err := exec.Command(name, args...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
-	}
-	return string(out)
-}
 
 // image makes a sparse file of size bytes.
 func image(t *testing.T, size int64) string {
@@ -72,7 +52,7 @@ func attach(t *testing.T, img string, partscan bool) string {
 	if partscan {
 		args = append(args, "-P")
 	}
-	dev := strings.TrimSpace(run(t, "losetup", append(args, img)...))
+	dev := strings.TrimSpace(testutil.Run(t, "losetup", append(args, img)...))
 	t.Cleanup(func() { exec.Command("losetup", "-d", dev).Run() })
 	return dev
 }
@@ -91,16 +71,16 @@ func geometry(t *testing.T, dev string) superblock.Geometry {
 }
 
 func TestExt4GeometryMatchesTune2fs(t *testing.T) {
-	need(t, "losetup", "mkfs.ext4", "tune2fs")
+	testutil.NeedAll(t, "loop devices", "losetup", "mkfs.ext4", "tune2fs")
 	for _, c := range []struct{ stride, width int }{{16, 64}, {128, 896}, {0, 0}} {
 		dev := loop(t, 512<<20, false)
 		args := []string{"-q", "-F", "-b", "4096"}
 		if c.stride > 0 {
 			args = append(args, "-E", "stride="+strconv.Itoa(c.stride)+",stripe_width="+strconv.Itoa(c.width))
 		}
-		run(t, "mkfs.ext4", append(args, dev)...)
+		testutil.Run(t, "mkfs.ext4", append(args, dev)...)
 		g := geometry(t, dev)
-		oracle, err := storcmd.Tune2fs([]byte(run(t, "tune2fs", "-l", dev)))
+		oracle, err := storcmd.Tune2fs([]byte(testutil.Run(t, "tune2fs", "-l", dev)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -111,16 +91,16 @@ func TestExt4GeometryMatchesTune2fs(t *testing.T) {
 }
 
 func TestXFSGeometryMatchesXfsDB(t *testing.T) {
-	need(t, "losetup", "mkfs.xfs", "xfs_db")
+	testutil.NeedAll(t, "loop devices", "losetup", "mkfs.xfs", "xfs_db")
 	for _, c := range []struct {
 		su         string
 		sw         int
 		unit, wdth int
 	}{{"64k", 4, 16, 64}, {"512k", 7, 128, 896}} {
 		dev := loop(t, 1<<30, false)
-		run(t, "mkfs.xfs", "-f", "-q", "-d", "su="+c.su+",sw="+strconv.Itoa(c.sw), dev)
+		testutil.Run(t, "mkfs.xfs", "-f", "-q", "-d", "su="+c.su+",sw="+strconv.Itoa(c.sw), dev)
 		g := geometry(t, dev)
-		db := run(t, "xfs_db", "-r", "-c", "sb 0", "-c", "p unit width blocksize", dev)
+		db := testutil.Run(t, "xfs_db", "-r", "-c", "sb 0", "-c", "p unit width blocksize", dev)
 		want := map[string]int{}
 		for _, l := range strings.Split(db, "\n") {
 			if k, v, ok := strings.Cut(l, " = "); ok {
@@ -136,7 +116,7 @@ func TestXFSGeometryMatchesXfsDB(t *testing.T) {
 // TestPartitionAlignment partitions a loop device at sectors 63 and 2048
 // and checks what the live probe reads back.
 func TestPartitionAlignment(t *testing.T) {
-	need(t, "losetup", "sfdisk", "partx")
+	testutil.NeedAll(t, "loop devices", "losetup", "sfdisk", "partx")
 	img := image(t, 256<<20)
 	cmd := exec.Command("sfdisk", "-q", img)
 	cmd.Stdin = strings.NewReader("label: dos\nstart=63, size=1985\nstart=2048, size=20480\n")
@@ -177,10 +157,10 @@ func TestPartitionAlignment(t *testing.T) {
 // apply package (read-ahead of a loop device it creates) and undoes it;
 // the journal lives in a temporary folder and nothing is persisted.
 func TestApplyUndoBlockAttribute(t *testing.T) {
-	need(t, "losetup")
+	testutil.NeedAll(t, "loop devices", "losetup")
 	dev := loop(t, 64<<20, false)
 	attr := "/sys/block/" + filepath.Base(dev) + "/queue/read_ahead_kb"
-	before := strings.TrimSpace(run(t, "cat", attr))
+	before := strings.TrimSpace(testutil.Run(t, "cat", attr))
 	want := "1024"
 	if before == want {
 		want = "2048"
@@ -191,13 +171,13 @@ func TestApplyUndoBlockAttribute(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.TrimSpace(run(t, "cat", attr)); got != want {
+	if got := strings.TrimSpace(testutil.Run(t, "cat", attr)); got != want {
 		t.Fatalf("after apply %s = %s, want %s", attr, got, want)
 	}
 	if _, err := apply.Undo(m.ID, opts); err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.TrimSpace(run(t, "cat", attr)); got != before {
+	if got := strings.TrimSpace(testutil.Run(t, "cat", attr)); got != before {
 		t.Fatalf("after undo %s = %s, want %s", attr, got, before)
 	}
 }

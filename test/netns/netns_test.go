@@ -17,6 +17,7 @@ import (
 	"github.com/nastune/nastune/internal/audit"
 	"github.com/nastune/nastune/internal/inventory"
 	ethparse "github.com/nastune/nastune/internal/parse/ethtool"
+	"github.com/nastune/nastune/test/testutil"
 )
 
 // TestMain doubles as a helper process: with NASTUNE_TEST_HELPER=packet it
@@ -43,27 +44,6 @@ func holdPacketSocket(iface string) {
 
 func htons(v uint16) uint16 { return v<<8 | v>>8 }
 
-func need(t *testing.T, tools ...string) {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("needs root to create network namespaces")
-	}
-	for _, tool := range tools {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("needs %s", tool)
-		}
-	}
-}
-
-func run(t *testing.T, name string, args ...string) string {
-	t.Helper()
-	out, err := exec.Command(name, args...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
-	}
-	return string(out)
-}
-
 // buildNastune compiles the real binary once per test run.
 func buildNastune(t *testing.T) string {
 	t.Helper()
@@ -85,7 +65,7 @@ func buildNastune(t *testing.T) string {
 func newNS(t *testing.T) string {
 	t.Helper()
 	ns := fmt.Sprintf("nastune-test-%d", os.Getpid())
-	run(t, "ip", "netns", "add", ns)
+	testutil.Run(t, "ip", "netns", "add", ns)
 	t.Cleanup(func() { exec.Command("ip", "netns", "del", ns).Run() })
 	for _, c := range [][]string{
 		{"link", "add", "vA", "type", "veth", "peer", "name", "vB"},
@@ -100,7 +80,7 @@ func newNS(t *testing.T) string {
 		{"link", "set", "lo", "up"}, {"link", "set", "vA", "up"}, {"link", "set", "vB", "up"},
 		{"link", "set", "br0", "up"}, {"link", "set", "mv0", "up"},
 	} {
-		run(t, "ip", append([]string{"-n", ns}, c...)...)
+		testutil.Run(t, "ip", append([]string{"-n", ns}, c...)...)
 	}
 	return ns
 }
@@ -122,7 +102,7 @@ type ipLink struct {
 // TestInventoryMatchesIPAndEthtool: the live inventory of a namespace
 // agrees with ip(8) on every interface and with ethtool(8) on features.
 func TestInventoryMatchesIPAndEthtool(t *testing.T) {
-	need(t, "ip", "ethtool", "go")
+	testutil.NeedAll(t, "network namespaces", "ip", "ethtool", "go")
 	bin := buildNastune(t)
 	ns := newNS(t)
 
@@ -131,9 +111,9 @@ func TestInventoryMatchesIPAndEthtool(t *testing.T) {
 	var inv inventory.Net
 	var links []ipLink
 	for try := 0; ; try++ {
-		before := run(t, "ip", "-n", ns, "-j", "-d", "addr", "show")
-		invJSON := run(t, "ip", "netns", "exec", ns, bin, "inventory", "net", "-o", "json")
-		after := run(t, "ip", "-n", ns, "-j", "-d", "addr", "show")
+		before := testutil.Run(t, "ip", "-n", ns, "-j", "-d", "addr", "show")
+		invJSON := testutil.Run(t, "ip", "netns", "exec", ns, bin, "inventory", "net", "-o", "json")
+		after := testutil.Run(t, "ip", "-n", ns, "-j", "-d", "addr", "show")
 		if before == after || try == 40 {
 			if err := json.Unmarshal([]byte(invJSON), &inv); err != nil {
 				t.Fatal(err)
@@ -178,7 +158,7 @@ func TestInventoryMatchesIPAndEthtool(t *testing.T) {
 	}
 	// Features: the ioctl path against ethtool -k.
 	for _, name := range []string{"vA", "mv0"} {
-		f, err := ethparse.ParseFeatures([]byte(run(t, "ip", "netns", "exec", ns, "ethtool", "-k", name)))
+		f, err := ethparse.ParseFeatures([]byte(testutil.Run(t, "ip", "netns", "exec", ns, "ethtool", "-k", name)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -193,7 +173,7 @@ func TestInventoryMatchesIPAndEthtool(t *testing.T) {
 // TestAuditNamesPacketSocketOwner: a process holding an AF_PACKET socket
 // in the namespace is named (pid and program) by the audit.
 func TestAuditNamesPacketSocketOwner(t *testing.T) {
-	need(t, "ip", "go")
+	testutil.NeedAll(t, "network namespaces", "ip", "go")
 	bin := buildNastune(t)
 	ns := newNS(t)
 	helper := exec.Command("ip", "netns", "exec", ns, os.Args[0])
@@ -211,7 +191,7 @@ func TestAuditNamesPacketSocketOwner(t *testing.T) {
 		t.Fatalf("helper: %q", line)
 	}
 	var rep audit.Report
-	if err := json.Unmarshal([]byte(run(t, "ip", "netns", "exec", ns, bin, "audit", "-o", "json")), &rep); err != nil {
+	if err := json.Unmarshal([]byte(testutil.Run(t, "ip", "netns", "exec", ns, bin, "audit", "-o", "json")), &rep); err != nil {
 		t.Fatal(err)
 	}
 	// ip netns exec execs the helper in place, so its pid is the helper's.

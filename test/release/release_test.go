@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/nastune/nastune/internal/fixture"
+	"github.com/nastune/nastune/test/testutil"
 )
 
 const version = "v1.2.3"
@@ -24,19 +25,6 @@ var (
 	dist    string
 	repo, _ = filepath.Abs("../..")
 )
-
-// need fails in CI (make test installs the tool) and skips elsewhere.
-func need(t *testing.T, tool, pkg string) string {
-	t.Helper()
-	p, err := exec.LookPath(tool)
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("%s missing: make test installs the Debian package %s", tool, pkg)
-		}
-		t.Skipf("%s not installed (Debian package %s)", tool, pkg)
-	}
-	return p
-}
 
 func TestMain(m *testing.M) {
 	flag.Parse()
@@ -118,7 +106,7 @@ func TestQemu(t *testing.T) {
 		{"qemu-aarch64-static", "qemu-user-static", "cortex-a53", "nastune-linux-arm64"},
 	} {
 		t.Run(c.bin, func(t *testing.T) {
-			q := need(t, c.qemu, c.pkg)
+			q := testutil.Need(t, c.qemu, c.pkg)
 			bin := distFile(t, c.bin)
 			out, err := exec.Command(q, "-cpu", c.cpu, bin, "audit", "--root", host, "-o", "json").Output()
 			if err != nil {
@@ -139,7 +127,7 @@ func TestQemu(t *testing.T) {
 // installed binary runs; removal leaves nothing. dpkg works on a fresh
 // root folder (--root), never on this machine's.
 func TestDebianPackage(t *testing.T) {
-	dpkg := need(t, "dpkg", "dpkg")
+	dpkg := testutil.Need(t, "dpkg", "dpkg")
 	if os.Geteuid() != 0 {
 		t.Skip("dpkg --root needs root")
 	}

@@ -1,0 +1,61 @@
+// Package testutil holds what the system tests under test/ share: finding
+// the tools they drive and running commands with their output in the
+// failure message.
+//
+// A missing tool skips a test on a developer's machine but fails it in CI
+// (CI=true), where `make test` installs every tool: a system test must not
+// pass by not running.
+package testutil
+
+import (
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// Need returns the path of tool; pkg names the Debian package with it.
+func Need(t testing.TB, tool, pkg string) string {
+	t.Helper()
+	p, err := exec.LookPath(tool)
+	if err == nil {
+		return p
+	}
+	msg := tool + " not installed"
+	if pkg != "" {
+		msg += " (Debian package " + pkg + ")"
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatal(msg + ": make test installs it")
+	}
+	t.Skip(msg)
+	return ""
+}
+
+// NeedRoot skips the test unless it runs as root (why: what needs it).
+func NeedRoot(t testing.TB, why string) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root for " + why)
+	}
+}
+
+// NeedAll is NeedRoot and Need for each tool.
+func NeedAll(t testing.TB, why string, tools ...string) {
+	t.Helper()
+	NeedRoot(t, why)
+	for _, tool := range tools {
+		Need(t, tool, "")
+	}
+}
+
+// Run runs a command and returns its combined output; failing, it fails
+// the test with the command line and the output.
+func Run(t testing.TB, name string, args ...string) string {
+	t.Helper()
+	out, err := exec.Command(name, args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
