@@ -298,6 +298,26 @@ func (r *Root) resolve(name string, follow bool) (string, error) {
 	if !strings.HasPrefix(name, "/") {
 		return "", &fs.PathError{Op: "open", Path: name, Err: errors.New("path must be absolute")}
 	}
+	p, err := walk(name, follow, true,
+		func(p string) (fs.FileInfo, error) { return r.root.Lstat(rel(p)) },
+		func(p string) (string, error) { return r.root.Readlink(rel(p)) }, nil)
+	if err != nil {
+		return "", &fs.PathError{Op: "open", Path: name, Err: unwrapPathErr(err)}
+	}
+	return p, nil
+}
+
+var errLinkLoop = errors.New("too many levels of symbolic links")
+
+// walk resolves name component by component, chroot-style: ".." never
+// climbs above "/" and an absolute link target starts again at "/". lstat
+// and readlink look at one path; onLink (if set) hears of every link
+// followed. strict makes a missing component, an unreadable link or a
+// link loop an error; otherwise the component is kept as it is (the
+// recorder's best effort). With follow=false the last component is not
+// followed.
+func walk(name string, follow, strict bool, lstat func(string) (fs.FileInfo, error),
+	readlink func(string) (string, error), onLink func(path, target string)) (string, error) {
 	todo := splitPath(name)
 	var done []string
 	links := 0
@@ -318,25 +338,28 @@ func (r *Root) resolve(name string, follow bool) (string, error) {
 			done = cur
 			break
 		}
-		st, err := r.root.Lstat(rel(joinPath(cur)))
-		if err != nil {
-			if len(todo) > 0 || follow {
-				return "", &fs.PathError{Op: "open", Path: name, Err: unwrapPathErr(err)}
+		st, err := lstat(joinPath(cur))
+		if err != nil || st.Mode()&fs.ModeSymlink == 0 {
+			if err != nil && strict {
+				return "", err
 			}
 			done = cur
 			continue
 		}
-		if st.Mode()&fs.ModeSymlink == 0 {
+		links++
+		target, err := readlink(joinPath(cur))
+		if err == nil && links > maxLinks {
+			err = errLinkLoop
+		}
+		if err != nil {
+			if strict {
+				return "", err
+			}
 			done = cur
 			continue
 		}
-		links++
-		if links > maxLinks {
-			return "", &fs.PathError{Op: "open", Path: name, Err: errors.New("too many levels of symbolic links")}
-		}
-		target, err := r.root.Readlink(rel(joinPath(cur)))
-		if err != nil {
-			return "", &fs.PathError{Op: "open", Path: name, Err: unwrapPathErr(err)}
+		if onLink != nil {
+			onLink(joinPath(cur), target)
 		}
 		if strings.HasPrefix(target, "/") {
 			done = nil

@@ -93,40 +93,8 @@ func (rec *Recorder) Entries() []Entry {
 // chain walks name component by component, notes every symlink on the way
 // and returns the real path (as RealPath would).
 func (rec *Recorder) chain(name string) string {
-	todo := splitPath(name)
-	var done []string
-	hops := 0
-	for len(todo) > 0 {
-		c := todo[0]
-		todo = todo[1:]
-		switch c {
-		case ".":
-			continue
-		case "..":
-			if len(done) > 0 {
-				done = done[:len(done)-1]
-			}
-			continue
-		}
-		cur := joinPath(append(done, c))
-		st, err := rec.r.lstatRaw(cur)
-		if err != nil || st.Mode()&fs.ModeSymlink == 0 {
-			done = append(done, c)
-			continue
-		}
-		target, err := rec.r.readlinkRaw(cur)
-		if err != nil || hops > maxLinks {
-			done = append(done, c)
-			continue
-		}
-		hops++
-		rec.links[cur] = target
-		if strings.HasPrefix(target, "/") {
-			done = nil
-		}
-		todo = append(splitPath(target), todo...)
-	}
-	return joinPath(done)
+	p, _ := walk(name, true, false, rec.r.lstatRaw, rec.r.readlinkRaw, func(path, target string) { rec.links[path] = target })
+	return p
 }
 
 func (rec *Recorder) file(name string, data []byte) {
