@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"syscall"
@@ -144,9 +145,9 @@ func main() {
 	}
 
 	host, _ := os.Hostname()
-	fmt.Printf("machine: %s, %d CPUs, %s\n\n", host, numCPU(), time.Now().UTC().Format(time.RFC3339))
+	fmt.Printf("machine: %s, %d CPUs, %s\n\n", host, runtime.NumCPU(), time.Now().UTC().Format(time.RFC3339))
 	fmt.Printf("| %-22s | %5s | %11s | %9s | %12s | %15s |\n", "command", "runs", "median wall", "p90 wall", "peak RSS MiB", "vs nastune text")
-	fmt.Printf("|%s|%s|%s|%s|%s|%s|\n", dashes(24), dashes(7), dashes(13), dashes(11), dashes(14), dashes(17))
+	fmt.Printf("|%s|%s|%s|%s|%s|%s|\n", strings.Repeat("-", 24), strings.Repeat("-", 7), strings.Repeat("-", 13), strings.Repeat("-", 11), strings.Repeat("-", 14), strings.Repeat("-", 17))
 	base := rows[0].st
 	for _, r := range rows {
 		if r.err != nil {
@@ -215,25 +216,3 @@ func fleetInputs(bin string, n int) (string, error) {
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-
-func dashes(n int) string {
-	b := make([]byte, n)
-	for i := range b {
-		b[i] = '-'
-	}
-	return string(b)
-}
-
-func numCPU() int {
-	n := 0
-	b, err := os.ReadFile("/proc/cpuinfo")
-	if err != nil {
-		return 0
-	}
-	for i := 0; i+9 <= len(b); i++ {
-		if string(b[i:i+9]) == "processor" && (i == 0 || b[i-1] == '\n') {
-			n++
-		}
-	}
-	return n
-}
