@@ -1,6 +1,9 @@
 package smbconf
 
-import "strings"
+import (
+	"maps"
+	"strings"
+)
 
 // Defaults are the Samba 4.11+ defaults (smb.conf(5)) of the parameters
 // nastune reads, by canonical key. Live hosts use testparm's values
@@ -78,10 +81,13 @@ func (e Effective) Share(share, key string) string {
 // Effective computes the values in force from the file and Defaults: the
 // last setting wins; share parameters set in [global] are the default of
 // every share.
-func (c *Config) Effective() Effective {
-	e := Effective{Global: map[string]string{}, Shares: map[string]map[string]string{}}
-	for k, v := range Defaults {
-		e.Global[k] = v
+func (c *Config) Effective() Effective { return c.values(Defaults) }
+
+// values applies the file's parameters in order over defaults.
+func (c *Config) values(defaults map[string]string) Effective {
+	e := Effective{Global: maps.Clone(defaults), Shares: map[string]map[string]string{}}
+	if e.Global == nil {
+		e.Global = map[string]string{}
 	}
 	for _, s := range c.Shares() {
 		e.Shares[s] = map[string]string{}
@@ -110,17 +116,6 @@ func FromTestparm(out []byte) (Effective, error) {
 	if c == nil {
 		return Effective{}, err
 	}
-	e := Effective{Global: map[string]string{}, Shares: map[string]map[string]string{}}
-	for _, s := range c.Shares() {
-		e.Shares[s] = map[string]string{}
-	}
-	for _, p := range c.Params {
-		v := NormalizeValue(p.Key, p.Value)
-		if strings.EqualFold(p.Section, "global") {
-			e.Global[p.Key] = v
-		} else if m, ok := e.Shares[p.Section]; ok {
-			m[p.Key] = v
-		}
-	}
+	e := c.values(nil)
 	return e, err
 }
