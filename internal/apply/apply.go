@@ -1,24 +1,46 @@
 // Package apply is the only part of nastune that changes the system. It
-// carries out a plan.Plan and can undo it.
+// carries out a plan.Plan and can undo it, safely on a machine other
+// people and programs also change.
 //
-// Every run has a journal under StateDir/runs/RUN_ID: manifest.json lists
-// each step with the value or file it replaces (file backups are copied
-// into the run folder with their sha256), and it is written and fsynced
-// before the first change and again after each one. Files are replaced by
-// write-to-temp, fsync, rename, fsync of the folder: a reader sees the old
-// or the new file, never half of one. If a step fails, the steps already
-// done are rolled back at once. If the process dies between two steps, the
-// run stays "in-progress" and `nastune undo` restores everything from the
-// journal; apply refuses to start while such a run exists.
+// One at a time: apply and undo hold an exclusive lock on the journal
+// folder (StateDir/runs); a second one says "another nastune apply is
+// running (pid N)" or, with Wait, waits and then plans again from what is
+// on disk, so nothing planned before the wait is stale.
+//
+// Journal first: every run has a journal under StateDir/runs/RUN_ID
+// (RUN_ID = SEQ-YYYYMMDD-HHMMSS, ordered by the sequence). manifest.json
+// (versioned, with its sha256) lists each step with its state (pending,
+// applying, applied, …), the value or file it replaces and what it wrote:
+// file backups and copies of the new content sit in the run folder, with
+// owner, group, mode and xattrs. The journal is written and fsynced before
+// each change; if that fails, the change is not made and the run is rolled
+// back. A failing step rolls back the steps done, recording the state of
+// each: a rollback that could not finish leaves the run
+// "rollback-incomplete" and undo finishes it.
+//
+// Root-safe writes (safefs.go): paths are walked per component with
+// O_NOFOLLOW, trusted links are followed inside the root (a symlinked
+// smb.conf keeps its link, its target is edited), temp files are
+// O_EXCL|O_NOFOLLOW with random names next to the target, and the target
+// is compared with what was planned just before the rename.
+//
+// Undo restores exactly (bytes and metadata) when a file still holds what
+// apply wrote. When someone edited it since, undo reverses our hunk with a
+// three-way merge if their edit touches other lines, else it refuses with
+// a ConflictError showing the diff (Force overrides). Coupled sysctls
+// (vm.dirty_bytes/vm.dirty_ratio and the background pair: the kernel
+// zeroes one when the other is written) are journaled as one group and
+// restored in the order the kernel accepts; every runtime value is read
+// back after apply and after undo. Undo only touches the paths its run
+// recorded, and only paths nastune writes.
 //
 // Re-applying an applied plan finds nothing to change and records no run.
 package apply
 
 import (
-	"crypto/rand"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -42,12 +64,29 @@ type Options struct {
 	// Validate checks a config file's new content before it replaces the
 	// old one (testparm for smb.conf); an error changes nothing.
 	Validate func(path string, content []byte) error
+	// Wait for another apply or undo to finish instead of failing with a
+	// BusyError; Waiting (optional) is told once, with the holder's pid.
+	Wait    bool
+	Waiting func(pid int)
+	Context context.Context
+	// Replan, when set, is called once the lock is held; the changes it
+	// returns replace the plan's, restricted to the change IDs of the plan
+	// the caller confirmed.
+	Replan func() (plan.Plan, error)
+	// Force makes undo restore files and values changed since the apply
+	// (their later edits are lost).
+	Force bool
 	// FaultAfter, when > 0, stops the process abruptly after that many
 	// steps (crash testing: NASTUNE_FAULT_AFTER).
 	FaultAfter int
 	Now        func() time.Time
-	// failAt makes step failAt fail (tests of the rollback path).
-	failAt int
+
+	// test hooks
+	failAt       int                      // step failAt fails
+	journalFault func(*Manifest) error    // called before each journal write
+	pause        func(stage string)       // called between operations (kill tests)
+	beforeRename func(real string)        // called just before a file's rename
+	afterStep    func(i int, m *Manifest) // called after step i is done
 }
 
 func (o *Options) defaults() {
@@ -62,42 +101,78 @@ func (o *Options) defaults() {
 	}
 }
 
-func (o *Options) path(p string) string { return filepath.Join(o.Root, p) }
+func (o *Options) runsDir() string { return filepath.Join(o.Root, o.StateDir, "runs") }
 
-func (o *Options) runsDir() string { return o.path(filepath.Join(o.StateDir, "runs")) }
+func (o *Options) at(stage string) {
+	if o.pause != nil {
+		o.pause(stage)
+	}
+}
 
 // Run states.
 const (
-	StateInProgress     = "in-progress"
-	StateComplete       = "complete"
-	StateRolledBack     = "rolled-back"
-	StateUndoInProgress = "undo-in-progress"
-	StateUndone         = "undone"
+	StateInProgress         = "in-progress"
+	StateComplete           = "complete"
+	StateRolledBack         = "rolled-back"
+	StateRollbackIncomplete = "rollback-incomplete"
+	StateUndoInProgress     = "undo-in-progress"
+	StateUndone             = "undone"
+	StateDamaged            = "damaged"
 )
 
-// Step is one write: a runtime value, or a whole file.
+// Step states.
+const (
+	StepPending       = "pending"
+	StepApplying      = "applying" // journaled as about to change: may have happened
+	StepApplied       = "applied"
+	StepFailed        = "failed" // the change failed, perhaps halfway
+	StepRestoring     = "restoring"
+	StepRestored      = "restored"
+	StepRestoreFailed = "restore-failed"
+)
+
+// Step is one write: a runtime value, a group of coupled values, or a
+// whole file.
 type Step struct {
 	Change string `json:"change"` // plan change ID(s) it serves, comma-separated
-	Kind   string `json:"kind"`   // value or file
+	Kind   string `json:"kind"`   // value, group or file
 	Path   string `json:"path"`
+	// Real is the file written when Path is a symbolic link (its target).
+	Real string `json:"real,omitempty"`
 	// Before is the runtime value (value steps); for files Existed,
-	// Backup (relative to the run folder) and BeforeSHA describe the old
-	// file.
-	Before    string `json:"before,omitempty"`
-	Existed   bool   `json:"existed,omitempty"`
-	Backup    string `json:"backup,omitempty"`
-	BeforeSHA string `json:"before_sha256,omitempty"`
-	After     string `json:"after,omitempty"` // value, or sha256 of the new file
-	Done      bool   `json:"done"`
+	// Backup (relative to the run folder), BeforeSHA and Meta describe
+	// the old file.
+	Before    string    `json:"before,omitempty"`
+	Existed   bool      `json:"existed,omitempty"`
+	Backup    string    `json:"backup,omitempty"`
+	BeforeSHA string    `json:"before_sha256,omitempty"`
+	Meta      *FileMeta `json:"meta,omitempty"`
+	// After is the value read back after the write, or the sha256 of the
+	// new file, whose copy is AfterCopy (for three-way merges on undo).
+	After     string   `json:"after,omitempty"`
+	AfterCopy string   `json:"after_copy,omitempty"`
+	Members   []Member `json:"members,omitempty"`
+	State     string   `json:"state,omitempty"`
+	Done      bool     `json:"done,omitempty"` // version 1 journals
 	content   []byte
+}
+
+// Member is one value of a coupled group.
+type Member struct {
+	Path   string `json:"path"`
+	Before string `json:"before"`
+	Set    string `json:"set,omitempty"`   // written by apply ("" = only journaled)
+	After  string `json:"after,omitempty"` // read back after apply
 }
 
 // Manifest is a run's journal.
 type Manifest struct {
+	Version  int      `json:"version"`
 	ID       string   `json:"id"`
 	Started  string   `json:"started"`
 	Finished string   `json:"finished,omitempty"`
 	State    string   `json:"state"`
+	PID      int      `json:"pid,omitempty"`
 	Changes  []string `json:"changes"` // human summary, one per plan change
 	Steps    []Step   `json:"steps"`
 	Error    string   `json:"error,omitempty"`
@@ -106,223 +181,210 @@ type Manifest struct {
 // ErrNothingToDo means the plan changes nothing on this system.
 var ErrNothingToDo = errors.New("nothing to change: the system already matches the plan")
 
-// ErrIncomplete means an earlier run did not finish.
+// ErrIncomplete means an earlier run did not finish (or is damaged).
 var ErrIncomplete = errors.New("an earlier run did not finish")
+
+// blocking says whether a run in this state blocks the next apply.
+func blocking(state string) bool {
+	switch state {
+	case StateInProgress, StateUndoInProgress, StateRollbackIncomplete, StateDamaged:
+		return true
+	}
+	return false
+}
 
 // Apply carries out the plan and returns its journal.
 func Apply(p plan.Plan, o Options) (*Manifest, error) {
 	o.defaults()
-	if id, err := incomplete(o); err != nil {
+	l, err := lock(&o)
+	if err != nil {
 		return nil, err
-	} else if id != "" {
-		return nil, fmt.Errorf("%w: run %s; undo it first (nastune undo %s)", ErrIncomplete, id, id)
 	}
-	steps, summary, err := buildSteps(p, o)
+	defer l.unlock()
+	runs, err := list(&o)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range runs {
+		if r.State == StateDamaged {
+			return nil, fmt.Errorf("%w: run %s is damaged (%s); look at %s, then remove its journal with: nastune undo --discard %s",
+				ErrIncomplete, r.ID, r.Error, filepath.Join(o.runsDir(), r.ID), r.ID)
+		}
+		if blocking(r.State) {
+			return nil, fmt.Errorf("%w: run %s is %s; finish it first (nastune undo %s)", ErrIncomplete, r.ID, r.State, r.ID)
+		}
+	}
+	if o.Replan != nil {
+		np, err := o.Replan()
+		if err != nil {
+			return nil, fmt.Errorf("planning again after taking the lock: %w", err)
+		}
+		confirmed := map[string]bool{}
+		for _, c := range p.Changes {
+			confirmed[c.ID] = true
+		}
+		p = plan.Plan{}
+		for _, c := range np.Changes {
+			if confirmed[c.ID] {
+				p.Changes = append(p.Changes, c)
+			}
+		}
+	}
+	steps, summary, err := buildSteps(p, &o)
 	if err != nil {
 		return nil, err
 	}
 	if len(steps) == 0 {
 		return nil, ErrNothingToDo
 	}
-	m := &Manifest{ID: o.Now().UTC().Format("20060102-150405") + "-" + randHex(), Started: o.Now().UTC().Format(time.RFC3339),
-		State: StateInProgress, Changes: summary, Steps: steps}
+	for _, s := range steps {
+		sweepTemps(o.Root, s.Path)
+	}
+	id, err := nextID(&o)
+	if err != nil {
+		return nil, err
+	}
+	m := &Manifest{ID: id, Started: o.Now().UTC().Format(time.RFC3339), State: StateInProgress, PID: os.Getpid(), Changes: summary, Steps: steps}
 	dir := filepath.Join(o.runsDir(), m.ID)
 	if err := os.MkdirAll(filepath.Join(dir, "files"), 0o700); err != nil {
 		return nil, fmt.Errorf("journal: %w", err)
 	}
 	// Record every before-value and back up every file before touching
-	// anything.
+	// anything; a failure here changes nothing.
 	for i := range m.Steps {
-		if err := recordBefore(&m.Steps[i], dir, o); err != nil {
+		if err := recordBefore(&m.Steps[i], i, dir, &o); err != nil {
 			os.RemoveAll(dir)
 			return nil, err
 		}
 	}
-	if err := writeManifest(dir, m); err != nil {
+	if err := checkSteps(m); err != nil {
 		os.RemoveAll(dir)
 		return nil, err
 	}
+	if err := writeManifest(dir, m, &o); err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("%w; nothing was changed", err)
+	}
+	o.at("journaled")
 	for i := range m.Steps {
 		if o.FaultAfter > 0 && i == o.FaultAfter {
 			fmt.Fprintf(os.Stderr, "nastune: fault injection: stopping after %d steps\n", i)
 			os.Exit(99)
 		}
-		err := perform(&m.Steps[i], o)
+		s := &m.Steps[i]
+		s.State = StepApplying
+		if err := writeManifest(dir, m, &o); err != nil {
+			s.State = StepPending // not changed
+			return m, rollback(m, dir, &o, i, i, fmt.Sprintf("journaling step %d (%s): %v; the change was not made", i+1, s.Path, err))
+		}
+		o.at("before-step")
+		err := perform(s, &o)
 		if o.failAt > 0 && i == o.failAt {
 			err = errors.New("injected failure")
 		}
+		o.at("after-step")
 		if err != nil {
-			m.Error = fmt.Sprintf("%s %s: %v", m.Steps[i].Kind, m.Steps[i].Path, err)
-			// The failing step may have partly happened (a rename done, the
-			// folder fsync failed): restore it too; restoring a step that did
-			// not happen writes the old value back, harmlessly.
-			rbErr := restore(m, dir, o, i+1)
-			m.State = StateRolledBack
-			m.Finished = o.Now().UTC().Format(time.RFC3339)
-			if werr := writeManifest(dir, m); werr != nil {
-				rbErr = errors.Join(rbErr, werr)
-			}
-			if rbErr != nil {
-				return m, fmt.Errorf("%s; rolling back also failed: %w (journal %s)", m.Error, rbErr, dir)
-			}
-			return m, fmt.Errorf("%s; the %d earlier change(s) were rolled back", m.Error, i)
+			s.State = StepFailed
+			return m, rollback(m, dir, &o, i+1, i, fmt.Sprintf("%s %s: %v", s.Kind, s.Path, err))
 		}
-		m.Steps[i].Done = true
-		if err := writeManifest(dir, m); err != nil {
-			return m, err
+		s.State = StepApplied
+		if err := writeManifest(dir, m, &o); err != nil {
+			return m, rollback(m, dir, &o, i+1, i, fmt.Sprintf("journaling step %d (%s): %v", i+1, s.Path, err))
+		}
+		if o.afterStep != nil {
+			o.afterStep(i, m)
 		}
 	}
 	m.State = StateComplete
 	m.Finished = o.Now().UTC().Format(time.RFC3339)
-	return m, writeManifest(dir, m)
+	if err := writeManifest(dir, m, &o); err != nil {
+		// Every change is live and journaled as applied; only the final
+		// state is missing, which undo handles like an in-progress run.
+		return m, fmt.Errorf("all changes applied, but the final journal write failed: %w (undo with: nastune undo %s)", err, m.ID)
+	}
+	return m, nil
 }
 
-// Undo restores the run with id ("" for the newest run not undone).
-func Undo(id string, o Options) (*Manifest, error) {
-	o.defaults()
-	if id == "" {
-		runs, err := List(o)
-		if err != nil {
-			return nil, err
-		}
-		for i := len(runs) - 1; i >= 0; i-- {
-			if runs[i].State != StateUndone && runs[i].State != StateRolledBack {
-				id = runs[i].ID
-				break
-			}
-		}
-		if id == "" {
-			return nil, errors.New("no run to undo (nastune undo --list shows them)")
-		}
+// rollback restores steps [0, n) after step failed failed and records the
+// result.
+func rollback(m *Manifest, dir string, o *Options, n, failed int, why string) error {
+	m.Error = why
+	rbErr := restoreSteps(m, dir, o, n, false)
+	if rbErr == nil {
+		m.State = StateRolledBack
+	} else {
+		m.State = StateRollbackIncomplete
 	}
-	dir := filepath.Join(o.runsDir(), filepath.Base(id))
-	m, err := readManifest(dir)
-	if err != nil {
-		return nil, fmt.Errorf("run %s: %w", id, err)
-	}
-	if m.State == StateUndone || m.State == StateRolledBack {
-		return m, fmt.Errorf("run %s is already %s", id, m.State)
-	}
-	// A step not marked done may still have happened just before a crash:
-	// restore up to and including the first step not marked done.
-	upto := 0
-	for i, s := range m.Steps {
-		if s.Done {
-			upto = i + 1
-		}
-	}
-	if m.State == StateInProgress || m.State == StateUndoInProgress {
-		upto = min(upto+1, len(m.Steps))
-	}
-	m.State = StateUndoInProgress
-	if err := writeManifest(dir, m); err != nil {
-		return m, err
-	}
-	if err := restore(m, dir, o, upto); err != nil {
-		return m, fmt.Errorf("undo %s: %w (journal %s; run undo again after fixing it)", id, err, dir)
-	}
-	m.State = StateUndone
 	m.Finished = o.Now().UTC().Format(time.RFC3339)
-	return m, writeManifest(dir, m)
+	werr := writeManifest(dir, m, o)
+	switch {
+	case rbErr != nil:
+		return fmt.Errorf("%s; rolling back also failed: %w (journal %s; finish with: nastune undo %s)", why, rbErr, dir, m.ID)
+	case werr != nil:
+		return fmt.Errorf("%s; the changes were rolled back, but the journal could not record it: %v (journal %s)", why, werr, dir)
+	}
+	return fmt.Errorf("%s; the %d earlier change(s) were rolled back", why, countApplied(m, failed))
 }
 
-// restore undoes steps [0, n) in reverse order.
-func restore(m *Manifest, dir string, o Options, n int) error {
-	var errs []string
-	for i := n - 1; i >= 0; i-- {
-		s := &m.Steps[i]
-		var err error
-		switch s.Kind {
-		case "value":
-			err = writeValue(o.path(s.Path), s.Before)
-		case "file":
-			if !s.Existed {
-				err = os.Remove(o.path(s.Path))
-				if errors.Is(err, os.ErrNotExist) {
-					err = nil
-				}
-				break
-			}
-			var b []byte
-			if b, err = os.ReadFile(filepath.Join(dir, s.Backup)); err == nil {
-				if sha(b) != s.BeforeSHA {
-					err = fmt.Errorf("backup %s does not match its recorded sha256", s.Backup)
-				} else {
-					err = atomicWrite(o.path(s.Path), b)
-				}
-			}
-		}
-		if err != nil {
-			errs = append(errs, fmt.Sprintf("%s: %v", s.Path, err))
-			continue
-		}
-		s.Done = false
-		if err := writeManifest(dir, m); err != nil {
-			errs = append(errs, err.Error())
+func countApplied(m *Manifest, n int) int {
+	c := 0
+	for _, s := range m.Steps[:n] {
+		if s.State == StepRestored {
+			c++
 		}
 	}
-	if len(errs) > 0 {
-		return errors.New(strings.Join(errs, "; "))
-	}
-	return nil
+	return c
 }
 
-// List returns the recorded runs, oldest first.
-func List(o Options) ([]Manifest, error) {
-	o.defaults()
-	ents, err := os.ReadDir(o.runsDir())
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var out []Manifest
-	for _, e := range ents {
-		if m, err := readManifest(filepath.Join(o.runsDir(), e.Name())); err == nil {
-			out = append(out, *m)
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
-	return out, nil
-}
-
-func incomplete(o Options) (string, error) {
-	runs, err := List(o)
-	if err != nil {
-		return "", err
-	}
-	for _, r := range runs {
-		if r.State == StateInProgress || r.State == StateUndoInProgress {
-			return r.ID, nil
-		}
-	}
-	return "", nil
-}
-
-// buildSteps turns changes into steps: runtime values first, then one
-// whole-file step per file (nastune's own files rewritten with every line
-// they should hold; user config files edited minimally and validated).
-func buildSteps(p plan.Plan, o Options) ([]Step, []string, error) {
+// buildSteps turns changes into steps: runtime values first (coupled
+// sysctls as one group), then one whole-file step per file (nastune's own
+// files rewritten with every line they should hold; user config files
+// edited minimally and validated).
+func buildSteps(p plan.Plan, o *Options) ([]Step, []string, error) {
 	var steps []Step
 	var summary []string
 	owned := map[string][]string{}
 	ownedBy := map[string][]string{}
 	edits := map[string][]plan.Change{}
 	var editOrder []string
+	groups := map[string]int{} // group name -> index in steps
 	for _, c := range p.Changes {
 		summary = append(summary, fmt.Sprintf("%s %s: %s → %s", c.Kind, c.Target, c.From, c.To))
 		if c.Runtime != "" {
-			cur, err := readValue(o.path(c.Runtime))
-			if err != nil {
-				return nil, nil, fmt.Errorf("%s: %w", c.Runtime, err)
+			if !allowed("value", c.Runtime) {
+				return nil, nil, fmt.Errorf("%s: not a /proc/sys or /sys attribute; nastune does not write it", c.Runtime)
 			}
-			if normalize(cur) != normalize(c.To) {
+			cur, err := readValue(o.Root, c.Runtime)
+			if err != nil {
+				return nil, nil, err
+			}
+			if g := coupledGroup(c.Runtime); g != "" {
+				i, ok := groups[g]
+				if !ok {
+					st, err := newGroupStep(g, o)
+					if err != nil {
+						return nil, nil, err
+					}
+					steps = append(steps, st)
+					i = len(steps) - 1
+					groups[g] = i
+				}
+				st := &steps[i]
+				st.Change = joinID(st.Change, c.ID)
+				for j := range st.Members {
+					if st.Members[j].Path == c.Runtime {
+						st.Members[j].Set = c.To
+					}
+				}
+			} else if normalize(cur) != normalize(c.To) {
 				steps = append(steps, Step{Change: c.ID, Kind: "value", Path: c.Runtime, After: c.To})
 			}
 		}
 		if c.Persist == nil {
 			continue
+		}
+		if !allowed("file", c.Persist.File) {
+			return nil, nil, fmt.Errorf("%s: not a file nastune writes", c.Persist.File)
 		}
 		if c.Persist.Line != "" {
 			owned[c.Persist.File] = append(owned[c.Persist.File], c.Persist.Line)
@@ -334,24 +396,36 @@ func buildSteps(p plan.Plan, o Options) ([]Step, []string, error) {
 		}
 		edits[c.Persist.File] = append(edits[c.Persist.File], c)
 	}
+	// A group whose planned values all hold already is no step.
+	kept := steps[:0]
+	for _, s := range steps {
+		if s.Kind == "group" && !groupNeeded(s) {
+			continue
+		}
+		kept = append(kept, s)
+	}
+	steps = kept
 	files := make([]string, 0, len(owned))
 	for f := range owned {
 		files = append(files, f)
 	}
 	sort.Strings(files)
 	for _, f := range files {
-		old, _ := os.ReadFile(o.path(f))
-		content := ownedContent(f, old, owned[f])
-		if string(content) != string(old) {
+		old, err := readFile(o.Root, f, false)
+		if err != nil {
+			return nil, nil, err
+		}
+		content := ownedContent(f, old.Content, owned[f])
+		if string(content) != string(old.Content) {
 			steps = append(steps, Step{Change: strings.Join(ownedBy[f], ","), Kind: "file", Path: f, After: sha(content), content: content})
 		}
 	}
 	for _, f := range editOrder {
-		old, err := os.ReadFile(o.path(f))
-		if err != nil && !errors.Is(err, os.ErrNotExist) {
-			return nil, nil, fmt.Errorf("%s: %w", f, err)
+		old, err := readFile(o.Root, f, false)
+		if err != nil {
+			return nil, nil, err
 		}
-		content := old
+		content := old.Content
 		var ids []string
 		for _, c := range edits[f] {
 			e := c.Persist.Edit
@@ -369,7 +443,7 @@ func buildSteps(p plan.Plan, o Options) ([]Step, []string, error) {
 			}
 			ids = append(ids, c.ID)
 		}
-		if string(content) == string(old) {
+		if string(content) == string(old.Content) {
 			continue
 		}
 		if o.Validate != nil {
@@ -380,6 +454,13 @@ func buildSteps(p plan.Plan, o Options) ([]Step, []string, error) {
 		steps = append(steps, Step{Change: strings.Join(ids, ","), Kind: "file", Path: f, After: sha(content), content: content})
 	}
 	return steps, summary, nil
+}
+
+func joinID(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "," + b
 }
 
 const ownedHeader = "# Managed by nastune: written by `nastune apply`, removed by `nastune undo`.\n# Edit at your own risk; `nastune undo` restores the state before each run.\n"
@@ -421,149 +502,91 @@ func ownedContent(file string, old []byte, lines []string) []byte {
 	return []byte(ownedHeader + strings.Join(all, "\n") + "\n")
 }
 
-func recordBefore(s *Step, dir string, o Options) error {
+// recordBefore journals what step i replaces: the runtime value(s), or a
+// backup of the file (bytes and metadata) and a copy of the new content.
+func recordBefore(s *Step, i int, dir string, o *Options) error {
+	s.State = StepPending
 	switch s.Kind {
 	case "value":
-		v, err := readValue(o.path(s.Path))
+		v, err := readValue(o.Root, s.Path)
 		if err != nil {
-			return fmt.Errorf("%s: %w", s.Path, err)
+			return err
 		}
 		s.Before = v
+	case "group":
+		for j := range s.Members {
+			v, err := readValue(o.Root, s.Members[j].Path)
+			if err != nil {
+				return err
+			}
+			s.Members[j].Before = v
+		}
 	case "file":
-		b, err := os.ReadFile(o.path(s.Path))
-		switch {
-		case errors.Is(err, os.ErrNotExist):
-			s.Existed = false
-		case err != nil:
+		fs, err := readFile(o.Root, s.Path, true)
+		if err != nil {
 			return fmt.Errorf("backing up %s: %w", s.Path, err)
-		default:
+		}
+		s.Real = fs.Real
+		if !allowed("file", s.Real) && !safeReal(s.Real) {
+			return fmt.Errorf("%s leads to %s: refusing to write there", s.Path, s.Real)
+		}
+		own := &FileMeta{Mode: 0o600, UID: os.Geteuid(), GID: os.Getegid()}
+		base := fmt.Sprintf("files/%02d-%s", i, strings.ReplaceAll(strings.TrimPrefix(s.Path, "/"), "/", "%"))
+		if fs.Exists {
 			s.Existed = true
-			s.BeforeSHA = sha(b)
-			s.Backup = filepath.Join("files", strings.ReplaceAll(strings.TrimPrefix(s.Path, "/"), "/", "%"))
-			if err := atomicWrite(filepath.Join(dir, s.Backup), b); err != nil {
+			s.BeforeSHA = sha(fs.Content)
+			meta := fs.Meta
+			s.Meta = &meta
+			s.Backup = base + ".before"
+			if err := writeFile("/", filepath.Join(dir, s.Backup), fs.Content, own, expect{}, nil); err != nil {
 				return fmt.Errorf("backing up %s: %w", s.Path, err)
 			}
+		}
+		s.AfterCopy = base + ".after"
+		if err := writeFile("/", filepath.Join(dir, s.AfterCopy), s.content, own, expect{}, nil); err != nil {
+			return fmt.Errorf("journaling the new %s: %w", s.Path, err)
 		}
 	}
 	return nil
 }
 
-func perform(s *Step, o Options) error {
+func perform(s *Step, o *Options) error {
 	switch s.Kind {
 	case "value":
-		return writeValue(o.path(s.Path), s.After)
-	case "file":
-		if err := os.MkdirAll(filepath.Dir(o.path(s.Path)), 0o755); err != nil {
+		if err := writeValue(o.Root, s.Path, s.After); err != nil {
 			return err
 		}
-		return atomicWrite(o.path(s.Path), s.content)
+		got, err := readValue(o.Root, s.Path)
+		if err != nil {
+			return err
+		}
+		if normalize(got) != normalize(s.After) {
+			return fmt.Errorf("wrote %q but it reads back as %q", s.After, got)
+		}
+		s.After = got
+		return nil
+	case "group":
+		return applyGroup(s, o)
+	case "file":
+		if err := mkdirAll(o.Root, s.Real); err != nil {
+			return err
+		}
+		meta := s.Meta
+		if meta == nil {
+			meta = &FileMeta{Mode: 0o644, UID: os.Geteuid(), GID: os.Getegid()}
+		}
+		return writeFile(o.Root, s.Path, s.content, meta, expect{exists: s.Existed, sha: s.BeforeSHA}, o.beforeRename)
 	}
 	return fmt.Errorf("unknown step kind %q", s.Kind)
 }
 
-// readValue reads a sysctl or sysfs attribute; a bracketed choice list
-// (queue/scheduler) reads as its active entry.
-func readValue(p string) (string, error) {
-	b, err := os.ReadFile(p)
-	if err != nil {
-		return "", err
-	}
-	v := strings.TrimSpace(string(b))
-	if i := strings.IndexByte(v, '['); i >= 0 {
-		if j := strings.IndexByte(v[i:], ']'); j > 0 {
-			return v[i+1 : i+j], nil
-		}
-	}
-	return strings.Join(strings.Fields(v), " "), nil
-}
-
 func normalize(v string) string { return strings.Join(strings.Fields(v), " ") }
-
-// writeValue writes a runtime attribute in one write(2), as the kernel
-// wants for /proc/sys and /sys.
-func writeValue(p, v string) error {
-	f, err := os.OpenFile(p, os.O_WRONLY|os.O_TRUNC, 0)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write([]byte(v + "\n")); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
-}
-
-// atomicWrite replaces p: temp file in the same folder, fsync, rename,
-// fsync of the folder. The new file keeps the old one's mode.
-func atomicWrite(p string, b []byte) error {
-	mode := os.FileMode(0o644)
-	if st, err := os.Stat(p); err == nil {
-		mode = st.Mode().Perm()
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(p), "."+filepath.Base(p)+".nastune-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), p); err != nil {
-		return err
-	}
-	d, err := os.Open(filepath.Dir(p))
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
-}
-
-func writeManifest(dir string, m *Manifest) error {
-	b, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := atomicWrite(filepath.Join(dir, "manifest.json"), append(b, '\n')); err != nil {
-		return fmt.Errorf("writing the journal: %w", err)
-	}
-	return nil
-}
-
-func readManifest(dir string) (*Manifest, error) {
-	b, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
-	if err != nil {
-		return nil, err
-	}
-	var m Manifest
-	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "manifest.json"), err)
-	}
-	return &m, nil
-}
 
 func sha(b []byte) string {
 	s := sha256.Sum256(b)
 	return hex.EncodeToString(s[:])
 }
 
-func randHex() string {
-	var b [3]byte
-	_, _ = rand.Read(b[:]) // crypto/rand never fails on Linux; a zero suffix is still unique enough with the timestamp
-	return hex.EncodeToString(b[:])
-}
 
 // FileChange is one file a plan would write, with its old and new content.
 type FileChange struct {
@@ -580,7 +603,7 @@ type ValueChange struct {
 // Preview computes what Apply would write, without writing.
 func Preview(p plan.Plan, o Options) ([]ValueChange, []FileChange, error) {
 	o.defaults()
-	steps, _, err := buildSteps(p, o)
+	steps, _, err := buildSteps(p, &o)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -588,12 +611,21 @@ func Preview(p plan.Plan, o Options) ([]ValueChange, []FileChange, error) {
 	var files []FileChange
 	for _, s := range steps {
 		switch s.Kind {
+		case "group":
+			for _, m := range s.Members {
+				if m.Set != "" {
+					vals = append(vals, ValueChange{Path: m.Path, From: m.Before, To: m.Set})
+				}
+			}
 		case "value":
-			cur, _ := readValue(o.path(s.Path))
+			cur, _ := readValue(o.Root, s.Path)
 			vals = append(vals, ValueChange{Path: s.Path, From: cur, To: s.After})
 		case "file":
-			old, err := os.ReadFile(o.path(s.Path))
-			files = append(files, FileChange{Path: s.Path, Old: old, New: s.content, OldExisted: err == nil})
+			old, err := readFile(o.Root, s.Path, false)
+			if err != nil {
+				return nil, nil, err
+			}
+			files = append(files, FileChange{Path: s.Path, Old: old.Content, New: s.content, OldExisted: old.Exists})
 		}
 	}
 	return vals, files, nil

@@ -162,11 +162,11 @@ func TestErrorRollsBack(t *testing.T) {
 
 func TestBackupFailureChangesNothing(t *testing.T) {
 	root := scratch(t)
-	os.WriteFile(filepath.Join(root, "etc/blocked"), []byte("not a folder\n"), 0o644)
+	os.RemoveAll(filepath.Join(root, "etc/udev/rules.d"))
+	os.WriteFile(filepath.Join(root, "etc/udev/rules.d"), []byte("not a folder\n"), 0o644)
 	before := digest(t, root)
 	p := samplePlan()
-	p.Changes[2].Persist.File = "/etc/blocked/90-nastune.rules"
-	if _, err := Apply(p, Options{Root: root}); err == nil || !strings.Contains(err.Error(), "backing up") {
+	if _, err := Apply(p, Options{Root: root}); err == nil || !strings.Contains(err.Error(), "/etc/udev/rules.d: not a folder") {
 		t.Fatalf("err %v", err)
 	}
 	if digest(t, root) != before {
