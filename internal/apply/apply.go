@@ -587,7 +587,6 @@ func sha(b []byte) string {
 	return hex.EncodeToString(s[:])
 }
 
-
 // FileChange is one file a plan would write, with its old and new content.
 type FileChange struct {
 	Path       string

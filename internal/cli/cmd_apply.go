@@ -14,6 +14,7 @@ import (
 
 	"github.com/nastune/nastune/internal/apply"
 	"github.com/nastune/nastune/internal/calc"
+	"github.com/nastune/nastune/internal/plan"
 )
 
 type applyOptions struct {
@@ -22,6 +23,7 @@ type applyOptions struct {
 	Reload bool
 	Root   string
 	RTT    string
+	Wait   bool
 }
 
 func newApplyCmd(env *Env) *cobra.Command {
@@ -43,6 +45,7 @@ func newApplyCmd(env *Env) *cobra.Command {
 	f.BoolVar(&o.Reload, "reload", false, "reload the services whose configuration changed (else printed as next steps)")
 	f.StringVar(&o.Root, "root", "/", "refused: a captured tree is not a live system")
 	f.StringVar(&o.RTT, "rtt", "500us", "round-trip time to size TCP buffers for")
+	f.BoolVar(&o.Wait, "wait", false, "wait for another running apply or undo to finish (then plan again)")
 	return cmd
 }
 
@@ -89,6 +92,13 @@ func runApply(ctx context.Context, o *applyOptions, env *Env) error {
 		}
 		return err
 	}}
+	opts.Wait, opts.Context = o.Wait, ctx
+	opts.Waiting = func(pid int) {
+		fmt.Fprintf(env.Stderr, "nastune: another nastune apply is running (pid %d); waiting for it\n", pid)
+	}
+	// Plan again once the lock is held: what was planned before waiting
+	// for another run may be stale (only the changes confirmed are kept).
+	opts.Replan = func() (plan.Plan, error) { return makePlan(ctx, "/", o.RTT, o.Only) }
 	if n, err := strconv.Atoi(env.Getenv("NASTUNE_FAULT_AFTER")); err == nil {
 		opts.FaultAfter = n
 	}
@@ -99,6 +109,10 @@ func runApply(ctx context.Context, o *applyOptions, env *Env) error {
 	}
 	if errors.Is(err, apply.ErrIncomplete) {
 		return &UsageError{Err: err, Hint: "`nastune undo --list` shows the runs"}
+	}
+	var busy *apply.BusyError
+	if errors.As(err, &busy) {
+		return &UsageError{Err: err, Hint: "nastune apply --wait waits for it"}
 	}
 	if err != nil {
 		return err
@@ -118,16 +132,25 @@ func runApply(ctx context.Context, o *applyOptions, env *Env) error {
 	return nil
 }
 
-type undoOptions struct{ List bool }
+type undoOptions struct {
+	List    bool
+	Force   bool
+	Wait    bool
+	Discard string
+}
 
 func newUndoCmd(env *Env) *cobra.Command {
 	o := &undoOptions{}
 	cmd := &cobra.Command{
 		Use:   "undo [RUN_ID]",
 		Short: "Restore the runtime values and files of an apply run (default: the last one)",
-		Long:  "undo restores, byte for byte, every value and file an apply run changed, from its journal, and\nremoves the files nastune created. --list shows the runs.\n\n" + exitHelp,
-		Args:  cobra.MaximumNArgs(1),
-		RunE: func(_ *cobra.Command, args []string) error {
+		Long: "undo restores, byte for byte, every value and file an apply run changed, from its journal, and\n" +
+			"removes the files nastune created. A file edited by someone else since the apply is merged (nastune's\n" +
+			"change reversed, theirs kept) when the edits touch different lines; otherwise undo changes nothing and\n" +
+			"shows the diff (--force restores anyway). --list shows the runs; --discard RUN_ID removes the journal\n" +
+			"of a damaged run without restoring anything.\n\n" + exitHelp,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
 			if o.List {
 				runs, err := apply.List(apply.Options{})
 				if err != nil {
@@ -137,6 +160,10 @@ func newUndoCmd(env *Env) *cobra.Command {
 					fmt.Fprintln(env.Stdout, "no runs recorded")
 				}
 				for _, r := range runs {
+					if r.State == apply.StateDamaged {
+						fmt.Fprintf(env.Stdout, "%s  %-16s %s (nastune undo --discard %s)\n", r.ID, r.State, r.Error, r.ID)
+						continue
+					}
 					fmt.Fprintf(env.Stdout, "%s  %-16s %d step(s)  %s\n", r.ID, r.State, len(r.Steps), strings.Join(r.Changes, "; "))
 				}
 				return nil
@@ -144,11 +171,25 @@ func newUndoCmd(env *Env) *cobra.Command {
 			if os.Geteuid() != 0 {
 				return usagef("run it as root: sudo nastune undo", "undo writes /proc/sys, /sys and /etc, which needs root")
 			}
+			opts := apply.Options{Force: o.Force, Wait: o.Wait, Context: cmd.Context(), Waiting: func(pid int) {
+				fmt.Fprintf(env.Stderr, "nastune: another nastune apply is running (pid %d); waiting for it\n", pid)
+			}}
+			if o.Discard != "" {
+				if err := apply.Discard(o.Discard, opts); err != nil {
+					return err
+				}
+				fmt.Fprintf(env.Stdout, "discarded the journal of run %s (nothing restored)\n", o.Discard)
+				return nil
+			}
 			id := ""
 			if len(args) == 1 {
 				id = args[0]
 			}
-			m, err := apply.Undo(id, apply.Options{})
+			m, err := apply.Undo(id, opts)
+			var busy *apply.BusyError
+			if errors.As(err, &busy) {
+				return &UsageError{Err: err, Hint: "nastune undo --wait waits for it"}
+			}
 			if err != nil {
 				return err
 			}
@@ -157,5 +198,8 @@ func newUndoCmd(env *Env) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&o.List, "list", false, "list the recorded runs")
+	cmd.Flags().BoolVar(&o.Force, "force", false, "restore files and values changed since the apply, losing those later edits")
+	cmd.Flags().BoolVar(&o.Wait, "wait", false, "wait for another running apply or undo to finish")
+	cmd.Flags().StringVar(&o.Discard, "discard", "", "remove the journal of run `RUN_ID` (a damaged one) without restoring anything")
 	return cmd
 }
