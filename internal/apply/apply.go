@@ -310,6 +310,13 @@ func Apply(p plan.Plan, o Options) (*Manifest, error) {
 func rollback(m *Manifest, dir string, o *Options, n, failed int, why string) error {
 	m.Error = why
 	rbErr := restoreSteps(m, dir, o, n, false)
+	var je *journalError
+	if errors.As(rbErr, &je) {
+		m.State = StateRolledBack
+		m.Finished = o.Now().UTC().Format(time.RFC3339)
+		_ = writeManifest(dir, m, o)
+		return fmt.Errorf("%s; the changes were rolled back, but the journal could not record it: %v (nastune undo %s closes the run)", why, je.error, m.ID)
+	}
 	if rbErr == nil {
 		m.State = StateRolledBack
 	} else {

@@ -98,7 +98,7 @@ func Undo(id string, o Options) (*Manifest, error) {
 		if !needsRestore(m.Steps[i].State) {
 			continue
 		}
-		if _, c, err := planRestore(&m.Steps[i], dir, &o, o.Force); err != nil {
+		if _, c, err := planRestore(&m.Steps[i], m.Steps[i].State, dir, &o, o.Force); err != nil {
 			return m, fmt.Errorf("undo %s: %s: %w", id, m.Steps[i].Path, err)
 		} else if c != nil {
 			conflicts = append(conflicts, *c)
@@ -139,6 +139,10 @@ func upgradeV1(m *Manifest) {
 	}
 }
 
+// uncertain: the step was journaled as about to happen (or failed), so
+// its change may or may not have landed.
+func uncertain(state string) bool { return state == StepApplying || state == StepFailed }
+
 func needsRestore(state string) bool {
 	switch state {
 	case StepApplying, StepApplied, StepFailed, StepRestoring, StepRestoreFailed:
@@ -150,20 +154,20 @@ func needsRestore(state string) bool {
 // restoreSteps undoes steps [0, n) in reverse order, recording each
 // step's state in the journal as it goes.
 func restoreSteps(m *Manifest, dir string, o *Options, n int, force bool) error {
-	var errs []string
+	var errs, jerrs []string
 	for i := n - 1; i >= 0; i-- {
 		s := &m.Steps[i]
 		if !needsRestore(s.State) {
 			continue
 		}
+		prev := s.State
 		s.State = StepRestoring
-		if err := writeManifest(dir, m, o); err != nil {
-			s.State = StepRestoreFailed
-			errs = append(errs, err.Error())
-			continue
-		}
+		// The journal already says this step may have happened, so a
+		// restore is safe to repeat: a journal that cannot be written
+		// (a full /var) does not stop it.
+		jerr := writeManifest(dir, m, o)
 		o.at("restore")
-		err := restoreStep(s, dir, o, force)
+		err := restoreStep(s, prev, dir, o, force)
 		if err != nil {
 			s.State = StepRestoreFailed
 			errs = append(errs, fmt.Sprintf("%s: %v", s.Path, err))
@@ -171,15 +175,28 @@ func restoreSteps(m *Manifest, dir string, o *Options, n int, force bool) error 
 			s.State = StepRestored
 			s.Done = false
 		}
-		if err := writeManifest(dir, m, o); err != nil {
-			errs = append(errs, err.Error())
+		if err := writeManifest(dir, m, o); err != nil && jerr == nil {
+			jerr = err
 		}
+		if jerr != nil && len(jerrs) == 0 {
+			jerrs = append(jerrs, jerr.Error())
+		}
+	}
+	if len(errs) > 0 {
+		return errors.New(strings.Join(append(errs, jerrs...), "; "))
+	}
+	if len(jerrs) > 0 {
+		return &journalError{errors.New(jerrs[0])}
 	}
 	if len(errs) > 0 {
 		return errors.New(strings.Join(errs, "; "))
 	}
 	return nil
 }
+
+// journalError: every step was restored, only the journal could not
+// record it.
+type journalError struct{ error }
 
 type action int
 
@@ -200,7 +217,7 @@ type restorePlan struct {
 
 // planRestore decides how to restore a step from what is there now; a
 // change made by someone else since the apply is merged or reported.
-func planRestore(s *Step, dir string, o *Options, force bool) (*restorePlan, *Conflict, error) {
+func planRestore(s *Step, state, dir string, o *Options, force bool) (*restorePlan, *Conflict, error) {
 	switch s.Kind {
 	case "value":
 		cur, err := readValue(o.Root, s.Path)
@@ -210,8 +227,10 @@ func planRestore(s *Step, dir string, o *Options, force bool) (*restorePlan, *Co
 		switch {
 		case normalize(cur) == normalize(s.Before):
 			return &restorePlan{act: actNone}, nil, nil
-		case normalize(cur) == normalize(s.After) || force || s.State == StepFailed || s.State == StepApplying:
+		case normalize(cur) == normalize(s.After) || force:
 			return &restorePlan{act: actValue}, nil, nil
+		case uncertain(state):
+			return &restorePlan{act: actNone}, nil, nil // our write did not land
 		}
 		return nil, &Conflict{Path: s.Path, Reason: fmt.Sprintf("now %q; nastune set %q and found %q", cur, s.After, s.Before)}, nil
 	case "group":
@@ -222,17 +241,17 @@ func planRestore(s *Step, dir string, o *Options, force bool) (*restorePlan, *Co
 		switch {
 		case isBefore:
 			return &restorePlan{act: actNone}, nil, nil
-		case isAfter || force || s.State != StepApplied && s.State != StepRestored:
+		case isAfter || force || state != StepApplied:
 			return &restorePlan{act: actGroup}, nil, nil
 		}
 		return nil, &Conflict{Path: s.Path, Reason: "changed since the apply: now " + strings.Join(cur, " ")}, nil
 	case "file":
-		return planRestoreFile(s, dir, o, force)
+		return planRestoreFile(s, state, dir, o, force)
 	}
 	return nil, nil, fmt.Errorf("unknown step kind %q", s.Kind)
 }
 
-func planRestoreFile(s *Step, dir string, o *Options, force bool) (*restorePlan, *Conflict, error) {
+func planRestoreFile(s *Step, state, dir string, o *Options, force bool) (*restorePlan, *Conflict, error) {
 	cur, err := readFile(o.Root, s.Path, true)
 	if err != nil {
 		return nil, nil, err
@@ -276,6 +295,10 @@ func planRestoreFile(s *Step, dir string, o *Options, force bool) (*restorePlan,
 		return restore, nil, nil
 	case force:
 		return restore, nil, nil
+	case uncertain(state):
+		// The write may not have happened, and what is there is not
+		// ours: someone else's file, left alone.
+		return &restorePlan{act: actNone}, nil, nil
 	}
 	// Changed by someone else since the apply.
 	var after []byte
@@ -318,8 +341,8 @@ func metaEqual(a FileMeta, b *FileMeta) bool {
 	return true
 }
 
-func restoreStep(s *Step, dir string, o *Options, force bool) error {
-	rp, c, err := planRestore(s, dir, o, force)
+func restoreStep(s *Step, state, dir string, o *Options, force bool) error {
+	rp, c, err := planRestore(s, state, dir, o, force)
 	if err != nil {
 		return err
 	}
