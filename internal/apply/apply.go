@@ -238,7 +238,9 @@ func Apply(p plan.Plan, o Options) (*Manifest, error) {
 		return nil, ErrNothingToDo
 	}
 	for _, s := range steps {
-		sweepTemps(o.Root, s.Path)
+		if s.Kind == "file" {
+			sweepTemps(o.Root, s.Path)
+		}
 	}
 	id, err := nextID(&o)
 	if err != nil {
