@@ -247,7 +247,12 @@ func Apply(p plan.Plan, o Options) (*Manifest, error) {
 		return nil, err
 	}
 	m := &Manifest{ID: id, Started: o.Now().UTC().Format(time.RFC3339), State: StateInProgress, PID: os.Getpid(), Changes: summary, Steps: steps}
-	dir := filepath.Join(o.runsDir(), m.ID)
+	// The run is prepared in a hidden folder and renamed into place once
+	// its first journal is written: a run killed before that leaves no
+	// run without a manifest, and changes nothing.
+	removeIncoming(&o)
+	final := filepath.Join(o.runsDir(), m.ID)
+	dir := filepath.Join(o.runsDir(), incomingPrefix+m.ID)
 	if err := os.MkdirAll(filepath.Join(dir, "files"), 0o700); err != nil {
 		return nil, fmt.Errorf("journal: %w", err)
 	}
@@ -267,6 +272,11 @@ func Apply(p plan.Plan, o Options) (*Manifest, error) {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("%w; nothing was changed", err)
 	}
+	if err := publish(dir, final); err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("journal: %w; nothing was changed", err)
+	}
+	dir = final
 	o.at("journaled")
 	for i := range m.Steps {
 		if o.FaultAfter > 0 && i == o.FaultAfter {

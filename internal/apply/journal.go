@@ -180,6 +180,32 @@ func nextID(o *Options) (string, error) {
 	return fmt.Sprintf("%06d-%s", n, o.Now().UTC().Format("20060102-150405")), nil
 }
 
+const incomingPrefix = ".incoming-"
+
+// publish renames a prepared run folder into place and makes it durable.
+func publish(dir, final string) error {
+	if err := os.Rename(dir, final); err != nil {
+		return err
+	}
+	d, err := os.Open(filepath.Dir(final))
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
+
+// removeIncoming removes run folders a killed apply was preparing (caller
+// holds the lock): nothing was changed for them.
+func removeIncoming(o *Options) {
+	ents, _ := os.ReadDir(o.runsDir())
+	for _, e := range ents {
+		if e.IsDir() && strings.HasPrefix(e.Name(), incomingPrefix) {
+			os.RemoveAll(filepath.Join(o.runsDir(), e.Name()))
+		}
+	}
+}
+
 // Discard removes a run's journal without restoring anything: the way out
 // for a damaged run (or one the admin has restored by hand).
 func Discard(id string, o Options) error {

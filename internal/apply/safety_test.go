@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -619,23 +618,30 @@ func TestStrayTempFiles(t *testing.T) {
 	}
 }
 
-// TestKillAnywhereUndoRestores: apply is SIGKILLed at random moments;
-// whatever is left, undo (after discarding a run killed before its journal
-// existed) restores the tree byte for byte and leaves no temp file.
+// TestKillAnywhereUndoRestores: apply (and every other time, the undo
+// that follows) is SIGKILLed at random moments; whatever is left, undo
+// restores the tree byte for byte and leaves no temp file, and a killed
+// apply never leaves a damaged run.
 func TestKillAnywhereUndoRestores(t *testing.T) {
 	if root := os.Getenv("NASTUNE_TEST_KILL_ROOT"); root != "" {
 		r := rand.New(rand.NewSource(int64(os.Getpid())))
 		o := Options{Root: root, pause: func(string) { time.Sleep(time.Duration(r.Intn(1500)) * time.Microsecond) }}
 		o.beforeRename = func(string) { time.Sleep(time.Duration(r.Intn(1500)) * time.Microsecond) }
-		Apply(samplePlan(), o)
+		if os.Getenv("NASTUNE_TEST_KILL_UNDO") != "" {
+			Undo("", o)
+		} else {
+			Apply(samplePlan(), o)
+		}
 		time.Sleep(time.Hour) // wait to be killed
 		return
 	}
-	trials := 30
+	trials := 40
 	if testing.Short() {
 		trials = 8
 	}
 	r := rand.New(rand.NewSource(1))
+	seen := map[string]int{}
+	defer func() { t.Logf("states after the kill: %v", seen) }()
 	for trial := range trials {
 		root := scratch(t)
 		before := digest(t, root)
@@ -651,15 +657,28 @@ func TestKillAnywhereUndoRestores(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(runs) == 1 && runs[0].State == StateDamaged {
-			// Killed while creating the journal: nothing changed yet.
-			if digest(t, root) != before {
-				t.Fatalf("trial %d: a run without journal changed the tree", trial)
-			}
-			Discard(runs[0].ID, Options{Root: root})
-			continue
+		if len(runs) == 0 {
+			seen["none"]++
+		} else {
+			seen[runs[0].State]++
 		}
-		if len(runs) == 1 && runs[0].State != StateRolledBack {
+		if len(runs) == 1 && runs[0].State == StateDamaged {
+			t.Fatalf("trial %d: a killed apply left a damaged run: %s", trial, runs[0].Error)
+		}
+		if len(runs) == 1 && runs[0].State != StateRolledBack && trial%2 == 1 {
+			// Kill an undo too, at a random moment.
+			cmd := exec.Command(os.Args[0], "-test.run", "^TestKillAnywhereUndoRestores$")
+			cmd.Env = append(os.Environ(), "NASTUNE_TEST_KILL_ROOT="+root, "NASTUNE_TEST_KILL_UNDO=1")
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(time.Duration(r.Intn(40)) * time.Millisecond)
+			cmd.Process.Kill()
+			cmd.Wait()
+			runs, _ = List(Options{Root: root})
+			seen["undo killed: "+runs[0].State]++
+		}
+		if len(runs) == 1 && runs[0].State != StateRolledBack && runs[0].State != StateUndone {
 			if _, err := Undo("", Options{Root: root}); err != nil {
 				t.Fatalf("trial %d (state %s): %v", trial, runs[0].State, err)
 			}
@@ -676,4 +695,25 @@ func TestKillAnywhereUndoRestores(t *testing.T) {
 	}
 }
 
-var _ = strconv.Itoa
+
+// TestPreviewStaysInRoot: plan --root reads a captured tree; an absolute
+// link in it resolves inside the tree, never to the host's file.
+func TestPreviewStaysInRoot(t *testing.T) {
+	root := scratch(t)
+	smb := filepath.Join(root, "etc/samba/smb.conf")
+	os.Remove(smb)
+	os.Symlink("/etc/hostname", smb) // host: this machine's; tree: absent
+	_, files, err := Preview(smbPlan("comment", "x"), Options{Root: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	host, _ := os.ReadFile("/etc/hostname")
+	if len(files) != 1 || files[0].OldExisted || (len(host) > 0 && strings.Contains(string(files[0].Old), string(host))) {
+		t.Fatalf("preview read outside the root: %+v", files)
+	}
+	os.WriteFile(filepath.Join(root, "etc/hostname"), []byte("[global]\n"), 0o644)
+	_, files, _ = Preview(smbPlan("comment", "x"), Options{Root: root})
+	if len(files) != 1 || string(files[0].Old) != "[global]\n" {
+		t.Fatalf("preview did not follow the link inside the root: %+v", files)
+	}
+}
