@@ -180,6 +180,9 @@ func nextID(o *Options) (string, error) {
 	return fmt.Sprintf("%06d-%s", n, o.Now().UTC().Format("20060102-150405")), nil
 }
 
+// ErrBadRunID: the argument is not shaped like a run ID.
+var ErrBadRunID = errors.New("not a run ID")
+
 const incomingPrefix = ".incoming-"
 
 // publish renames a prepared run folder into place and makes it durable.
@@ -211,7 +214,10 @@ func removeIncoming(o *Options) {
 func Discard(id string, o Options) error {
 	o.defaults()
 	if !validRunID(id) {
-		return fmt.Errorf("%q is not a run ID (nastune undo --list shows them)", id)
+		return fmt.Errorf("%w: %q (nastune undo --list shows them)", ErrBadRunID, id)
+	}
+	if _, err := os.Lstat(filepath.Join(o.runsDir(), id)); err != nil {
+		return fmt.Errorf("run %s: %w", id, err)
 	}
 	l, err := lock(&o)
 	if err != nil {

@@ -695,7 +695,6 @@ func TestKillAnywhereUndoRestores(t *testing.T) {
 	}
 }
 
-
 // TestPreviewStaysInRoot: plan --root reads a captured tree; an absolute
 // link in it resolves inside the tree, never to the host's file.
 func TestPreviewStaysInRoot(t *testing.T) {

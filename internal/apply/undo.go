@@ -42,6 +42,12 @@ func (e *ConflictError) Error() string {
 // Undo restores the run with id ("" for the newest run not undone).
 func Undo(id string, o Options) (*Manifest, error) {
 	o.defaults()
+	if id != "" && !validRunID(id) {
+		return nil, fmt.Errorf("%w: %q (nastune undo --list shows them)", ErrBadRunID, id)
+	}
+	if _, err := os.Stat(o.runsDir()); errors.Is(err, os.ErrNotExist) {
+		return nil, errors.New("no run to undo: no journal recorded yet")
+	}
 	l, err := lock(&o)
 	if err != nil {
 		return nil, err
@@ -66,9 +72,6 @@ func Undo(id string, o Options) (*Manifest, error) {
 		if id == "" {
 			return nil, errors.New("no run to undo (nastune undo --list shows them)")
 		}
-	}
-	if !validRunID(id) {
-		return nil, fmt.Errorf("%q is not a run ID (nastune undo --list shows them)", id)
 	}
 	dir := filepath.Join(o.runsDir(), id)
 	m, err := readManifest(dir)

@@ -175,7 +175,9 @@ func newUndoCmd(env *Env) *cobra.Command {
 				fmt.Fprintf(env.Stderr, "nastune: another nastune apply is running (pid %d); waiting for it\n", pid)
 			}}
 			if o.Discard != "" {
-				if err := apply.Discard(o.Discard, opts); err != nil {
+				if err := apply.Discard(o.Discard, opts); errors.Is(err, apply.ErrBadRunID) {
+					return &UsageError{Err: err, Hint: "nastune undo --list shows the run IDs"}
+				} else if err != nil {
 					return err
 				}
 				fmt.Fprintf(env.Stdout, "discarded the journal of run %s (nothing restored)\n", o.Discard)
@@ -186,6 +188,9 @@ func newUndoCmd(env *Env) *cobra.Command {
 				id = args[0]
 			}
 			m, err := apply.Undo(id, opts)
+			if errors.Is(err, apply.ErrBadRunID) {
+				return &UsageError{Err: err, Hint: "nastune undo --list shows the run IDs"}
+			}
 			var busy *apply.BusyError
 			if errors.As(err, &busy) {
 				return &UsageError{Err: err, Hint: "nastune undo --wait waits for it"}
