@@ -415,7 +415,7 @@ func mkdirAll(root, p string) error {
 // readValue reads a sysctl or sysfs attribute; a bracketed choice list
 // (queue/scheduler) reads as its active entry.
 func readValue(root, p string) (string, error) {
-	r, err := walk(root, p, false, true)
+	r, err := walk(root, p, false, false) // contained in root; writes are strict
 	if err != nil {
 		return "", err
 	}
