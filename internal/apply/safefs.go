@@ -426,6 +426,9 @@ func readValue(root, p string) (string, error) {
 	}
 	f := os.NewFile(uintptr(fd), p)
 	defer f.Close()
+	if err := regular(fd, p); err != nil {
+		return "", err
+	}
 	b, err := io.ReadAll(io.LimitReader(f, 64<<10))
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", p, err)
@@ -452,8 +455,25 @@ func writeValue(root, p, v string) error {
 		return fmt.Errorf("%s: %w", p, err)
 	}
 	defer unix.Close(fd)
+	if err := regular(fd, p); err != nil {
+		return err
+	}
 	if _, err := unix.Write(fd, []byte(v+"\n")); err != nil {
 		return fmt.Errorf("writing %q to %s: %w", v, p, err)
+	}
+	return nil
+}
+
+// regular refuses anything but a regular file (sysctl and sysfs
+// attributes are regular files): a FIFO or device planted in a tree must
+// not hang or feed nastune.
+func regular(fd int, p string) error {
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return err
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return fmt.Errorf("%s: not a regular file", p)
 	}
 	return nil
 }

@@ -716,3 +716,31 @@ func TestPreviewStaysInRoot(t *testing.T) {
 		t.Fatalf("preview did not follow the link inside the root: %+v", files)
 	}
 }
+
+// TestSpecialFilesRefused: a FIFO where a sysctl or smb.conf should be
+// is refused at once instead of hanging the run.
+func TestSpecialFilesRefused(t *testing.T) {
+	root := scratch(t)
+	os.Remove(filepath.Join(root, "proc/sys/vm/vfs_cache_pressure"))
+	if err := unix.Mkfifo(filepath.Join(root, "proc/sys/vm/vfs_cache_pressure"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(root, "etc/samba/smb.conf"))
+	unix.Mkfifo(filepath.Join(root, "etc/samba/smb.conf"), 0o644)
+	done := make(chan error, 2)
+	go func() {
+		_, err := Apply(valuePlan("/proc/sys/vm/vfs_cache_pressure", "100"), Options{Root: root})
+		done <- err
+	}()
+	go func() { _, _, err := Preview(smbPlan("comment", "x"), Options{Root: root}); done <- err }()
+	for range 2 {
+		select {
+		case err := <-done:
+			if err == nil || !strings.Contains(err.Error(), "not a regular file") {
+				t.Errorf("err = %v", err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("a FIFO hung apply")
+		}
+	}
+}
