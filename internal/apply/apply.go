@@ -327,7 +327,7 @@ func rollback(m *Manifest, dir string, o *Options, n, failed int, why string) er
 		m.State = StateRolledBack
 		m.Finished = o.Now().UTC().Format(time.RFC3339)
 		_ = writeManifest(dir, m, o)
-		return fmt.Errorf("%s; the changes were rolled back, but the journal could not record it: %v (nastune undo %s closes the run)", why, je.error, m.ID)
+		return fmt.Errorf("%s; the changes were rolled back, but the journal could not record it: %w (nastune undo %s closes the run)", why, je.error, m.ID)
 	}
 	if rbErr == nil {
 		m.State = StateRolledBack
@@ -340,7 +340,7 @@ func rollback(m *Manifest, dir string, o *Options, n, failed int, why string) er
 	case rbErr != nil:
 		return fmt.Errorf("%s; rolling back also failed: %w (journal %s; finish with: nastune undo %s)", why, rbErr, dir, m.ID)
 	case werr != nil:
-		return fmt.Errorf("%s; the changes were rolled back, but the journal could not record it: %v (journal %s)", why, werr, dir)
+		return fmt.Errorf("%s; the changes were rolled back, but the journal could not record it: %w (journal %s)", why, werr, dir)
 	}
 	return fmt.Errorf("%s; the %d earlier change(s) were rolled back", why, countApplied(m, failed))
 }

@@ -96,13 +96,16 @@ func readManifest(dir string) (*Manifest, error) {
 	}
 	var env envelope
 	if err := json.Unmarshal(fs.Content, &env); err != nil {
-		return nil, fmt.Errorf("manifest.json is not valid JSON (truncated?): %v", err)
+		return nil, fmt.Errorf("manifest.json is not valid JSON (truncated?): %w", err)
 	}
 	var m Manifest
 	if env.Format == "" {
 		// Version 1: the manifest itself, no checksum.
-		if err := json.Unmarshal(fs.Content, &m); err != nil || m.ID == "" {
-			return nil, fmt.Errorf("manifest.json is not a nastune journal: %v", err)
+		if err := json.Unmarshal(fs.Content, &m); err != nil {
+			return nil, fmt.Errorf("manifest.json is not a nastune journal: %w", err)
+		}
+		if m.ID == "" {
+			return nil, errors.New("manifest.json is not a nastune journal: no run id")
 		}
 		m.Version = 1
 		for i := range m.Steps {
@@ -121,7 +124,7 @@ func readManifest(dir string) (*Manifest, error) {
 		return nil, errors.New("manifest.json does not match its sha256: damaged or edited")
 	}
 	if err := json.Unmarshal(env.Body, &m); err != nil {
-		return nil, fmt.Errorf("manifest.json body: %v", err)
+		return nil, fmt.Errorf("manifest.json body: %w", err)
 	}
 	return &m, nil
 }

@@ -76,7 +76,7 @@ func Undo(id string, o Options) (*Manifest, error) {
 	dir := filepath.Join(o.runsDir(), id)
 	m, err := readManifest(dir)
 	if err != nil {
-		return nil, fmt.Errorf("run %s is damaged: %v; nothing restored (remove its journal with: nastune undo --discard %s)", id, err, id)
+		return nil, fmt.Errorf("run %s is damaged: %w; nothing restored (remove its journal with: nastune undo --discard %s)", id, err, id)
 	}
 	if m.ID != id {
 		return nil, fmt.Errorf("run %s: its manifest names run %q; nothing restored", id, m.ID)
