@@ -202,11 +202,12 @@ func publish(dir, final string) error {
 }
 
 // removeIncoming removes run folders a killed apply was preparing (caller
-// holds the lock): nothing was changed for them.
+// holds the lock): nothing was changed for them; and half-removed
+// discarded ones.
 func removeIncoming(o *Options) {
 	ents, _ := os.ReadDir(o.runsDir())
 	for _, e := range ents {
-		if e.IsDir() && strings.HasPrefix(e.Name(), incomingPrefix) {
+		if e.IsDir() && (strings.HasPrefix(e.Name(), incomingPrefix) || strings.HasPrefix(e.Name(), ".discarded-")) {
 			os.RemoveAll(filepath.Join(o.runsDir(), e.Name()))
 		}
 	}

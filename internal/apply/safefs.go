@@ -21,6 +21,7 @@ import (
 	"io"
 	"os"
 	"path"
+	"regexp"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -29,6 +30,10 @@ import (
 // tempPrefix starts the name of every temp file apply creates; leftovers of
 // a killed run are recognised by it (see sweepTemps).
 const tempPrefix = ".nastune-tmp-"
+
+// oldTemp matches the temp files of nastune before tempPrefix
+// (".smb.conf.nastune-123456789", from os.CreateTemp).
+var oldTemp = regexp.MustCompile(`^\..+\.nastune-[0-9]+$`)
 
 const maxLinks = 40
 
@@ -495,7 +500,7 @@ func sweepTemps(root, p string) {
 	defer d.Close()
 	names, _ := d.Readdirnames(-1)
 	for _, n := range names {
-		if !strings.HasPrefix(n, tempPrefix) {
+		if !strings.HasPrefix(n, tempPrefix) && !oldTemp.MatchString(n) {
 			continue
 		}
 		var st unix.Stat_t

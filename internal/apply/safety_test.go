@@ -599,6 +599,10 @@ func TestStrayTempFiles(t *testing.T) {
 	root := scratch(t)
 	left := filepath.Join(root, "etc/samba", tempPrefix+"deadbeef")
 	os.WriteFile(left, []byte("half"), 0o600)
+	oldLeft := filepath.Join(root, "etc/samba", ".smb.conf.nastune-2718281828") // earlier nastune's name
+	os.WriteFile(oldLeft, []byte("half"), 0o600)
+	userFile := filepath.Join(root, "etc/samba", ".smb.conf.nastune-notes") // not ours: kept
+	os.WriteFile(userFile, []byte("mine"), 0o600)
 	os.Mkdir(filepath.Join(root, "etc/samba", tempPrefix+"notmine"), 0o755) // not a regular file: kept
 	if _, err := Apply(samplePlan(), Options{Root: root, failAt: 7}); err == nil {
 		t.Fatal("no error")
@@ -606,12 +610,18 @@ func TestStrayTempFiles(t *testing.T) {
 	if _, err := os.Stat(left); !os.IsNotExist(err) {
 		t.Error("leftover temp file not removed")
 	}
+	if _, err := os.Stat(oldLeft); !os.IsNotExist(err) {
+		t.Error("an earlier nastune's leftover temp file not removed")
+	}
+	if _, err := os.Stat(userFile); err != nil {
+		t.Error("a file that is not nastune's temp file was removed")
+	}
 	if tf := tempFiles(t, root); len(tf) != 1 {
 		t.Errorf("temp files: %v", tf)
 	}
-	// A write into a full folder fails and removes its temp file.
-	if err := writeFile(root, "/etc/samba/smb.conf", make([]byte, 10), &FileMeta{Mode: 0o644, UID: -2, GID: -2}, expect{any: true}, nil); err == nil {
-		t.Log("chown to -2 accepted")
+	// A write that fails after its temp file exists removes it.
+	if err := writeFile(root, "/etc/samba/smb.conf", make([]byte, 10), nil, expect{exists: true, sha: "not-this"}, nil); !errors.Is(err, errChanged) {
+		t.Fatalf("err = %v", err)
 	}
 	if tf := tempFiles(t, root); len(tf) != 1 {
 		t.Errorf("temp files after a failed write: %v", tf)
