@@ -27,18 +27,47 @@ func splitLines(s string) []string {
 	return ls
 }
 
-// diffLines returns the hunks turning a into b (Myers' O(ND) algorithm).
-func diffLines(a, b []string) []hunk {
+// maxDiffCells bounds the memory of one diff (ints of Myers' trace): a
+// 128 MiB box must not run out merging a rewritten smb.conf.
+const maxDiffCells = 2 << 20
+
+// diffLines returns the hunks turning a into b (Myers' O(ND) algorithm on
+// what is left after the common head and tail); ok is false when the
+// texts differ too much to diff within maxDiffCells.
+func diffLines(a, b []string) (hs []hunk, ok bool) {
+	head := 0
+	for head < len(a) && head < len(b) && a[head] == b[head] {
+		head++
+	}
+	tail := 0
+	for tail < len(a)-head && tail < len(b)-head && a[len(a)-1-tail] == b[len(b)-1-tail] {
+		tail++
+	}
+	mid, ok := myers(a[head:len(a)-tail], b[head:len(b)-tail])
+	if !ok {
+		return nil, false
+	}
+	for i := range mid {
+		mid[i].a1 += head
+		mid[i].a2 += head
+	}
+	return mid, true
+}
+
+func myers(a, b []string) ([]hunk, bool) {
 	n, m := len(a), len(b)
 	max := n + m
 	if max == 0 {
-		return nil
+		return nil, true
 	}
 	off := max + 1
 	v := make([]int, 2*max+2)
 	var trace [][]int
 	found := false
 	for d := 0; d <= max && !found; d++ {
+		if (d+1)*len(v) > maxDiffCells {
+			return nil, false
+		}
 		trace = append(trace, append([]int(nil), v...))
 		for k := -d; k <= d; k += 2 {
 			var x int
@@ -94,15 +123,18 @@ func diffLines(a, b []string) []hunk {
 		}
 		ax, by = mx+1, my+1
 	}
-	return hs
+	return hs, true
 }
 
 // merge3 combines base→ours and base→theirs; ok is false when a hunk of
 // each touches the same or adjacent base lines.
 func merge3(base, ours, theirs string) (string, bool) {
 	b := splitLines(base)
-	h1 := diffLines(b, splitLines(ours))
-	h2 := diffLines(b, splitLines(theirs))
+	h1, ok1 := diffLines(b, splitLines(ours))
+	h2, ok2 := diffLines(b, splitLines(theirs))
+	if !ok1 || !ok2 {
+		return "", false
+	}
 	for _, x := range h1 {
 		for _, y := range h2 {
 			// Overlap, or two insertions/edits touching the same spot.
@@ -148,9 +180,13 @@ func merge3(base, ours, theirs string) (string, bool) {
 // unified renders the hunks from a to b with 2 lines of context.
 func unified(name string, a, b string) string {
 	al, bl := splitLines(a), splitLines(b)
-	hs := diffLines(al, bl)
+	hs, ok := diffLines(al, bl)
 	var out strings.Builder
 	fmt.Fprintf(&out, "--- %s (after nastune's apply)\n+++ %s (now)\n", name, name)
+	if !ok {
+		fmt.Fprintf(&out, "(too different to show: %d lines then, %d now)\n", len(al), len(bl))
+		return out.String()
+	}
 	shift := 0 // b index minus a index before the current hunk
 	for _, h := range hs {
 		c1 := max(h.a1-2, 0)

@@ -1,6 +1,7 @@
 package apply
 
 import (
+	"fmt"
 	"math/rand"
 	"strings"
 	"testing"
@@ -32,7 +33,10 @@ func TestDiffLinesRandom(t *testing.T) {
 	}
 	for i := range 3000 {
 		a, b := gen(), gen()
-		hs := diffLines(a, b)
+		hs, ok := diffLines(a, b)
+		if !ok {
+			t.Fatalf("case %d: no diff", i)
+		}
 		if got := applyHunks(a, hs); got != strings.Join(b, "") {
 			t.Fatalf("case %d: %q -> %q rebuilt %q (hunks %+v)", i, a, b, got, hs)
 		}
@@ -92,5 +96,27 @@ func TestUnified(t *testing.T) {
 	want := "--- /etc/samba/smb.conf (after nastune's apply)\n+++ /etc/samba/smb.conf (now)\n@@ -1,4 +1,4 @@\n a\n-b\n+B\n c\n d\n"
 	if got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestDiffMemoryBound: two unrelated large files do not diff (a conflict)
+// instead of taking hundreds of MiB.
+func TestDiffMemoryBound(t *testing.T) {
+	var a, b []string
+	for i := range 20000 {
+		a = append(a, fmt.Sprintf("a%d\n", i))
+		b = append(b, fmt.Sprintf("b%d\n", i))
+	}
+	if _, ok := diffLines(a, b); ok {
+		t.Error("diffed 40000 unrelated lines")
+	}
+	if _, ok := merge3(strings.Join(a, ""), strings.Join(b, ""), strings.Join(a, "")+"x\n"); ok {
+		t.Error("merged")
+	}
+	// A small edit in a large file diffs fine.
+	c := append(append([]string(nil), a[:10000]...), "changed\n")
+	c = append(c, a[10001:]...)
+	if hs, ok := diffLines(a, c); !ok || len(hs) != 1 || hs[0].a1 != 10000 || hs[0].a2 != 10001 {
+		t.Errorf("hunks %+v ok %v", hs, ok)
 	}
 }
