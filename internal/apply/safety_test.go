@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -648,6 +649,9 @@ func TestKillAnywhereUndoRestores(t *testing.T) {
 	trials := 40
 	if testing.Short() {
 		trials = 8
+	}
+	if n, err := strconv.Atoi(os.Getenv("NASTUNE_KILL_TRIALS")); err == nil {
+		trials = n // stress runs
 	}
 	r := rand.New(rand.NewSource(1))
 	seen := map[string]int{}

@@ -230,10 +230,10 @@ func planRestore(s *Step, state, dir string, o *Options, force bool) (*restorePl
 		switch {
 		case normalize(cur) == normalize(s.Before):
 			return &restorePlan{act: actNone}, nil, nil
-		case normalize(cur) == normalize(s.After) || force:
+		case normalize(cur) == normalize(s.After) || force || uncertain(state) || state == StepRestoring:
+			// A write journaled as under way may have been cut
+			// halfway: writing the old value again is always right.
 			return &restorePlan{act: actValue}, nil, nil
-		case uncertain(state):
-			return &restorePlan{act: actNone}, nil, nil // our write did not land
 		}
 		return nil, &Conflict{Path: s.Path, Reason: fmt.Sprintf("now %q; nastune set %q and found %q", cur, s.After, s.Before)}, nil
 	case "group":
