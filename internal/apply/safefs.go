@@ -93,7 +93,7 @@ func walk(root, p string, followFinal, strict bool) (*resolved, error) {
 		var st unix.Stat_t
 		err := unix.Fstatat(cur, c, &st, unix.AT_SYMLINK_NOFOLLOW)
 		if last && errors.Is(err, unix.ENOENT) {
-			return &resolved{dir: popTop(&stack, closeAll), name: c, real: "/" + path.Join(append(names, c)...)}, nil
+			return &resolved{dir: popTop(&stack), name: c, real: "/" + path.Join(append(names, c)...)}, nil
 		}
 		if err != nil {
 			closeAll()
@@ -127,7 +127,7 @@ func walk(root, p string, followFinal, strict bool) (*resolved, error) {
 			continue
 		}
 		if last {
-			return &resolved{dir: popTop(&stack, closeAll), name: c, real: "/" + path.Join(append(names, c)...)}, nil
+			return &resolved{dir: popTop(&stack), name: c, real: "/" + path.Join(append(names, c)...)}, nil
 		}
 		if st.Mode&unix.S_IFMT != unix.S_IFDIR {
 			closeAll()
@@ -146,7 +146,7 @@ func walk(root, p string, followFinal, strict bool) (*resolved, error) {
 }
 
 // popTop keeps the top fd open and closes the others.
-func popTop(stack *[]int, _ func()) int {
+func popTop(stack *[]int) int {
 	s := *stack
 	top := s[len(s)-1]
 	for _, fd := range s[:len(s)-1] {

@@ -758,3 +758,29 @@ func TestSpecialFilesRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestJournalWriteFailsBeforeChange: when the journal cannot record that a
+// step is about to happen, the step is not made and the steps before it
+// are rolled back.
+func TestJournalWriteFailsBeforeChange(t *testing.T) {
+	root := scratch(t)
+	before := digest(t, root)
+	failed := false
+	o := Options{Root: root, journalFault: func(m *Manifest) error {
+		if !failed && len(m.Steps) > 3 && m.Steps[3].State == StepApplying {
+			failed = true
+			return syscall.EIO
+		}
+		return nil
+	}}
+	m, err := Apply(samplePlan(), o)
+	if err == nil || !strings.Contains(err.Error(), "the change was not made") || !strings.Contains(err.Error(), "3 earlier change(s) were rolled back") {
+		t.Fatalf("err = %v", err)
+	}
+	if m.State != StateRolledBack || m.Steps[3].State != StepPending || m.Steps[0].State != StepRestored {
+		t.Fatalf("states: run %s, steps %s %s", m.State, m.Steps[0].State, m.Steps[3].State)
+	}
+	if strings.TrimSpace(read(t, root, "proc/fs/nfsd/threads")) != "1" || digest(t, root) != before {
+		t.Error("the tree changed")
+	}
+}
