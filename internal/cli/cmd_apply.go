@@ -165,6 +165,17 @@ func newUndoCmd(env *Env) *cobra.Command {
 						continue
 					}
 					fmt.Fprintf(env.Stdout, "%s  %-16s %d step(s)  %s\n", r.ID, r.State, len(r.Steps), strings.Join(r.Changes, "; "))
+					if r.State == apply.StateComplete || r.State == apply.StateUndone || r.State == apply.StateRolledBack {
+						continue
+					}
+					// An unfinished run: what each step is at, and what to do.
+					for _, s := range r.Steps {
+						fmt.Fprintf(env.Stdout, "    %-15s %s %s\n", s.State, s.Kind, s.Path)
+					}
+					if r.Error != "" {
+						fmt.Fprintf(env.Stdout, "    error: %s\n", r.Error)
+					}
+					fmt.Fprintf(env.Stdout, "    finish with: nastune undo %s\n", r.ID)
 				}
 				return nil
 			}
