@@ -295,13 +295,14 @@ func writeFile(root, p string, content []byte, meta *FileMeta, want expect, hook
 		return fmt.Errorf("writing %s: %w", r.real, err)
 	}
 	if meta != nil {
+		// chown first: it clears security.capability and set-id bits.
+		if err := unix.Fchown(fd, meta.UID, meta.GID); err != nil {
+			return fmt.Errorf("%s: chown: %w", r.real, err)
+		}
 		for name, v := range meta.Xattrs {
 			if err := unix.Fsetxattr(fd, name, v, 0); err != nil && !errors.Is(err, unix.ENOTSUP) {
 				return fmt.Errorf("%s: setting xattr %s: %w", r.real, name, err)
 			}
-		}
-		if err := unix.Fchown(fd, meta.UID, meta.GID); err != nil {
-			return fmt.Errorf("%s: chown: %w", r.real, err)
 		}
 		if err := unix.Fchmod(fd, meta.Mode&0o7777); err != nil {
 			return fmt.Errorf("%s: chmod: %w", r.real, err)
