@@ -6,8 +6,11 @@ import (
 	"errors"
 	"net"
 	"os"
+	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 	"unsafe"
@@ -92,17 +95,29 @@ func TestTmpfsSkipsDirect(t *testing.T) {
 	}
 	f := filepath.Join("/dev/shm", "nastune-bench-test.bin")
 	defer os.Remove(f)
+	directOK := false
 	if fd, err := unix.Open(f, unix.O_CREAT|unix.O_RDWR|unix.O_DIRECT, 0o600); err == nil {
 		unix.Close(fd)
 		os.Remove(f)
-		t.Skip("this kernel's tmpfs accepts O_DIRECT (Linux 6.6 and later)")
+		directOK = true // Linux 6.6 and later
 	}
 	r, err := RunDisk(context.Background(), DiskOptions{File: f, Size: 16 << 20, Runtime: time.Second, Tests: []string{"seqread-direct", "seqread-buffered"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(r.Tests[0].Skipped, "O_DIRECT") || r.Tests[1].Skipped != "" || r.Tests[1].Bytes == 0 {
+	if r.MemoryBacked != "tmpfs" {
+		t.Errorf("a file on tmpfs must be flagged memory-backed: %q", r.MemoryBacked)
+	}
+	if !directOK && !strings.Contains(r.Tests[0].Skipped, "O_DIRECT") || r.Tests[1].Skipped != "" || r.Tests[1].Bytes == 0 {
 		t.Errorf("%+v", r.Tests)
+	}
+}
+
+func TestMemoryDevices(t *testing.T) {
+	for dev, want := range map[string]bool{"zram0": true, "ram3": true, "sda": false, "nvme0n1": false, "md0": false} {
+		if got := memoryDevice(dev) != ""; got != want {
+			t.Errorf("%s: %v", dev, got)
+		}
 	}
 }
 
@@ -235,5 +250,210 @@ func TestParseFioAndIperf3(t *testing.T) {
 	}
 	if _, err := ParseIperf3([]byte(`{"error":"unable to connect"}`)); err == nil {
 		t.Error("iperf3 error")
+	}
+}
+
+// Issue 15: a symlink swapped in for the test file's name during the run
+// is never followed (the tests use the descriptor opened once), and the
+// final cleanup does not remove what is not ours.
+func TestSwappedNameNotFollowed(t *testing.T) {
+	dir := diskDir(t)
+	victim := filepath.Join(dir, "victim")
+	os.WriteFile(victim, []byte("precious"), 0o600)
+	f := filepath.Join(dir, "b.bin")
+	swapped := false
+	_, err := RunDisk(context.Background(), DiskOptions{File: f, Size: 16 << 20, Runtime: time.Second,
+		Tests: []string{"seqread-buffered", "seqwrite-buffered", "seqwrite-direct", "randwrite4k-qd1"},
+		Progress: func(test string, _ float64) {
+			if test == "seqread-buffered" && !swapped {
+				swapped = true
+				os.Rename(f, f+".moved")
+				os.Symlink(victim, f)
+			}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !swapped {
+		t.Fatal("no swap happened")
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "precious" {
+		t.Fatal("the victim was written through the swapped link")
+	}
+	if st, err := os.Lstat(f); err != nil || st.Mode()&os.ModeSymlink == 0 {
+		t.Error("the planted link is not ours to remove")
+	}
+	// A symlink as --file from the start: refused.
+	if _, err := RunDisk(context.Background(), DiskOptions{File: f, Size: 16 << 20, Runtime: time.Second, Force: true, Tests: []string{"seqread-buffered"}}); err == nil {
+		t.Error("a symlinked --file must be refused, even with --force")
+	}
+	// A FIFO as --file: refused, not hung on.
+	os.Remove(f)
+	unix.Mkfifo(f, 0o600)
+	if _, err := RunDisk(context.Background(), DiskOptions{File: f, Size: 16 << 20, Runtime: time.Second, Force: true, Tests: []string{"seqread-buffered"}}); err == nil {
+		t.Error("a FIFO --file must be refused")
+	}
+	// Kernel filesystems: refused.
+	if _, err := RunDisk(context.Background(), DiskOptions{File: "/proc/nastune-bench", Size: 16 << 20, Tests: []string{"seqread-buffered"}}); err == nil || !strings.Contains(err.Error(), "kernel filesystem") {
+		t.Errorf("/proc: %v", err)
+	}
+}
+
+// Issue 15: fio splits --filename on ':'; nastune hands it the open file
+// as fd 3, so "a:victim" cannot make fio write "victim".
+func TestFioColonInName(t *testing.T) {
+	if _, err := exec.LookPath("fio"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("fio not installed: make test installs it")
+		}
+		t.Skip("fio not installed (Debian package fio)")
+	}
+	dir := diskDir(t)
+	victim := filepath.Join(dir, "victim")
+	os.WriteFile(victim, []byte("precious"), 0o600)
+	f := filepath.Join(dir, "a:victim")
+	r, err := RunFio(context.Background(), DiskOptions{File: f, Size: 16 << 20, Runtime: time.Second, Repeat: 2,
+		Tests: []string{"seqwrite-buffered", "randread4k-qd1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "precious" {
+		t.Fatal("fio wrote the victim")
+	}
+	for _, tr := range r.Tests {
+		if tr.Skipped != "" || tr.Bytes == 0 || tr.Runs != 2 {
+			t.Errorf("%+v", tr)
+		}
+	}
+	// Sequential: exactly the data area, not the header.
+	if r.Tests[0].Bytes != 16<<20 {
+		t.Errorf("fio wrote %d bytes, want %d", r.Tests[0].Bytes, 16<<20)
+	}
+	if _, err := os.Stat(f); !errors.Is(err, os.ErrNotExist) {
+		t.Error("the test file must be removed")
+	}
+}
+
+// helperEnv re-runs this test binary as a child for the signal and
+// namespace tests.
+const helperEnv = "NASTUNE_BENCH_HELPER"
+
+func TestMain(m *testing.M) {
+	switch os.Getenv(helperEnv) {
+	case "run":
+		// A bench run as the CLI does it: cancelled by SIGINT/SIGTERM/SIGHUP.
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+		defer stop()
+		_, err := RunDisk(ctx, DiskOptions{File: os.Getenv("NASTUNE_BENCH_FILE"), Size: 64 << 20, Runtime: 30 * time.Second,
+			Tests: []string{"randread4k-qd1", "randread4k-qd1"}})
+		if errors.Is(err, ErrInterrupted) {
+			os.Exit(3)
+		}
+		os.Exit(1)
+	case "nofree":
+		os.Exit(noFreeSpace())
+	}
+	os.Exit(m.Run())
+}
+
+func helper(t *testing.T, mode, file string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), helperEnv+"="+mode, "NASTUNE_BENCH_FILE="+file)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd
+}
+
+func waitFile(t *testing.T, f string, size int64) {
+	for i := 0; i < 200; i++ {
+		if st, err := os.Stat(f); err == nil && st.Size() >= size {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatal("the helper never made its file")
+}
+
+// Issue 15: SIGINT, SIGTERM and SIGHUP remove the test file; a SIGKILL'd
+// run's leftover is recognised as ours by the next run, reused, removed.
+func TestSignalsAndLeftovers(t *testing.T) {
+	dir := diskDir(t)
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
+		f := filepath.Join(dir, "sig.bin")
+		cmd := helper(t, "run", f)
+		waitFile(t, f, 32<<20)
+		time.Sleep(300 * time.Millisecond)
+		cmd.Process.Signal(sig)
+		err := cmd.Wait()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 3 {
+			t.Errorf("%v: exit %v, want 3 (interrupted)", sig, err)
+		}
+		if _, err := os.Stat(f); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%v left the test file", sig)
+		}
+	}
+	f := filepath.Join(dir, "killed.bin")
+	cmd := helper(t, "run", f)
+	waitFile(t, f, 1)
+	time.Sleep(100 * time.Millisecond)
+	cmd.Process.Kill()
+	cmd.Wait()
+	if _, err := os.Stat(f); err != nil {
+		t.Fatal("SIGKILL leaves the file (nothing can catch it)")
+	}
+	if _, err := RunDisk(context.Background(), DiskOptions{File: f, Size: 16 << 20, Runtime: time.Second, Tests: []string{"seqread-buffered"}}); err != nil {
+		t.Fatalf("the next run refused its own leftover: %v", err)
+	}
+	if _, err := os.Stat(f); !errors.Is(err, os.ErrNotExist) {
+		t.Error("the leftover must be removed after the run")
+	}
+}
+
+// noFreeSpace runs inside `unshare -m`: a 24 MiB tmpfs cannot hold a
+// 32 MiB test file; the run must refuse before writing and leave nothing.
+func noFreeSpace() int {
+	dir, err := os.MkdirTemp("", "bench-nofree-")
+	if err != nil {
+		return 10
+	}
+	if err := unix.Mount("bench-nofree", dir, "tmpfs", 0, "size=24m"); err != nil {
+		return 11
+	}
+	f := filepath.Join(dir, "big.bin")
+	r, err := RunDisk(context.Background(), DiskOptions{File: f, Size: 32 << 20, Runtime: time.Second, Tests: []string{"seqread-buffered"}})
+	if err == nil || !strings.Contains(err.Error(), "free") {
+		return 12
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		return 13
+	}
+	// It fits: runs, is flagged as memory, leaves nothing.
+	r, err = RunDisk(context.Background(), DiskOptions{File: f, Size: 16 << 20, Runtime: time.Second, Tests: []string{"seqread-buffered"}})
+	if err != nil || r.MemoryBacked != "tmpfs" {
+		return 14
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		return 15
+	}
+	unix.Unmount(dir, 0)
+	os.Remove(dir)
+	return 0
+}
+
+func TestNoFreeSpaceInNamespace(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root for a tmpfs in a mount namespace")
+	}
+	us, err := exec.LookPath("unshare")
+	if err != nil {
+		t.Skip("unshare not installed (util-linux)")
+	}
+	cmd := exec.Command(us, "-m", "--propagation", "private", os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), helperEnv+"=nofree")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v %s (codes: 12 no refusal, 13/15 leftover, 14 not flagged tmpfs)", err, out)
 	}
 }

@@ -5,7 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
+
+	"github.com/nastune/nastune/internal/safefile"
 )
 
 // Comparison is one test before and after.
@@ -90,19 +91,16 @@ func pct(b, a float64) float64 {
 }
 
 // Save writes a result as indented JSON to the path the user named with
-// --save, through a temporary file renamed into place, so an interrupted
-// run never leaves half a result that a later compare would misread.
+// --save, through a random temporary file in the same directory (created
+// O_EXCL|O_NOFOLLOW, fsynced, renamed into place; see safefile), so an
+// interrupted run never leaves half a result and a planted symlink never
+// redirects root's write.
 func Save(path string, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
-		return fmt.Errorf("--save: %w", err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		_ = os.Remove(tmp)
+	if err := safefile.WriteFile(path, append(b, '\n'), 0o644); err != nil {
 		return fmt.Errorf("--save: %w", err)
 	}
 	return nil
