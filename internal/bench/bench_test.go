@@ -4,11 +4,13 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -188,10 +190,11 @@ func TestHostileClients(t *testing.T) {
 	}
 	for payload, want := range map[string]string{
 		"garbage\n": "bad header",
-		`{"v":1,"token":"wrong","streams":1,"seconds":1}` + "\n":     "bad token",
-		`{"v":1,"token":"secret","streams":99,"seconds":1}` + "\n":   "streams 1-16",
-		`{"v":1,"token":"secret","streams":1,"seconds":3600}` + "\n": "seconds 1-60",
+		`{"v":2,"token":"wrong","streams":1,"seconds":1}` + "\n":     "bad token",
+		`{"v":2,"token":"secret","streams":99,"seconds":1}` + "\n":   "streams 1-16",
+		`{"v":2,"token":"secret","streams":1,"seconds":3600}` + "\n": "seconds 1-60",
 		`{"v":9,"token":"secret","streams":1,"seconds":1}` + "\n":    "protocol version",
+		`{"v":1,"token":"secret","streams":1,"seconds":1}` + "\n":    "protocol version",
 		strings.Repeat("x", 10000):                                   "", // no newline within the limit: dropped
 		"NASTUNE-DATA deadbeef\n":                                    "", // a data hello for no test: dropped
 	} {
@@ -199,8 +202,8 @@ func TestHostileClients(t *testing.T) {
 			t.Errorf("%.30q: got %q, want %q", payload, got, want)
 		}
 	}
-	// A client that connects and says nothing is dropped after the header timeout,
-	// and a busy server refuses a second test.
+	// A client that connects and says nothing is dropped after the hello
+	// timeout, and a second client waits for its turn.
 	idle, _ := net.Dial("tcp", s.Address())
 	defer idle.Close()
 	done := make(chan error, 1)
@@ -209,15 +212,175 @@ func TestHostileClients(t *testing.T) {
 		done <- err
 	}()
 	time.Sleep(300 * time.Millisecond)
-	if got := send(`{"v":1,"token":"secret","streams":1,"seconds":1}` + "\n"); !strings.Contains(got, "busy") {
+	if got := send(`{"v":2,"token":"secret","streams":1,"seconds":1}` + "\n"); !strings.Contains(got, `"wait":1`) {
 		t.Errorf("second test while busy: %q", got)
 	}
 	if err := <-done; err != nil {
 		t.Errorf("the first test must still finish: %v", err)
 	}
+	idle.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if _, err := idle.Read(make([]byte, 1)); err == nil || isTimeout(err) {
+		t.Errorf("a silent connection must be closed by the server after 3 s: %v", err)
+	}
 	// Still serving after all that.
 	if _, err := RunNet(context.Background(), NetOptions{Server: s.Address(), Token: "secret", Streams: 1, Duration: time.Second}); err != nil {
 		t.Errorf("after hostile clients: %v", err)
+	}
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// serverSockets counts the server's TCP sockets (local port) per state in
+// /proc/net/tcp: "08" is CLOSE_WAIT.
+func serverSockets(t *testing.T, addr string) map[string]int {
+	_, port, _ := net.SplitHostPort(addr)
+	p, _ := strconv.Atoi(port)
+	b, err := os.ReadFile("/proc/net/tcp")
+	if err != nil {
+		t.Skip("no /proc/net/tcp")
+	}
+	states := map[string]int{}
+	for _, l := range strings.Split(string(b), "\n")[1:] {
+		f := strings.Fields(l)
+		if len(f) > 3 && strings.HasSuffix(f[1], fmt.Sprintf(":%04X", p)) {
+			states[f[3]]++
+		}
+	}
+	return states
+}
+
+func openFDs() int {
+	ents, _ := os.ReadDir("/proc/self/fd")
+	return len(ents)
+}
+
+// Issue 15: 40+ idle connections (from one address, then from several)
+// must not lock a real client out; slots are freed; nothing leaks.
+func TestIdleFloodAndLeaks(t *testing.T) {
+	fds0 := openFDs()
+	s := startServer(t, "secret")
+	var idle []net.Conn
+	defer func() {
+		for _, c := range idle {
+			c.Close()
+		}
+	}()
+	dial := func(local string) {
+		d := net.Dialer{Timeout: 2 * time.Second}
+		if local != "" {
+			d.LocalAddr = &net.TCPAddr{IP: net.ParseIP(local)}
+		}
+		c, err := d.Dial("tcp", s.Address())
+		if err != nil {
+			t.Fatal(err)
+		}
+		idle = append(idle, c)
+	}
+	for i := 0; i < 45; i++ {
+		dial("")
+	}
+	time.Sleep(100 * time.Millisecond)
+	start := time.Now()
+	if _, err := RunNet(context.Background(), NetOptions{Server: s.Address(), Token: "secret", Streams: 4, Duration: time.Second}); err != nil {
+		t.Fatalf("a real client behind 45 idle connections: %v", err)
+	}
+	if d := time.Since(start); d > 2500*time.Millisecond {
+		t.Errorf("the real client waited %v: idle connections must be evicted, not waited out", d)
+	}
+	// From four addresses: 80 idle connections, above the total cap.
+	for _, a := range []string{"127.0.0.2", "127.0.0.3", "127.0.0.4", "127.0.0.5"} {
+		for i := 0; i < 20; i++ {
+			dial(a)
+		}
+	}
+	time.Sleep(100 * time.Millisecond)
+	if _, err := RunNet(context.Background(), NetOptions{Server: s.Address(), Token: "secret", Streams: 2, Duration: time.Second}); err != nil {
+		t.Fatalf("a real client behind 80 idle connections from 4 addresses: %v", err)
+	}
+	for _, c := range idle {
+		c.Close()
+	}
+	idle = nil
+	// After the clients are gone: no CLOSE_WAIT, no leaked descriptors.
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		st := serverSockets(t, s.Address())
+		leak := openFDs() - fds0
+		if st["08"] == 0 && leak <= 2 { // the listener (and its poller)
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("leaks: %d CLOSE_WAIT sockets, %d more fds than before (states %v)", st["08"], leak, st)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// Issue 15: caps per test. Reverse mode stops at --max-bytes; a client
+// that never says DONE loses the slot at its announced time plus 2 s,
+// and the next client in line gets its turn.
+func TestServerCaps(t *testing.T) {
+	s := &Server{Addr: "127.0.0.1:0", MaxBytes: 64 << 20}
+	if err := s.Listen(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go s.Serve(ctx)
+	r, err := RunNet(context.Background(), NetOptions{Server: s.Address(), Streams: 2, Duration: 3 * time.Second, Reverse: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Capped != "max-bytes" || r.Bytes > 64<<20+4<<20 {
+		t.Errorf("reverse past the byte cap: capped %q, %d bytes", r.Capped, r.Bytes)
+	}
+	// A control connection that holds the slot and never finishes.
+	c, err := net.Dial("tcp", s.Address())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.Write([]byte(`{"v":2,"streams":1,"seconds":1}` + "\n"))
+	br := bufio.NewReader(c)
+	if l, _ := br.ReadString('\n'); !strings.Contains(l, `"ok":true`) {
+		t.Fatalf("hog: %q", l)
+	}
+	start := time.Now()
+	r, err = RunNet(context.Background(), NetOptions{Server: s.Address(), Streams: 1, Duration: time.Second})
+	if err != nil {
+		t.Fatalf("the next in line: %v", err)
+	}
+	if w := time.Since(start); w > 6*time.Second {
+		t.Errorf("waited %v behind a 1 s test", w)
+	}
+	c.SetReadDeadline(time.Now().Add(2 * time.Second))
+	if l, _ := br.ReadString('\n'); !strings.Contains(l, `"capped":"time"`) {
+		t.Errorf("the hog's final reply: %q", l)
+	}
+}
+
+// The client prints (here: collects) one interval per second.
+func TestIntervalsAndRepeat(t *testing.T) {
+	s := startServer(t, "")
+	var got []Interval
+	r, err := RunNet(context.Background(), NetOptions{Server: s.Address(), Streams: 1, Duration: 2 * time.Second, Repeat: 2,
+		Interval: 500 * time.Millisecond, OnInterval: func(run int, iv Interval) { got = append(got, iv) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) < 7 || len(got) > 9 || r.Runs != 2 || r.SpreadLo > r.BitsPerSecond || r.SpreadHi < r.BitsPerSecond {
+		t.Errorf("%d intervals, %+v", len(got), r)
+	}
+	for _, iv := range got {
+		if iv.Bytes <= 0 || iv.End <= iv.Start {
+			t.Errorf("interval %+v", iv)
+		}
+	}
+	if WithPort("10.0.0.1") != "10.0.0.1:5201" || WithPort("::1") != "[::1]:5201" || WithPort("[::1]") != "[::1]:5201" || WithPort("h:80") != "h:80" {
+		t.Error("default port 5201")
 	}
 }
 

@@ -77,7 +77,13 @@ func Compare(before, after []byte) ([]Comparison, error) {
 		}
 		c := Comparison{Test: fmt.Sprintf("tcp %d stream(s)", b.Streams), Unit: "Mbit/s", Before: b.BitsPerSecond / 1e6, After: a.BitsPerSecond / 1e6}
 		c.Change = pct(c.Before, c.After)
-		c.Significant = math.Abs(c.Change) >= NoiseThreshold
+		if b.Runs > 1 && a.Runs > 1 {
+			c.Significant = a.SpreadLo > b.SpreadHi || a.SpreadHi < b.SpreadLo
+			c.Note = fmt.Sprintf("spread %.0f-%.0f → %.0f-%.0f", b.SpreadLo/1e6, b.SpreadHi/1e6, a.SpreadLo/1e6, a.SpreadHi/1e6)
+		} else {
+			c.Significant = math.Abs(c.Change) >= NoiseThreshold
+			c.Note = "single runs: use --repeat for a noise estimate"
+		}
 		return []Comparison{c}, nil
 	}
 	return nil, errors.New("not a nastune bench result (no kind: disk or net)")

@@ -56,8 +56,10 @@ type DiskResult struct {
 	// MemoryBacked names why the file lives in RAM (tmpfs, zram, ...):
 	// such a run measures memory, not the disk.
 	MemoryBacked string `json:"memory_backed,omitempty"`
-	Size         int64  `json:"size"`
-	Date         string `json:"date"`
+	// Interrupted: a signal stopped the run; Tests holds those finished.
+	Interrupted bool   `json:"interrupted,omitempty"`
+	Size        int64  `json:"size"`
+	Date        string `json:"date"`
 }
 
 // DiskOptions configure a disk run.
