@@ -27,9 +27,13 @@ type NetResult struct {
 	Bytes         int64   `json:"bytes"`
 	BitsPerSecond float64 `json:"bits_per_second"`
 	Retransmits   int64   `json:"retransmits"`
-	CPUClientPct  float64 `json:"cpu_client_percent"`
-	CPUServerPct  float64 `json:"cpu_server_percent"`
-	Date          string  `json:"date"`
+	// SpuriousRetransmits are retransmits the receiver reported as
+	// duplicates (D-SACK, TCP_INFO tcpi_dsack_dups, Linux 5.3+): the
+	// original arrived, late or reordered; not a loss.
+	SpuriousRetransmits int64   `json:"retransmits_spurious,omitempty"`
+	CPUClientPct        float64 `json:"cpu_client_percent"`
+	CPUServerPct        float64 `json:"cpu_server_percent"`
+	Date                string  `json:"date"`
 	// Over --repeat runs (the result is the median run): runs and the
 	// lowest and highest bits per second.
 	Runs     int     `json:"runs,omitempty"`
@@ -117,19 +121,20 @@ func medianNet(runs []*NetResult) *NetResult {
 	return &m
 }
 
-// retrans sums TCP_INFO's total retransmits over conns.
-func retrans(conns []*net.TCPConn) int64 {
-	var n int64
+// retrans sums TCP_INFO's total retransmits over conns, and those the
+// receiver reported as duplicates (D-SACK).
+func retrans(conns []*net.TCPConn) (total, spurious int64) {
 	for _, c := range conns {
 		if raw, err := c.SyscallConn(); err == nil {
 			_ = raw.Control(func(fd uintptr) {
 				if info, err := unix.GetsockoptTCPInfo(int(fd), unix.IPPROTO_TCP, unix.TCP_INFO); err == nil {
-					n += int64(info.Total_retrans)
+					total += int64(info.Total_retrans)
+					spurious += int64(info.Dsack_dups)
 				}
 			})
 		}
 	}
-	return n
+	return total, spurious
 }
 
 func runNetOnce(ctx context.Context, o NetOptions, run int) (*NetResult, error) {
@@ -248,7 +253,8 @@ func runNetOnce(ctx context.Context, o NetOptions, run int) (*NetResult, error) 
 			if !now.After(last) {
 				return
 			}
-			bytes, re := moved.Load(), retrans(conns)
+			bytes := moved.Load()
+			re, _ := retrans(conns)
 			iv := Interval{Start: last.Sub(start).Seconds(), End: now.Sub(start).Seconds(), Bytes: bytes - lastBytes, Retransmits: re - lastRe}
 			iv.BitsPerSecond = float64(iv.Bytes) * 8 / now.Sub(last).Seconds()
 			intervals = append(intervals, iv)
@@ -264,7 +270,7 @@ func runNetOnce(ctx context.Context, o NetOptions, run int) (*NetResult, error) 
 	wg.Wait()
 	elapsed := time.Since(start)
 	<-ivDone
-	re := retrans(conns)
+	re, spurious := retrans(conns)
 	for _, c := range conns {
 		c.Close()
 	}
@@ -287,7 +293,7 @@ func runNetOnce(ctx context.Context, o NetOptions, run int) (*NetResult, error) 
 		bytes = moved.Load()
 	}
 	return &NetResult{Kind: "net", Engine: "builtin", Server: server, Streams: o.Streams, Reverse: o.Reverse,
-		Seconds: elapsed.Seconds(), Bytes: bytes, BitsPerSecond: float64(bytes) * 8 / elapsed.Seconds(), Retransmits: re,
+		Seconds: elapsed.Seconds(), Bytes: bytes, BitsPerSecond: float64(bytes) * 8 / elapsed.Seconds(), Retransmits: re, SpuriousRetransmits: min(spurious, re),
 		CPUClientPct: (tv(ru1.Utime) + tv(ru1.Stime) - tv(ru0.Utime) - tv(ru0.Stime)) / elapsed.Seconds() * 100,
 		CPUServerPct: fin.CPUPct, Capped: fin.Capped, Intervals: intervals, Date: time.Now().UTC().Format(time.RFC3339)}, nil
 }

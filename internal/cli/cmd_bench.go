@@ -83,7 +83,7 @@ func benchSize(flag, v string) (int64, error) {
 		t += "B"
 	}
 	n, err := sizeFlag(flag, t)
-	if err != nil {
+	if err != nil || t == "" {
 		return 0, &UsageError{Err: fmt.Errorf("--%s %s: not a size", flag, v), Hint: "e.g. 4G, 512M (binary, ×1024) or 4GB (×1000)"}
 	}
 	return int64(n), nil
@@ -347,7 +347,8 @@ func runBenchNet(ctx context.Context, o *benchNetOptions, args []string, interva
 				fmt.Fprintln(env.Stdout, "run  interval        transfer     bitrate        retransmits")
 				header = true
 			}
-			fmt.Fprintf(env.Stdout, "%3d  %5.2f-%-5.2f s  %10s  %s  %11d\n", run+1, iv.Start, iv.End, humanTransfer(iv.Bytes), humanBits(iv.BitsPerSecond), iv.Retransmits)
+			fmt.Fprintf(env.Stdout, "%3d  %-14s  %10s  %13s  %11d\n", run+1, fmt.Sprintf("%.2f-%.2f s", iv.Start, iv.End),
+				humanTransfer(iv.Bytes), humanBits(iv.BitsPerSecond), iv.Retransmits)
 		}
 	}
 	var res *bench.NetResult
@@ -382,6 +383,9 @@ func printNet(w io.Writer, r *bench.NetResult) {
 	} else {
 		fmt.Fprintf(w, "  %s, %s, %d retransmits, CPU client %.0f%% server %.0f%%\n",
 			humanBits(r.BitsPerSecond), humanTransfer(r.Bytes), r.Retransmits, r.CPUClientPct, r.CPUServerPct)
+	}
+	if r.SpuriousRetransmits > 0 {
+		fmt.Fprintf(w, "  %d of the retransmits were spurious (D-SACK: the receiver already had the data; reordering, not loss)\n", r.SpuriousRetransmits)
 	}
 	if r.Capped != "" {
 		fmt.Fprintf(w, "  the server stopped the test at its %s cap\n", r.Capped)
