@@ -515,6 +515,8 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	case "nofree":
 		os.Exit(noFreeSpace())
+	case "loop":
+		os.Exit(loopOnTmpfs())
 	}
 	os.Exit(m.Run())
 }
@@ -618,5 +620,65 @@ func TestNoFreeSpaceInNamespace(t *testing.T) {
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("%v %s (codes: 12 no refusal, 13/15 leftover, 14 not flagged tmpfs)", err, out)
+	}
+}
+
+// loopOnTmpfs runs inside `unshare -m`: ext4 on a loop device whose
+// backing file is on tmpfs is RAM, and must be flagged so.
+func loopOnTmpfs() int {
+	dir, err := os.MkdirTemp("", "bench-loop-")
+	if err != nil {
+		return 10
+	}
+	defer os.RemoveAll(dir)
+	if err := unix.Mount("bench-loop", dir, "tmpfs", 0, "size=64m"); err != nil {
+		return 11
+	}
+	defer unix.Unmount(dir, unix.MNT_DETACH)
+	img := filepath.Join(dir, "disk.img")
+	if err := os.WriteFile(img, nil, 0o600); err != nil || os.Truncate(img, 48<<20) != nil {
+		return 12
+	}
+	out, err := exec.Command("losetup", "-f", "--show", img).Output()
+	if err != nil {
+		return 13
+	}
+	dev := strings.TrimSpace(string(out))
+	defer exec.Command("losetup", "-d", dev).Run()
+	if exec.Command("mkfs.ext4", "-q", dev).Run() != nil {
+		return 14
+	}
+	mnt := filepath.Join(dir, "mnt")
+	os.Mkdir(mnt, 0o755)
+	if unix.Mount(dev, mnt, "ext4", 0, "") != nil {
+		return 15
+	}
+	defer unix.Unmount(mnt, 0)
+	r, err := RunDisk(context.Background(), DiskOptions{File: filepath.Join(mnt, "t.bin"), Size: 16 << 20, Runtime: time.Second, Tests: []string{"seqread-buffered"}})
+	if err != nil {
+		return 16
+	}
+	if !strings.Contains(r.MemoryBacked, "loop device") || !strings.Contains(r.MemoryBacked, "tmpfs") {
+		return 17
+	}
+	return 0
+}
+
+func TestLoopOnTmpfsIsMemory(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root for a loop device")
+	}
+	for _, tool := range []string{"unshare", "losetup", "mkfs.ext4"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skip(tool + " not installed")
+		}
+	}
+	if _, err := os.Stat("/dev/loop-control"); err != nil {
+		t.Skip("no loop devices here")
+	}
+	cmd := exec.Command("unshare", "-m", "--propagation", "private", os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), helperEnv+"=loop")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v %s (13 losetup, 14 mkfs, 15 mount, 16 run failed, 17 not flagged)", err, out)
 	}
 }
