@@ -682,3 +682,40 @@ func TestLoopOnTmpfsIsMemory(t *testing.T) {
 		t.Fatalf("%v %s (13 losetup, 14 mkfs, 15 mount, 16 run failed, 17 not flagged)", err, out)
 	}
 }
+
+// The iperf3 engine against a real iperf3 server: parsed totals and
+// per-second intervals, --repeat with the spread.
+func TestIperf3Engine(t *testing.T) {
+	ip, err := exec.LookPath("iperf3")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("iperf3 not installed: make test installs it")
+		}
+		t.Skip("iperf3 not installed (Debian package iperf3)")
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+	l.Close()
+	srv := exec.Command(ip, "-s", "-B", "127.0.0.1", "-p", port)
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { srv.Process.Kill(); srv.Wait() }()
+	time.Sleep(300 * time.Millisecond)
+	var ivs int
+	r, err := RunIperf3(context.Background(), NetOptions{Server: "127.0.0.1:" + port, Streams: 2, Duration: 2 * time.Second, Repeat: 2,
+		OnInterval: func(int, Interval) { ivs++ }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Engine != "iperf3" || r.Bytes <= 0 || r.BitsPerSecond <= 0 || r.Runs != 2 || ivs < 4 || r.SpreadLo > r.BitsPerSecond || r.SpreadHi < r.BitsPerSecond {
+		t.Errorf("%d intervals, %+v", ivs, r)
+	}
+	// nastune's client against an iperf3 server: a clear error.
+	if _, err := RunNet(context.Background(), NetOptions{Server: "127.0.0.1:" + port, Streams: 1, Duration: time.Second}); err == nil {
+		t.Error("the builtin client must not accept an iperf3 server")
+	}
+}

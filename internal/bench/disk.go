@@ -206,7 +206,7 @@ func setDirect(fd int, on bool) error {
 // median keeps the run with the median throughput and records the spread.
 func median(runs []TestResult) TestResult {
 	sort.Slice(runs, func(i, j int) bool { return runs[i].MiBPerS < runs[j].MiBPerS })
-	m := runs[len(runs)/2]
+	m := runs[(len(runs)-1)/2] // the lower median with an even count: the cautious side
 	if len(runs) > 1 {
 		m.Runs, m.SpreadLo, m.SpreadHi = len(runs), runs[0].MiBPerS, runs[len(runs)-1].MiBPerS
 	}

@@ -114,7 +114,7 @@ func repeatNet(ctx context.Context, o NetOptions, once func(context.Context, Net
 func medianNet(runs []*NetResult) *NetResult {
 	sorted := append([]*NetResult(nil), runs...)
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i].BitsPerSecond < sorted[j].BitsPerSecond })
-	m := *sorted[len(sorted)/2]
+	m := *sorted[(len(sorted)-1)/2] // the lower median with an even count
 	if len(runs) > 1 {
 		m.Runs, m.SpreadLo, m.SpreadHi = len(runs), sorted[0].BitsPerSecond, sorted[len(sorted)-1].BitsPerSecond
 	}
