@@ -450,6 +450,15 @@ func TestSwappedNameNotFollowed(t *testing.T) {
 	if _, err := RunDisk(context.Background(), DiskOptions{File: f, Size: 16 << 20, Runtime: time.Second, Force: true, Tests: []string{"seqread-buffered"}}); err == nil {
 		t.Error("a symlinked --file must be refused, even with --force")
 	}
+	// A hard link to another file: refused even with --force.
+	os.Remove(f)
+	os.Link(victim, f)
+	if _, err := RunDisk(context.Background(), DiskOptions{File: f, Size: 16 << 20, Runtime: time.Second, Force: true, Tests: []string{"seqread-buffered"}}); err == nil {
+		t.Error("a hard-linked --file must be refused, even with --force")
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "precious" {
+		t.Fatal("the victim was written through a hard link")
+	}
 	// A FIFO as --file: refused, not hung on.
 	os.Remove(f)
 	unix.Mkfifo(f, 0o600)
@@ -494,6 +503,25 @@ func TestFioColonInName(t *testing.T) {
 	}
 	if _, err := os.Stat(f); !errors.Is(err, os.ErrNotExist) {
 		t.Error("the test file must be removed")
+	}
+}
+
+// Ctrl-C while the test file is being written stops at once and removes it.
+func TestInterruptWhilePreparing(t *testing.T) {
+	dir := diskDir(t)
+	f := filepath.Join(dir, "prep.bin")
+	ctx, cancel := context.WithCancel(context.Background())
+	_, err := RunDisk(ctx, DiskOptions{File: f, Size: 256 << 20, Runtime: time.Second, Tests: []string{"seqread-buffered"},
+		Progress: func(test string, frac float64) {
+			if strings.HasPrefix(test, "preparing") && frac > 0 {
+				cancel()
+			}
+		}})
+	if !errors.Is(err, ErrInterrupted) {
+		t.Errorf("err = %v", err)
+	}
+	if _, err := os.Stat(f); !errors.Is(err, os.ErrNotExist) {
+		t.Error("the half-written file must be removed")
 	}
 }
 

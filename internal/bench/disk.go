@@ -110,7 +110,7 @@ func alignedBuf(n int) ([]byte, func(), error) {
 // setup checks and completes the options, opens or creates the test file
 // (see testfile.go) and starts the result; done closes the file and
 // removes it unless --keep. Both engines run through it.
-func setup(o *DiskOptions, engine string) (res *DiskResult, tf *testFile, err error) {
+func setup(ctx context.Context, o *DiskOptions, engine string) (res *DiskResult, tf *testFile, err error) {
 	if o.Size < 16<<20 {
 		return nil, nil, fmt.Errorf("size %d is below the 16 MiB minimum", o.Size)
 	}
@@ -126,7 +126,7 @@ func setup(o *DiskOptions, engine string) (res *DiskResult, tf *testFile, err er
 			return nil, nil, fmt.Errorf("unknown test %q (known: %s)", t, strings.Join(DiskTests, ", "))
 		}
 	}
-	tf, err = openTestFile(*o)
+	tf, err = openTestFile(ctx, *o)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -172,7 +172,7 @@ func runAll(ctx context.Context, o DiskOptions, res *DiskResult, one func(name s
 
 // RunDisk runs the disk tests with the built-in engine.
 func RunDisk(ctx context.Context, o DiskOptions) (*DiskResult, error) {
-	res, tf, err := setup(&o, "builtin")
+	res, tf, err := setup(ctx, &o, "builtin")
 	if err != nil {
 		return nil, err
 	}

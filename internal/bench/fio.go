@@ -90,7 +90,7 @@ func RunFio(ctx context.Context, o DiskOptions) (*DiskResult, error) {
 	if err != nil {
 		return nil, errors.New("fio is not installed (Debian package fio); use --engine builtin")
 	}
-	res, tf, err := setup(&o, "fio")
+	res, tf, err := setup(ctx, &o, "fio")
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -57,7 +58,7 @@ var kernelFS = map[int64]string{
 // file is reused when nastune made it (its header), refused otherwise
 // unless --force. The free space is checked before any byte is written, and
 // the file is removed again on every error.
-func openTestFile(o DiskOptions) (tf *testFile, err error) {
+func openTestFile(ctx context.Context, o DiskOptions) (tf *testFile, err error) {
 	name := filepath.Base(o.File)
 	if strings.HasSuffix(o.File, "/") || name == "." || name == ".." || name == "/" {
 		return nil, fmt.Errorf("--file %s: give a file name, not a directory", o.File)
@@ -101,6 +102,13 @@ func openTestFile(o DiskOptions) (tf *testFile, err error) {
 		if tf.f, err = d.Open(name, unix.O_RDWR); err != nil {
 			return tf, err
 		}
+		if st.Nlink > 1 {
+			// A hard link to someone else's file (where
+			// fs.protected_hardlinks is off): never written, --force or not.
+			tf.f.Close()
+			tf.f = nil
+			return tf, fmt.Errorf("%s: %w: it has %d hard links; give a new file name", o.File, safefile.ErrUnsafe, st.Nlink)
+		}
 		if st.Uid != 0 && int(st.Uid) != os.Geteuid() || !isOurs(tf.f) {
 			if !o.Force {
 				tf.f.Close()
@@ -129,7 +137,10 @@ func openTestFile(o DiskOptions) (tf *testFile, err error) {
 		defer func() { tf.remove = tf.remove && err != nil }()
 	}
 	if have < total {
-		if err = fill(tf.f, have, total, o); err != nil {
+		if err = fill(ctx, tf.f, have, total, o); err != nil {
+			if errors.Is(err, ErrInterrupted) {
+				return tf, err
+			}
 			return tf, fmt.Errorf("preparing %s: %w", o.File, err)
 		}
 	}
@@ -161,7 +172,7 @@ func isOurs(f *os.File) bool {
 // fill writes the header, preallocates and fills [from, total) with
 // incompressible data, then fsyncs. fallocate is best effort: filesystems
 // without it (or with it refused) are written all the same.
-func fill(f *os.File, from, total int64, o DiskOptions) error {
+func fill(ctx context.Context, f *os.File, from, total int64, o DiskOptions) error {
 	fd := int(f.Fd())
 	_ = setDirect(fd, false)
 	hdr := make([]byte, headerSize)
@@ -182,6 +193,9 @@ func fill(f *os.File, from, total int64, o DiskOptions) error {
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 0x6e617374756e65))
 	start := max(from, headerSize)
 	for off := start; off < total; off += seqBlock {
+		if ctx.Err() != nil {
+			return ErrInterrupted
+		}
 		fillRandom(rng, buf)
 		n := min(int64(len(buf)), total-off)
 		if _, err := f.WriteAt(buf[:n], off); err != nil {
