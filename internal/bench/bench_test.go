@@ -391,8 +391,15 @@ func TestCompare(t *testing.T) {
 	if err != nil || len(rows) != 2 {
 		t.Fatalf("%v %v", rows, err)
 	}
-	if rows[0].Significant || !rows[1].Significant || rows[1].Change != 25 {
+	if rows[0].Significant || !rows[1].Significant || rows[1].Change != 25 || rows[0].Unit != "MiB/s" {
 		t.Errorf("%+v", rows)
+	}
+	// Random tests in IOPS, with the spread scaled alike.
+	b = []byte(`{"kind":"disk","tests":[{"name":"randread4k-qd32","mib_per_s":100,"iops":25600,"runs":3,"spread_lo":99,"spread_hi":101}]}`)
+	a = []byte(`{"kind":"disk","tests":[{"name":"randread4k-qd32","mib_per_s":100.5,"iops":25728,"runs":3,"spread_lo":100,"spread_hi":102}]}`)
+	rows, err = Compare(b, a)
+	if err != nil || len(rows) != 1 || rows[0].Unit != "IOPS" || rows[0].Before != 25600 || rows[0].Significant || !strings.Contains(rows[0].Note, "25344-25856") {
+		t.Errorf("IOPS: %+v %v", rows, err)
 	}
 	if _, err := Compare(b, []byte(`{"kind":"net"}`)); err == nil {
 		t.Error("disk vs net must fail")

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/nastune/nastune/internal/safefile"
 )
@@ -54,11 +55,20 @@ func Compare(before, after []byte) ([]Comparison, error) {
 				if ta.Name != tb.Name || ta.Skipped != "" || tb.Skipped != "" {
 					continue
 				}
-				c := Comparison{Test: tb.Name, Unit: "MiB/s", Before: tb.MiBPerS, After: ta.MiBPerS}
-				c.Change = pct(tb.MiBPerS, ta.MiBPerS)
+				// Random 4K tests are judged in IOPS, as people quote them;
+				// the spreads (kept in MiB/s) scale by the same factor.
+				unit, vb, va := "MiB/s", tb.MiBPerS, ta.MiBPerS
+				bLo, bHi, aLo, aHi := tb.SpreadLo, tb.SpreadHi, ta.SpreadLo, ta.SpreadHi
+				if strings.HasPrefix(tb.Name, "rand") && tb.IOPS > 0 && ta.IOPS > 0 && tb.MiBPerS > 0 && ta.MiBPerS > 0 {
+					unit, vb, va = "IOPS", tb.IOPS, ta.IOPS
+					fb, fa := tb.IOPS/tb.MiBPerS, ta.IOPS/ta.MiBPerS
+					bLo, bHi, aLo, aHi = bLo*fb, bHi*fb, aLo*fa, aHi*fa
+				}
+				c := Comparison{Test: tb.Name, Unit: unit, Before: vb, After: va}
+				c.Change = pct(vb, va)
 				if tb.Runs > 1 && ta.Runs > 1 {
-					c.Significant = ta.SpreadLo > tb.SpreadHi || ta.SpreadHi < tb.SpreadLo
-					c.Note = fmt.Sprintf("spread %.0f-%.0f → %.0f-%.0f", tb.SpreadLo, tb.SpreadHi, ta.SpreadLo, ta.SpreadHi)
+					c.Significant = aLo > bHi || aHi < bLo
+					c.Note = fmt.Sprintf("spread %.0f-%.0f → %.0f-%.0f", bLo, bHi, aLo, aHi)
 				} else {
 					c.Significant = math.Abs(c.Change) >= NoiseThreshold
 					c.Note = "single runs: use --repeat for a noise estimate"
