@@ -66,7 +66,26 @@ func newBenchDiskCmd(env *Env) *cobra.Command {
 	f.IntVar(&o.Repeat, "repeat", 1, "run each test N times; report the median and the min-max spread")
 	f.StringVarP(&o.Output, "output", "o", "text", "output format: text, json or prom (node_exporter textfile)")
 	f.StringVar(&o.Save, "save", "", "also write the JSON result to this file (for bench compare)")
+	completeValues(cmd, "tests", bench.DiskTests...)
+	completeValues(cmd, "engine", "builtin", "fio")
+	completeValues(cmd, "output", "text", "json", "prom")
 	return cmd
+}
+
+// completeValues offers values for a flag in shell completion (a
+// comma-separated list for --tests).
+func completeValues(cmd *cobra.Command, flag string, values ...string) {
+	_ = cmd.RegisterFlagCompletionFunc(flag, func(_ *cobra.Command, _ []string, typed string) ([]string, cobra.ShellCompDirective) {
+		prefix := ""
+		if i := strings.LastIndexByte(typed, ','); i >= 0 && flag == "tests" {
+			prefix = typed[:i+1]
+		}
+		var out []string
+		for _, v := range values {
+			out = append(out, prefix+v)
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp
+	})
 }
 
 // benchSize and benchDuration read bench's size and duration flags (the
@@ -261,6 +280,8 @@ func newBenchNetCmd(env *Env) *cobra.Command {
 	f.StringVar(&o.Engine, "engine", "builtin", "builtin or iperf3")
 	f.StringVarP(&o.Output, "output", "o", "text", "output format: text, json or prom (node_exporter textfile)")
 	f.StringVar(&o.Save, "save", "", "also write the JSON result to this file")
+	completeValues(cmd, "engine", "builtin", "iperf3")
+	completeValues(cmd, "output", "text", "json", "prom")
 	return cmd
 }
 

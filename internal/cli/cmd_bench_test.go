@@ -141,3 +141,14 @@ func TestBenchNetCLI(t *testing.T) {
 		t.Errorf("iperf3 hint: %d %s", code, errs)
 	}
 }
+
+func TestBenchCompletions(t *testing.T) {
+	out, _, _ := run(context.Background(), nil, "__complete", "bench", "disk", "--tests", "seqread-direct,")
+	if !strings.Contains(out, "seqread-direct,randread4k-qd32") {
+		t.Errorf("--tests completion: %q", out)
+	}
+	out, _, _ = run(context.Background(), nil, "__complete", "bench", "net", "--engine", "")
+	if !strings.Contains(out, "iperf3") {
+		t.Errorf("--engine completion: %q", out)
+	}
+}
