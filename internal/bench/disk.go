@@ -1,8 +1,18 @@
 // Package bench measures disks and networks so that every change nastune
 // suggests can be proven on the user's own box, with or without fio and
-// iperf3. It writes only the file the user names (and removes it
-// afterwards unless asked to keep it); the network server binds only the
-// address it is given.
+// iperf3.
+//
+// bench disk writes only the file the user names, and is careful about it
+// because it runs as root (testfile.go): the file is created O_EXCL|
+// O_NOFOLLOW through a directory descriptor (internal/safefile), kept open
+// and used by descriptor for every test and by fio (as fd 3), marked with
+// a header so a leftover is recognised, checked against the free space and
+// removed on every error and signal unless --keep.
+//
+// The network server (server.go) binds only the address it is given, and
+// expects hostile clients: hello within 3 s, per-address and total
+// connection caps that evict silent connections, byte and time caps per
+// test, one test at a time with fair turns.
 package bench
 
 import (
