@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/nastune/nastune/internal/bench"
+	"github.com/nastune/nastune/internal/calc"
 	"github.com/nastune/nastune/internal/render"
 )
 
@@ -101,8 +102,8 @@ func benchSize(flag, v string) (int64, error) {
 	if strings.Trim(t, "0123456789") == "" && t != "" {
 		t += "B"
 	}
-	n, err := sizeFlag(flag, t)
-	if err != nil || t == "" {
+	n, err := calc.ParseSize(t)
+	if err != nil || t == "" || n >= 1<<62 {
 		return 0, &UsageError{Err: fmt.Errorf("--%s %s: not a size", flag, v), Hint: "e.g. 4G, 512M (binary, ×1024) or 4GB (×1000)"}
 	}
 	return int64(n), nil
