@@ -166,7 +166,7 @@ func runNetOnce(ctx context.Context, o NetOptions, run int) (*NetResult, error) 
 			o.OnWait(r.Wait)
 		}
 		// Each test ahead takes at most 60 s plus the grace.
-		_ = ctl.SetDeadline(time.Now().Add(time.Duration(r.Wait) * (MaxSeconds + 5) * time.Second))
+		_ = ctl.SetDeadline(time.Now().Add(time.Duration(min(r.Wait, maxQueue)) * (MaxSeconds + 5) * time.Second))
 	}
 	if !r.OK {
 		return nil, fmt.Errorf("server refused: %s", r.Error)
