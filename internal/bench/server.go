@@ -184,21 +184,27 @@ func peerOf(c net.Conn) string {
 // connections that said hello.
 func (s *Server) admit(c net.Conn) *tracked {
 	t := &tracked{c: c, peer: peerOf(c), since: time.Now()}
+	why := ""
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.peers[t.peer] >= maxPerPeer && !s.evict(t.peer) {
-		c.Close()
-		s.logLocked("refused a connection from " + t.peer + ": " + fmt.Sprint(maxPerPeer) + " open from that address")
-		return nil
+	switch {
+	case s.peers[t.peer] >= maxPerPeer && !s.evict(t.peer):
+		why = fmt.Sprintf("busy: %d connections open from %s", maxPerPeer, t.peer)
+	case len(s.conns) >= maxConns && !s.evict(""):
+		why = "busy: too many connections open"
+	default:
+		s.conns[t] = struct{}{}
+		s.peers[t.peer]++
 	}
-	if len(s.conns) >= maxConns && !s.evict("") {
-		c.Close()
-		s.logLocked("refused a connection from " + t.peer + ": too many open")
-		return nil
+	s.mu.Unlock()
+	if why == "" {
+		return t
 	}
-	s.conns[t] = struct{}{}
-	s.peers[t.peer]++
-	return t
+	// Say why (a fresh socket takes these few bytes without blocking).
+	_ = c.SetWriteDeadline(time.Now().Add(100 * time.Millisecond))
+	_ = send(c, reply{Error: why})
+	c.Close()
+	s.log("refused a connection from " + t.peer + ": " + why)
+	return nil
 }
 
 // evict closes the oldest connection that has not said hello (of peer, or
@@ -243,12 +249,6 @@ func (s *Server) closeAll() {
 func (s *Server) log(m string) {
 	if s.Log != nil {
 		s.Log(m)
-	}
-}
-
-func (s *Server) logLocked(m string) {
-	if s.Log != nil {
-		go s.Log(m)
 	}
 }
 
