@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"github.com/nastune/nastune/internal/bench"
 	"github.com/nastune/nastune/internal/calc"
@@ -508,9 +509,16 @@ func emitBench(env *Env, output, save string, v any, text func(io.Writer)) error
 	return nil
 }
 
-// progressBar draws on stderr when stdout is a terminal; frac < 0 clears.
+// stderrIsTerminal: with -o json > file the bar still shows on the
+// terminal the user watches.
+func stderrIsTerminal(env *Env) bool {
+	f, ok := env.Stderr.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// progressBar draws on stderr when stdout or stderr is a terminal; frac < 0 clears.
 func progressBar(env *Env) func(string, float64) {
-	if !env.IsTTY {
+	if !env.IsTTY && !stderrIsTerminal(env) {
 		return func(string, float64) {}
 	}
 	return func(label string, frac float64) {
