@@ -414,6 +414,9 @@ func TestParseFioAndIperf3(t *testing.T) {
 	if err != nil || r.MiBPerS < 1.95 || r.IOPS != 500 || r.LatUS.P50 != 64 || r.LatUS.P99 != 128 || r.Seconds != 2 {
 		t.Errorf("fio: %+v %v", r, err)
 	}
+	if r, err := ParseFio("seqread-direct", []byte("note: both iodepth >= 1 and synchronous I/O engine are selected\n{\"jobs\":[{\"read\":{\"io_bytes\":1}}]}")); err != nil || r.Bytes != 1 {
+		t.Errorf("fio with a note before its JSON: %+v %v", r, err)
+	}
 	n, err := ParseIperf3([]byte(`{"end":{"sum_sent":{"retransmits":3},"sum_received":{"bytes":1000,"seconds":1,"bits_per_second":8000},"cpu_utilization_percent":{"host_total":12.5,"remote_total":30}}}`))
 	if err != nil || n.BitsPerSecond != 8000 || n.Retransmits != 3 || n.CPUServerPct != 30 {
 		t.Errorf("iperf3: %+v %v", n, err)

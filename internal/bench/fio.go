@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -69,6 +70,11 @@ type fioSide struct {
 // ParseFio reads fio's JSON output for one job.
 func ParseFio(test string, b []byte) (TestResult, error) {
 	var f fioOut
+	// fio may print notes ("note: both iodepth >= 1 and synchronous
+	// I/O engine ...") before its JSON on the same stdout.
+	if i := bytes.Index(b, []byte("\n{")); i >= 0 && (len(b) == 0 || b[0] != '{') {
+		b = b[i+1:]
+	}
 	if err := json.Unmarshal(b, &f); err != nil {
 		return TestResult{}, fmt.Errorf("fio output: %w", err)
 	}
