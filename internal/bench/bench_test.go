@@ -757,3 +757,18 @@ func TestIperf3Engine(t *testing.T) {
 		t.Error("the builtin client must not accept an iperf3 server")
 	}
 }
+
+// Ctrl-C during --repeat keeps the runs already finished.
+func TestNetInterruptedKeepsRuns(t *testing.T) {
+	s := startServer(t, "")
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(1600*time.Millisecond, cancel)
+	r, err := RunNet(ctx, NetOptions{Server: s.Address(), Streams: 1, Duration: time.Second, Repeat: 3})
+	if !errors.Is(err, ErrInterrupted) || r == nil || !r.Interrupted || r.Bytes <= 0 {
+		t.Fatalf("%+v %v", r, err)
+	}
+	// The server is free again at once.
+	if _, err := RunNet(context.Background(), NetOptions{Server: s.Address(), Streams: 1, Duration: time.Second}); err != nil {
+		t.Errorf("after an interrupted client: %v", err)
+	}
+}
