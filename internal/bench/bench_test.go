@@ -70,6 +70,16 @@ func TestLifecycleAndCounts(t *testing.T) {
 	if _, err := os.Stat(f); err != nil {
 		t.Fatal("--keep must keep the file")
 	}
+	// A second bench on the same file at the same time: refused, file kept.
+	lk, _ := os.Open(f)
+	unix.Flock(int(lk.Fd()), unix.LOCK_EX)
+	if _, err := RunDisk(context.Background(), DiskOptions{File: f, Size: 16 << 20, Runtime: time.Second, Tests: []string{"seqread-buffered"}}); err == nil || !strings.Contains(err.Error(), "in use") {
+		t.Errorf("concurrent run: %v", err)
+	}
+	lk.Close()
+	if _, err := os.Stat(f); err != nil {
+		t.Fatal("a refused concurrent run must not remove the other run's file")
+	}
 	if _, err := RunDisk(context.Background(), DiskOptions{File: f, Size: 16 << 20, Runtime: time.Second, Tests: []string{"seqread-buffered"}}); err != nil {
 		t.Errorf("reusing nastune's own file: %v", err)
 	}

@@ -129,10 +129,11 @@ func openTestFile(ctx context.Context, o DiskOptions) (tf *testFile, err error) 
 		// one we had just made, unless --keep.
 		tf.remove = true
 	}
-	if err = unix.Flock(int(tf.f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+	if ferr := unix.Flock(int(tf.f.Fd()), unix.LOCK_EX|unix.LOCK_NB); errors.Is(ferr, unix.EWOULDBLOCK) {
 		tf.remove = false
-		return tf, fmt.Errorf("%s is in use by another nastune bench", o.File)
-	}
+		err = fmt.Errorf("%s is in use by another nastune bench", o.File)
+		return tf, err
+	} // other errors: a filesystem without flock (some network mounts) still gets measured
 	if o.Keep {
 		defer func() { tf.remove = tf.remove && err != nil }()
 	}
