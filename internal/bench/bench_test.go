@@ -782,3 +782,23 @@ func TestNetInterruptedKeepsRuns(t *testing.T) {
 		t.Errorf("after an interrupted client: %v", err)
 	}
 }
+
+// Filesystems without fallocate (EOPNOTSUPP) get the file written all the
+// same; a real ENOSPC from fallocate fails the run and leaves nothing.
+func TestFallocateFallback(t *testing.T) {
+	dir := diskDir(t)
+	f := filepath.Join(dir, "fa.bin")
+	defer func() { fallocate = unix.Fallocate }()
+	fallocate = func(int, uint32, int64, int64) error { return unix.EOPNOTSUPP }
+	r, err := RunDisk(context.Background(), DiskOptions{File: f, Size: 16 << 20, Runtime: time.Second, Tests: []string{"seqread-direct"}})
+	if err != nil || r.Tests[0].Bytes != 16<<20 {
+		t.Fatalf("without fallocate: %+v %v", r, err)
+	}
+	fallocate = func(int, uint32, int64, int64) error { return unix.ENOSPC }
+	if _, err := RunDisk(context.Background(), DiskOptions{File: f, Size: 16 << 20, Runtime: time.Second, Tests: []string{"seqread-direct"}}); err == nil {
+		t.Error("ENOSPC from fallocate must fail the run")
+	}
+	if _, err := os.Stat(f); !errors.Is(err, os.ErrNotExist) {
+		t.Error("the failed file must be removed")
+	}
+}

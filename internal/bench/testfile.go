@@ -45,6 +45,10 @@ func (t *testFile) close() {
 	t.dir.Close()
 }
 
+// fallocate is unix.Fallocate (a variable so tests can play a filesystem
+// without it).
+var fallocate = unix.Fallocate
+
 // Kernel filesystems a test file must never go on.
 var kernelFS = map[int64]string{
 	unix.PROC_SUPER_MAGIC: "proc", unix.SYSFS_MAGIC: "sysfs", unix.DEBUGFS_MAGIC: "debugfs", unix.TRACEFS_MAGIC: "tracefs",
@@ -186,7 +190,7 @@ func fill(ctx context.Context, f *os.File, from, total int64, o DiskOptions) err
 		return err
 	}
 	_ = unix.Fsetxattr(fd, xattrName, []byte("1"), 0)
-	if err := unix.Fallocate(fd, 0, from, total-from); err != nil &&
+	if err := fallocate(fd, 0, from, total-from); err != nil &&
 		!errors.Is(err, unix.EOPNOTSUPP) && !errors.Is(err, unix.ENOSYS) && !errors.Is(err, unix.EINVAL) {
 		return fmt.Errorf("preallocating %d MiB: %w", (total-from)>>20, err)
 	}
