@@ -305,8 +305,8 @@ func (d *Dir) Statfs() (unix.Statfs_t, error) {
 // path. The temporary file is removed on every error.
 func WriteFile(path string, data []byte, perm os.FileMode) (err error) {
 	name := filepath.Base(path)
-	if err := checkName(name); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+	if err := checkName(name); err != nil || strings.HasSuffix(path, "/") {
+		return fmt.Errorf("%s: give a file name, not a directory", path)
 	}
 	d, err := OpenDir(filepath.Dir(path))
 	if err != nil {

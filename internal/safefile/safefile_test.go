@@ -167,3 +167,24 @@ func TestOpenRefusesFIFOAndLinks(t *testing.T) {
 		t.Error("their file changed")
 	}
 }
+
+func TestRelativeAndDotDot(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "a", "b"), 0o755)
+	t.Chdir(filepath.Join(dir, "a"))
+	if err := WriteFile("b/../b/./r.json", []byte("1"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "a", "b", "r.json")); string(b) != "1" {
+		t.Errorf("content %q", b)
+	}
+	if err := WriteFile("r.json", []byte("2"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "a", "r.json")); string(b) != "2" {
+		t.Errorf("content %q", b)
+	}
+	if err := WriteFile("b/", []byte("x"), 0o600); err == nil {
+		t.Error("a directory name must be refused")
+	}
+}
