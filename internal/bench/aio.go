@@ -45,15 +45,10 @@ const (
 // until the runtime ends. ok is false when the kernel has no AIO (the
 // caller falls back to worker threads).
 func randomAIO(ctx context.Context, name string, o DiskOptions, write bool, qd int, prog func(float64)) (res TestResult, ok bool, err error) {
-	flags := unix.O_RDONLY
-	if write {
-		flags = unix.O_WRONLY
-	}
-	fd, err := unix.Open(o.File, flags|unix.O_DIRECT|unix.O_CLOEXEC, 0)
-	if err != nil {
+	fd := o.fd
+	if err := setDirect(fd, true); err != nil {
 		return TestResult{}, true, err
 	}
-	defer unix.Close(fd)
 	var aioCtx uintptr
 	if _, _, e := unix.Syscall(unix.SYS_IO_SETUP, uintptr(qd), uintptr(unsafe.Pointer(&aioCtx)), 0); e != 0 {
 		return TestResult{}, false, nil
@@ -85,7 +80,7 @@ func randomAIO(ctx context.Context, name string, o DiskOptions, write bool, qd i
 	}
 	prep := func(i int) {
 		cbs[i] = iocb{data: uint64(i), opcode: op, fildes: uint32(fd),
-			buf: uint64(uintptr(unsafe.Pointer(&mem[i*randBlock]))), nbytes: randBlock, offset: rng.Int64N(blocks) * randBlock}
+			buf: uint64(uintptr(unsafe.Pointer(&mem[i*randBlock]))), nbytes: randBlock, offset: headerSize + rng.Int64N(blocks)*randBlock}
 		ptrs[i] = &cbs[i]
 		sent[i] = time.Now()
 	}

@@ -4,10 +4,16 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"os"
+	"os/exec"
+	"os/signal"
 	"path/filepath"
+	"runtime/debug"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 	"unsafe"
@@ -64,6 +70,16 @@ func TestLifecycleAndCounts(t *testing.T) {
 	if _, err := os.Stat(f); err != nil {
 		t.Fatal("--keep must keep the file")
 	}
+	// A second bench on the same file at the same time: refused, file kept.
+	lk, _ := os.Open(f)
+	unix.Flock(int(lk.Fd()), unix.LOCK_EX)
+	if _, err := RunDisk(context.Background(), DiskOptions{File: f, Size: 16 << 20, Runtime: time.Second, Tests: []string{"seqread-buffered"}}); err == nil || !strings.Contains(err.Error(), "in use") {
+		t.Errorf("concurrent run: %v", err)
+	}
+	lk.Close()
+	if _, err := os.Stat(f); err != nil {
+		t.Fatal("a refused concurrent run must not remove the other run's file")
+	}
 	if _, err := RunDisk(context.Background(), DiskOptions{File: f, Size: 16 << 20, Runtime: time.Second, Tests: []string{"seqread-buffered"}}); err != nil {
 		t.Errorf("reusing nastune's own file: %v", err)
 	}
@@ -92,17 +108,29 @@ func TestTmpfsSkipsDirect(t *testing.T) {
 	}
 	f := filepath.Join("/dev/shm", "nastune-bench-test.bin")
 	defer os.Remove(f)
+	directOK := false
 	if fd, err := unix.Open(f, unix.O_CREAT|unix.O_RDWR|unix.O_DIRECT, 0o600); err == nil {
 		unix.Close(fd)
 		os.Remove(f)
-		t.Skip("this kernel's tmpfs accepts O_DIRECT (Linux 6.6 and later)")
+		directOK = true // Linux 6.6 and later
 	}
 	r, err := RunDisk(context.Background(), DiskOptions{File: f, Size: 16 << 20, Runtime: time.Second, Tests: []string{"seqread-direct", "seqread-buffered"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(r.Tests[0].Skipped, "O_DIRECT") || r.Tests[1].Skipped != "" || r.Tests[1].Bytes == 0 {
+	if r.MemoryBacked != "tmpfs" {
+		t.Errorf("a file on tmpfs must be flagged memory-backed: %q", r.MemoryBacked)
+	}
+	if !directOK && !strings.Contains(r.Tests[0].Skipped, "O_DIRECT") || r.Tests[1].Skipped != "" || r.Tests[1].Bytes == 0 {
 		t.Errorf("%+v", r.Tests)
+	}
+}
+
+func TestMemoryDevices(t *testing.T) {
+	for dev, want := range map[string]bool{"zram0": true, "ram3": true, "sda": false, "nvme0n1": false, "md0": false} {
+		if got := memoryDevice(dev) != ""; got != want {
+			t.Errorf("%s: %v", dev, got)
+		}
 	}
 }
 
@@ -173,10 +201,11 @@ func TestHostileClients(t *testing.T) {
 	}
 	for payload, want := range map[string]string{
 		"garbage\n": "bad header",
-		`{"v":1,"token":"wrong","streams":1,"seconds":1}` + "\n":     "bad token",
-		`{"v":1,"token":"secret","streams":99,"seconds":1}` + "\n":   "streams 1-16",
-		`{"v":1,"token":"secret","streams":1,"seconds":3600}` + "\n": "seconds 1-60",
+		`{"v":2,"token":"wrong","streams":1,"seconds":1}` + "\n":     "bad token",
+		`{"v":2,"token":"secret","streams":99,"seconds":1}` + "\n":   "streams 1-16",
+		`{"v":2,"token":"secret","streams":1,"seconds":3600}` + "\n": "seconds 1-60",
 		`{"v":9,"token":"secret","streams":1,"seconds":1}` + "\n":    "protocol version",
+		`{"v":1,"token":"secret","streams":1,"seconds":1}` + "\n":    "protocol version",
 		strings.Repeat("x", 10000):                                   "", // no newline within the limit: dropped
 		"NASTUNE-DATA deadbeef\n":                                    "", // a data hello for no test: dropped
 	} {
@@ -184,8 +213,8 @@ func TestHostileClients(t *testing.T) {
 			t.Errorf("%.30q: got %q, want %q", payload, got, want)
 		}
 	}
-	// A client that connects and says nothing is dropped after the header timeout,
-	// and a busy server refuses a second test.
+	// A client that connects and says nothing is dropped after the hello
+	// timeout, and a second client waits for its turn.
 	idle, _ := net.Dial("tcp", s.Address())
 	defer idle.Close()
 	done := make(chan error, 1)
@@ -194,15 +223,174 @@ func TestHostileClients(t *testing.T) {
 		done <- err
 	}()
 	time.Sleep(300 * time.Millisecond)
-	if got := send(`{"v":1,"token":"secret","streams":1,"seconds":1}` + "\n"); !strings.Contains(got, "busy") {
+	if got := send(`{"v":2,"token":"secret","streams":1,"seconds":1}` + "\n"); !strings.Contains(got, `"wait":1`) {
 		t.Errorf("second test while busy: %q", got)
 	}
 	if err := <-done; err != nil {
 		t.Errorf("the first test must still finish: %v", err)
 	}
+	idle.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if _, err := idle.Read(make([]byte, 1)); err == nil || isTimeout(err) {
+		t.Errorf("a silent connection must be closed by the server after 3 s: %v", err)
+	}
 	// Still serving after all that.
 	if _, err := RunNet(context.Background(), NetOptions{Server: s.Address(), Token: "secret", Streams: 1, Duration: time.Second}); err != nil {
 		t.Errorf("after hostile clients: %v", err)
+	}
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// serverSockets counts the server's TCP sockets (local port) per state in
+// /proc/net/tcp: "08" is CLOSE_WAIT.
+func serverSockets(t *testing.T, addr string) map[string]int {
+	_, port, _ := net.SplitHostPort(addr)
+	p, _ := strconv.Atoi(port)
+	b, err := os.ReadFile("/proc/net/tcp")
+	if err != nil {
+		t.Skip("no /proc/net/tcp")
+	}
+	states := map[string]int{}
+	for _, l := range strings.Split(string(b), "\n")[1:] {
+		f := strings.Fields(l)
+		if len(f) > 3 && strings.HasSuffix(f[1], fmt.Sprintf(":%04X", p)) {
+			states[f[3]]++
+		}
+	}
+	return states
+}
+
+func openFDs() int {
+	ents, _ := os.ReadDir("/proc/self/fd")
+	return len(ents)
+}
+
+// Issue 15: 40+ idle connections (from one address, then from several)
+// must not lock a real client out; slots are freed; nothing leaks.
+func TestIdleFloodAndLeaks(t *testing.T) {
+	// No garbage collection meanwhile: its finalizers would close
+	// forgotten sockets and hide the leak this test looks for.
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	s := startServer(t, "secret")
+	fds0 := openFDs() // the listener and the poller are open from here on
+	var idle []net.Conn
+	defer func() {
+		for _, c := range idle {
+			c.Close()
+		}
+	}()
+	dial := func(local string) {
+		d := net.Dialer{Timeout: 2 * time.Second}
+		if local != "" {
+			d.LocalAddr = &net.TCPAddr{IP: net.ParseIP(local)}
+		}
+		c, err := d.Dial("tcp", s.Address())
+		if err != nil {
+			t.Fatal(err)
+		}
+		idle = append(idle, c)
+	}
+	for i := 0; i < 45; i++ {
+		dial("")
+	}
+	time.Sleep(100 * time.Millisecond)
+	if _, err := RunNet(context.Background(), NetOptions{Server: s.Address(), Token: "secret", Streams: 4, Duration: time.Second}); err != nil {
+		t.Fatalf("a real client behind 45 idle connections: %v", err)
+	}
+	// From four addresses: 80 idle connections, above the total cap.
+	for _, a := range []string{"127.0.0.2", "127.0.0.3", "127.0.0.4", "127.0.0.5"} {
+		for i := 0; i < 20; i++ {
+			dial(a)
+		}
+	}
+	time.Sleep(100 * time.Millisecond)
+	if _, err := RunNet(context.Background(), NetOptions{Server: s.Address(), Token: "secret", Streams: 2, Duration: time.Second}); err != nil {
+		t.Fatalf("a real client behind 80 idle connections from 4 addresses: %v", err)
+	}
+	for _, c := range idle {
+		c.Close()
+	}
+	idle = nil
+	// After the clients are gone: no CLOSE_WAIT, no leaked descriptors.
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		st := serverSockets(t, s.Address())
+		leak := openFDs() - fds0
+		if st["08"] == 0 && leak <= 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("leaks: %d CLOSE_WAIT sockets, %d more fds than before (states %v)", st["08"], leak, st)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// Issue 15: caps per test. Reverse mode stops at --max-bytes; a client
+// that never says DONE loses the slot at its announced time plus 2 s,
+// and the next client in line gets its turn.
+func TestServerCaps(t *testing.T) {
+	s := &Server{Addr: "127.0.0.1:0", MaxBytes: 64 << 20}
+	if err := s.Listen(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go s.Serve(ctx)
+	r, err := RunNet(context.Background(), NetOptions{Server: s.Address(), Streams: 2, Duration: 3 * time.Second, Reverse: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Capped != "max-bytes" || r.Bytes > 64<<20+4<<20 {
+		t.Errorf("reverse past the byte cap: capped %q, %d bytes", r.Capped, r.Bytes)
+	}
+	// A control connection that holds the slot and never finishes.
+	c, err := net.Dial("tcp", s.Address())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.Write([]byte(`{"v":2,"streams":1,"seconds":1}` + "\n"))
+	br := bufio.NewReader(c)
+	if l, _ := br.ReadString('\n'); !strings.Contains(l, `"ok":true`) {
+		t.Fatalf("hog: %q", l)
+	}
+	start := time.Now()
+	r, err = RunNet(context.Background(), NetOptions{Server: s.Address(), Streams: 1, Duration: time.Second})
+	if err != nil {
+		t.Fatalf("the next in line: %v", err)
+	}
+	if w := time.Since(start); w > 6*time.Second {
+		t.Errorf("waited %v behind a 1 s test", w)
+	}
+	c.SetReadDeadline(time.Now().Add(2 * time.Second))
+	if l, _ := br.ReadString('\n'); !strings.Contains(l, `"capped":"time"`) {
+		t.Errorf("the hog's final reply: %q", l)
+	}
+}
+
+// The client prints (here: collects) one interval per second.
+func TestIntervalsAndRepeat(t *testing.T) {
+	s := startServer(t, "")
+	var got []Interval
+	r, err := RunNet(context.Background(), NetOptions{Server: s.Address(), Streams: 1, Duration: 2 * time.Second, Repeat: 2,
+		Interval: 500 * time.Millisecond, OnInterval: func(run int, iv Interval) { got = append(got, iv) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) < 7 || len(got) > 9 || r.Runs != 2 || r.SpreadLo > r.BitsPerSecond || r.SpreadHi < r.BitsPerSecond {
+		t.Errorf("%d intervals, %+v", len(got), r)
+	}
+	for _, iv := range got {
+		if iv.Bytes <= 0 || iv.End <= iv.Start {
+			t.Errorf("interval %+v", iv)
+		}
+	}
+	if WithPort("10.0.0.1") != "10.0.0.1:5201" || WithPort("::1") != "[::1]:5201" || WithPort("[::1]") != "[::1]:5201" || WithPort("h:80") != "h:80" {
+		t.Error("default port 5201")
 	}
 }
 
@@ -213,8 +401,15 @@ func TestCompare(t *testing.T) {
 	if err != nil || len(rows) != 2 {
 		t.Fatalf("%v %v", rows, err)
 	}
-	if rows[0].Significant || !rows[1].Significant || rows[1].Change != 25 {
+	if rows[0].Significant || !rows[1].Significant || rows[1].Change != 25 || rows[0].Unit != "MiB/s" {
 		t.Errorf("%+v", rows)
+	}
+	// Random tests in IOPS, with the spread scaled alike.
+	b = []byte(`{"kind":"disk","tests":[{"name":"randread4k-qd32","mib_per_s":100,"iops":25600,"runs":3,"spread_lo":99,"spread_hi":101}]}`)
+	a = []byte(`{"kind":"disk","tests":[{"name":"randread4k-qd32","mib_per_s":100.5,"iops":25728,"runs":3,"spread_lo":100,"spread_hi":102}]}`)
+	rows, err = Compare(b, a)
+	if err != nil || len(rows) != 1 || rows[0].Unit != "IOPS" || rows[0].Before != 25600 || rows[0].Significant || !strings.Contains(rows[0].Note, "25344-25856") {
+		t.Errorf("IOPS: %+v %v", rows, err)
 	}
 	if _, err := Compare(b, []byte(`{"kind":"net"}`)); err == nil {
 		t.Error("disk vs net must fail")
@@ -229,11 +424,381 @@ func TestParseFioAndIperf3(t *testing.T) {
 	if err != nil || r.MiBPerS < 1.95 || r.IOPS != 500 || r.LatUS.P50 != 64 || r.LatUS.P99 != 128 || r.Seconds != 2 {
 		t.Errorf("fio: %+v %v", r, err)
 	}
+	if r, err := ParseFio("seqread-direct", []byte("note: both iodepth >= 1 and synchronous I/O engine are selected\n{\"jobs\":[{\"read\":{\"io_bytes\":1}}]}")); err != nil || r.Bytes != 1 {
+		t.Errorf("fio with a note before its JSON: %+v %v", r, err)
+	}
 	n, err := ParseIperf3([]byte(`{"end":{"sum_sent":{"retransmits":3},"sum_received":{"bytes":1000,"seconds":1,"bits_per_second":8000},"cpu_utilization_percent":{"host_total":12.5,"remote_total":30}}}`))
 	if err != nil || n.BitsPerSecond != 8000 || n.Retransmits != 3 || n.CPUServerPct != 30 {
 		t.Errorf("iperf3: %+v %v", n, err)
 	}
 	if _, err := ParseIperf3([]byte(`{"error":"unable to connect"}`)); err == nil {
 		t.Error("iperf3 error")
+	}
+}
+
+// Issue 15: a symlink swapped in for the test file's name during the run
+// is never followed (the tests use the descriptor opened once), and the
+// final cleanup does not remove what is not ours.
+func TestSwappedNameNotFollowed(t *testing.T) {
+	dir := diskDir(t)
+	victim := filepath.Join(dir, "victim")
+	os.WriteFile(victim, []byte("precious"), 0o600)
+	f := filepath.Join(dir, "b.bin")
+	swapped := false
+	_, err := RunDisk(context.Background(), DiskOptions{File: f, Size: 16 << 20, Runtime: time.Second,
+		Tests: []string{"seqread-buffered", "seqwrite-buffered", "seqwrite-direct", "randwrite4k-qd1"},
+		Progress: func(test string, _ float64) {
+			if test == "seqread-buffered" && !swapped {
+				swapped = true
+				os.Rename(f, f+".moved")
+				os.Symlink(victim, f)
+			}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !swapped {
+		t.Fatal("no swap happened")
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "precious" {
+		t.Fatal("the victim was written through the swapped link")
+	}
+	if st, err := os.Lstat(f); err != nil || st.Mode()&os.ModeSymlink == 0 {
+		t.Error("the planted link is not ours to remove")
+	}
+	// A symlink as --file from the start: refused.
+	if _, err := RunDisk(context.Background(), DiskOptions{File: f, Size: 16 << 20, Runtime: time.Second, Force: true, Tests: []string{"seqread-buffered"}}); err == nil {
+		t.Error("a symlinked --file must be refused, even with --force")
+	}
+	// A hard link to another file: refused even with --force.
+	os.Remove(f)
+	os.Link(victim, f)
+	if _, err := RunDisk(context.Background(), DiskOptions{File: f, Size: 16 << 20, Runtime: time.Second, Force: true, Tests: []string{"seqread-buffered"}}); err == nil {
+		t.Error("a hard-linked --file must be refused, even with --force")
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "precious" {
+		t.Fatal("the victim was written through a hard link")
+	}
+	// A FIFO as --file: refused, not hung on.
+	os.Remove(f)
+	unix.Mkfifo(f, 0o600)
+	if _, err := RunDisk(context.Background(), DiskOptions{File: f, Size: 16 << 20, Runtime: time.Second, Force: true, Tests: []string{"seqread-buffered"}}); err == nil {
+		t.Error("a FIFO --file must be refused")
+	}
+	// Kernel filesystems: refused.
+	if _, err := RunDisk(context.Background(), DiskOptions{File: "/proc/nastune-bench", Size: 16 << 20, Tests: []string{"seqread-buffered"}}); err == nil || !strings.Contains(err.Error(), "kernel filesystem") {
+		t.Errorf("/proc: %v", err)
+	}
+}
+
+// Issue 15: fio splits --filename on ':'; nastune hands it the open file
+// as fd 3, so "a:victim" cannot make fio write "victim".
+func TestFioColonInName(t *testing.T) {
+	if _, err := exec.LookPath("fio"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("fio not installed: make test installs it")
+		}
+		t.Skip("fio not installed (Debian package fio)")
+	}
+	dir := diskDir(t)
+	victim := filepath.Join(dir, "victim")
+	os.WriteFile(victim, []byte("precious"), 0o600)
+	f := filepath.Join(dir, "a:victim")
+	r, err := RunFio(context.Background(), DiskOptions{File: f, Size: 16 << 20, Runtime: time.Second, Repeat: 2,
+		Tests: []string{"seqwrite-buffered", "randread4k-qd1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "precious" {
+		t.Fatal("fio wrote the victim")
+	}
+	for _, tr := range r.Tests {
+		if tr.Skipped != "" || tr.Bytes == 0 || tr.Runs != 2 {
+			t.Errorf("%+v", tr)
+		}
+	}
+	// Sequential: exactly the data area, not the header.
+	if r.Tests[0].Bytes != 16<<20 {
+		t.Errorf("fio wrote %d bytes, want %d", r.Tests[0].Bytes, 16<<20)
+	}
+	if _, err := os.Stat(f); !errors.Is(err, os.ErrNotExist) {
+		t.Error("the test file must be removed")
+	}
+}
+
+// Ctrl-C while the test file is being written stops at once and removes it.
+func TestInterruptWhilePreparing(t *testing.T) {
+	dir := diskDir(t)
+	f := filepath.Join(dir, "prep.bin")
+	ctx, cancel := context.WithCancel(context.Background())
+	_, err := RunDisk(ctx, DiskOptions{File: f, Size: 256 << 20, Runtime: time.Second, Tests: []string{"seqread-buffered"},
+		Progress: func(test string, frac float64) {
+			if strings.HasPrefix(test, "preparing") && frac > 0 {
+				cancel()
+			}
+		}})
+	if !errors.Is(err, ErrInterrupted) {
+		t.Errorf("err = %v", err)
+	}
+	if _, err := os.Stat(f); !errors.Is(err, os.ErrNotExist) {
+		t.Error("the half-written file must be removed")
+	}
+}
+
+// helperEnv re-runs this test binary as a child for the signal and
+// namespace tests.
+const helperEnv = "NASTUNE_BENCH_HELPER"
+
+func TestMain(m *testing.M) {
+	switch os.Getenv(helperEnv) {
+	case "run":
+		// A bench run as the CLI does it: cancelled by SIGINT/SIGTERM/SIGHUP.
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+		defer stop()
+		_, err := RunDisk(ctx, DiskOptions{File: os.Getenv("NASTUNE_BENCH_FILE"), Size: 64 << 20, Runtime: 30 * time.Second,
+			Tests: []string{"randread4k-qd1", "randread4k-qd1"}})
+		if errors.Is(err, ErrInterrupted) {
+			os.Exit(3)
+		}
+		os.Exit(1)
+	case "nofree":
+		os.Exit(noFreeSpace())
+	case "loop":
+		os.Exit(loopOnTmpfs())
+	}
+	os.Exit(m.Run())
+}
+
+func helper(t *testing.T, mode, file string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), helperEnv+"="+mode, "NASTUNE_BENCH_FILE="+file)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd
+}
+
+func waitFile(t *testing.T, f string, size int64) {
+	for i := 0; i < 200; i++ {
+		if st, err := os.Stat(f); err == nil && st.Size() >= size {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatal("the helper never made its file")
+}
+
+// Issue 15: SIGINT, SIGTERM and SIGHUP remove the test file; a SIGKILL'd
+// run's leftover is recognised as ours by the next run, reused, removed.
+func TestSignalsAndLeftovers(t *testing.T) {
+	dir := diskDir(t)
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
+		f := filepath.Join(dir, "sig.bin")
+		cmd := helper(t, "run", f)
+		waitFile(t, f, 32<<20)
+		time.Sleep(300 * time.Millisecond)
+		cmd.Process.Signal(sig)
+		err := cmd.Wait()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 3 {
+			t.Errorf("%v: exit %v, want 3 (interrupted)", sig, err)
+		}
+		if _, err := os.Stat(f); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%v left the test file", sig)
+		}
+	}
+	f := filepath.Join(dir, "killed.bin")
+	cmd := helper(t, "run", f)
+	waitFile(t, f, 1)
+	time.Sleep(100 * time.Millisecond)
+	cmd.Process.Kill()
+	cmd.Wait()
+	if _, err := os.Stat(f); err != nil {
+		t.Fatal("SIGKILL leaves the file (nothing can catch it)")
+	}
+	if _, err := RunDisk(context.Background(), DiskOptions{File: f, Size: 16 << 20, Runtime: time.Second, Tests: []string{"seqread-buffered"}}); err != nil {
+		t.Fatalf("the next run refused its own leftover: %v", err)
+	}
+	if _, err := os.Stat(f); !errors.Is(err, os.ErrNotExist) {
+		t.Error("the leftover must be removed after the run")
+	}
+}
+
+// noFreeSpace runs inside `unshare -m`: a 24 MiB tmpfs cannot hold a
+// 32 MiB test file; the run must refuse before writing and leave nothing.
+func noFreeSpace() int {
+	dir, err := os.MkdirTemp("", "bench-nofree-")
+	if err != nil {
+		return 10
+	}
+	if err := unix.Mount("bench-nofree", dir, "tmpfs", 0, "size=24m"); err != nil {
+		return 11
+	}
+	f := filepath.Join(dir, "big.bin")
+	r, err := RunDisk(context.Background(), DiskOptions{File: f, Size: 32 << 20, Runtime: time.Second, Tests: []string{"seqread-buffered"}})
+	if err == nil || !strings.Contains(err.Error(), "free") {
+		return 12
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		return 13
+	}
+	// It fits: runs, is flagged as memory, leaves nothing.
+	r, err = RunDisk(context.Background(), DiskOptions{File: f, Size: 16 << 20, Runtime: time.Second, Tests: []string{"seqread-buffered"}})
+	if err != nil || r.MemoryBacked != "tmpfs" {
+		return 14
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		return 15
+	}
+	unix.Unmount(dir, 0)
+	os.Remove(dir)
+	return 0
+}
+
+func TestNoFreeSpaceInNamespace(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root for a tmpfs in a mount namespace")
+	}
+	us, err := exec.LookPath("unshare")
+	if err != nil {
+		t.Skip("unshare not installed (util-linux)")
+	}
+	cmd := exec.Command(us, "-m", "--propagation", "private", os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), helperEnv+"=nofree")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v %s (codes: 12 no refusal, 13/15 leftover, 14 not flagged tmpfs)", err, out)
+	}
+}
+
+// loopOnTmpfs runs inside `unshare -m`: ext4 on a loop device whose
+// backing file is on tmpfs is RAM, and must be flagged so.
+func loopOnTmpfs() int {
+	dir, err := os.MkdirTemp("", "bench-loop-")
+	if err != nil {
+		return 10
+	}
+	defer os.RemoveAll(dir)
+	if err := unix.Mount("bench-loop", dir, "tmpfs", 0, "size=64m"); err != nil {
+		return 11
+	}
+	defer unix.Unmount(dir, unix.MNT_DETACH)
+	img := filepath.Join(dir, "disk.img")
+	if err := os.WriteFile(img, nil, 0o600); err != nil || os.Truncate(img, 48<<20) != nil {
+		return 12
+	}
+	out, err := exec.Command("losetup", "-f", "--show", img).Output()
+	if err != nil {
+		return 13
+	}
+	dev := strings.TrimSpace(string(out))
+	defer exec.Command("losetup", "-d", dev).Run()
+	if exec.Command("mkfs.ext4", "-q", dev).Run() != nil {
+		return 14
+	}
+	mnt := filepath.Join(dir, "mnt")
+	os.Mkdir(mnt, 0o755)
+	if unix.Mount(dev, mnt, "ext4", 0, "") != nil {
+		return 15
+	}
+	defer unix.Unmount(mnt, 0)
+	r, err := RunDisk(context.Background(), DiskOptions{File: filepath.Join(mnt, "t.bin"), Size: 16 << 20, Runtime: time.Second, Tests: []string{"seqread-buffered"}})
+	if err != nil {
+		return 16
+	}
+	if !strings.Contains(r.MemoryBacked, "loop device") || !strings.Contains(r.MemoryBacked, "tmpfs") {
+		return 17
+	}
+	return 0
+}
+
+func TestLoopOnTmpfsIsMemory(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root for a loop device")
+	}
+	for _, tool := range []string{"unshare", "losetup", "mkfs.ext4"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skip(tool + " not installed")
+		}
+	}
+	if _, err := os.Stat("/dev/loop-control"); err != nil {
+		t.Skip("no loop devices here")
+	}
+	cmd := exec.Command("unshare", "-m", "--propagation", "private", os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), helperEnv+"=loop")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v %s (13 losetup, 14 mkfs, 15 mount, 16 run failed, 17 not flagged)", err, out)
+	}
+}
+
+// The iperf3 engine against a real iperf3 server: parsed totals and
+// per-second intervals, --repeat with the spread.
+func TestIperf3Engine(t *testing.T) {
+	ip, err := exec.LookPath("iperf3")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("iperf3 not installed: make test installs it")
+		}
+		t.Skip("iperf3 not installed (Debian package iperf3)")
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+	l.Close()
+	srv := exec.Command(ip, "-s", "-B", "127.0.0.1", "-p", port)
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { srv.Process.Kill(); srv.Wait() }()
+	time.Sleep(300 * time.Millisecond)
+	var ivs int
+	r, err := RunIperf3(context.Background(), NetOptions{Server: "127.0.0.1:" + port, Streams: 2, Duration: 2 * time.Second, Repeat: 2,
+		OnInterval: func(int, Interval) { ivs++ }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Engine != "iperf3" || r.Bytes <= 0 || r.BitsPerSecond <= 0 || r.Runs != 2 || ivs < 4 || r.SpreadLo > r.BitsPerSecond || r.SpreadHi < r.BitsPerSecond {
+		t.Errorf("%d intervals, %+v", ivs, r)
+	}
+	// nastune's client against an iperf3 server: a clear error.
+	if _, err := RunNet(context.Background(), NetOptions{Server: "127.0.0.1:" + port, Streams: 1, Duration: time.Second}); err == nil {
+		t.Error("the builtin client must not accept an iperf3 server")
+	}
+}
+
+// Ctrl-C during --repeat keeps the runs already finished.
+func TestNetInterruptedKeepsRuns(t *testing.T) {
+	s := startServer(t, "")
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(1600*time.Millisecond, cancel)
+	r, err := RunNet(ctx, NetOptions{Server: s.Address(), Streams: 1, Duration: time.Second, Repeat: 3})
+	if !errors.Is(err, ErrInterrupted) || r == nil || !r.Interrupted || r.Bytes <= 0 {
+		t.Fatalf("%+v %v", r, err)
+	}
+	// The server is free again at once.
+	if _, err := RunNet(context.Background(), NetOptions{Server: s.Address(), Streams: 1, Duration: time.Second}); err != nil {
+		t.Errorf("after an interrupted client: %v", err)
+	}
+}
+
+// Filesystems without fallocate (EOPNOTSUPP) get the file written all the
+// same; a real ENOSPC from fallocate fails the run and leaves nothing.
+func TestFallocateFallback(t *testing.T) {
+	dir := diskDir(t)
+	f := filepath.Join(dir, "fa.bin")
+	defer func() { fallocate = unix.Fallocate }()
+	fallocate = func(int, uint32, int64, int64) error { return unix.EOPNOTSUPP }
+	r, err := RunDisk(context.Background(), DiskOptions{File: f, Size: 16 << 20, Runtime: time.Second, Tests: []string{"seqread-direct"}})
+	if err != nil || r.Tests[0].Bytes != 16<<20 {
+		t.Fatalf("without fallocate: %+v %v", r, err)
+	}
+	fallocate = func(int, uint32, int64, int64) error { return unix.ENOSPC }
+	if _, err := RunDisk(context.Background(), DiskOptions{File: f, Size: 16 << 20, Runtime: time.Second, Tests: []string{"seqread-direct"}}); err == nil {
+		t.Error("ENOSPC from fallocate must fail the run")
+	}
+	if _, err := os.Stat(f); !errors.Is(err, os.ErrNotExist) {
+		t.Error("the failed file must be removed")
 	}
 }

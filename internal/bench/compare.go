@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
+	"strings"
+
+	"github.com/nastune/nastune/internal/safefile"
 )
 
 // Comparison is one test before and after.
@@ -53,11 +55,20 @@ func Compare(before, after []byte) ([]Comparison, error) {
 				if ta.Name != tb.Name || ta.Skipped != "" || tb.Skipped != "" {
 					continue
 				}
-				c := Comparison{Test: tb.Name, Unit: "MiB/s", Before: tb.MiBPerS, After: ta.MiBPerS}
-				c.Change = pct(tb.MiBPerS, ta.MiBPerS)
+				// Random 4K tests are judged in IOPS, as people quote them;
+				// the spreads (kept in MiB/s) scale by the same factor.
+				unit, vb, va := "MiB/s", tb.MiBPerS, ta.MiBPerS
+				bLo, bHi, aLo, aHi := tb.SpreadLo, tb.SpreadHi, ta.SpreadLo, ta.SpreadHi
+				if strings.HasPrefix(tb.Name, "rand") && tb.IOPS > 0 && ta.IOPS > 0 && tb.MiBPerS > 0 && ta.MiBPerS > 0 {
+					unit, vb, va = "IOPS", tb.IOPS, ta.IOPS
+					fb, fa := tb.IOPS/tb.MiBPerS, ta.IOPS/ta.MiBPerS
+					bLo, bHi, aLo, aHi = bLo*fb, bHi*fb, aLo*fa, aHi*fa
+				}
+				c := Comparison{Test: tb.Name, Unit: unit, Before: vb, After: va}
+				c.Change = pct(vb, va)
 				if tb.Runs > 1 && ta.Runs > 1 {
-					c.Significant = ta.SpreadLo > tb.SpreadHi || ta.SpreadHi < tb.SpreadLo
-					c.Note = fmt.Sprintf("spread %.0f-%.0f → %.0f-%.0f", tb.SpreadLo, tb.SpreadHi, ta.SpreadLo, ta.SpreadHi)
+					c.Significant = aLo > bHi || aHi < bLo
+					c.Note = fmt.Sprintf("spread %.0f-%.0f → %.0f-%.0f", bLo, bHi, aLo, aHi)
 				} else {
 					c.Significant = math.Abs(c.Change) >= NoiseThreshold
 					c.Note = "single runs: use --repeat for a noise estimate"
@@ -76,7 +87,13 @@ func Compare(before, after []byte) ([]Comparison, error) {
 		}
 		c := Comparison{Test: fmt.Sprintf("tcp %d stream(s)", b.Streams), Unit: "Mbit/s", Before: b.BitsPerSecond / 1e6, After: a.BitsPerSecond / 1e6}
 		c.Change = pct(c.Before, c.After)
-		c.Significant = math.Abs(c.Change) >= NoiseThreshold
+		if b.Runs > 1 && a.Runs > 1 {
+			c.Significant = a.SpreadLo > b.SpreadHi || a.SpreadHi < b.SpreadLo
+			c.Note = fmt.Sprintf("spread %.0f-%.0f → %.0f-%.0f", b.SpreadLo/1e6, b.SpreadHi/1e6, a.SpreadLo/1e6, a.SpreadHi/1e6)
+		} else {
+			c.Significant = math.Abs(c.Change) >= NoiseThreshold
+			c.Note = "single runs: use --repeat for a noise estimate"
+		}
 		return []Comparison{c}, nil
 	}
 	return nil, errors.New("not a nastune bench result (no kind: disk or net)")
@@ -90,19 +107,16 @@ func pct(b, a float64) float64 {
 }
 
 // Save writes a result as indented JSON to the path the user named with
-// --save, through a temporary file renamed into place, so an interrupted
-// run never leaves half a result that a later compare would misread.
+// --save, through a random temporary file in the same directory (created
+// O_EXCL|O_NOFOLLOW, fsynced, renamed into place; see safefile), so an
+// interrupted run never leaves half a result and a planted symlink never
+// redirects root's write.
 func Save(path string, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
-		return fmt.Errorf("--save: %w", err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		_ = os.Remove(tmp)
+	if err := safefile.WriteFile(path, append(b, '\n'), 0o644); err != nil {
 		return fmt.Errorf("--save: %w", err)
 	}
 	return nil

@@ -1,8 +1,18 @@
 // Package bench measures disks and networks so that every change nastune
 // suggests can be proven on the user's own box, with or without fio and
-// iperf3. It writes only the file the user names (and removes it
-// afterwards unless asked to keep it); the network server binds only the
-// address it is given.
+// iperf3.
+//
+// bench disk writes only the file the user names, and is careful about it
+// because it runs as root (testfile.go): the file is created O_EXCL|
+// O_NOFOLLOW through a directory descriptor (internal/safefile), kept open
+// and used by descriptor for every test and by fio (as fd 3), marked with
+// a header so a leftover is recognised, checked against the free space and
+// removed on every error and signal unless --keep.
+//
+// The network server (server.go) binds only the address it is given, and
+// expects hostile clients: hello within 3 s, per-address and total
+// connection caps that evict silent connections, byte and time caps per
+// test, one test at a time with fair turns.
 package bench
 
 import (
@@ -53,8 +63,13 @@ type DiskResult struct {
 	Device string       `json:"device"`
 	Engine string       `json:"engine"`
 	File   string       `json:"file"`
-	Size   int64        `json:"size"`
-	Date   string       `json:"date"`
+	// MemoryBacked names why the file lives in RAM (tmpfs, zram, ...):
+	// such a run measures memory, not the disk.
+	MemoryBacked string `json:"memory_backed,omitempty"`
+	// Interrupted: a signal stopped the run; Tests holds those finished.
+	Interrupted bool   `json:"interrupted,omitempty"`
+	Size        int64  `json:"size"`
+	Date        string `json:"date"`
 }
 
 // DiskOptions configure a disk run.
@@ -68,6 +83,8 @@ type DiskOptions struct {
 	Repeat  int
 	// Progress, when set, is called as tests advance (0..1 of the run).
 	Progress func(test string, frac float64)
+
+	fd int // the open test file (setup)
 }
 
 const (
@@ -80,46 +97,8 @@ const (
 // ErrNotOurs refuses to overwrite a file nastune did not create.
 var ErrNotOurs = errors.New("the file exists and was not created by nastune bench")
 
-// prepare creates (or reuses) the test file: preallocated, filled with
-// incompressible data, fsynced, marked with an xattr so later runs know it
-// is ours. It returns whether nastune created it in this run.
-func prepare(o DiskOptions) (created bool, err error) {
-	if st, err := os.Stat(o.File); err == nil {
-		if !st.Mode().IsRegular() {
-			return false, fmt.Errorf("%s is not a regular file", o.File)
-		}
-		buf := make([]byte, 8)
-		if _, xerr := unix.Getxattr(o.File, xattrName, buf); xerr != nil && !o.Force {
-			return false, fmt.Errorf("%s: %w (use --force to overwrite it)", o.File, ErrNotOurs)
-		}
-		if st.Size() >= o.Size {
-			return false, nil
-		}
-	}
-	f, err := os.OpenFile(o.File, os.O_CREATE|os.O_WRONLY, 0o600)
-	if err != nil {
-		return false, err
-	}
-	defer f.Close()
-	created = true
-	if err := unix.Fallocate(int(f.Fd()), 0, 0, o.Size); err != nil && !errors.Is(err, unix.EOPNOTSUPP) {
-		return created, fmt.Errorf("preallocating %d bytes in %s: %w", o.Size, o.File, err)
-	}
-	buf := make([]byte, seqBlock)
-	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 0x6e617374756e65))
-	for off := int64(0); off < o.Size; off += seqBlock {
-		fillRandom(rng, buf)
-		n := min(int64(len(buf)), o.Size-off)
-		if _, err := f.WriteAt(buf[:n], off); err != nil {
-			return created, err
-		}
-	}
-	if err := f.Sync(); err != nil {
-		return created, err
-	}
-	_ = unix.Fsetxattr(int(f.Fd()), xattrName, []byte("1"), 0) // tmpfs without user xattrs: still ours for this run
-	return created, nil
-}
+// ErrInterrupted is returned with the tests finished before a signal.
+var ErrInterrupted = errors.New("interrupted")
 
 func fillRandom(r *rand.Rand, b []byte) {
 	for i := 0; i+8 <= len(b); i += 8 {
@@ -138,10 +117,10 @@ func alignedBuf(n int) ([]byte, func(), error) {
 	return b, func() { _ = unix.Munmap(b) }, nil
 }
 
-// setup checks and completes the options, creates the test file unless
-// nastune made it earlier, and starts the result; done removes the file
-// unless --keep. Both engines run through it.
-func setup(o *DiskOptions, engine string) (res *DiskResult, done func(), err error) {
+// setup checks and completes the options, opens or creates the test file
+// (see testfile.go) and starts the result; done closes the file and
+// removes it unless --keep. Both engines run through it.
+func setup(ctx context.Context, o *DiskOptions, engine string) (res *DiskResult, tf *testFile, err error) {
 	if o.Size < 16<<20 {
 		return nil, nil, fmt.Errorf("size %d is below the 16 MiB minimum", o.Size)
 	}
@@ -157,64 +136,87 @@ func setup(o *DiskOptions, engine string) (res *DiskResult, done func(), err err
 			return nil, nil, fmt.Errorf("unknown test %q (known: %s)", t, strings.Join(DiskTests, ", "))
 		}
 	}
-	created, err := prepare(*o)
+	tf, err = openTestFile(ctx, *o)
 	if err != nil {
 		return nil, nil, err
 	}
-	done = func() {}
-	if created && !o.Keep {
-		done = func() { _ = os.Remove(o.File) }
-	}
+	o.fd = int(tf.f.Fd())
 	host, _ := os.Hostname()
-	return &DiskResult{Kind: "disk", Host: host, Engine: engine, File: o.File, Size: o.Size, Device: deviceOf(o.File),
-		Date: time.Now().UTC().Format(time.RFC3339)}, done, nil
+	return &DiskResult{Kind: "disk", Host: host, Engine: engine, File: o.File, Size: o.Size, Device: tf.device,
+		MemoryBacked: tf.memory, Date: time.Now().UTC().Format(time.RFC3339)}, tf, nil
 }
 
-// RunDisk runs the disk tests with the built-in engine.
-func RunDisk(ctx context.Context, o DiskOptions) (*DiskResult, error) {
-	res, done, err := setup(&o, "builtin")
-	if err != nil {
-		return nil, err
-	}
-	defer done()
-	directOK := true
-	if f, err := os.OpenFile(o.File, os.O_RDONLY|unix.O_DIRECT, 0); err != nil {
-		directOK = false
-	} else {
-		f.Close()
-	}
+// runAll runs each test --repeat times through one, keeping the median
+// run and the spread. On a cancelled ctx it returns the finished tests
+// and ErrInterrupted.
+func runAll(ctx context.Context, o DiskOptions, res *DiskResult, one func(name string, prog func(float64)) (TestResult, error)) error {
+	reps := max(o.Repeat, 1)
 	for i, name := range o.Tests {
-		if ctx.Err() != nil {
-			return res, ctx.Err()
-		}
-		if strings.Contains(name, "direct") || strings.HasPrefix(name, "rand") {
-			if !directOK {
-				res.Tests = append(res.Tests, TestResult{Name: name, Skipped: "the filesystem refuses O_DIRECT (tmpfs?)"})
-				continue
-			}
-		}
 		var runs []TestResult
-		for r := 0; r < max(o.Repeat, 1); r++ {
+		for r := 0; r < reps; r++ {
+			if ctx.Err() != nil {
+				return ErrInterrupted
+			}
 			prog := func(f float64) {
 				if o.Progress != nil {
-					o.Progress(name, (float64(i)+(float64(r)+f)/float64(max(o.Repeat, 1)))/float64(len(o.Tests)))
+					o.Progress(name, (float64(i)+(float64(r)+min(f, 1))/float64(reps))/float64(len(o.Tests)))
 				}
 			}
-			t, err := runDiskTest(ctx, name, o, prog)
+			t, err := one(name, prog)
+			if ctx.Err() != nil {
+				return ErrInterrupted // a test cut short by the signal is not a result
+			}
 			if err != nil {
-				return res, fmt.Errorf("%s: %w", name, err)
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			if t.Skipped != "" {
+				runs = []TestResult{t}
+				break
 			}
 			runs = append(runs, t)
 		}
 		res.Tests = append(res.Tests, median(runs))
 	}
-	return res, nil
+	return nil
+}
+
+// RunDisk runs the disk tests with the built-in engine.
+func RunDisk(ctx context.Context, o DiskOptions) (*DiskResult, error) {
+	res, tf, err := setup(ctx, &o, "builtin")
+	if err != nil {
+		return nil, err
+	}
+	defer tf.close()
+	directOK := setDirect(o.fd, true) == nil
+	_ = setDirect(o.fd, false)
+	err = runAll(ctx, o, res, func(name string, prog func(float64)) (TestResult, error) {
+		if (strings.Contains(name, "direct") || strings.HasPrefix(name, "rand")) && !directOK {
+			return TestResult{Name: name, Skipped: "the filesystem refuses O_DIRECT (tmpfs?)"}, nil
+		}
+		return runDiskTest(ctx, name, o, prog)
+	})
+	return res, err
+}
+
+// setDirect turns O_DIRECT on or off on the open test file.
+func setDirect(fd int, on bool) error {
+	fl, err := unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0)
+	if err != nil {
+		return err
+	}
+	if on {
+		fl |= unix.O_DIRECT
+	} else {
+		fl &^= unix.O_DIRECT
+	}
+	_, err = unix.FcntlInt(uintptr(fd), unix.F_SETFL, fl)
+	return err
 }
 
 // median keeps the run with the median throughput and records the spread.
 func median(runs []TestResult) TestResult {
 	sort.Slice(runs, func(i, j int) bool { return runs[i].MiBPerS < runs[j].MiBPerS })
-	m := runs[len(runs)/2]
+	m := runs[(len(runs)-1)/2] // the lower median with an even count: the cautious side
 	if len(runs) > 1 {
 		m.Runs, m.SpreadLo, m.SpreadHi = len(runs), runs[0].MiBPerS, runs[len(runs)-1].MiBPerS
 	}
@@ -224,13 +226,13 @@ func median(runs []TestResult) TestResult {
 func runDiskTest(ctx context.Context, name string, o DiskOptions, prog func(float64)) (TestResult, error) {
 	switch name {
 	case "seqread-direct":
-		return seq(ctx, name, o, unix.O_RDONLY|unix.O_DIRECT, false, prog)
+		return seq(ctx, name, o, true, false, prog)
 	case "seqwrite-direct":
-		return seq(ctx, name, o, unix.O_WRONLY|unix.O_DIRECT, true, prog)
+		return seq(ctx, name, o, true, true, prog)
 	case "seqread-buffered":
-		return seq(ctx, name, o, unix.O_RDONLY, false, prog)
+		return seq(ctx, name, o, false, false, prog)
 	case "seqwrite-buffered":
-		return seq(ctx, name, o, unix.O_WRONLY, true, prog)
+		return seq(ctx, name, o, false, true, prog)
 	case "randread4k-qd1":
 		return random(ctx, name, o, false, 1, prog)
 	case "randread4k-qd32":
@@ -245,13 +247,12 @@ func runDiskTest(ctx context.Context, name string, o DiskOptions, prog func(floa
 // stopping early at the runtime. Buffered reads start cold for this file
 // (POSIX_FADV_DONTNEED after an fsync); buffered writes include the final
 // fsync.
-func seq(ctx context.Context, name string, o DiskOptions, flags int, write bool, prog func(float64)) (TestResult, error) {
-	fd, err := unix.Open(o.File, flags|unix.O_CLOEXEC, 0)
-	if err != nil {
+func seq(ctx context.Context, name string, o DiskOptions, direct, write bool, prog func(float64)) (TestResult, error) {
+	fd := o.fd
+	if err := setDirect(fd, direct); err != nil {
 		return TestResult{}, err
 	}
-	defer unix.Close(fd)
-	if flags&unix.O_DIRECT == 0 {
+	if !direct {
 		_ = unix.Fsync(fd)
 		_ = unix.Fadvise(fd, 0, 0, unix.FADV_DONTNEED)
 	}
@@ -272,9 +273,9 @@ func seq(ctx context.Context, name string, o DiskOptions, flags int, write bool,
 		t0 := time.Now()
 		var n int
 		if write {
-			n, err = unix.Pwrite(fd, buf, off)
+			n, err = unix.Pwrite(fd, buf, headerSize+off)
 		} else {
-			n, err = unix.Pread(fd, buf, off)
+			n, err = unix.Pread(fd, buf, headerSize+off)
 		}
 		if err != nil {
 			return TestResult{}, err
@@ -285,7 +286,7 @@ func seq(ctx context.Context, name string, o DiskOptions, flags int, write bool,
 			prog(float64(off) / float64(o.Size))
 		}
 	}
-	if write && flags&unix.O_DIRECT == 0 {
+	if write && !direct {
 		if err := unix.Fsync(fd); err != nil {
 			return TestResult{}, err
 		}
@@ -303,15 +304,10 @@ func random(ctx context.Context, name string, o DiskOptions, write bool, qd int,
 			return r, err
 		}
 	}
-	flags := unix.O_RDONLY
-	if write {
-		flags = unix.O_WRONLY
-	}
-	fd, err := unix.Open(o.File, flags|unix.O_DIRECT|unix.O_CLOEXEC, 0)
-	if err != nil {
+	fd := o.fd
+	if err := setDirect(fd, true); err != nil {
 		return TestResult{}, err
 	}
-	defer unix.Close(fd)
 	blocks := o.Size / randBlock
 	var total atomic.Int64
 	var ios atomic.Int64
@@ -346,7 +342,7 @@ func random(ctx context.Context, name string, o DiskOptions, write bool, qd int,
 				if i%64 == 0 && (ctx.Err() != nil || time.Now().After(stop)) {
 					return
 				}
-				off := rng.Int64N(blocks) * randBlock
+				off := headerSize + rng.Int64N(blocks)*randBlock
 				t0 := time.Now()
 				var n int
 				if write {
@@ -431,18 +427,4 @@ func (h *hist) quantile(q float64) float64 {
 		}
 	}
 	return bucketValue(127)
-}
-
-// deviceOf names the block device holding path (from /proc/self/mountinfo
-// major:minor), best effort.
-func deviceOf(path string) string {
-	var st unix.Stat_t
-	if err := unix.Stat(path, &st); err != nil {
-		return ""
-	}
-	dev := fmt.Sprintf("%d:%d", unix.Major(st.Dev), unix.Minor(st.Dev))
-	if l, err := os.Readlink("/sys/dev/block/" + dev); err == nil {
-		return l[strings.LastIndexByte(l, '/')+1:]
-	}
-	return dev
 }

@@ -1,13 +1,17 @@
 package bench
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"strconv"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // fioArgs are the fio options equivalent to each built-in test.
@@ -21,10 +25,22 @@ var fioArgs = map[string][]string{
 	"randwrite4k-qd1":   {"--rw=randwrite", "--bs=4k", "--direct=1", "--ioengine=psync", "--iodepth=1"},
 }
 
-// FioArgs returns the fio command line for a test on file.
+// fioFile is how fio is given the test file: nastune's open descriptor,
+// passed as fd 3. fio never resolves the user's path, so a symlink swapped
+// in cannot redirect it, and a ':' in the name (fio's separator of several
+// files) cannot make it write another file.
+const fioFile = "/proc/self/fd/3"
+
+// fioMemLimit caps fio's address space (RLIMIT_AS): a few threads with
+// 32 requests of 1 MiB need far less.
+const fioMemLimit = 2 << 30
+
+// FioArgs returns the fio command line for a test on file, on the size
+// bytes after nastune's header.
 func FioArgs(test, file string, size int64, runtime time.Duration) []string {
-	a := []string{"--name=" + test, "--filename=" + file, "--size=" + strconv.FormatInt(size, 10),
-		fmt.Sprintf("--runtime=%ds", max(1, int(runtime.Seconds()))), "--output-format=json"}
+	a := []string{"--name=" + test, "--filename=" + file, "--offset=" + strconv.Itoa(headerSize), "--size=" + strconv.FormatInt(size, 10),
+		fmt.Sprintf("--runtime=%ds", max(1, int(runtime.Seconds()))), "--output-format=json",
+		"--thread", "--allow_file_create=0", "--unlink=0", "--create_on_open=0"}
 	if test[:4] == "rand" {
 		// randrepeat=0: fio's default seeds every run alike, so a second
 		// run reads the same offsets and a host or controller cache makes
@@ -54,6 +70,11 @@ type fioSide struct {
 // ParseFio reads fio's JSON output for one job.
 func ParseFio(test string, b []byte) (TestResult, error) {
 	var f fioOut
+	// fio may print notes ("note: both iodepth >= 1 and synchronous
+	// I/O engine ...") before its JSON on the same stdout.
+	if i := bytes.Index(b, []byte("\n{")); i >= 0 && (len(b) == 0 || b[0] != '{') {
+		b = b[i+1:]
+	}
 	if err := json.Unmarshal(b, &f); err != nil {
 		return TestResult{}, fmt.Errorf("fio output: %w", err)
 	}
@@ -69,28 +90,78 @@ func ParseFio(test string, b []byte) (TestResult, error) {
 }
 
 // RunFio runs the tests with fio on the same file (created like the
-// built-in engine does).
+// built-in engine does), each with a time limit and a memory limit.
 func RunFio(ctx context.Context, o DiskOptions) (*DiskResult, error) {
 	fio, err := exec.LookPath("fio")
 	if err != nil {
 		return nil, errors.New("fio is not installed (Debian package fio); use --engine builtin")
 	}
-	res, done, err := setup(&o, "fio")
+	res, tf, err := setup(ctx, &o, "fio")
 	if err != nil {
 		return nil, err
 	}
-	defer done()
-	for _, t := range o.Tests {
-		out, err := exec.CommandContext(ctx, fio, FioArgs(t, o.File, o.Size, o.Runtime)...).Output()
-		if err != nil {
-			res.Tests = append(res.Tests, TestResult{Name: t, Skipped: "fio: " + err.Error()})
-			continue
-		}
-		r, err := ParseFio(t, out)
-		if err != nil {
-			return res, err
-		}
-		res.Tests = append(res.Tests, r)
+	defer tf.close()
+	err = runAll(ctx, o, res, func(name string, prog func(float64)) (TestResult, error) {
+		_ = setDirect(o.fd, false)
+		return runFio(ctx, fio, name, tf.f, o, prog)
+	})
+	return res, err
+}
+
+func runFio(ctx context.Context, fio, test string, f *os.File, o DiskOptions, prog func(float64)) (TestResult, error) {
+	// Sequential tests stop at the end of the file; a slow buffered
+	// write's end_fsync may take long: a generous cap, not a tight one.
+	cctx, cancel := context.WithTimeout(ctx, 2*o.Runtime+2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(cctx, fio, FioArgs(test, fioFile, o.Size, o.Runtime)...)
+	cmd.ExtraFiles = []*os.File{f}
+	cmd.WaitDelay = 5 * time.Second
+	var out, errb limitedBuffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Start(); err != nil {
+		return TestResult{}, err
 	}
-	return res, nil
+	_ = unix.Prlimit(cmd.Process.Pid, unix.RLIMIT_AS, &unix.Rlimit{Cur: fioMemLimit, Max: fioMemLimit}, nil)
+	stop := make(chan struct{})
+	go func() {
+		start := time.Now()
+		t := time.NewTicker(250 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+				prog(float64(time.Since(start)) / float64(o.Runtime))
+			}
+		}
+	}()
+	err := cmd.Wait()
+	close(stop)
+	if cctx.Err() == context.DeadlineExceeded {
+		return TestResult{}, fmt.Errorf("fio did not finish within %v; stopped", 2*o.Runtime+2*time.Minute)
+	}
+	if err != nil {
+		return TestResult{Name: test, Skipped: fmt.Sprintf("fio: %v: %s", err, firstLine(errb.b))}, nil
+	}
+	return ParseFio(test, out.b)
+}
+
+// limitedBuffer keeps the first 4 MiB written to it.
+type limitedBuffer struct{ b []byte }
+
+func (l *limitedBuffer) Write(p []byte) (int, error) {
+	if room := 4<<20 - len(l.b); room > 0 {
+		l.b = append(l.b, p[:min(len(p), room)]...)
+	}
+	return len(p), nil
+}
+
+func firstLine(b []byte) string {
+	for i, c := range b {
+		if c == '\n' {
+			return string(b[:i])
+		}
+	}
+	return string(b)
 }

@@ -4,29 +4,16 @@ import (
 	"bufio"
 	"context"
 	"crypto/rand"
-	"crypto/subtle"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"net"
+	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
-)
-
-// Limits of the network server: what a hostile or broken client can ask.
-const (
-	MaxStreams    = 16
-	MaxSeconds    = 60
-	maxHeader     = 4096
-	headerTimeout = 5 * time.Second
-	maxConns      = 2 * (MaxStreams + 1)
-	dataMagic     = "NASTUNE-DATA "
-	protoVersion  = 1
 )
 
 // NetResult is the answer of `nastune bench net`.
@@ -40,241 +27,31 @@ type NetResult struct {
 	Bytes         int64   `json:"bytes"`
 	BitsPerSecond float64 `json:"bits_per_second"`
 	Retransmits   int64   `json:"retransmits"`
-	CPUClientPct  float64 `json:"cpu_client_percent"`
-	CPUServerPct  float64 `json:"cpu_server_percent"`
-	Date          string  `json:"date"`
+	// SpuriousRetransmits are retransmits the receiver reported as
+	// duplicates (D-SACK, TCP_INFO tcpi_dsack_dups, Linux 5.3+): the
+	// original arrived, late or reordered; not a loss.
+	SpuriousRetransmits int64   `json:"retransmits_spurious,omitempty"`
+	CPUClientPct        float64 `json:"cpu_client_percent"`
+	CPUServerPct        float64 `json:"cpu_server_percent"`
+	Date                string  `json:"date"`
+	// Over --repeat runs (the result is the median run): runs and the
+	// lowest and highest bits per second.
+	Runs     int     `json:"runs,omitempty"`
+	SpreadLo float64 `json:"spread_lo,omitempty"`
+	SpreadHi float64 `json:"spread_hi,omitempty"`
+	// Capped names the server's cap that ended the test early.
+	Capped      string     `json:"capped,omitempty"`
+	Interrupted bool       `json:"interrupted,omitempty"`
+	Intervals   []Interval `json:"intervals,omitempty"`
 }
 
-type header struct {
-	V       int    `json:"v"`
-	Token   string `json:"token,omitempty"`
-	Streams int    `json:"streams"`
-	Seconds int    `json:"seconds"`
-	Reverse bool   `json:"reverse"`
-}
-
-type reply struct {
-	OK    bool   `json:"ok,omitempty"`
-	ID    string `json:"id,omitempty"`
-	Error string `json:"error,omitempty"`
-	// Filled at the end of a test.
-	Bytes   int64   `json:"bytes,omitempty"`
-	CPUPct  float64 `json:"cpu_percent,omitempty"`
-	Seconds float64 `json:"seconds,omitempty"`
-}
-
-// Server serves one test at a time on one address.
-type Server struct {
-	Addr  string
-	Token string
-	// Log receives one line per test or refused client (may be nil).
-	Log   func(string)
-	ln    net.Listener
-	busy  sync.Mutex
-	conns atomic.Int64
-	mu    sync.Mutex
-	test  *serverTest
-}
-
-type serverTest struct {
-	id      string
-	h       header
-	bytes   atomic.Int64
-	data    chan net.Conn
-	started time.Time
-}
-
-// Listen binds the server's address (only that one).
-func (s *Server) Listen() error {
-	ln, err := net.Listen("tcp", s.Addr)
-	if err != nil {
-		return err
-	}
-	s.ln = ln
-	return nil
-}
-
-// Address is the bound address (useful with port 0).
-func (s *Server) Address() string { return s.ln.Addr().String() }
-
-// Serve accepts clients until ctx ends.
-func (s *Server) Serve(ctx context.Context) error {
-	go func() { <-ctx.Done(); s.ln.Close() }()
-	for {
-		c, err := s.ln.Accept()
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil
-			}
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
-				continue
-			}
-			return err
-		}
-		if s.conns.Add(1) > maxConns {
-			s.conns.Add(-1)
-			c.Close()
-			s.log("refused a connection: too many open")
-			continue
-		}
-		go func() {
-			defer s.conns.Add(-1)
-			defer func() {
-				if r := recover(); r != nil {
-					s.log(fmt.Sprintf("client %s: internal error %v", c.RemoteAddr(), r))
-				}
-			}()
-			s.handle(ctx, c)
-		}()
-	}
-}
-
-func (s *Server) log(m string) {
-	if s.Log != nil {
-		s.Log(m)
-	}
-}
-
-// handle reads the first line: a control header or a data hello.
-func (s *Server) handle(ctx context.Context, c net.Conn) {
-	_ = c.SetReadDeadline(time.Now().Add(headerTimeout))
-	br := bufio.NewReaderSize(io.LimitReader(c, maxHeader), 512)
-	line, err := br.ReadSlice('\n')
-	if err != nil {
-		c.Close()
-		return
-	}
-	if len(line) > len(dataMagic) && string(line[:len(dataMagic)]) == dataMagic {
-		s.data(c, string(line[len(dataMagic):len(line)-1]))
-		return
-	}
-	defer c.Close()
-	var h header
-	if err := json.Unmarshal(line, &h); err != nil {
-		_ = s.send(c, reply{Error: "bad header"})
-		return
-	}
-	switch {
-	case h.V != protoVersion:
-		_ = s.send(c, reply{Error: fmt.Sprintf("protocol version %d, want %d", h.V, protoVersion)})
-		return
-	case s.Token != "" && subtle.ConstantTimeCompare([]byte(h.Token), []byte(s.Token)) != 1:
-		_ = s.send(c, reply{Error: "bad token"})
-		s.log("refused a client from " + c.RemoteAddr().String() + ": bad token")
-		return
-	case h.Streams < 1 || h.Streams > MaxStreams || h.Seconds < 1 || h.Seconds > MaxSeconds:
-		_ = s.send(c, reply{Error: fmt.Sprintf("streams 1-%d and seconds 1-%d", MaxStreams, MaxSeconds)})
-		return
-	}
-	if !s.busy.TryLock() {
-		_ = s.send(c, reply{Error: "busy: one test at a time"})
-		return
-	}
-	t := &serverTest{id: randID(), h: h, data: make(chan net.Conn, h.Streams)}
-	s.mu.Lock()
-	s.test = t
-	s.mu.Unlock()
-	// The slot is freed before the final reply, so a client that starts
-	// its next test as soon as it has the result is never told "busy".
-	var once sync.Once
-	release := func() {
-		once.Do(func() {
-			s.mu.Lock()
-			s.test = nil
-			s.mu.Unlock()
-			s.busy.Unlock()
-		})
-	}
-	defer release()
-	var ru0 unix.Rusage
-	_ = unix.Getrusage(unix.RUSAGE_SELF, &ru0)
-	if err := s.send(c, reply{OK: true, ID: t.id}); err != nil {
-		return
-	}
-	// Run the data streams until the client says DONE (or the cap).
-	limit := time.Duration(h.Seconds)*time.Second + 10*time.Second
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	go func() {
-		_ = c.SetReadDeadline(time.Now().Add(limit))
-		buf := make([]byte, 8)
-		_, _ = c.Read(buf)
-		close(done)
-	}()
-	t.started = time.Now()
-	timeout := time.After(limit)
-	for n := 0; n < h.Streams; n++ {
-		select {
-		case dc := <-t.data:
-			wg.Add(1)
-			go func() { defer wg.Done(); s.stream(dc, t, done) }()
-		case <-done:
-			n = h.Streams
-		case <-timeout:
-			n = h.Streams
-		case <-ctx.Done():
-			return
-		}
-	}
-	select {
-	case <-done:
-	case <-timeout:
-	case <-ctx.Done():
-	}
-	wg.Wait()
-	elapsed := time.Since(t.started)
-	var ru1 unix.Rusage
-	_ = unix.Getrusage(unix.RUSAGE_SELF, &ru1)
-	cpu := (tv(ru1.Utime) + tv(ru1.Stime) - tv(ru0.Utime) - tv(ru0.Stime)) / elapsed.Seconds() * 100
-	release()
-	_ = c.SetWriteDeadline(time.Now().Add(headerTimeout))
-	_ = s.send(c, reply{Bytes: t.bytes.Load(), CPUPct: cpu, Seconds: elapsed.Seconds()})
-	s.log(fmt.Sprintf("test from %s: %d streams, %d bytes", c.RemoteAddr(), h.Streams, t.bytes.Load()))
-}
-
-// data hands a data connection to the running test with that id.
-func (s *Server) data(c net.Conn, id string) {
-	s.mu.Lock()
-	t := s.test
-	s.mu.Unlock()
-	if t == nil || subtle.ConstantTimeCompare([]byte(id), []byte(t.id)) != 1 {
-		c.Close()
-		return
-	}
-	select {
-	case t.data <- c:
-	default:
-		c.Close() // more streams than announced
-	}
-}
-
-// stream sinks (or, reversed, sources) one data connection.
-func (s *Server) stream(c net.Conn, t *serverTest, done chan struct{}) {
-	defer c.Close()
-	limit := t.started.Add(time.Duration(t.h.Seconds)*time.Second + 10*time.Second)
-	_ = c.SetDeadline(limit)
-	go func() { <-done; _ = c.SetDeadline(time.Now()) }()
-	buf := make([]byte, 128<<10)
-	for {
-		var n int
-		var err error
-		if t.h.Reverse {
-			n, err = c.Write(buf)
-		} else {
-			n, err = c.Read(buf)
-		}
-		t.bytes.Add(int64(n))
-		if err != nil {
-			return
-		}
-	}
-}
-
-func (s *Server) send(c net.Conn, r reply) error {
-	b, _ := json.Marshal(r)
-	_, err := c.Write(append(b, '\n'))
-	return err
+// Interval is one reporting period of a run (iperf3's per-second lines).
+type Interval struct {
+	Start         float64 `json:"start"`
+	End           float64 `json:"end"`
+	Bytes         int64   `json:"bytes"`
+	BitsPerSecond float64 `json:"bits_per_second"`
+	Retransmits   int64   `json:"retransmits"`
 }
 
 func tv(t unix.Timeval) float64 { return float64(t.Sec) + float64(t.Usec)/1e6 }
@@ -287,38 +64,109 @@ func randID() string {
 
 // NetOptions configure a client run.
 type NetOptions struct {
-	Server   string
+	Server   string // HOST or HOST:PORT (default port 5201)
 	Token    string
 	Streams  int
 	Duration time.Duration
 	Reverse  bool
+	Repeat   int
+	// Interval between OnInterval calls (0: one second).
+	Interval   time.Duration
+	OnInterval func(run int, iv Interval)
+	// OnWait is called when the server queues the client behind others.
+	OnWait   func(ahead int)
 	Progress func(frac float64)
 }
 
-// RunNet measures TCP throughput against a nastune server.
+// RunNet measures TCP throughput against a nastune server, --repeat times
+// (the median run, with the spread). On a cancelled ctx it returns the
+// runs finished so far with ErrInterrupted.
 func RunNet(ctx context.Context, o NetOptions) (*NetResult, error) {
+	return repeatNet(ctx, o, runNetOnce)
+}
+
+func repeatNet(ctx context.Context, o NetOptions, once func(context.Context, NetOptions, int) (*NetResult, error)) (*NetResult, error) {
 	if o.Streams < 1 || o.Streams > MaxStreams {
 		return nil, fmt.Errorf("streams must be 1-%d", MaxStreams)
 	}
-	secs := int(o.Duration.Seconds())
-	if secs < 1 || secs > MaxSeconds {
+	if secs := int(o.Duration.Seconds()); secs < 1 || secs > MaxSeconds {
 		return nil, fmt.Errorf("time must be 1-%d s", MaxSeconds)
 	}
+	var runs []*NetResult
+	for r := 0; r < max(o.Repeat, 1); r++ {
+		res, err := once(ctx, o, r)
+		if ctx.Err() != nil {
+			if len(runs) == 0 {
+				return nil, ErrInterrupted
+			}
+			m := medianNet(runs)
+			m.Interrupted = true
+			return m, ErrInterrupted
+		}
+		if err != nil {
+			return nil, err
+		}
+		runs = append(runs, res)
+	}
+	return medianNet(runs), nil
+}
+
+func medianNet(runs []*NetResult) *NetResult {
+	sorted := append([]*NetResult(nil), runs...)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i].BitsPerSecond < sorted[j].BitsPerSecond })
+	m := *sorted[(len(sorted)-1)/2] // the lower median with an even count
+	if len(runs) > 1 {
+		m.Runs, m.SpreadLo, m.SpreadHi = len(runs), sorted[0].BitsPerSecond, sorted[len(sorted)-1].BitsPerSecond
+	}
+	return &m
+}
+
+// retrans sums TCP_INFO's total retransmits over conns, and those the
+// receiver reported as duplicates (D-SACK).
+func retrans(conns []*net.TCPConn) (total, spurious int64) {
+	for _, c := range conns {
+		if raw, err := c.SyscallConn(); err == nil {
+			_ = raw.Control(func(fd uintptr) {
+				if info, err := unix.GetsockoptTCPInfo(int(fd), unix.IPPROTO_TCP, unix.TCP_INFO); err == nil {
+					total += int64(info.Total_retrans)
+					spurious += int64(info.Dsack_dups)
+				}
+			})
+		}
+	}
+	return total, spurious
+}
+
+func runNetOnce(ctx context.Context, o NetOptions, run int) (*NetResult, error) {
+	server := WithPort(o.Server)
+	secs := int(o.Duration.Seconds())
 	d := net.Dialer{Timeout: 5 * time.Second}
-	ctl, err := d.DialContext(ctx, "tcp", o.Server)
+	ctl, err := d.DialContext(ctx, "tcp", server)
 	if err != nil {
 		return nil, err
 	}
 	defer ctl.Close()
+	stopCtl := context.AfterFunc(ctx, func() { ctl.Close() })
+	defer stopCtl()
 	b, _ := json.Marshal(header{V: protoVersion, Token: o.Token, Streams: o.Streams, Seconds: secs, Reverse: o.Reverse})
-	_ = ctl.SetDeadline(time.Now().Add(headerTimeout))
+	_ = ctl.SetDeadline(time.Now().Add(helloTimeout))
 	if _, err := ctl.Write(append(b, '\n')); err != nil {
 		return nil, err
 	}
-	br := bufio.NewReader(ctl)
+	br := bufio.NewReaderSize(ctl, 4096)
 	var r reply
-	if err := readReply(br, &r); err != nil {
-		return nil, err
+	for {
+		if err := readReply(br, &r); err != nil {
+			return nil, fmt.Errorf("%s: %w (is a nastune bench server running there? an iperf3 server needs --engine iperf3)", server, err)
+		}
+		if r.Wait == 0 {
+			break
+		}
+		if o.OnWait != nil {
+			o.OnWait(r.Wait)
+		}
+		// Each test ahead takes at most 60 s plus the grace.
+		_ = ctl.SetDeadline(time.Now().Add(time.Duration(min(r.Wait, maxQueue)) * (MaxSeconds + 5) * time.Second))
 	}
 	if !r.OK {
 		return nil, fmt.Errorf("server refused: %s", r.Error)
@@ -326,60 +174,109 @@ func RunNet(ctx context.Context, o NetOptions) (*NetResult, error) {
 	var ru0 unix.Rusage
 	_ = unix.Getrusage(unix.RUSAGE_SELF, &ru0)
 	conns := make([]*net.TCPConn, 0, o.Streams)
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
 	for i := 0; i < o.Streams; i++ {
-		c, err := d.DialContext(ctx, "tcp", o.Server)
+		c, err := d.DialContext(ctx, "tcp", server)
 		if err != nil {
 			return nil, err
 		}
+		conns = append(conns, c.(*net.TCPConn))
+		tuneStream(conns[i], o.Reverse)
+		_ = c.SetWriteDeadline(time.Now().Add(helloTimeout))
 		if _, err := c.Write([]byte(dataMagic + r.ID + "\n")); err != nil {
 			return nil, err
 		}
-		conns = append(conns, c.(*net.TCPConn))
 	}
+	stopConns := context.AfterFunc(ctx, func() {
+		for _, c := range conns {
+			_ = c.SetDeadline(time.Now())
+		}
+	})
+	defer stopConns()
 	start := time.Now()
 	end := start.Add(o.Duration)
-	var recv atomic.Int64
+	var moved atomic.Int64
 	var wg sync.WaitGroup
 	for _, c := range conns {
 		wg.Add(1)
 		go func(c *net.TCPConn) {
 			defer wg.Done()
 			_ = c.SetDeadline(end)
-			buf := make([]byte, 128<<10)
-			for time.Now().Before(end) {
+			buf := make([]byte, streamBuf)
+			for {
+				var n int
 				var err error
 				if o.Reverse {
-					var n int
 					n, err = c.Read(buf)
-					recv.Add(int64(n))
 				} else {
-					_, err = c.Write(buf)
+					n, err = c.Write(buf)
 				}
+				moved.Add(int64(n))
 				if err != nil {
 					return
 				}
 			}
 		}(c)
 	}
-	if o.Progress != nil {
-		go func() {
-			for t := time.NewTicker(200 * time.Millisecond); time.Now().Before(end); <-t.C {
-				o.Progress(float64(time.Since(start)) / float64(o.Duration))
+	var intervals []Interval
+	ivDone := make(chan struct{})
+	go func() {
+		defer close(ivDone)
+		every := o.Interval
+		if every <= 0 {
+			every = time.Second
+		}
+		tick := time.NewTicker(every)
+		defer tick.Stop()
+		prog := time.NewTicker(200 * time.Millisecond)
+		defer prog.Stop()
+		last, lastBytes, lastRe := start, int64(0), int64(0)
+		for {
+			select {
+			case <-tick.C:
+			case <-prog.C:
+				if o.Progress != nil {
+					o.Progress(float64(time.Since(start)) / float64(o.Duration))
+				}
+				continue
+			case <-ctx.Done():
+				return
 			}
-		}()
-	}
+			now := time.Now()
+			if now.After(end) {
+				now = end
+			}
+			if !now.After(last) {
+				return
+			}
+			bytes := moved.Load()
+			re, _ := retrans(conns)
+			iv := Interval{Start: last.Sub(start).Seconds(), End: now.Sub(start).Seconds(), Bytes: bytes - lastBytes, Retransmits: re - lastRe}
+			iv.BitsPerSecond = float64(iv.Bytes) * 8 / now.Sub(last).Seconds()
+			intervals = append(intervals, iv)
+			if o.OnInterval != nil {
+				o.OnInterval(run, iv)
+			}
+			last, lastBytes, lastRe = now, bytes, re
+			if !now.Before(end) {
+				return
+			}
+		}
+	}()
 	wg.Wait()
 	elapsed := time.Since(start)
-	var retrans int64
+	<-ivDone
+	re, spurious := retrans(conns)
 	for _, c := range conns {
-		if raw, err := c.SyscallConn(); err == nil {
-			_ = raw.Control(func(fd uintptr) {
-				if info, err := unix.GetsockoptTCPInfo(int(fd), unix.IPPROTO_TCP, unix.TCP_INFO); err == nil {
-					retrans += int64(info.Total_retrans)
-				}
-			})
-		}
 		c.Close()
+	}
+	conns = nil
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
 	}
 	var ru1 unix.Rusage
 	_ = unix.Getrusage(unix.RUSAGE_SELF, &ru1)
@@ -393,18 +290,26 @@ func RunNet(ctx context.Context, o NetOptions) (*NetResult, error) {
 	}
 	bytes := fin.Bytes
 	if o.Reverse {
-		bytes = recv.Load()
+		bytes = moved.Load()
 	}
-	return &NetResult{Kind: "net", Engine: "builtin", Server: o.Server, Streams: o.Streams, Reverse: o.Reverse,
-		Seconds: elapsed.Seconds(), Bytes: bytes, BitsPerSecond: float64(bytes) * 8 / elapsed.Seconds(), Retransmits: retrans,
+	return &NetResult{Kind: "net", Engine: "builtin", Server: server, Streams: o.Streams, Reverse: o.Reverse,
+		Seconds: elapsed.Seconds(), Bytes: bytes, BitsPerSecond: float64(bytes) * 8 / elapsed.Seconds(), Retransmits: re, SpuriousRetransmits: min(spurious, re),
 		CPUClientPct: (tv(ru1.Utime) + tv(ru1.Stime) - tv(ru0.Utime) - tv(ru0.Stime)) / elapsed.Seconds() * 100,
-		CPUServerPct: fin.CPUPct, Date: time.Now().UTC().Format(time.RFC3339)}, nil
+		CPUServerPct: fin.CPUPct, Capped: fin.Capped, Intervals: intervals, Date: time.Now().UTC().Format(time.RFC3339)}, nil
 }
+
+// streamBuf is the size of each read or write on a data stream.
+const streamBuf = 128 << 10
+
+// tuneStream sets per-stream socket options (see docs/benchmarks.md on
+// retransmits): none for now, the kernel's autotuning as iperf3 uses it.
+func tuneStream(c *net.TCPConn, reverse bool) {}
 
 func readReply(br *bufio.Reader, r *reply) error {
 	line, err := br.ReadSlice('\n')
 	if err != nil {
 		return err
 	}
+	*r = reply{}
 	return json.Unmarshal(line, r)
 }

@@ -6,11 +6,16 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
+	"strconv"
 	"strings"
+	"sync"
+	"syscall"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"github.com/nastune/nastune/internal/bench"
 	"github.com/nastune/nastune/internal/calc"
@@ -29,10 +34,9 @@ func newBenchCmd(env *Env) *cobra.Command {
 }
 
 type benchDiskOptions struct {
-	File, Size, Tests, Engine, Output, Save string
-	Runtime                                 time.Duration
-	Force, Keep                             bool
-	Repeat                                  int
+	File, Size, Tests, Engine, Output, Save, Runtime string
+	Force, Keep                                      bool
+	Repeat                                           int
 }
 
 func newBenchDiskCmd(env *Env) *cobra.Command {
@@ -40,26 +44,88 @@ func newBenchDiskCmd(env *Env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "disk --file PATH",
 		Short: "Sequential and 4K random I/O, O_DIRECT and buffered, on a file you name",
-		Long: "bench disk creates PATH (preallocated, incompressible data) unless nastune made it earlier,\n" +
-			"runs the tests and removes it unless --keep. It refuses to overwrite a file it did not create\n" +
-			"unless --force. Tests: " + strings.Join(bench.DiskTests, ", ") + ".\n" +
-			"O_DIRECT tests are skipped where the filesystem refuses O_DIRECT (tmpfs). Buffered reads start\n" +
-			"cold for that file (posix_fadvise DONTNEED), never by dropping the whole page cache.\n\n" + exitHelp,
+		Long: "bench disk creates PATH (preallocated, incompressible data, a 4 KiB header marking it as\n" +
+			"nastune's) unless nastune made it earlier, runs the tests and removes it unless --keep, also on\n" +
+			"an error or Ctrl-C (the tests already finished are printed). It refuses to overwrite a file it\n" +
+			"did not create unless --force, refuses symlinks, kernel filesystems and a size beyond the free\n" +
+			"space. Tests: " + strings.Join(bench.DiskTests, ", ") + ".\n" +
+			"O_DIRECT tests are skipped where the filesystem refuses O_DIRECT. A file on tmpfs, ramfs, zram\n" +
+			"or a RAM disk is flagged: it measures memory, not a disk. Buffered reads start cold for that\n" +
+			"file (posix_fadvise DONTNEED), never by dropping the whole page cache.\n\n" +
+			"Examples:\n  nastune bench disk --file /srv/array/nastune.bench --size 4G --runtime 30 --repeat 3\n" +
+			"  nastune bench disk --file /srv/array/nastune.bench --engine fio --save before.json\n\n" + exitHelp,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runBenchDisk(cmd.Context(), o, env) },
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.File, "file", "", "test file on the filesystem to measure (required)")
-	f.StringVar(&o.Size, "size", "1GiB", "test file size ("+calc.SizeHelp+")")
+	f.StringVar(&o.Size, "size", "1GiB", "test file size: 1G, 512M (binary, as fio and dd) or 4GiB, 4GB")
 	f.StringVar(&o.Tests, "tests", "", "comma-separated tests (default: all)")
-	f.DurationVar(&o.Runtime, "runtime", 10*time.Second, "time limit per test")
+	f.StringVar(&o.Runtime, "runtime", "10", "time limit per test: seconds (30) or a duration (1m30s)")
 	f.StringVar(&o.Engine, "engine", "builtin", "builtin or fio")
 	f.BoolVar(&o.Force, "force", false, "overwrite PATH although nastune did not create it")
 	f.BoolVar(&o.Keep, "keep", false, "keep the test file afterwards")
-	f.IntVar(&o.Repeat, "repeat", 1, "run each test N times; report the median and the spread")
+	f.IntVar(&o.Repeat, "repeat", 1, "run each test N times; report the median and the min-max spread")
 	f.StringVarP(&o.Output, "output", "o", "text", "output format: text, json or prom (node_exporter textfile)")
 	f.StringVar(&o.Save, "save", "", "also write the JSON result to this file (for bench compare)")
+	completeValues(cmd, "tests", bench.DiskTests...)
+	completeValues(cmd, "engine", "builtin", "fio")
+	completeValues(cmd, "output", "text", "json", "prom")
 	return cmd
+}
+
+// completeValues offers values for a flag in shell completion (a
+// comma-separated list for --tests).
+func completeValues(cmd *cobra.Command, flag string, values ...string) {
+	_ = cmd.RegisterFlagCompletionFunc(flag, func(_ *cobra.Command, _ []string, typed string) ([]string, cobra.ShellCompDirective) {
+		prefix := ""
+		if i := strings.LastIndexByte(typed, ','); i >= 0 && flag == "tests" {
+			prefix = typed[:i+1]
+		}
+		var out []string
+		for _, v := range values {
+			out = append(out, prefix+v)
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp
+	})
+}
+
+// benchSize and benchDuration read bench's size and duration flags (the
+// one place to switch to a shared units package). Sizes: a bare number is
+// bytes; 1G, 512M, 64k, 4T are binary as in fio, dd and mdadm; spelled-out
+// units keep their meaning (GB ×1000, GiB ×1024). Durations: a bare number
+// is seconds as in fio and iperf3, else Go's 1m30s form.
+func benchSize(flag, v string) (int64, error) {
+	t := strings.TrimSpace(v)
+	if n := len(t); n > 1 && strings.ContainsRune("kKmMgGtTpP", rune(t[n-1])) && strings.Trim(t[:n-1], "0123456789.") == "" {
+		t += "iB"
+	}
+	if strings.Trim(t, "0123456789") == "" && t != "" {
+		t += "B"
+	}
+	n, err := calc.ParseSize(t)
+	if err != nil || t == "" || n >= 1<<62 {
+		return 0, &UsageError{Err: fmt.Errorf("--%s %s: not a size", flag, v), Hint: "e.g. 4G, 512M (binary, ×1024) or 4GB (×1000)"}
+	}
+	return int64(n), nil
+}
+
+func benchDuration(flag, v string) (time.Duration, error) {
+	if f, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil {
+		return time.Duration(f * float64(time.Second)), nil
+	}
+	d, err := time.ParseDuration(strings.TrimSpace(v))
+	if err != nil {
+		return 0, usagef("seconds (30) or a duration (1m30s)", "--%s %s: not a duration", flag, v)
+	}
+	return d, nil
+}
+
+// benchSignals adds SIGHUP to the signals that stop a bench (SIGINT and
+// SIGTERM already cancel ctx): a closed terminal must not leave the test
+// file behind.
+func benchSignals(ctx context.Context) (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 }
 
 func runBenchDisk(ctx context.Context, o *benchDiskOptions, env *Env) error {
@@ -67,17 +133,21 @@ func runBenchDisk(ctx context.Context, o *benchDiskOptions, env *Env) error {
 		return err
 	}
 	if o.File == "" {
-		return usagef("e.g. nastune bench disk --file /srv/array/nastune.bench --size 4GiB", "--file is required")
+		return usagef("e.g. nastune bench disk --file /srv/array/nastune.bench --size 4G", "--file is required")
 	}
-	size, err := sizeFlag("size", o.Size)
+	size, err := benchSize("size", o.Size)
 	if err != nil {
 		return err
 	}
 	if size < 16<<20 {
-		return usagef("use at least 16MiB, and more than the RAM to defeat caches", "--size %s is below 16MiB", o.Size)
+		return usagef("use at least 16M, and more than the RAM to defeat caches", "--size %s is below 16MiB", o.Size)
 	}
-	if o.Runtime < time.Second || o.Runtime > time.Hour {
-		return usagef("e.g. --runtime 10s", "--runtime %v is outside 1s-1h", o.Runtime)
+	runtime, err := benchDuration("runtime", o.Runtime)
+	if err != nil {
+		return err
+	}
+	if runtime < time.Second || runtime > time.Hour {
+		return usagef("e.g. --runtime 10", "--runtime %v is outside 1s-1h", runtime)
 	}
 	if o.Repeat < 1 || o.Repeat > 20 {
 		return usagef("e.g. --repeat 3", "--repeat %d is outside 1-20", o.Repeat)
@@ -92,21 +162,30 @@ func runBenchDisk(ctx context.Context, o *benchDiskOptions, env *Env) error {
 			tests = append(tests, t)
 		}
 	}
-	opts := bench.DiskOptions{File: o.File, Size: int64(size), Tests: tests, Runtime: o.Runtime, Force: o.Force, Keep: o.Keep, Repeat: o.Repeat}
+	if o.Engine != "builtin" && o.Engine != "fio" {
+		return usagef("use --engine builtin or --engine fio", "--engine: unknown engine %q", o.Engine)
+	}
+	ctx, stop := benchSignals(ctx)
+	defer stop()
+	opts := bench.DiskOptions{File: o.File, Size: size, Tests: tests, Runtime: runtime, Force: o.Force, Keep: o.Keep, Repeat: o.Repeat}
 	bar := progressBar(env)
 	opts.Progress = func(t string, f float64) { bar(t, f) }
 	var res *bench.DiskResult
-	switch o.Engine {
-	case "builtin":
-		res, err = bench.RunDisk(ctx, opts)
-	case "fio":
+	if o.Engine == "fio" {
 		res, err = bench.RunFio(ctx, opts)
-	default:
-		return usagef("use --engine builtin or --engine fio", "--engine: unknown engine %q", o.Engine)
+	} else {
+		res, err = bench.RunDisk(ctx, opts)
 	}
 	bar("", -1)
 	if errors.Is(err, bench.ErrNotOurs) {
 		return &UsageError{Err: err, Hint: "pick a new file name, or pass --force to overwrite it"}
+	}
+	if errors.Is(err, bench.ErrInterrupted) && res != nil && len(res.Tests) > 0 {
+		res.Interrupted = true
+		if perr := emitBench(env, o.Output, o.Save, res, func(w io.Writer) { printDisk(w, res) }); perr != nil {
+			return perr
+		}
+		return fmt.Errorf("interrupted: %d of %d tests finished (printed above)", len(res.Tests), len(opts.Tests))
 	}
 	if err != nil {
 		return err
@@ -115,97 +194,251 @@ func runBenchDisk(ctx context.Context, o *benchDiskOptions, env *Env) error {
 }
 
 func printDisk(w io.Writer, r *bench.DiskResult) {
-	fmt.Fprintf(w, "bench disk: %s on %s (%s), %d MiB, engine %s\n\n", r.File, orDash(r.Device), r.Host, r.Size>>20, r.Engine)
+	fmt.Fprintf(w, "bench disk: %s on %s (%s), %s, engine %s\n", r.File, orDash(r.Device), r.Host, humanBytes(r.Size), r.Engine)
+	if r.MemoryBacked != "" {
+		fmt.Fprintf(w, "warning: the file is on %s: this measures memory, not a disk\n", r.MemoryBacked)
+	}
+	fmt.Fprintln(w)
+	spread := false
+	for _, t := range r.Tests {
+		spread = spread || t.Runs > 1
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "test\tMiB/s\tIOPS\tp50 µs\tp99 µs\t")
+	if spread {
+		fmt.Fprintln(tw, "test\tMiB/s\tmin–max\truns\tIOPS\tp50 µs\tp99 µs\t")
+	} else {
+		fmt.Fprintln(tw, "test\tMiB/s\tIOPS\tp50 µs\tp99 µs\t")
+	}
 	for _, t := range r.Tests {
 		if t.Skipped != "" {
 			fmt.Fprintf(tw, "%s\tskipped: %s\t\t\t\t\n", t.Name, t.Skipped)
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%.1f\t%.0f\t%.0f\t%.0f\t\n", t.Name, t.MiBPerS, t.IOPS, t.LatUS.P50, t.LatUS.P99)
+		if spread {
+			fmt.Fprintf(tw, "%s\t%.1f\t%.1f–%.1f\t%d\t%.0f\t%.0f\t%.0f\t\n", t.Name, t.MiBPerS, t.SpreadLo, t.SpreadHi, max(t.Runs, 1), t.IOPS, t.LatUS.P50, t.LatUS.P99)
+		} else {
+			fmt.Fprintf(tw, "%s\t%.1f\t%.0f\t%.0f\t%.0f\t\n", t.Name, t.MiBPerS, t.IOPS, t.LatUS.P50, t.LatUS.P99)
+		}
 	}
 	tw.Flush()
+	if spread {
+		fmt.Fprintln(w, "\nMiB/s, IOPS and latencies are those of the median run.")
+	}
+	if r.Interrupted {
+		fmt.Fprintln(w, "\ninterrupted: only the tests above finished")
+	}
+}
+
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return fmt.Sprintf("%d GiB", n>>30)
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	default:
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
 }
 
 type benchNetOptions struct {
-	Listen, Token, Engine, Output, Save string
-	Time                                time.Duration
-	Streams                             int
-	Reverse                             bool
+	Listen, Token, Engine, Output, Save, Time, Interval, MaxBytes string
+	Streams, Repeat                                               int
+	Reverse, Server                                               bool
 }
+
+// tokenEnv names the environment variable both ends read the token from.
+const tokenEnv = "NASTUNE_BENCH_TOKEN"
 
 func newBenchNetCmd(env *Env) *cobra.Command {
 	o := &benchNetOptions{}
 	cmd := &cobra.Command{
-		Use:   "net [HOST:PORT]",
-		Short: "TCP throughput: a server (--listen ADDR:PORT) and a client (HOST:PORT)",
-		Long: "On one machine: nastune bench net --listen 192.168.1.10:5201 [--token SECRET]\n" +
-			"On the other:  nastune bench net 192.168.1.10:5201 [--time 10s] [--streams 4] [--reverse]\n\n" +
-			"The server binds only the address given, runs one test at a time, caps tests at 60 s and 16\n" +
-			"streams, and refuses malformed clients. Results: bits per second, TCP retransmits (TCP_INFO),\n" +
-			"CPU use on both ends. --engine iperf3 drives iperf3 against an iperf3 server instead.\n\n" + exitHelp,
+		Use:   "net [HOST[:PORT]]",
+		Short: "TCP throughput: a server (-s, or --listen ADDR[:PORT]) and a client (HOST[:PORT]), port 5201",
+		Long: "On one machine: nastune bench net -s                 (all addresses, port 5201)\n" +
+			"           or:  nastune bench net --listen 192.168.1.10\n" +
+			"On the other:  nastune bench net 192.168.1.10 [--time 10] [--streams 4] [--reverse] [--repeat 3]\n\n" +
+			"The client prints one line per second (--interval) like iperf3, then the total. Set a shared\n" +
+			"token on both ends with " + tokenEnv + "=SECRET (or --token): the server warns when it listens\n" +
+			"beyond loopback without one. The server binds only the address given, runs one test at a\n" +
+			"time (others wait their turn), caps tests at 60 s, 16 streams and --max-bytes, drops\n" +
+			"connections that do not say hello within 3 s, and keeps room for real clients in an idle flood.\n" +
+			"Results: bits per second, TCP retransmits (TCP_INFO), CPU use on both ends.\n" +
+			"--engine iperf3 drives iperf3 instead, against an iperf3 server: iperf3 -s -p 5201 there.\n\n" + exitHelp,
 		Args: cobra.MaximumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error { return runBenchNet(cmd.Context(), o, args, env) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runBenchNet(cmd.Context(), o, args, cmd.Flags().Changed("interval"), env)
+		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.Listen, "listen", "", "serve tests on ADDR:PORT")
-	f.StringVar(&o.Token, "token", "", "shared secret the client must present")
-	f.DurationVar(&o.Time, "time", 10*time.Second, "test duration")
-	f.IntVar(&o.Streams, "streams", 1, "parallel TCP streams (1-16)")
-	f.BoolVar(&o.Reverse, "reverse", false, "the server sends, the client receives")
+	f.BoolVarP(&o.Server, "server", "s", false, "serve tests on all addresses, port 5201 (as iperf3 -s)")
+	f.StringVar(&o.Listen, "listen", "", "serve tests on ADDR[:PORT] (port 5201 when omitted)")
+	f.StringVar(&o.Token, "token", "", "shared secret the client must present (default: $"+tokenEnv+")")
+	f.StringVarP(&o.Time, "time", "t", "10", "test duration: seconds (10) or a duration (30s)")
+	f.StringVarP(&o.Interval, "interval", "i", "1", "seconds between periodic lines (text output)")
+	f.IntVarP(&o.Streams, "streams", "P", 1, "parallel TCP streams (1-16)")
+	f.BoolVarP(&o.Reverse, "reverse", "R", false, "the server sends, the client receives")
+	f.IntVar(&o.Repeat, "repeat", 1, "run the test N times; report the median and the min-max spread")
+	f.StringVar(&o.MaxBytes, "max-bytes", "128G", "server: stop a test after this many bytes")
 	f.StringVar(&o.Engine, "engine", "builtin", "builtin or iperf3")
 	f.StringVarP(&o.Output, "output", "o", "text", "output format: text, json or prom (node_exporter textfile)")
 	f.StringVar(&o.Save, "save", "", "also write the JSON result to this file")
+	completeValues(cmd, "engine", "builtin", "iperf3")
+	completeValues(cmd, "output", "text", "json", "prom")
 	return cmd
 }
 
-func runBenchNet(ctx context.Context, o *benchNetOptions, args []string, env *Env) error {
+func runBenchNet(ctx context.Context, o *benchNetOptions, args []string, intervalSet bool, env *Env) error {
 	if err := outputFormat(o.Output, "text", "json", "prom"); err != nil {
 		return err
 	}
+	token := o.Token
+	if token == "" {
+		token = env.Getenv(tokenEnv)
+	}
+	if o.Server && o.Listen == "" {
+		o.Listen = ":" + bench.DefaultPort
+	}
 	if o.Listen != "" {
 		if len(args) > 0 {
-			return usagef("run the server and the client on different machines (or shells)", "--listen and a server address exclude each other")
+			return usagef("run the server and the client on different machines (or shells)", "--listen/-s and a server address exclude each other")
 		}
-		s := &bench.Server{Addr: o.Listen, Token: o.Token, Log: func(m string) { fmt.Fprintln(env.Stderr, "nastune bench:", m) }}
+		maxBytes, err := benchSize("max-bytes", o.MaxBytes)
+		if err != nil {
+			return err
+		}
+		s := &bench.Server{Addr: o.Listen, Token: token, MaxBytes: maxBytes, Log: func(m string) { fmt.Fprintln(env.Stderr, "nastune bench:", m) }}
 		if err := s.Listen(); err != nil {
-			return &UsageError{Err: fmt.Errorf("--listen %s: %w", o.Listen, err), Hint: "give an address of this machine, e.g. 192.168.1.10:5201"}
+			return &UsageError{Err: fmt.Errorf("--listen %s: %w", o.Listen, err), Hint: "give an address of this machine, e.g. 192.168.1.10 (port 5201) or 192.168.1.10:5202"}
 		}
 		fmt.Fprintf(env.Stdout, "nastune bench server on %s (Ctrl-C to stop)\n", s.Address())
+		if s.Open() {
+			fmt.Fprintf(env.Stderr, "warning: anyone who can reach %s can run tests (up to %s each); set a token on both ends:\n"+
+				"  export %s=$(head -c 12 /dev/urandom | base64)   (or --token SECRET)\n", s.Address(), o.MaxBytes, tokenEnv)
+		}
 		return s.Serve(ctx)
 	}
 	if len(args) != 1 {
-		return usagef("nastune bench net --listen ADDR:PORT on the server, nastune bench net HOST:PORT on the client", "give a server HOST:PORT or --listen ADDR:PORT")
+		return usagef("nastune bench net -s on the server, nastune bench net HOST on the client", "give a server HOST[:PORT], or -s / --listen ADDR to serve")
 	}
 	if o.Streams < 1 || o.Streams > bench.MaxStreams {
 		return usagef("1 to 16 streams", "--streams %d is outside 1-%d", o.Streams, bench.MaxStreams)
 	}
-	if o.Time < time.Second || o.Time > bench.MaxSeconds*time.Second {
-		return usagef("e.g. --time 10s", "--time %v is outside 1s-60s", o.Time)
-	}
-	bar := progressBar(env)
-	opts := bench.NetOptions{Server: args[0], Token: o.Token, Streams: o.Streams, Duration: o.Time, Reverse: o.Reverse,
-		Progress: func(f float64) { bar("tcp", f) }}
-	var res *bench.NetResult
-	var err error
-	switch o.Engine {
-	case "builtin":
-		res, err = bench.RunNet(ctx, opts)
-	case "iperf3":
-		res, err = bench.RunIperf3(ctx, opts)
-	default:
-		return usagef("use --engine builtin or --engine iperf3", "--engine: unknown engine %q", o.Engine)
-	}
-	bar("", -1)
+	dur, err := benchDuration("time", o.Time)
 	if err != nil {
 		return err
 	}
-	return emitBench(env, o.Output, o.Save, res, func(w io.Writer) {
-		fmt.Fprintf(w, "bench net to %s: %d stream(s)%s, %.1f s, engine %s\n  %.1f Mbit/s, %d retransmits, CPU client %.0f%% server %.0f%%\n",
-			res.Server, res.Streams, map[bool]string{true: " reversed", false: ""}[res.Reverse], res.Seconds, res.Engine,
-			res.BitsPerSecond/1e6, res.Retransmits, res.CPUClientPct, res.CPUServerPct)
-	})
+	if dur < time.Second || dur > bench.MaxSeconds*time.Second {
+		return usagef("e.g. --time 10", "--time %v is outside 1s-60s", dur)
+	}
+	every, err := benchDuration("interval", o.Interval)
+	if err != nil {
+		return err
+	}
+	if every < 100*time.Millisecond && every != 0 {
+		return usagef("e.g. --interval 1, or 0 for no periodic lines", "--interval %v is below 0.1 s", every)
+	}
+	if o.Repeat < 1 || o.Repeat > 20 {
+		return usagef("e.g. --repeat 3", "--repeat %d is outside 1-20", o.Repeat)
+	}
+	if o.Engine != "builtin" && o.Engine != "iperf3" {
+		return usagef("use --engine builtin or --engine iperf3", "--engine: unknown engine %q", o.Engine)
+	}
+	ctx, stop := benchSignals(ctx)
+	defer stop()
+	lines := o.Output == "text" && every > 0 && (env.IsTTY || intervalSet)
+	bar := func(string, float64) {}
+	if !lines || o.Engine == "iperf3" {
+		bar = progressBar(env)
+	}
+	opts := bench.NetOptions{Server: args[0], Token: token, Streams: o.Streams, Duration: dur, Reverse: o.Reverse, Repeat: o.Repeat,
+		Interval: every, Progress: func(f float64) { bar("tcp", f) },
+		OnWait: func(n int) {
+			bar("", -1)
+			fmt.Fprintf(env.Stderr, "nastune bench: the server is busy; waiting for a turn (%d ahead)\n", n)
+		}}
+	if lines {
+		if o.Engine == "iperf3" && env.IsTTY {
+			fmt.Fprintln(env.Stderr, "iperf3 "+"reports its intervals at the end of each run")
+		}
+		var mu sync.Mutex
+		header := false
+		opts.OnInterval = func(run int, iv bench.Interval) {
+			mu.Lock()
+			defer mu.Unlock()
+			bar("", -1)
+			if !header {
+				fmt.Fprintln(env.Stdout, "run  interval        transfer     bitrate        retransmits")
+				header = true
+			}
+			fmt.Fprintf(env.Stdout, "%3d  %-14s  %10s  %13s  %11d\n", run+1, fmt.Sprintf("%.2f-%.2f s", iv.Start, iv.End),
+				humanTransfer(iv.Bytes), humanBits(iv.BitsPerSecond), iv.Retransmits)
+		}
+	}
+	var res *bench.NetResult
+	if o.Engine == "iperf3" {
+		res, err = bench.RunIperf3(ctx, opts)
+	} else {
+		res, err = bench.RunNet(ctx, opts)
+	}
+	bar("", -1)
+	text := func(w io.Writer) { printNet(w, res) }
+	if errors.Is(err, bench.ErrInterrupted) && res != nil {
+		if perr := emitBench(env, o.Output, o.Save, res, text); perr != nil {
+			return perr
+		}
+		return fmt.Errorf("interrupted: %d of %d runs finished (printed above)", max(res.Runs, 1), o.Repeat)
+	}
+	if err != nil {
+		if o.Engine == "iperf3" {
+			return &UsageError{Err: err, Hint: bench.Iperf3ServerHint(args[0])}
+		}
+		return err
+	}
+	return emitBench(env, o.Output, o.Save, res, text)
+}
+
+func printNet(w io.Writer, r *bench.NetResult) {
+	fmt.Fprintf(w, "bench net to %s: %d stream(s)%s, %.1f s, engine %s\n", r.Server, r.Streams,
+		map[bool]string{true: " reversed", false: ""}[r.Reverse], r.Seconds, r.Engine)
+	if r.Runs > 1 {
+		fmt.Fprintf(w, "  %s median of %d runs (min–max %s–%s), %d retransmits, CPU client %.0f%% server %.0f%%\n",
+			humanBits(r.BitsPerSecond), r.Runs, humanBits(r.SpreadLo), humanBits(r.SpreadHi), r.Retransmits, r.CPUClientPct, r.CPUServerPct)
+	} else {
+		fmt.Fprintf(w, "  %s, %s, %d retransmits, CPU client %.0f%% server %.0f%%\n",
+			humanBits(r.BitsPerSecond), humanTransfer(r.Bytes), r.Retransmits, r.CPUClientPct, r.CPUServerPct)
+	}
+	if r.SpuriousRetransmits > 0 {
+		fmt.Fprintf(w, "  %d of the retransmits were spurious (D-SACK: the receiver already had the data; reordering, not loss)\n", r.SpuriousRetransmits)
+	}
+	if r.Capped != "" {
+		fmt.Fprintf(w, "  the server stopped the test at its %s cap\n", r.Capped)
+	}
+	if r.Interrupted {
+		fmt.Fprintln(w, "  interrupted: only the runs above finished")
+	}
+}
+
+// humanBits is a bit rate as iperf3 prints it (decimal units).
+func humanBits(bps float64) string {
+	switch {
+	case bps >= 1e9:
+		return fmt.Sprintf("%.2f Gbit/s", bps/1e9)
+	case bps >= 1e6:
+		return fmt.Sprintf("%.1f Mbit/s", bps/1e6)
+	default:
+		return fmt.Sprintf("%.0f kbit/s", bps/1e3)
+	}
+}
+
+func humanTransfer(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.2f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	default:
+		return fmt.Sprintf("%.0f KiB", float64(n)/(1<<10))
+	}
 }
 
 func newBenchCompareCmd(env *Env) *cobra.Command {
@@ -253,26 +486,39 @@ func newBenchCompareCmd(env *Env) *cobra.Command {
 	return cmd
 }
 
-// emitBench prints a result and saves its JSON when asked.
+// emitBench prints a result, then saves its JSON when asked (printed
+// first: a save that fails must not cost the numbers).
 func emitBench(env *Env, output, save string, v any, text func(io.Writer)) error {
-	if save != "" {
-		if err := bench.Save(save, v); err != nil {
-			return &UsageError{Err: err}
-		}
-	}
+	var err error
 	switch output {
 	case "json":
-		return render.JSON(env.Stdout, v)
+		err = render.JSON(env.Stdout, v)
 	case "prom":
-		return render.PromBench(env.Stdout, v, time.Now())
+		err = render.PromBench(env.Stdout, v, time.Now())
+	default:
+		text(env.Stdout)
 	}
-	text(env.Stdout)
+	if err != nil {
+		return err
+	}
+	if save != "" {
+		if err := bench.Save(save, v); err != nil {
+			return &UsageError{Err: err, Hint: "the result is printed above; save it into a directory owned by root or by you"}
+		}
+	}
 	return nil
 }
 
-// progressBar draws on stderr when stdout is a terminal; frac < 0 clears.
+// stderrIsTerminal: with -o json > file the bar still shows on the
+// terminal the user watches.
+func stderrIsTerminal(env *Env) bool {
+	f, ok := env.Stderr.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// progressBar draws on stderr when stdout or stderr is a terminal; frac < 0 clears.
 func progressBar(env *Env) func(string, float64) {
-	if !env.IsTTY {
+	if !env.IsTTY && !stderrIsTerminal(env) {
 		return func(string, float64) {}
 	}
 	return func(label string, frac float64) {
