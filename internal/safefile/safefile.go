@@ -5,9 +5,12 @@
 // walked one component at a time with O_NOFOLLOW, and a symbolic link on
 // the way is followed only when its owner and the directory holding it are
 // root's or ours (the rule of fs.protected_symlinks). A directory owned by
-// another user is refused: its owner could rename entries under us. Inside
-// the Dir every call is relative to its descriptor (openat, renameat,
-// unlinkat), so swapping a path component afterwards changes nothing.
+// another user is accepted (a media share owned by its user is the normal
+// case on a NAS): its owner may rename entries under us, but inside the Dir
+// every call is relative to its descriptor (openat, renameat, unlinkat),
+// creation never goes through an existing name, and a file once opened is
+// used through its descriptor only, so a swapped entry changes nothing we
+// write. A world-writable directory without the sticky bit is refused.
 //
 // New files are made with O_CREAT|O_EXCL|O_NOFOLLOW under random names, so
 // a name planted in advance (a symlink to /etc/shadow, say) makes creation
@@ -113,11 +116,6 @@ func OpenDir(path string) (*Dir, error) {
 	if err := unix.Fstat(fd, &st); err != nil {
 		unix.Close(fd)
 		return nil, err
-	}
-	if !trusted(st.Uid) {
-		unix.Close(fd)
-		return nil, fmt.Errorf("%s: %w: the directory is owned by uid %d, who could swap files in it; use a directory owned by root (or run as uid %d)",
-			path, ErrUnsafe, st.Uid, st.Uid)
 	}
 	if st.Mode&0o002 != 0 && st.Mode&unix.S_ISVTX == 0 {
 		unix.Close(fd)

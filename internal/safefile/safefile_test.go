@@ -77,12 +77,26 @@ func TestOpenDirLinkRules(t *testing.T) {
 	if err := WriteFile(filepath.Join(evil, "nastune-should-not-exist"), []byte("x"), 0o644); !errors.Is(err, ErrUnsafe) {
 		t.Errorf("WriteFile through a foreign link: %v", err)
 	}
-	// A directory owned by another user: refused.
+	// A directory owned by another user (a share owned by its media user):
+	// accepted, and a name its owner planted is still never written through.
 	foreign := filepath.Join(dir, "foreign")
 	os.Mkdir(foreign, 0o755)
 	os.Chown(foreign, 12345, 12345)
-	if _, err := OpenDir(foreign); !errors.Is(err, ErrUnsafe) {
-		t.Errorf("foreign dir: %v", err)
+	fd, err := OpenDir(foreign)
+	if err != nil {
+		t.Fatalf("foreign-owned dir: %v", err)
+	}
+	fd.Close()
+	victim := filepath.Join(dir, "victim")
+	os.WriteFile(victim, []byte("keep"), 0o600)
+	planted := filepath.Join(foreign, "result.json")
+	os.Symlink(victim, planted)
+	os.Lchown(planted, 12345, 12345)
+	if err := WriteFile(planted, []byte("x"), 0o644); err == nil {
+		t.Errorf("WriteFile replaced a symlink planted in a foreign-owned dir")
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "keep" {
+		t.Errorf("victim overwritten through a planted link: %q", b)
 	}
 	// World-writable without sticky: refused; /tmp-like with sticky: fine.
 	ww := filepath.Join(dir, "ww")
