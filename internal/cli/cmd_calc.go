@@ -105,7 +105,7 @@ func bytesText(n uint64) string {
 type calcRAIDOptions struct {
 	Devices, Spares, StripeCache                  int
 	Level, MemberSize, Chunk, AvgRequest, FSBlock string
-	Output                                 string
+	Output                                        string
 }
 
 func newCalcRAIDCmd(env *Env) *cobra.Command {
