@@ -102,18 +102,22 @@ func newRoot(env *Env) *cobra.Command {
 			"Run without a command it audits this machine (same as `nastune audit`).",
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Args:          cobra.NoArgs,
+		Args:          unknownSubcommand,
+		Version:       Version,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runAudit(cmd.Context(), opts, env)
 		},
 	}
+	root.SetVersionTemplate("{{versionLine}}\n")
+	cobra.AddTemplateFunc("versionLine", versionLine)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return &UsageError{Err: err, Hint: "run `nastune --help` for the flags"}
 	})
 	addAuditFlags(root, opts)
 	root.AddCommand(newAuditCmd(env), newSnapshotCmd(env), newReportCmd(env), newInventoryCmd(env), newPlanCmd(env), newApplyCmd(env), newUndoCmd(env),
 		newBenchCmd(env), newCalcCmd(env), newRulesCmd(env), newVersionCmd(env))
-	root.SetHelpTemplate(root.HelpTemplate() + "\n" + exitHelp + "\n")
+	setupHelp(root)
+	setupCompletion(root)
 	return root
 }
 

@@ -44,8 +44,8 @@ func newCalcCmd(env *Env) *cobra.Command {
 		RunE: func(_ *cobra.Command, _ []string) error { return runCalcTCP(o, env) },
 	}
 	f := tcp.Flags()
-	f.StringVar(&o.Bandwidth, "bandwidth", "", "link or path `rate` (required), e.g. 1G, 1Gbit or 125MB/s")
-	f.StringVar(&o.RTT, "rtt", "", "round-trip `time` (required), e.g. 20ms")
+	f.StringVar(&o.Bandwidth, "bandwidth", "", "link or path rate (required), e.g. 1G, 1Gbit or 125MB/s")
+	f.StringVar(&o.RTT, "rtt", "", "round-trip time (required), e.g. 20ms")
 	f.StringVar(&o.RAM, "ram", "", "memory of the machine, e.g. 4G (default: this machine's MemTotal)")
 	f.StringVarP(&o.Output, "output", "o", "text", "output format: text or json")
 	cmd.AddCommand(tcp, newCalcRAIDCmd(env), newCalcZFSCmd(env), newCalcVPNCmd(env))
@@ -126,13 +126,13 @@ func newCalcRAIDCmd(env *Env) *cobra.Command {
 		RunE: func(_ *cobra.Command, _ []string) error { return runCalcRAID(o, env) },
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.Level, "level", "", "RAID `level` (required): raid0, raid1, raid4, raid5, raid6, raid10 (or 6, RAID6)")
+	f.StringVar(&o.Level, "level", "", "RAID level (required): raid0, raid1, raid4, raid5, raid6, raid10 (or 6, RAID6)")
 	f.IntVar(&o.Devices, "devices", 0, "active member devices (required)")
 	f.StringVar(&o.MemberSize, "size", "", "size of the smallest member device (required), e.g. 4TB or 4T")
 	f.StringVar(&o.MemberSize, "member-size", "", "same as --size")
 	_ = f.MarkHidden("member-size")
 	f.IntVar(&o.Spares, "spares", 0, "spare devices (add no capacity)")
-	f.StringVar(&o.Chunk, "chunk", "", "chunk `size` (default: mdadm's 512K)")
+	f.StringVar(&o.Chunk, "chunk", "", "chunk size (default: mdadm's 512K)")
 	f.StringVar(&o.AvgRequest, "avg-request", "", "observed average request size, for a chunk recommendation")
 	f.StringVar(&o.FSBlock, "fs-block", "4KiB", "filesystem block size, for ext4 stride/stripe_width")
 	f.IntVar(&o.StripeCache, "stripe-cache", 0, "stripe_cache_size, for its memory cost (RAID5/6)")

@@ -37,7 +37,7 @@ func newPlanCmd(env *Env) *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&o.Root, "root", "/", "plan for a captured tree (apply refuses it)")
 	f.StringVarP(&o.Output, "output", "o", "text", "output format: text, json or diff")
-	f.StringArrayVar(&o.Only, "only", nil, "only changes for this finding ID (repeatable)")
+	f.StringArrayVar(&o.Only, "only", nil, "only changes for this rule ID (repeatable; nastune rules lists them)")
 	f.StringVar(&o.RTT, "rtt", "500us", "round-trip time to size TCP buffers for")
 	return cmd
 }
@@ -46,6 +46,9 @@ func newPlanCmd(env *Env) *cobra.Command {
 func makePlan(ctx context.Context, rootDir, rtt string, only []string) (plan.Plan, error) {
 	d, err := parseRTTFlag(rtt)
 	if err != nil {
+		return plan.Plan{}, err
+	}
+	if err := checkRuleIDs("--only", only); err != nil {
 		return plan.Plan{}, err
 	}
 	root, err := openRoot(rootDir)
