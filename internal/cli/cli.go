@@ -116,6 +116,7 @@ func newRoot(env *Env) *cobra.Command {
 	addAuditFlags(root, opts)
 	root.AddCommand(newAuditCmd(env), newSnapshotCmd(env), newReportCmd(env), newInventoryCmd(env), newPlanCmd(env), newApplyCmd(env), newUndoCmd(env),
 		newBenchCmd(env), newCalcCmd(env), newRulesCmd(env), newVersionCmd(env))
+	setupExamples(root)
 	setupHelp(root)
 	setupCompletion(root)
 	return root

@@ -36,10 +36,7 @@ func newCalcCmd(env *Env) *cobra.Command {
 			"Units: --bandwidth as iperf3 -b: 1G, 1Gbit, 100Mbit/s are bits per second (decimal);\n" +
 			"       125MB/s or 100MiB/s are bytes per second (125MB/s = 1 Gbit/s).\n" +
 			"       --rtt with us, ms or s, as ping prints it: 500us, 0.5ms, 20ms.\n" +
-			"       --ram 4G, 512M (binary, as free and fio), 4GiB, or 16GB (decimal).\n\n" +
-			"Examples:\n" +
-			"  nastune calc tcp --bandwidth 1G --rtt 20ms\n" +
-			"  nastune calc tcp --bandwidth 125MB/s --rtt 0.5ms --ram 512M",
+			"       --ram 4G, 512M (binary, as free and fio), 4GiB, or 16GB (decimal).",
 		Args: cobra.NoArgs,
 		RunE: func(_ *cobra.Command, _ []string) error { return runCalcTCP(o, env) },
 	}
@@ -118,10 +115,7 @@ func newCalcRAIDCmd(env *Env) *cobra.Command {
 			"and XFS su/sw, a chunk from an average request size, and stripe_cache_size memory.\n\n" +
 			"Levels as mdadm --level: raid6, RAID6 and 6 are the same; raid0/stripe, raid1/mirror, raid4,\n" +
 			"raid5, raid10.\n" +
-			"Sizes: 4T, 512K (binary, as mdadm and fio), 4TiB, or 4TB (decimal, as on the disk label).\n\n" +
-			"Examples:\n" +
-			"  nastune calc raid --level raid6 --devices 8 --size 4TB\n" +
-			"  nastune calc raid --level 5 --devices 4 --size 2T --chunk 64K --avg-request 1M",
+			"Sizes: 4T, 512K (binary, as mdadm and fio), 4TiB, or 4TB (decimal, as on the disk label).",
 		Args: cobra.NoArgs,
 		RunE: func(_ *cobra.Command, _ []string) error { return runCalcRAID(o, env) },
 	}
@@ -226,10 +220,7 @@ func newCalcZFSCmd(env *Env) *cobra.Command {
 			"(vdev_raidz_asize), the 128K deflate ratio space is reported through, label areas, metaslab\n" +
 			"rounding and slop (1/32, capped at 128 GiB). Disks are whole disks given to zpool create.\n\n" +
 			"Vdevs: --vdev TYPE:DISKS, repeatable: raidz1:5, raidz2:6 (or z2:6), raidz3:11, mirror:2, disk:1.\n" +
-			"Sizes: 4T, 128K (binary), 4TiB, or 4TB (decimal, as on the disk label).\n\n" +
-			"Examples:\n" +
-			"  nastune calc zfs --vdev raidz2:6 --disk-size 4TB\n" +
-			"  nastune calc zfs --vdev mirror:2 --vdev mirror:2 --disk-size 8T --recordsize 1M",
+			"Sizes: 4T, 128K (binary), 4TiB, or 4TB (decimal, as on the disk label).",
 		Args: cobra.NoArgs,
 		RunE: func(_ *cobra.Command, _ []string) error { return runCalcZFS(o, env) },
 	}
