@@ -234,12 +234,33 @@ func checkRuleFlags(cmd *cobra.Command, _ []string) error {
 	return nil
 }
 
-// completeRuleIDs completes --only/--skip values.
+// completeRuleIDs completes --only/--skip values, also after a comma
+// (--only nic-half-duplex,mem-<TAB>).
 func completeRuleIDs(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-	var out []string
+	var ids, titles []string
 	for _, r := range rules.All() {
-		if strings.HasPrefix(r.Meta.ID, toComplete) {
-			out = append(out, r.Meta.ID+"\t"+r.Meta.Title)
+		ids = append(ids, r.Meta.ID)
+		titles = append(titles, r.Meta.Title)
+	}
+	return completeList(ids, titles, toComplete)
+}
+
+// completeList completes one item of a comma-separated list: the items
+// already typed stay as the prefix and are not offered again.
+func completeList(values, descs []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+	prefix, cur := "", toComplete
+	if i := strings.LastIndexByte(toComplete, ','); i >= 0 {
+		prefix, cur = toComplete[:i+1], toComplete[i+1:]
+	}
+	done := strings.Split(strings.TrimSuffix(prefix, ","), ",")
+	var out []string
+	for i, v := range values {
+		if strings.HasPrefix(v, cur) && !slices.Contains(done, v) {
+			c := prefix + v
+			if descs != nil && prefix == "" {
+				c += "\t" + descs[i]
+			}
+			out = append(out, c)
 		}
 	}
 	return out, cobra.ShellCompDirectiveNoFileComp
@@ -286,7 +307,9 @@ func setupCompletion(root *cobra.Command) {
 			})
 		}
 		if c.Name() == "disk" && c.Parent() != nil && c.Parent().Name() == "bench" {
-			reg("tests", completeValues(bench.DiskTests...))
+			reg("tests", func(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+				return completeList(bench.DiskTests, nil, toComplete)
+			})
 			reg("engine", completeValues("builtin", "fio"))
 		}
 		if c.Name() == "net" && c.Parent() != nil && c.Parent().Name() == "bench" {
