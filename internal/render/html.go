@@ -142,6 +142,7 @@ type table struct {
 	Title   string
 	Columns []string
 	Rows    [][]cell
+	Notes   []string
 }
 
 type cell struct {
@@ -157,6 +158,7 @@ var tablesTmpl = sync.OnceValue(func() *template.Template {
 {{if .Rows}}<div class="wrap"><table><thead><tr>{{range .Columns}}<th class="sortable">{{.}}</th>{{end}}</tr></thead><tbody>
 {{range .Rows}}<tr>{{range .}}<td{{if .Num}} class="num"{{end}} data-v="{{.Sort}}">{{.Text}}</td>{{end}}</tr>
 {{end}}</tbody></table></div>{{else}}<p class="meta">none</p>{{end}}
+{{range .Notes}}<p class="meta">{{.}}</p>{{end}}
 {{end}}`))
 })
 
@@ -172,6 +174,23 @@ func HTMLTables(w io.Writer, title, sub string, v any, o HTMLOptions) error {
 		Notes  []string
 		Tables []table
 	}{}
+	if gs, ok := inventoryGrids(v); ok {
+		for _, g := range gs {
+			t := table{Title: g.Title, Columns: g.Header, Notes: g.Notes}
+			for _, r := range g.Rows {
+				for len(r) < len(g.Header) {
+					r = append(r, cell{Text: "–"})
+				}
+				t.Rows = append(t.Rows, r)
+			}
+			d.Tables = append(d.Tables, t)
+		}
+		body, err := execHTML(tablesTmpl(), d)
+		if err != nil {
+			return err
+		}
+		return writePage(w, title, sub, body, o)
+	}
 	for i := 0; i < rv.NumField(); i++ {
 		f := rv.Type().Field(i)
 		name := jsonName(f)
