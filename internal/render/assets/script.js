@@ -69,4 +69,23 @@
     sortSel.dispatchEvent(new Event('change'));
   }
   applyFilters();
+  // Expand or collapse every finding; printing opens them all so paper
+  // shows the evidence, and restores the view afterwards.
+  function openAll(open) {
+    document.querySelectorAll('details.finding').forEach(function (d) { d.open = open; });
+  }
+  var ex = document.getElementById('expand-all'), co = document.getElementById('collapse-all');
+  if (ex) ex.addEventListener('click', function () { openAll(true); });
+  if (co) co.addEventListener('click', function () { openAll(false); });
+  var before = null;
+  window.addEventListener('beforeprint', function () {
+    before = Array.prototype.map.call(document.querySelectorAll('details'), function (d) { return d.open; });
+    document.querySelectorAll('details').forEach(function (d) { d.open = true; });
+  });
+  window.addEventListener('afterprint', function () {
+    if (!before) return;
+    document.querySelectorAll('details').forEach(function (d, i) { d.open = before[i]; });
+    before = null;
+  });
+  if (params.open === 'all') openAll(true);
 })();
