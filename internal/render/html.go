@@ -104,7 +104,7 @@ func target(s string) template.HTML {
 }
 
 var auditTmpl = sync.OnceValue(func() *template.Template {
-	return template.Must(template.New("audit").Funcs(template.FuncMap{"md": md, "target": target}).Parse(`
+	return template.Must(template.New("audit").Funcs(template.FuncMap{"md": md, "target": target, "human": humanSize}).Parse(`
 <div class="counts">
 <span class="pill sev-crit">{{.Crit}} crit</span><span class="pill sev-warn">{{.Warn}} warn</span><span class="pill sev-info">{{.Info}} info</span>
 <span class="pill">{{len .R.NotCollected}} not collected</span>
@@ -125,7 +125,7 @@ var auditTmpl = sync.OnceValue(func() *template.Template {
 <summary><b class="sev-{{.Severity}}">{{.Severity}}</b> <span>{{md .Title}}</span> <span class="id">{{.ID}}</span> <span class="fam">{{.Family}}</span> <code>{{.Subject}}</code></summary>
 <div class="ev">{{range .Evidence}}<div><code>{{.Source}}</code>: <code>{{.Value}}</code></div>{{end}}</div>
 <p>{{md .Why}}</p>
-{{with .Recommendation}}<p class="rec">→ {{.Kind}} {{target .Target}}{{if .Value}} to <code>{{.Value}}</code>{{end}}{{if .Current}} (now <code>{{.Current}}</code>){{end}}{{if .Basis}}<br><span class="meta">computed from: {{md .Basis}}</span>{{end}}</p>{{end}}
+{{with .Recommendation}}<p class="rec">→ {{.Kind}} {{target .Target}}{{if .Value}} to <code>{{.Value}}</code>{{with human .Target .Value}} ({{.}}){{end}}{{end}}{{if .Current}} (now <code>{{.Current}}</code>{{with human .Target .Current}}, {{.}}{{end}}){{end}}{{if .Basis}}<br><span class="meta">computed from: {{md .Basis}}</span>{{end}}</p>{{end}}
 {{if .Refs}}<div class="refs">{{range .Refs}}<div><a href="{{.}}" rel="noreferrer">{{.}}</a></div>{{end}}</div>{{end}}
 </details>
 {{end}}</section>
