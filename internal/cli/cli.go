@@ -114,6 +114,8 @@ func newRoot(env *Env) *cobra.Command {
 		return &UsageError{Err: err, Hint: "run `nastune --help` for the flags"}
 	})
 	addAuditFlags(root, opts)
+	// -V as fio, iperf3 -v being taken by --verbose.
+	root.Flags().BoolP("version", "V", false, "print the version and exit")
 	root.AddCommand(newAuditCmd(env), newSnapshotCmd(env), newReportCmd(env), newInventoryCmd(env), newPlanCmd(env), newApplyCmd(env), newUndoCmd(env),
 		newBenchCmd(env), newCalcCmd(env), newRulesCmd(env), newVersionCmd(env))
 	setupExamples(root)

@@ -157,7 +157,11 @@ func planDiff(p plan.Plan, vals []apply.ValueChange, files []apply.FileChange) s
 func printPlan(w io.Writer, p plan.Plan) {
 	fmt.Fprintf(w, "nastune plan: %d change(s); runtime now, persistent across reboots\n", len(p.Changes))
 	for i, c := range p.Changes {
-		fmt.Fprintf(w, "\n  %d. %s %s: %s → %s   [%s]\n", i+1, c.Kind, c.Target, orDash(c.From), c.To, c.Finding)
+		to := c.To
+		if h := render.HumanSize(c.Target, c.To); h != "" {
+			to += " (" + h + ")"
+		}
+		fmt.Fprintf(w, "\n  %d. %s %s: %s → %s   [%s]\n", i+1, c.Kind, c.Target, orDash(c.From), to, c.Finding)
 		if c.Runtime != "" && c.Kind != "sysctl" && c.Runtime != c.Target {
 			fmt.Fprintf(w, "     runtime: %s\n", c.Runtime)
 		}

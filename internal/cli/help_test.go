@@ -100,8 +100,9 @@ func golden(t *testing.T, path, got string) {
 func TestVersion(t *testing.T) {
 	a, _, c1 := run(t, "--version")
 	b, _, c2 := run(t, "version")
-	if c1 != 0 || c2 != 0 || a != b || !strings.HasPrefix(a, "nastune ") {
-		t.Errorf("--version %q (%d), version %q (%d)", a, c1, b, c2)
+	c, _, c3 := run(t, "-V")
+	if c1 != 0 || c2 != 0 || c3 != 0 || a != b || a != c || !strings.HasPrefix(a, "nastune ") {
+		t.Errorf("--version %q (%d), version %q (%d), -V %q (%d)", a, c1, b, c2, c, c3)
 	}
 }
 

@@ -46,3 +46,7 @@ func humanSize(target, value string) string {
 	}
 	return h
 }
+
+// HumanSize is humanSize for other packages' text (plan): "" or the human
+// size of a size setting's value.
+func HumanSize(target, value string) string { return humanSize(target, value) }
