@@ -131,7 +131,13 @@ func outputFormat(v string, allowed ...string) error {
 			return nil
 		}
 	}
-	return usagef("use -o "+strings.Join(allowed, " or -o "), "unknown output format %q", v)
+	hint := "use -o " + strings.Join(allowed, " or -o ")
+	for _, a := range allowed {
+		if strings.EqualFold(a, v) {
+			hint = "did you mean `-o " + a + "`? " + hint
+		}
+	}
+	return usagef(hint, "unknown output format %q", v)
 }
 
 // useColor decides on ANSI colours: --color always/never, or auto (a TTY

@@ -166,3 +166,11 @@ func TestClosest(t *testing.T) {
 		}
 	}
 }
+
+// Habits beyond the issue's list: an upper-case format gets a hint.
+func TestOutputFormatHint(t *testing.T) {
+	_, e, code := run(t, "rules", "-o", "JSON")
+	if code != 2 || !strings.Contains(e, "did you mean `-o json`?") {
+		t.Errorf("-o JSON: %d %q", code, e)
+	}
+}

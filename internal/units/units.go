@@ -114,6 +114,8 @@ func ParseRate(s string) (float64, error) {
 		u = u[:strings.LastIndex(lu, "bit")]
 	case strings.HasSuffix(lu, "bits"), strings.HasSuffix(lu, "bit"):
 		u = u[:strings.LastIndex(lu, "bit")]
+	case strings.HasSuffix(lu, "gbe"): // 1GbE, 10GbE, 2.5GbE: the Ethernet name of the rate
+		u = u[:len(u)-2]
 	case strings.HasSuffix(u, "B/s"), strings.HasSuffix(u, "Bps"), strings.HasSuffix(lu, "byte/s"), strings.HasSuffix(lu, "bytes/s"):
 		bytes = true
 		if i := strings.LastIndex(lu, "byte"); i >= 0 && strings.HasSuffix(lu, "/s") && strings.Contains(lu[i:], "byte") {

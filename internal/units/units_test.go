@@ -38,7 +38,7 @@ func TestParseRate(t *testing.T) {
 		{"125MB/s", 1e9}, {"125MBps", 1e9}, {"1GB/s", 8e9}, {"100MiB/s", 100 * 8 * (1 << 20)}, {"10 MB/s", 80e6}, {"1000B/s", 8000},
 		{"1G", 1e9}, {"1g", 1e9}, {"1Gbit", 1e9}, {"1 Gbit/s", 1e9}, {"100Mbit/s", 100e6}, {"100Mbit", 100e6}, {"10Gbps", 10e9},
 		{"100Mb/s", 100e6}, {"2.5G", 2.5e9}, {"1000000", 1e6}, {"1gbits", 1e9}, {"1Kbit", 1e3}, {"1Mibit", 1 << 20},
-		{"1 byte/s", 8}, {"2 kbytes/s", 16e3},
+		{"1 byte/s", 8}, {"2 kbytes/s", 16e3}, {"10GbE", 10e9}, {"2.5GbE", 2.5e9},
 	} {
 		got, err := ParseRate(c.in)
 		if err != nil || got != c.want {
