@@ -141,6 +141,7 @@ func TestUnknownRuleID(t *testing.T) {
 		{[]string{"audit", "--only", "blk-scheduler,blk-read-ahed"}, `"blk-read-ahed"`, "`blk-read-ahead`"},
 		{[]string{"plan", "--only", "swappiness", "--root", "/nonexistent"}, `no rule with ID "swappiness"`, "`mem-swappiness`"},
 		{[]string{"apply", "--only", "net-tcp-buffer-small"}, `no rule with ID "net-tcp-buffer-small"`, "`net-tcp-buffers-small`"},
+		{[]string{"rules", "nic-half-duplx"}, `rules: no rule with ID "nic-half-duplx"`, "`nic-half-duplex`"},
 	} {
 		_, e, code := run(t, c.args...)
 		if code != 2 || !strings.Contains(e, c.name) || !strings.Contains(e, c.near) {
