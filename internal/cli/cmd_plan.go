@@ -100,7 +100,7 @@ func runPlan(ctx context.Context, o *planOptions, env *Env) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprint(env.Stdout, planDiff(p, vals, files))
+		fmt.Fprint(env.Stdout, planDiff(p, o.Root, vals, files))
 		return nil
 	}
 	vals, files, err := apply.Preview(p, apply.Options{Root: o.Root})
@@ -132,11 +132,11 @@ func plural(n int, one, many string) string {
 // planDiff is `plan -o diff`: a patch for `patch -p1` run from the root
 // (/ or --root DIR). Runtime-only values cannot be patched; they are listed
 // first as # comment lines, which patch skips as leading text.
-func planDiff(p plan.Plan, vals []apply.ValueChange, files []apply.FileChange) string {
+func planDiff(p plan.Plan, root string, vals []apply.ValueChange, files []apply.FileChange) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# nastune plan -o diff: %s\n", stepCount(len(p.Changes), len(vals), len(files)))
 	if len(files) > 0 {
-		b.WriteString("# Apply the files with: patch -p1 -d / < this-file (or nastune apply, which also\n")
+		fmt.Fprintf(&b, "# Apply the files with: patch -p1 -d %s < this-file (or nastune apply, which also\n", root)
 		b.WriteString("# writes the runtime values below and keeps a journal for nastune undo).\n")
 	}
 	if len(vals) > 0 {
