@@ -261,6 +261,14 @@ func TestPagesInBrowser(t *testing.T) {
 		if st.Open != 0 {
 			t.Errorf("afterprint: %d open, want the view restored", st.Open)
 		}
+		// A link can open the page with every finding expanded.
+		var page string
+		wd.js(&page, `return location.pathname;`)
+		wd.open(page + "#open=all")
+		wd.js(&st, count)
+		if st.Open != st.Total {
+			t.Errorf("#open=all: %d of %d open", st.Open, st.Total)
+		}
 		wd.size(390, 844)
 		if w := wd.screenshot("audit-phone"); w < 380 || w > 400 {
 			t.Errorf("phone screenshot %d px wide", w)

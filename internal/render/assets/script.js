@@ -49,26 +49,30 @@
       rows.forEach(function (r) { body.appendChild(r); });
     });
   });
-  // A fragment such as #sev=crit,warn&fam=block&q=sda&sort=family opens
-  // the page filtered, so a link can point at one view.
-  var params = {};
-  (location.hash || '').replace(/^#/, '').split('&').forEach(function (kv) {
-    var i = kv.indexOf('=');
-    if (i > 0) params[kv.slice(0, i)] = decodeURIComponent(kv.slice(i + 1));
-  });
-  if (params.sev) {
-    var want = params.sev.split(',');
-    document.querySelectorAll('input[data-filter-sev]').forEach(function (c) { c.checked = want.indexOf(c.value) >= 0; });
+  // A fragment such as #sev=crit,warn&fam=block&q=sda&sort=family&open=all
+  // opens the page filtered, so a link can point at one view; changing the
+  // fragment later applies it too.
+  function applyHash() {
+    var params = {};
+    (location.hash || '').replace(/^#/, '').split('&').forEach(function (kv) {
+      var i = kv.indexOf('=');
+      if (i > 0) params[kv.slice(0, i)] = decodeURIComponent(kv.slice(i + 1));
+    });
+    if (params.sev) {
+      var want = params.sev.split(',');
+      document.querySelectorAll('input[data-filter-sev]').forEach(function (c) { c.checked = want.indexOf(c.value) >= 0; });
+    }
+    var famEl = document.getElementById('fam');
+    if (params.fam && famEl) famEl.value = params.fam;
+    var qEl = document.getElementById('q');
+    if (params.q && qEl) qEl.value = params.q;
+    if (sortSel) {
+      if (params.sort) sortSel.value = params.sort;
+      sortSel.dispatchEvent(new Event('change'));
+    }
+    applyFilters();
+    if (params.open === 'all') openAll(true);
   }
-  var famEl = document.getElementById('fam');
-  if (params.fam && famEl) famEl.value = params.fam;
-  var qEl = document.getElementById('q');
-  if (params.q && qEl) qEl.value = params.q;
-  if (sortSel) {
-    if (params.sort) sortSel.value = params.sort;
-    sortSel.dispatchEvent(new Event('change'));
-  }
-  applyFilters();
   // Expand or collapse every finding; printing opens them all so paper
   // shows the evidence, and restores the view afterwards.
   function openAll(open) {
@@ -87,5 +91,6 @@
     document.querySelectorAll('details').forEach(function (d, i) { d.open = before[i]; });
     before = null;
   });
-  if (params.open === 'all') openAll(true);
+  applyHash();
+  window.addEventListener('hashchange', applyHash);
 })();
