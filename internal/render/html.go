@@ -2,7 +2,6 @@ package render
 
 import (
 	_ "embed"
-	"encoding/json"
 	"fmt"
 	"html/template"
 	"io"
@@ -332,11 +331,55 @@ func cellOf(v reflect.Value) cell {
 			return cell{Text: s, Sort: s}
 		}
 	}
-	b, err := json.Marshal(v.Interface())
-	if err != nil {
-		return cell{Text: "?"}
+	s := plainText(v)
+	return cell{Text: s, Sort: s}
+}
+
+// plainText writes nested values as people read them, never as JSON:
+// maps as "key: value, …" (booleans as the keys that are true), structs as
+// "field value, …", slices joined by commas.
+func plainText(v reflect.Value) string {
+	for v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface {
+		if v.IsNil() {
+			return "–"
+		}
+		v = v.Elem()
 	}
-	return cell{Text: string(b), Sort: string(b)}
+	switch v.Kind() {
+	case reflect.Map:
+		keys := v.MapKeys()
+		sort.Slice(keys, func(i, j int) bool { return fmt.Sprint(keys[i]) < fmt.Sprint(keys[j]) })
+		var parts []string
+		for _, k := range keys {
+			e := v.MapIndex(k)
+			if e.Kind() == reflect.Bool {
+				if e.Bool() {
+					parts = append(parts, fmt.Sprint(k))
+				}
+				continue
+			}
+			parts = append(parts, fmt.Sprintf("%v: %s", k, plainText(e)))
+		}
+		return strings.Join(parts, ", ")
+	case reflect.Struct:
+		var parts []string
+		for i := 0; i < v.NumField(); i++ {
+			f := v.Type().Field(i)
+			n := jsonName(f)
+			if n == "" || v.Field(i).IsZero() {
+				continue
+			}
+			parts = append(parts, strings.ReplaceAll(n, "_", " ")+" "+plainText(v.Field(i)))
+		}
+		return strings.Join(parts, ", ")
+	case reflect.Slice, reflect.Array:
+		parts := make([]string, v.Len())
+		for i := range parts {
+			parts[i] = plainText(v.Index(i))
+		}
+		return strings.Join(parts, ", ")
+	}
+	return fmt.Sprint(v.Interface())
 }
 
 var compareTmpl = sync.OnceValue(func() *template.Template {

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"reflect"
 	"testing"
 
 	"github.com/nastune/nastune/internal/rule"
@@ -18,6 +19,24 @@ func TestHumanSize(t *testing.T) {
 	} {
 		if got := valueNow(&rule.Recommendation{Target: c.target, Value: c.value, Current: c.current}); got != c.want {
 			t.Errorf("valueNow(%q, %q, %q) = %q, want %q", c.target, c.value, c.current, got, c.want)
+		}
+	}
+}
+
+func TestPlainText(t *testing.T) {
+	type inner struct {
+		RX   int    `json:"rx"`
+		Mode string `json:"mode,omitempty"`
+	}
+	v := struct {
+		Features map[string]bool `json:"features"`
+		Ring     *inner          `json:"ring"`
+		Coal     map[string]int  `json:"coal"`
+	}{map[string]bool{"tso": true, "gro": false, "sg": true}, &inner{RX: 256}, map[string]int{"rx-usecs": 3}}
+	rv := reflect.ValueOf(v)
+	for i, want := range []string{"sg, tso", "rx 256", "rx-usecs: 3"} {
+		if got := cellOf(rv.Field(i)).Text; got != want {
+			t.Errorf("field %d: %q, want %q", i, got, want)
 		}
 	}
 }

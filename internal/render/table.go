@@ -97,18 +97,13 @@ func intp(p *int) string {
 	return strconv.Itoa(*p)
 }
 
-// speed is a link speed in Mbit/s as ethtool and iperf3 users read it:
-// 1G, 2.5G, 100M (bits).
+// speed is a link speed from sysfs (Mbit/s) in the unit iperf3 prints:
+// 1 Gbit/s, 2.5 Gbit/s, 100 Mbit/s.
 func speed(p *int) string {
-	switch {
-	case p == nil:
+	if p == nil {
 		return "-"
-	case *p >= 1000 && *p%1000 == 0:
-		return fmt.Sprintf("%dG", *p/1000)
-	case *p >= 1000:
-		return fmt.Sprintf("%.1fG", float64(*p)/1000)
 	}
-	return fmt.Sprintf("%dM", *p)
+	return units.BitRate(float64(*p) * 1e6)
 }
 
 // offloads prints the key offloads that are on, by short name.
