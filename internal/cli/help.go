@@ -100,6 +100,8 @@ func unknownCommandError(cmd *cobra.Command, name string) error {
 	hint := "run `" + cmd.CommandPath() + " --help` for the commands"
 	if len(near) > 0 {
 		hint = "did you mean " + orList(near) + "?"
+	} else if !cmd.HasParent() && slices.Contains(ruleIDs(), name) {
+		hint = "did you mean `nastune rules " + name + "` (explain the rule) or `nastune audit --only " + name + "`?"
 	}
 	return &UsageError{Err: fmt.Errorf("unknown command %q for %q", name, cmd.CommandPath()), Hint: hint}
 }

@@ -117,6 +117,7 @@ func TestDidYouMean(t *testing.T) {
 		{[]string{"bench", "dsk"}, "did you mean `disk`?"},
 		{[]string{"inventory", "nett"}, "did you mean `net`?"},
 		{[]string{"xyzzy"}, "run `nastune --help` for the commands"},
+		{[]string{"mem-swappiness"}, "did you mean `nastune rules mem-swappiness`"},
 	} {
 		out, e, code := run(t, c.args...)
 		if code != 2 || out != "" || !strings.Contains(e, "unknown command") || !strings.Contains(e, c.want) {
