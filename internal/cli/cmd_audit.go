@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -127,19 +126,4 @@ func parseFailOn(s string) (rule.Severity, bool, error) {
 		return 0, false, &UsageError{Err: fmt.Errorf("--fail-on: %w", err), Hint: "use --fail-on info, warn, crit or never"}
 	}
 	return v, false, nil
-}
-
-// filterFindings keeps the findings --only names (all without it) and
-// drops those --skip names.
-func filterFindings(fs []rule.Finding, only, skip []string) []rule.Finding {
-	if len(only) == 0 && len(skip) == 0 {
-		return fs
-	}
-	out := []rule.Finding{}
-	for _, f := range fs {
-		if (len(only) == 0 || slices.Contains(only, f.ID)) && !slices.Contains(skip, f.ID) {
-			out = append(out, f)
-		}
-	}
-	return out
 }

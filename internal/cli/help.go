@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/nastune/nastune/internal/bench"
+	"github.com/nastune/nastune/internal/rule"
 	"github.com/nastune/nastune/internal/rules"
 	"github.com/nastune/nastune/internal/units"
 )
@@ -419,4 +420,19 @@ func flagUsages(sets ...*pflag.FlagSet) string {
 		fmt.Fprintf(&b, "%-*s   %s\n", width, l.left, l.right)
 	}
 	return b.String()
+}
+
+// filterFindings keeps the findings --only names (all without it) and
+// drops those --skip names.
+func filterFindings(fs []rule.Finding, only, skip []string) []rule.Finding {
+	if len(only) == 0 && len(skip) == 0 {
+		return fs
+	}
+	out := []rule.Finding{}
+	for _, f := range fs {
+		if (len(only) == 0 || slices.Contains(only, f.ID)) && !slices.Contains(skip, f.ID) {
+			out = append(out, f)
+		}
+	}
+	return out
 }
