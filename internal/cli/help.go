@@ -16,13 +16,27 @@ import (
 	"github.com/nastune/nastune/internal/units"
 )
 
-// exitCodes is the exit-status block of a command's help: the --fail-on
-// line only for commands that take --fail-on.
+// exitCodes is the exit-status block of a command's help and man page:
+// exitHelp for commands that take --fail-on; for the others the same block
+// without the findings line (code 1) and without --fail-on and --root in
+// the wording, so a code added to exitHelp shows everywhere.
 func exitCodes(cmd *cobra.Command) string {
 	if cmd.Flags().Lookup("fail-on") != nil {
 		return exitHelp
 	}
-	return "Exit codes:\n  0  completed\n  2  usage or input error (bad flag or argument, unreadable input)"
+	var out []string
+	for _, l := range strings.Split(exitHelp, "\n") {
+		switch code, _, _ := strings.Cut(strings.TrimSpace(l), " "); code {
+		case "0":
+			l = "  0  completed"
+		case "1":
+			continue
+		case "2":
+			l = "  2  usage or input error (bad flag or argument, unreadable input)"
+		}
+		out = append(out, l)
+	}
+	return strings.Join(out, "\n")
 }
 
 const helpTemplate = `{{with (or .Long .Short)}}{{. | trimTrailingWhitespaces}}
