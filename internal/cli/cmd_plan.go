@@ -38,7 +38,7 @@ func newPlanCmd(env *Env) *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&o.Root, "root", "/", "plan for a captured tree (apply refuses it)")
 	f.StringVarP(&o.Output, "output", "o", "text", "output format: text, json or diff")
-	f.StringArrayVar(&o.Only, "only", nil, "only changes for this rule ID (repeatable; nastune rules lists them)")
+	f.StringArrayVar(&o.Only, "only", nil, "only changes for these rule IDs (comma-separated or repeated; nastune rules lists them)")
 	f.StringVar(&o.RTT, "rtt", "500us", "round-trip time to size TCP buffers for")
 	return cmd
 }
@@ -49,6 +49,7 @@ func makePlan(ctx context.Context, rootDir, rtt string, only []string) (plan.Pla
 	if err != nil {
 		return plan.Plan{}, err
 	}
+	only = splitIDs(only)
 	if err := checkRuleIDs("--only", only); err != nil {
 		return plan.Plan{}, err
 	}

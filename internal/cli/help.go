@@ -233,6 +233,20 @@ func checkRuleIDs(flag string, ids []string) error {
 	return nil
 }
 
+// splitIDs splits comma-separated IDs, so --only a,b and --only a --only b
+// mean the same for every command.
+func splitIDs(in []string) []string {
+	var out []string
+	for _, s := range in {
+		for _, id := range strings.Split(s, ",") {
+			if id = strings.TrimSpace(id); id != "" {
+				out = append(out, id)
+			}
+		}
+	}
+	return out
+}
+
 // checkRuleFlags checks --only and --skip of any command before it runs.
 func checkRuleFlags(cmd *cobra.Command, _ []string) error {
 	for _, name := range []string{"only", "skip"} {
@@ -242,7 +256,7 @@ func checkRuleFlags(cmd *cobra.Command, _ []string) error {
 		}
 		var ids []string
 		if sv, ok := f.Value.(pflag.SliceValue); ok {
-			ids = sv.GetSlice()
+			ids = splitIDs(sv.GetSlice())
 		}
 		if err := checkRuleIDs("--"+name, ids); err != nil {
 			return err
