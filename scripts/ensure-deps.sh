@@ -36,5 +36,29 @@ if ! have_go; then
 fi
 
 # Test oracles and helpers (Debian package names).
-apt_install ${NASTUNE_APT_PACKAGES:-iproute2 ethtool util-linux fdisk e2fsprogs xfsprogs samba-common-bin prometheus chromium qemu-user-static openssh-server openssh-client python3-venv fio iperf3}
+packages=(
+	iproute2
+	ethtool
+	util-linux
+	fdisk
+	e2fsprogs
+	xfsprogs
+	samba-common-bin
+	prometheus
+	chromium
+	chromium-driver
+	qemu-user-static
+	openssh-server
+	openssh-client
+	python3-venv
+	fio
+	iperf3
+	patch
+	groff-base
+	man-db
+	bash-completion
+)
+# NASTUNE_APT_PACKAGES replaces the list (space-separated) where a machine needs another.
+# shellcheck disable=SC2086
+apt_install ${NASTUNE_APT_PACKAGES:-${packages[*]}}
 go mod download

@@ -6,6 +6,8 @@ import (
 	"math/bits"
 	"strconv"
 	"strings"
+
+	"github.com/nastune/nastune/internal/units"
 )
 
 // ErrZFS is wrapped by invalid ZFS layouts.
@@ -47,24 +49,20 @@ func ParseVdev(s string) (VdevSpec, error) {
 		return VdevSpec{}, fmt.Errorf("%w: vdev %q: use TYPE:DISKS, e.g. raidz2:6, mirror:2, disk:1", ErrZFS, s)
 	}
 	v := VdevSpec{Type: typ, Disks: n}
-	switch typ {
-	case "raidz", "raidz1":
-		v.Type, v.Parity = "raidz", 1
-	case "raidz2":
-		v.Type, v.Parity = "raidz", 2
-	case "raidz3":
-		v.Type, v.Parity = "raidz", 3
+	t, parity, err := units.ParseVdevType(typ)
+	if err != nil {
+		return v, fmt.Errorf("%w: vdev type %q (want raidz1/z1, raidz2/z2, raidz3/z3, mirror or disk)", ErrZFS, typ)
+	}
+	v.Type, v.Parity = t, parity
+	switch t {
 	case "mirror":
 		if n < 2 {
 			return v, fmt.Errorf("%w: a mirror needs 2 or more disks", ErrZFS)
 		}
-	case "disk", "stripe":
-		v.Type = "disk"
+	case "disk":
 		if n != 1 {
 			return v, fmt.Errorf("%w: disk:%d: a plain vdev is one disk (repeat --vdev disk:1 for a stripe)", ErrZFS, n)
 		}
-	default:
-		return v, fmt.Errorf("%w: vdev type %q (want raidz1, raidz2, raidz3, mirror or disk)", ErrZFS, typ)
 	}
 	if v.Type == "raidz" && n < v.Parity+2 {
 		return v, fmt.Errorf("%w: raidz%d needs at least %d disks", ErrZFS, v.Parity, v.Parity+2)

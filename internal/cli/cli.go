@@ -102,18 +102,25 @@ func newRoot(env *Env) *cobra.Command {
 			"Run without a command it audits this machine (same as `nastune audit`).",
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Args:          cobra.NoArgs,
+		Args:          unknownSubcommand,
+		Version:       Version,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runAudit(cmd.Context(), opts, env)
 		},
 	}
+	root.SetVersionTemplate("{{versionLine}}\n")
+	cobra.AddTemplateFunc("versionLine", versionLine)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return &UsageError{Err: err, Hint: "run `nastune --help` for the flags"}
 	})
 	addAuditFlags(root, opts)
+	// -V as fio, iperf3 -v being taken by --verbose.
+	root.Flags().BoolP("version", "V", false, "print the version and exit")
 	root.AddCommand(newAuditCmd(env), newSnapshotCmd(env), newReportCmd(env), newInventoryCmd(env), newPlanCmd(env), newApplyCmd(env), newUndoCmd(env),
 		newBenchCmd(env), newCalcCmd(env), newRulesCmd(env), newVersionCmd(env))
-	root.SetHelpTemplate(root.HelpTemplate() + "\n" + exitHelp + "\n")
+	setupExamples(root)
+	setupHelp(root)
+	setupCompletion(root)
 	return root
 }
 
@@ -124,7 +131,13 @@ func outputFormat(v string, allowed ...string) error {
 			return nil
 		}
 	}
-	return usagef("use -o "+strings.Join(allowed, " or -o "), "unknown output format %q", v)
+	hint := "use -o " + strings.Join(allowed, " or -o ")
+	for _, a := range allowed {
+		if strings.EqualFold(a, v) {
+			hint = "did you mean `-o " + a + "`? " + hint
+		}
+	}
+	return usagef(hint, "unknown output format %q", v)
 }
 
 // useColor decides on ANSI colours: --color always/never, or auto (a TTY

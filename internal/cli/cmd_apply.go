@@ -117,7 +117,15 @@ func runApply(ctx context.Context, o *applyOptions, env *Env) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(env.Stdout, "applied run %s: %d step(s); undo with: nastune undo %s\n", m.ID, len(m.Steps), m.ID)
+	values, files := 0, 0
+	for _, st := range m.Steps {
+		if st.Kind == "file" {
+			files++
+		} else {
+			values++
+		}
+	}
+	fmt.Fprintf(env.Stdout, "applied run %s: %s Undo with: nastune undo %s\n", m.ID, stepCount(len(p.Changes), values, files), m.ID)
 	for _, c := range p.Changes {
 		for _, n := range c.Needs {
 			if o.Reload && strings.HasPrefix(n, "reload smbd") {

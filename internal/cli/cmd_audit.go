@@ -23,18 +23,22 @@ type auditOptions struct {
 	Verbose bool
 	Color   string
 	RTT     string
+	Only    []string
+	Skip    []string
 }
 
 func addAuditFlags(cmd *cobra.Command, o *auditOptions) {
 	f := cmd.Flags()
 	f.StringVar(&o.Root, "root", "/", "audit a captured machine tree (DIR/proc, DIR/sys, DIR/etc …) instead of this machine")
 	f.StringVar(&o.From, "from", "", "audit a snapshot written by nastune snapshot -o FILE")
-	f.StringArrayVar(&o.Bench, "bench", nil, "compare a saved `bench disk --save FILE` result with the path ceilings (repeatable; /var/lib/nastune/bench/*.json are read anyway)")
+	f.StringArrayVar(&o.Bench, "bench", nil, "compare a result saved by bench disk --save FILE with the path ceilings (repeatable; /var/lib/nastune/bench/*.json are read anyway)")
 	f.StringVarP(&o.Output, "output", "o", "text", "output format: text, json, html (one self-contained page) or prom (node_exporter textfile)")
 	f.StringVar(&o.FailOn, "fail-on", "never", "exit 1 when a finding is at least this severe: info, warn, crit or never")
 	f.BoolVarP(&o.Verbose, "verbose", "v", false, "explain why each finding matters, what values were computed from, references and sources not collected")
 	f.StringVar(&o.Color, "color", "auto", "colour text output: auto, always or never (NO_COLOR is honoured)")
 	f.StringVar(&o.RTT, "rtt", "500us", "round-trip time to size TCP buffers for (LAN 500us; a VPN or WAN peer: 20ms …)")
+	f.StringSliceVar(&o.Only, "only", nil, "report only these rule IDs (comma-separated or repeated; nastune rules lists them)")
+	f.StringSliceVar(&o.Skip, "skip", nil, "leave out these rule IDs (comma-separated or repeated)")
 }
 
 func newAuditCmd(env *Env) *cobra.Command {
@@ -71,6 +75,12 @@ func runAudit(ctx context.Context, o *auditOptions, env *Env) error {
 	if err != nil {
 		return err
 	}
+	if err := checkRuleIDs("--only", o.Only); err != nil {
+		return err
+	}
+	if err := checkRuleIDs("--skip", o.Skip); err != nil {
+		return err
+	}
 	h, err := collect(ctx, o.Root, o.From)
 	if err != nil {
 		return err
@@ -87,6 +97,7 @@ func runAudit(ctx context.Context, o *auditOptions, env *Env) error {
 		h.Bench = append(h.Bench, m...)
 	}
 	rep := audit.FromFacts(h, audit.Options{RTT: rtt})
+	rep.Findings = filterFindings(rep.Findings, o.Only, o.Skip)
 	switch o.Output {
 	case "json":
 		err = render.JSON(env.Stdout, rep)

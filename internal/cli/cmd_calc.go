@@ -11,6 +11,7 @@ import (
 	"github.com/nastune/nastune/internal/hostfs"
 	"github.com/nastune/nastune/internal/parse/kernfmt"
 	"github.com/nastune/nastune/internal/render"
+	"github.com/nastune/nastune/internal/units"
 )
 
 type calcTCPOptions struct {
@@ -32,16 +33,17 @@ func newCalcCmd(env *Env) *cobra.Command {
 		Short: "TCP buffer sizes (tcp_rmem/tcp_wmem) for a path's bandwidth and round-trip time",
 		Long: "calc tcp computes the bandwidth-delay product (BDP = bandwidth × RTT) and the tcp_rmem/tcp_wmem\n" +
 			"triples whose max is at least 2 × BDP, keeping the kernel defaults when they already cover it.\n\n" +
-			"Units: --bandwidth in bit/s with K, M or G (decimal): 1Gbit, 100Mbit, 2.5G.\n" +
-			"       --rtt with us, ms or s: 500us, 20ms, 1s.\n" +
-			"       --ram " + calc.SizeHelp + ".\n\n" + exitHelp,
+			"Units: --bandwidth as iperf3 -b: 1G, 1Gbit, 100Mbit/s are bits per second (decimal);\n" +
+			"       125MB/s or 100MiB/s are bytes per second (125MB/s = 1 Gbit/s).\n" +
+			"       --rtt with us, ms or s, as ping prints it: 500us, 0.5ms, 20ms.\n" +
+			"       --ram 4G, 512M (binary, as free and fio), 4GiB, or 16GB (decimal).",
 		Args: cobra.NoArgs,
 		RunE: func(_ *cobra.Command, _ []string) error { return runCalcTCP(o, env) },
 	}
 	f := tcp.Flags()
-	f.StringVar(&o.Bandwidth, "bandwidth", "", "link or path bandwidth, e.g. 1Gbit (required)")
-	f.StringVar(&o.RTT, "rtt", "", "round-trip time, e.g. 20ms (required)")
-	f.StringVar(&o.RAM, "ram", "", "memory of the machine (default: this machine's MemTotal)")
+	f.StringVar(&o.Bandwidth, "bandwidth", "", "link or path rate (required), e.g. 1G, 1Gbit or 125MB/s")
+	f.StringVar(&o.RTT, "rtt", "", "round-trip time (required), e.g. 20ms")
+	f.StringVar(&o.RAM, "ram", "", "memory of the machine, e.g. 4G (default: this machine's MemTotal)")
 	f.StringVarP(&o.Output, "output", "o", "text", "output format: text or json")
 	cmd.AddCommand(tcp, newCalcRAIDCmd(env), newCalcZFSCmd(env), newCalcVPNCmd(env))
 	return cmd
@@ -56,7 +58,7 @@ func runCalcTCP(o *calcTCPOptions, env *Env) error {
 	}
 	bps, err := calc.ParseBandwidth(o.Bandwidth)
 	if err != nil {
-		return &UsageError{Err: fmt.Errorf("--bandwidth: %w", err), Hint: "accepted: 1Gbit, 100Mbit, 2.5G, 10gbps"}
+		return &UsageError{Err: fmt.Errorf("--bandwidth: %w", err), Hint: "accepted: 1G, 1Gbit, 100Mbit/s, 10Gbps (bits) or 125MB/s (bytes per second)"}
 	}
 	rtt, err := calc.ParseRTT(o.RTT)
 	if err != nil {
@@ -65,7 +67,7 @@ func runCalcTCP(o *calcTCPOptions, env *Env) error {
 	var ram uint64
 	if o.RAM != "" {
 		if ram, err = calc.ParseSize(o.RAM); err != nil {
-			return &UsageError{Err: fmt.Errorf("--ram: %w", err), Hint: "accepted: 128MiB, 4GiB, 16GB"}
+			return &UsageError{Err: fmt.Errorf("--ram: %w", err), Hint: "accepted: 128M, 4G, 4GiB, 16GB"}
 		}
 	} else if b, err := hostfs.Live().ReadFile("/proc/meminfo"); err == nil {
 		if m, err := kernfmt.Meminfo(b); err == nil {
@@ -77,31 +79,30 @@ func runCalcTCP(o *calcTCPOptions, env *Env) error {
 		return render.JSON(env.Stdout, p)
 	}
 	w := env.Stdout
-	fmt.Fprintf(w, "BDP       %s × %v = %d bytes\n", bandwidthText(bps), rtt.Round(time.Microsecond), p.BDPBytes)
-	fmt.Fprintf(w, "need      2 × BDP = %d bytes per socket\n", p.NeedBytes)
+	fmt.Fprintf(w, "BDP       %s × %v = %s\n", units.BitRate(bps), rtt.Round(time.Microsecond), bytesText(p.BDPBytes))
+	fmt.Fprintf(w, "need      2 × BDP = %s per socket\n", bytesText(p.NeedBytes))
 	fmt.Fprintf(w, "tcp_rmem  %s\n", p.TCPRmem)
 	fmt.Fprintf(w, "tcp_wmem  %s\n", p.TCPWmem)
 	if p.RAMBytes > 0 {
-		fmt.Fprintf(w, "RAM share %.3f%% of %d bytes per socket at the max\n", p.RAMShare*100, p.RAMBytes)
+		fmt.Fprintf(w, "RAM share %.3f%% of %s per socket at the max\n", p.RAMShare*100, units.Bytes(p.RAMBytes))
 	}
 	fmt.Fprintf(w, "\n%s\n", wrap(p.Why, 78))
 	return nil
 }
 
-func bandwidthText(bps float64) string {
-	switch {
-	case bps >= 1e9:
-		return fmt.Sprintf("%g Gbit/s", bps/1e9)
-	case bps >= 1e6:
-		return fmt.Sprintf("%g Mbit/s", bps/1e6)
+// bytesText is a byte count for text output: the exact number and, from
+// 1 KiB on, the binary human form: "62500 bytes (61 KiB)".
+func bytesText(n uint64) string {
+	if n < 1024 {
+		return fmt.Sprintf("%d bytes", n)
 	}
-	return fmt.Sprintf("%g bit/s", bps)
+	return fmt.Sprintf("%d bytes (%s)", n, units.Bytes(n))
 }
 
 type calcRAIDOptions struct {
-	Level, Devices, Spares, StripeCache    int
-	MemberSize, Chunk, AvgRequest, FSBlock string
-	Output                                 string
+	Devices, Spares, StripeCache                  int
+	Level, MemberSize, Chunk, AvgRequest, FSBlock string
+	Output                                        string
 }
 
 func newCalcRAIDCmd(env *Env) *cobra.Command {
@@ -112,16 +113,20 @@ func newCalcRAIDCmd(env *Env) *cobra.Command {
 		Long: "calc raid computes what `mdadm --create` with metadata 1.2 would give for the members: the data\n" +
 			"offset and used device size mdadm picks, the Array Size, data disks, ext4 stride/stripe_width\n" +
 			"and XFS su/sw, a chunk from an average request size, and stripe_cache_size memory.\n\n" +
-			"Sizes: " + calc.SizeHelp + ".\n\n" + exitHelp,
+			"Levels as mdadm --level: raid6, RAID6 and 6 are the same; raid0/stripe, raid1/mirror, raid4,\n" +
+			"raid5, raid10.\n" +
+			"Sizes: 4T, 512K (binary, as mdadm and fio), 4TiB, or 4TB (decimal, as on the disk label).",
 		Args: cobra.NoArgs,
 		RunE: func(_ *cobra.Command, _ []string) error { return runCalcRAID(o, env) },
 	}
 	f := cmd.Flags()
-	f.IntVar(&o.Level, "level", -1, "RAID level: 0, 1, 5, 6 or 10 (required)")
+	f.StringVar(&o.Level, "level", "", "RAID level (required): raid0, raid1, raid4, raid5, raid6, raid10 (or 6, RAID6)")
 	f.IntVar(&o.Devices, "devices", 0, "active member devices (required)")
-	f.StringVar(&o.MemberSize, "member-size", "", "size of the smallest member device (required)")
+	f.StringVar(&o.MemberSize, "size", "", "size of the smallest member device (required), e.g. 4TB or 4T")
+	f.StringVar(&o.MemberSize, "member-size", "", "same as --size")
+	_ = f.MarkHidden("member-size")
 	f.IntVar(&o.Spares, "spares", 0, "spare devices (add no capacity)")
-	f.StringVar(&o.Chunk, "chunk", "", "chunk size (default: mdadm's 512KiB)")
+	f.StringVar(&o.Chunk, "chunk", "", "chunk size (default: mdadm's 512K)")
 	f.StringVar(&o.AvgRequest, "avg-request", "", "observed average request size, for a chunk recommendation")
 	f.StringVar(&o.FSBlock, "fs-block", "4KiB", "filesystem block size, for ext4 stride/stripe_width")
 	f.IntVar(&o.StripeCache, "stripe-cache", 0, "stripe_cache_size, for its memory cost (RAID5/6)")
@@ -145,15 +150,18 @@ func runCalcRAID(o *calcRAIDOptions, env *Env) error {
 	if err := outputFormat(o.Output, "text", "json"); err != nil {
 		return err
 	}
-	if o.Level < 0 || o.Devices == 0 || o.MemberSize == "" {
-		return usagef("e.g. nastune calc raid --level 6 --devices 9 --member-size 4TB --spares 1", "--level, --devices and --member-size are required")
+	if o.Level == "" || o.Devices == 0 || o.MemberSize == "" {
+		return usagef("e.g. nastune calc raid --level raid6 --devices 9 --size 4TB --spares 1", "--level, --devices and --size are required")
 	}
-	in := calc.RAIDInput{Level: o.Level, Devices: o.Devices, Spares: o.Spares, StripeCache: o.StripeCache}
-	var err error
+	level, err := units.ParseRAIDLevel(o.Level)
+	if err != nil {
+		return &UsageError{Err: fmt.Errorf("--level: %w", err), Hint: "e.g. --level raid6 (or 6, RAID6)"}
+	}
+	in := calc.RAIDInput{Level: level, Devices: o.Devices, Spares: o.Spares, StripeCache: o.StripeCache}
 	for _, s := range []struct {
 		name, v string
 		dst     *uint64
-	}{{"member-size", o.MemberSize, &in.MemberSize}, {"chunk", o.Chunk, &in.ChunkBytes}, {"avg-request", o.AvgRequest, &in.AvgRequest}, {"fs-block", o.FSBlock, &in.FSBlock}} {
+	}{{"size", o.MemberSize, &in.MemberSize}, {"chunk", o.Chunk, &in.ChunkBytes}, {"avg-request", o.AvgRequest, &in.AvgRequest}, {"fs-block", o.FSBlock, &in.FSBlock}} {
 		if *s.dst, err = sizeFlag(s.name, s.v); err != nil {
 			return err
 		}
@@ -166,10 +174,10 @@ func runCalcRAID(o *calcRAIDOptions, env *Env) error {
 		return render.JSON(env.Stdout, p)
 	}
 	w := env.Stdout
-	fmt.Fprintf(w, "RAID%d of %d × %d bytes (+%d spare)\n", p.Level, o.Devices, in.MemberSize, o.Spares)
-	fmt.Fprintf(w, "data offset      %d sectors (mdadm 1.2 default)\n", p.DataOffsetSectors)
-	fmt.Fprintf(w, "used dev size    %d bytes\n", p.ComponentBytes)
-	fmt.Fprintf(w, "usable           %d bytes (%.2f TB, %.2f TiB), %d data disks\n", p.UsableBytes, float64(p.UsableBytes)/1e12, float64(p.UsableBytes)/(1<<40), p.DataDisks)
+	fmt.Fprintf(w, "RAID%d of %d × %s (+%d spare)\n", p.Level, o.Devices, bytesText(in.MemberSize), o.Spares)
+	fmt.Fprintf(w, "data offset      %d sectors (%s, mdadm 1.2 default)\n", p.DataOffsetSectors, units.Bytes(p.DataOffsetSectors*512))
+	fmt.Fprintf(w, "used dev size    %s\n", bytesText(p.ComponentBytes))
+	fmt.Fprintf(w, "usable           %d bytes (%s, %s), %d data disks\n", p.UsableBytes, units.BytesDecimal(p.UsableBytes), units.Bytes(p.UsableBytes), p.DataDisks)
 	if p.ChunkBytes > 0 {
 		fmt.Fprintf(w, "chunk            %d KiB\n", p.ChunkBytes>>10)
 	}
@@ -183,7 +191,7 @@ func runCalcRAID(o *calcRAIDOptions, env *Env) error {
 		fmt.Fprintf(w, "xfs              mkfs.xfs -d su=%dk,sw=%d\n", p.XFSSuBytes>>10, p.XFSSw)
 	}
 	if p.StripeCacheMemoryBytes > 0 {
-		fmt.Fprintf(w, "stripe cache     %d entries cost %d bytes\n", o.StripeCache, p.StripeCacheMemoryBytes)
+		fmt.Fprintf(w, "stripe cache     %d entries cost %s\n", o.StripeCache, bytesText(p.StripeCacheMemoryBytes))
 	}
 	return nil
 }
@@ -211,8 +219,8 @@ func newCalcZFSCmd(env *Env) *cobra.Command {
 		Long: "calc zfs follows OpenZFS's own arithmetic: raidz allocation with parity and padding\n" +
 			"(vdev_raidz_asize), the 128K deflate ratio space is reported through, label areas, metaslab\n" +
 			"rounding and slop (1/32, capped at 128 GiB). Disks are whole disks given to zpool create.\n\n" +
-			"Vdevs: --vdev TYPE:DISKS, repeatable: raidz1:5, raidz2:6, raidz3:11, mirror:2, disk:1.\n" +
-			"Sizes: " + calc.SizeHelp + ".\n\n" + exitHelp,
+			"Vdevs: --vdev TYPE:DISKS, repeatable: raidz1:5, raidz2:6 (or z2:6), raidz3:11, mirror:2, disk:1.\n" +
+			"Sizes: 4T, 128K (binary), 4TiB, or 4TB (decimal, as on the disk label).",
 		Args: cobra.NoArgs,
 		RunE: func(_ *cobra.Command, _ []string) error { return runCalcZFS(o, env) },
 	}
@@ -220,7 +228,7 @@ func newCalcZFSCmd(env *Env) *cobra.Command {
 	f.StringArrayVar(&o.Vdevs, "vdev", nil, "a top-level vdev, TYPE:DISKS (repeat for more)")
 	f.StringVar(&o.DiskSize, "disk-size", "", "size of each disk (required)")
 	f.IntVar(&o.Ashift, "ashift", 12, "ashift (9-16)")
-	f.StringVar(&o.Recordsize, "recordsize", "128KiB", "recordsize, for the allocation efficiency column")
+	f.StringVar(&o.Recordsize, "recordsize", "128K", "recordsize, for the allocation efficiency column")
 	f.StringVarP(&o.Output, "output", "o", "text", "output format: text or json")
 	return cmd
 }

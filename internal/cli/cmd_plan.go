@@ -13,6 +13,7 @@ import (
 	"github.com/nastune/nastune/internal/audit"
 	"github.com/nastune/nastune/internal/plan"
 	"github.com/nastune/nastune/internal/render"
+	"github.com/nastune/nastune/internal/udiff"
 )
 
 type planOptions struct {
@@ -37,7 +38,7 @@ func newPlanCmd(env *Env) *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&o.Root, "root", "/", "plan for a captured tree (apply refuses it)")
 	f.StringVarP(&o.Output, "output", "o", "text", "output format: text, json or diff")
-	f.StringArrayVar(&o.Only, "only", nil, "only changes for this finding ID (repeatable)")
+	f.StringArrayVar(&o.Only, "only", nil, "only changes for these rule IDs (comma-separated or repeated; nastune rules lists them)")
 	f.StringVar(&o.RTT, "rtt", "500us", "round-trip time to size TCP buffers for")
 	return cmd
 }
@@ -46,6 +47,10 @@ func newPlanCmd(env *Env) *cobra.Command {
 func makePlan(ctx context.Context, rootDir, rtt string, only []string) (plan.Plan, error) {
 	d, err := parseRTTFlag(rtt)
 	if err != nil {
+		return plan.Plan{}, err
+	}
+	only = splitIDs(only)
+	if err := checkRuleIDs("--only", only); err != nil {
 		return plan.Plan{}, err
 	}
 	root, err := openRoot(rootDir)
@@ -96,26 +101,68 @@ func runPlan(ctx context.Context, o *planOptions, env *Env) error {
 		if err != nil {
 			return err
 		}
-		for _, v := range vals {
-			fmt.Fprintf(env.Stdout, "# runtime %s: %s -> %s\n", v.Path, v.From, v.To)
-		}
-		for _, f := range files {
-			old := "a" + f.Path
-			if !f.OldExisted {
-				old = "/dev/null"
-			}
-			fmt.Fprint(env.Stdout, unifiedDiff(old, "b"+f.Path, string(f.Old), string(f.New)))
-		}
+		fmt.Fprint(env.Stdout, planDiff(p, o.Root, vals, files))
 		return nil
 	}
+	vals, files, err := apply.Preview(p, apply.Options{Root: o.Root})
+	if err != nil {
+		return err
+	}
 	printPlan(env.Stdout, p)
+	if len(p.Changes) > 0 {
+		fmt.Fprintf(env.Stdout, "\n%s\n", stepCount(len(p.Changes), len(vals), len(files)))
+	}
 	return nil
 }
 
+// stepCount is the one sentence plan and apply both use to count: changes
+// (what the findings ask for) and the steps carrying them out (runtime
+// values written, files written; one file can hold several changes).
+func stepCount(changes, values, files int) string {
+	return fmt.Sprintf("%s: %s and %s.", plural(changes, "change", "changes"),
+		plural(values, "runtime value", "runtime values"), plural(files, "file", "files"))
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// planDiff is `plan -o diff`: a patch for `patch -p1` run from the root
+// (/ or --root DIR). Runtime-only values cannot be patched; they are listed
+// first as # comment lines, which patch skips as leading text.
+func planDiff(p plan.Plan, root string, vals []apply.ValueChange, files []apply.FileChange) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# nastune plan -o diff: %s\n", stepCount(len(p.Changes), len(vals), len(files)))
+	if len(files) > 0 {
+		fmt.Fprintf(&b, "# Apply the files with: patch -p1 -d %s < this-file (or nastune apply, which also\n", root)
+		b.WriteString("# writes the runtime values below and keeps a journal for nastune undo).\n")
+	}
+	if len(vals) > 0 {
+		b.WriteString("# Runtime values (not in the patch; nastune apply writes them):\n")
+		for _, v := range vals {
+			fmt.Fprintf(&b, "#   %s: %s -> %s\n", v.Path, orDash(strings.TrimSpace(v.From)), v.To)
+		}
+	}
+	for _, f := range files {
+		old := "a" + f.Path
+		if !f.OldExisted {
+			old = "/dev/null"
+		}
+		b.WriteString(udiff.Diff(udiff.File{OldName: old, NewName: "b" + f.Path, Old: f.Old, New: f.New}))
+	}
+	return b.String()
+}
 func printPlan(w io.Writer, p plan.Plan) {
 	fmt.Fprintf(w, "nastune plan: %d change(s); runtime now, persistent across reboots\n", len(p.Changes))
 	for i, c := range p.Changes {
-		fmt.Fprintf(w, "\n  %d. %s %s: %s → %s   [%s]\n", i+1, c.Kind, c.Target, orDash(c.From), c.To, c.Finding)
+		to := c.To
+		if h := render.HumanSize(c.Target, c.To); h != "" {
+			to += " (" + h + ")"
+		}
+		fmt.Fprintf(w, "\n  %d. %s %s: %s → %s   [%s]\n", i+1, c.Kind, c.Target, orDash(c.From), to, c.Finding)
 		if c.Runtime != "" && c.Kind != "sysctl" && c.Runtime != c.Target {
 			fmt.Fprintf(w, "     runtime: %s\n", c.Runtime)
 		}
@@ -142,43 +189,4 @@ func printPlan(w io.Writer, p plan.Plan) {
 			fmt.Fprintf(w, "  - %s\n", n)
 		}
 	}
-}
-
-// unifiedDiff is a one-hunk unified diff: the changed region between the
-// common head and tail (nastune's edits touch one region per file).
-func unifiedDiff(a, b, old, cur string) string {
-	ol, nl := splitLines(old), splitLines(cur)
-	head := 0
-	for head < len(ol) && head < len(nl) && ol[head] == nl[head] {
-		head++
-	}
-	tail := 0
-	for tail < len(ol)-head && tail < len(nl)-head && ol[len(ol)-1-tail] == nl[len(nl)-1-tail] {
-		tail++
-	}
-	const ctx = 3
-	s := max(0, head-ctx)
-	oe, ne := min(len(ol), len(ol)-tail+ctx), min(len(nl), len(nl)-tail+ctx)
-	var sb strings.Builder
-	fmt.Fprintf(&sb, "--- %s\n+++ %s\n@@ -%d,%d +%d,%d @@\n", a, b, s+1, oe-s, s+1, ne-s)
-	for _, l := range ol[s:head] {
-		sb.WriteString(" " + l + "\n")
-	}
-	for _, l := range ol[head : len(ol)-tail] {
-		sb.WriteString("-" + l + "\n")
-	}
-	for _, l := range nl[head : len(nl)-tail] {
-		sb.WriteString("+" + l + "\n")
-	}
-	for _, l := range ol[len(ol)-tail : oe] {
-		sb.WriteString(" " + l + "\n")
-	}
-	return sb.String()
-}
-
-func splitLines(s string) []string {
-	if s == "" {
-		return nil
-	}
-	return strings.Split(strings.TrimSuffix(s, "\n"), "\n")
 }

@@ -43,7 +43,7 @@ func runRules(o *rulesOptions, args []string, env *Env) error {
 	if len(args) == 1 {
 		r, ok := rules.ByID(args[0])
 		if !ok {
-			return usagef("`nastune rules` lists the IDs", "no rule with ID %q", args[0])
+			return checkRuleIDs("rules", args)
 		}
 		if o.Output == "json" {
 			return render.JSON(env.Stdout, r.Meta)

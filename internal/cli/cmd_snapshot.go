@@ -13,6 +13,7 @@ import (
 	"github.com/nastune/nastune/internal/hostfs"
 	"github.com/nastune/nastune/internal/probe"
 	"github.com/nastune/nastune/internal/snapshot"
+	"github.com/nastune/nastune/internal/units"
 )
 
 func newSnapshotCmd(env *Env) *cobra.Command {
@@ -46,7 +47,7 @@ func newSnapshotCmd(env *Env) *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("writing %s: %w", out, err)
 			}
-			fmt.Fprintf(env.Stdout, "snapshot %s: %d files, %d KiB, %d excluded, %d values redacted\n", out, m.Files, (n+1023)/1024, len(m.Excluded), m.RedactedKeys)
+			fmt.Fprintf(env.Stdout, "snapshot %s: %d files, %s, %d excluded, %d values redacted\n", out, m.Files, units.Bytes(uint64(n)), len(m.Excluded), m.RedactedKeys)
 			return nil
 		},
 	}

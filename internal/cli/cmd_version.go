@@ -21,22 +21,27 @@ func newVersionCmd(env *Env) *cobra.Command {
 		Short: "Print version, commit and build date",
 		Args:  cobra.NoArgs,
 		RunE: func(_ *cobra.Command, _ []string) error {
-			commit, date := Commit, Date
-			if bi, ok := debug.ReadBuildInfo(); ok && commit == "" {
-				for _, s := range bi.Settings {
-					switch s.Key {
-					case "vcs.revision":
-						commit = s.Value
-					case "vcs.time":
-						date = s.Value
-					}
-				}
-			}
-			fmt.Fprintf(env.Stdout, "nastune %s commit %s built %s %s/%s %s\n", Version, orDash(commit), orDash(date),
-				runtime.GOOS, runtime.GOARCH, runtime.Version())
+			fmt.Fprintln(env.Stdout, versionLine())
 			return nil
 		},
 	}
+}
+
+// versionLine is what `nastune version` and `nastune --version` print.
+func versionLine() string {
+	commit, date := Commit, Date
+	if bi, ok := debug.ReadBuildInfo(); ok && commit == "" {
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				commit = s.Value
+			case "vcs.time":
+				date = s.Value
+			}
+		}
+	}
+	return fmt.Sprintf("nastune %s commit %s built %s %s/%s %s", Version, orDash(commit), orDash(date),
+		runtime.GOOS, runtime.GOARCH, runtime.Version())
 }
 
 func orDash(s string) string {

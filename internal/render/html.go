@@ -2,15 +2,17 @@ package render
 
 import (
 	_ "embed"
-	"encoding/json"
 	"fmt"
 	"html/template"
 	"io"
 	"math"
 	"reflect"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
+	"text/tabwriter"
 	"time"
 
 	"github.com/nastune/nastune/internal/audit"
@@ -72,8 +74,36 @@ func execHTML(t *template.Template, v any) (template.HTML, error) {
 	return template.HTML(b.String()), nil //nolint:gosec // produced by html/template, escaped
 }
 
+// md renders the one piece of markdown rule texts use, `code`, as <code>;
+// everything else is escaped text.
+func md(s string) template.HTML {
+	parts := strings.Split(s, "`")
+	if len(parts)%2 == 0 { // an unpaired backtick stays a backtick
+		parts[len(parts)-2] += "`" + parts[len(parts)-1]
+		parts = parts[:len(parts)-1]
+	}
+	var b strings.Builder
+	for i, p := range parts {
+		if i%2 == 1 {
+			b.WriteString("<code>" + template.HTMLEscapeString(p) + "</code>")
+		} else {
+			b.WriteString(template.HTMLEscapeString(p))
+		}
+	}
+	return template.HTML(b.String()) //nolint:gosec // every part escaped above
+}
+
+// target is a recommendation's target: a path or key as code, or, when it
+// is a sentence with `code` in it (manual steps), that sentence.
+func target(s string) template.HTML {
+	if strings.Contains(s, "`") {
+		return md(s)
+	}
+	return "<code>" + template.HTML(template.HTMLEscapeString(s)) + "</code>" //nolint:gosec // escaped
+}
+
 var auditTmpl = sync.OnceValue(func() *template.Template {
-	return template.Must(template.New("audit").Parse(`
+	return template.Must(template.New("audit").Funcs(template.FuncMap{"md": md, "target": target, "human": humanSize}).Parse(`
 <div class="counts">
 <span class="pill sev-crit">{{.Crit}} crit</span><span class="pill sev-warn">{{.Warn}} warn</span><span class="pill sev-info">{{.Info}} info</span>
 <span class="pill">{{len .R.NotCollected}} not collected</span>
@@ -87,20 +117,21 @@ var auditTmpl = sync.OnceValue(func() *template.Template {
 <label>sort <select id="sort"><option value="severity">severity</option><option value="family">family</option><option value="id">rule</option><option value="subject">subject</option></select></label>
 <input type="search" id="q" placeholder="filter text" aria-label="filter text">
 <span class="meta"><span id="shown">{{len .R.Findings}}</span> shown</span>
+<button type="button" id="expand-all">expand all</button> <button type="button" id="collapse-all">collapse all</button>
 </div>
 <section id="findings">
 {{range .R.Findings}}<details class="finding" data-severity="{{.Severity}}" data-family="{{.Family}}" data-id="{{.ID}}" data-subject="{{.Subject}}" data-rank="{{printf "%d" .Severity}}">
-<summary><b class="sev-{{.Severity}}">{{.Severity}}</b> <span>{{.Title}}</span> <span class="id">{{.ID}}</span> <span class="fam">{{.Family}}</span> <code>{{.Subject}}</code></summary>
+<summary><b class="sev-{{.Severity}}">{{.Severity}}</b> <span>{{md .Title}}</span> <span class="id">{{.ID}}</span> <span class="fam">{{.Family}}</span> <code>{{.Subject}}</code></summary>
 <div class="ev">{{range .Evidence}}<div><code>{{.Source}}</code>: <code>{{.Value}}</code></div>{{end}}</div>
-<p>{{.Why}}</p>
-{{with .Recommendation}}<p class="rec">→ {{.Kind}} <code>{{.Target}}</code>{{if .Value}} to <code>{{.Value}}</code>{{end}}{{if .Current}} (now <code>{{.Current}}</code>){{end}}{{if .Basis}}<br><span class="meta">computed from: {{.Basis}}</span>{{end}}</p>{{end}}
+<p>{{md .Why}}</p>
+{{with .Recommendation}}<p class="rec">→ {{.Kind}} {{target .Target}}{{if .Value}} to <code>{{.Value}}</code>{{with human .Target .Value}} ({{.}}){{end}}{{end}}{{if .Current}} (now <code>{{.Current}}</code>{{with human .Target .Current}}, {{.}}{{end}}){{end}}{{if .Basis}}<br><span class="meta">computed from: {{md .Basis}}</span>{{end}}</p>{{end}}
 {{if .Refs}}<div class="refs">{{range .Refs}}<div><a href="{{.}}" rel="noreferrer">{{.}}</a></div>{{end}}</div>{{end}}
 </details>
 {{end}}</section>
 {{else}}<p>No findings: nothing to change on the evidence collected.</p>{{end}}
 {{if .R.NotCollected}}<h2>Not collected</h2>
 <div class="wrap"><table><thead><tr><th>source</th><th>reason</th></tr></thead><tbody>
-{{range .R.NotCollected}}<tr><td><code>{{.Source}}</code></td><td>{{.Reason}}</td></tr>{{end}}
+{{range .R.NotCollected}}<tr><td><code>{{.Source}}</code></td><td>{{md .Reason}}</td></tr>{{end}}
 </tbody></table></div>{{end}}
 `))
 })
@@ -142,6 +173,7 @@ type table struct {
 	Title   string
 	Columns []string
 	Rows    [][]cell
+	Notes   []string
 }
 
 type cell struct {
@@ -157,6 +189,7 @@ var tablesTmpl = sync.OnceValue(func() *template.Template {
 {{if .Rows}}<div class="wrap"><table><thead><tr>{{range .Columns}}<th class="sortable">{{.}}</th>{{end}}</tr></thead><tbody>
 {{range .Rows}}<tr>{{range .}}<td{{if .Num}} class="num"{{end}} data-v="{{.Sort}}">{{.Text}}</td>{{end}}</tr>
 {{end}}</tbody></table></div>{{else}}<p class="meta">none</p>{{end}}
+{{range .Notes}}<p class="meta">{{.}}</p>{{end}}
 {{end}}`))
 })
 
@@ -172,6 +205,23 @@ func HTMLTables(w io.Writer, title, sub string, v any, o HTMLOptions) error {
 		Notes  []string
 		Tables []table
 	}{}
+	if gs, ok := inventoryGrids(v); ok {
+		for _, g := range gs {
+			t := table{Title: g.Title, Columns: g.Header, Notes: g.Notes}
+			for _, r := range g.Rows {
+				for len(r) < len(g.Header) {
+					r = append(r, cell{Text: "–"})
+				}
+				t.Rows = append(t.Rows, r)
+			}
+			d.Tables = append(d.Tables, t)
+		}
+		body, err := execHTML(tablesTmpl(), d)
+		if err != nil {
+			return err
+		}
+		return writePage(w, title, sub, body, o)
+	}
 	for i := 0; i < rv.NumField(); i++ {
 		f := rv.Type().Field(i)
 		name := jsonName(f)
@@ -281,29 +331,130 @@ func cellOf(v reflect.Value) cell {
 			return cell{Text: s, Sort: s}
 		}
 	}
-	b, err := json.Marshal(v.Interface())
-	if err != nil {
-		return cell{Text: "?"}
+	s := plainText(v)
+	return cell{Text: s, Sort: s}
+}
+
+// plainText writes nested values as people read them, never as JSON:
+// maps as "key: value, …" (booleans as the keys that are true), structs as
+// "field value, …", slices joined by commas.
+func plainText(v reflect.Value) string {
+	for v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface {
+		if v.IsNil() {
+			return "–"
+		}
+		v = v.Elem()
 	}
-	return cell{Text: string(b), Sort: string(b)}
+	switch v.Kind() {
+	case reflect.Map:
+		keys := v.MapKeys()
+		sort.Slice(keys, func(i, j int) bool { return fmt.Sprint(keys[i]) < fmt.Sprint(keys[j]) })
+		var parts []string
+		for _, k := range keys {
+			e := v.MapIndex(k)
+			if e.Kind() == reflect.Bool {
+				if e.Bool() {
+					parts = append(parts, fmt.Sprint(k))
+				}
+				continue
+			}
+			parts = append(parts, fmt.Sprintf("%v: %s", k, plainText(e)))
+		}
+		return strings.Join(parts, ", ")
+	case reflect.Struct:
+		var parts []string
+		for i := 0; i < v.NumField(); i++ {
+			f := v.Type().Field(i)
+			n := jsonName(f)
+			if n == "" || v.Field(i).IsZero() {
+				continue
+			}
+			parts = append(parts, strings.ReplaceAll(n, "_", " ")+" "+plainText(v.Field(i)))
+		}
+		return strings.Join(parts, ", ")
+	case reflect.Slice, reflect.Array:
+		parts := make([]string, v.Len())
+		for i := range parts {
+			parts[i] = plainText(v.Index(i))
+		}
+		return strings.Join(parts, ", ")
+	}
+	return fmt.Sprint(v.Interface())
 }
 
 var compareTmpl = sync.OnceValue(func() *template.Template {
-	return template.Must(template.New("compare").Parse(`
-<p class="meta">A change counts only beyond the noise: the spreads of repeated runs must not overlap, or a single run must change by more than 5%.</p>
+	return template.Must(template.New("compare").Funcs(template.FuncMap{"measure": measure}).Parse(`
+<p class="meta">A change counts only beyond the noise: the spreads of repeated runs must not overlap, or a single run must change by more than 5%.
+Random-I/O tests are shown in IOPS, sequential ones in MiB/s; each test's bars have their own scale.</p>
 {{.Chart}}
 <div class="wrap"><table><thead><tr><th class="sortable">test</th><th class="sortable">before</th><th class="sortable">after</th><th class="sortable">unit</th><th class="sortable">change %</th><th class="sortable">verdict</th><th>note</th></tr></thead><tbody>
-{{range .Rows}}<tr><td>{{.Test}}</td><td class="num" data-v="{{.Before}}">{{printf "%.1f" .Before}}</td><td class="num" data-v="{{.After}}">{{printf "%.1f" .After}}</td><td>{{.Unit}}</td><td class="num" data-v="{{.Change}}">{{printf "%+.1f" .Change}}</td><td>{{if .Significant}}<b>{{if gt .Change 0.0}}better{{else}}worse{{end}}</b>{{else}}within noise{{end}}</td><td>{{.Note}}</td></tr>
+{{range .Rows}}<tr data-test="{{.Test}}"><td>{{.Test}}</td><td class="num" data-v="{{.Before}}">{{measure .Before}}</td><td class="num" data-v="{{.After}}">{{measure .After}}</td><td>{{.Unit}}</td><td class="num" data-v="{{.Change}}">{{printf "%+.1f" .Change}}</td><td>{{if .Significant}}<b>{{if gt .Change 0.0}}better{{else}}worse{{end}}</b>{{else}}within noise{{end}}</td><td>{{.Note}}</td></tr>
 {{end}}</tbody></table></div>`))
 })
 
+var blockSizeInName = regexp.MustCompile(`^rand\w*?(\d+)k`)
+
+// CompareView is what people read in a bench comparison: random-I/O tests
+// (randread4k-qd1 …) in IOPS, computed from MiB/s and the block size in
+// the test's name (IOPS = bytes per second ÷ block size, exact for
+// fixed-size blocks); other tests unchanged. The change in percent is the
+// same in either unit.
+func CompareView(rows []bench.Comparison) []bench.Comparison {
+	out := make([]bench.Comparison, len(rows))
+	for i, r := range rows {
+		out[i] = r
+		m := blockSizeInName.FindStringSubmatch(r.Test)
+		if m == nil || r.Unit != "MiB/s" {
+			continue
+		}
+		kib, err := strconv.Atoi(m[1])
+		if err != nil || kib <= 0 {
+			continue
+		}
+		f := 1024 / float64(kib)
+		out[i].Unit, out[i].Before, out[i].After = "IOPS", r.Before*f, r.After*f
+		if strings.HasPrefix(r.Note, "spread ") {
+			out[i].Note = r.Note + " MiB/s"
+		}
+	}
+	return out
+}
+
+// measure writes a measurement with the precision it deserves: 12.3, 184, 25316.
+func measure(v float64) string {
+	switch a := math.Abs(v); {
+	case a >= 100:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	case a >= 10:
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	}
+	return strconv.FormatFloat(v, 'f', 2, 64)
+}
+
+// CompareText prints a bench comparison as a table, in the units of
+// CompareView.
+func CompareText(w io.Writer, rows []bench.Comparison) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "TEST\tBEFORE\tAFTER\tCHANGE\tVERDICT\tNOTE")
+	for _, r := range CompareView(rows) {
+		v := "within noise"
+		if r.Significant {
+			v = map[bool]string{true: "better", false: "worse"}[r.Change > 0]
+		}
+		fmt.Fprintf(tw, "%s\t%s %s\t%s %s\t%+.1f%%\t%s\t%s\n", r.Test, measure(r.Before), r.Unit, measure(r.After), r.Unit, r.Change, v, r.Note)
+	}
+	return tw.Flush()
+}
+
 // HTMLCompare writes a bench comparison with a before/after bar chart in
-// inline SVG (one pair of bars per test, scaled per unit).
+// inline SVG: one pair of bars per test, each test on its own scale (the
+// larger of its two values is the full width), labelled with the values.
 func HTMLCompare(w io.Writer, rows []bench.Comparison, before, after string, o HTMLOptions) error {
+	view := CompareView(rows)
 	body, err := execHTML(compareTmpl(), struct {
 		Rows  []bench.Comparison
 		Chart template.HTML
-	}{rows, compareChart(rows)})
+	}{view, compareChart(view)})
 	if err != nil {
 		return err
 	}
@@ -314,25 +465,25 @@ func compareChart(rows []bench.Comparison) template.HTML {
 	if len(rows) == 0 {
 		return ""
 	}
-	const rowH, barH, left, width = 44, 14, 150, 560
-	maxBy := map[string]float64{}
-	for _, r := range rows {
-		maxBy[r.Unit] = math.Max(maxBy[r.Unit], math.Max(r.Before, r.After))
-	}
+	const rowH, barH, left, width = 48, 14, 150, 480
 	var b strings.Builder
 	h := len(rows)*rowH + 24
-	fmt.Fprintf(&b, `<svg role="img" aria-label="before and after per test" viewBox="0 0 %d %d" width="100%%" preserveAspectRatio="xMinYMin meet">`, left+width+80, h)
+	fmt.Fprintf(&b, `<svg role="img" aria-label="before and after per test" viewBox="0 0 %d %d" width="100%%" preserveAspectRatio="xMinYMin meet">`, left+width+150, h)
 	fmt.Fprintf(&b, `<rect class="bar-before" x="%d" y="4" width="12" height="10"/><text x="%d" y="13">before</text><rect class="bar-after" x="%d" y="4" width="12" height="10"/><text x="%d" y="13">after</text>`, left, left+16, left+80, left+96)
 	for i, r := range rows {
 		y := 24 + i*rowH
 		scale := 0.0
-		if m := maxBy[r.Unit]; m > 0 {
+		if m := math.Max(r.Before, r.After); m > 0 {
 			scale = width / m
 		}
+		unit := template.HTMLEscapeString(r.Unit)
+		fmt.Fprintf(&b, `<g class="test" data-test="%s">`, template.HTMLEscapeString(r.Test))
 		fmt.Fprintf(&b, `<text x="0" y="%d">%s</text>`, y+barH+4, template.HTMLEscapeString(r.Test))
-		fmt.Fprintf(&b, `<rect class="bar-before" x="%d" y="%d" width="%.1f" height="%d"><title>before %.1f %s</title></rect>`, left, y, r.Before*scale, barH, r.Before, template.HTMLEscapeString(r.Unit))
-		fmt.Fprintf(&b, `<rect class="bar-after" x="%d" y="%d" width="%.1f" height="%d"><title>after %.1f %s</title></rect>`, left, y+barH+2, r.After*scale, barH, r.After, template.HTMLEscapeString(r.Unit))
-		fmt.Fprintf(&b, `<text x="%.1f" y="%d">%+.1f%%</text>`, float64(left)+math.Max(r.Before, r.After)*scale+6, y+barH+4, r.Change)
+		fmt.Fprintf(&b, `<rect class="bar-before" x="%d" y="%d" width="%.1f" height="%d"><title>before %s %s</title></rect>`, left, y, r.Before*scale, barH, measure(r.Before), unit)
+		fmt.Fprintf(&b, `<text x="%.1f" y="%d">%s %s</text>`, float64(left)+r.Before*scale+6, y+barH-3, measure(r.Before), unit)
+		fmt.Fprintf(&b, `<rect class="bar-after" x="%d" y="%d" width="%.1f" height="%d"><title>after %s %s</title></rect>`, left, y+barH+2, r.After*scale, barH, measure(r.After), unit)
+		fmt.Fprintf(&b, `<text x="%.1f" y="%d">%s %s (%+.1f%%)</text>`, float64(left)+r.After*scale+6, y+2*barH-1, measure(r.After), unit, r.Change)
+		b.WriteString(`</g>`)
 	}
 	b.WriteString(`</svg>`)
 	return template.HTML(b.String()) //nolint:gosec // numbers and escaped names only

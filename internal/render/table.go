@@ -8,24 +8,80 @@ import (
 	"text/tabwriter"
 
 	"github.com/nastune/nastune/internal/inventory"
+	"github.com/nastune/nastune/internal/units"
 )
 
-// NetTable prints the interface inventory as an aligned table.
-func NetTable(w io.Writer, n inventory.Net) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tSTATE\tSPEED\tDUPLEX\tMTU\tMAC\tADDRESSES\tDRIVER\tBUS\tOFFLOADS\tRING RX/TX (MAX)\tTXQ\tBOND")
+// The inventory tables are built once as grids (a title, a header and rows
+// of cells) and written either as aligned text or as HTML tables, so the
+// HTML page shows what the text shows, in human units, with the raw number
+// kept as each cell's sort key.
+
+type grid struct {
+	Title  string
+	Header []string
+	Rows   [][]cell
+	// Notes are printed after the table (text) or under it (HTML).
+	Notes []string
+}
+
+func txt(s string) cell { return cell{Text: dash(s), Sort: s} }
+
+func num(text string, v float64) cell {
+	return cell{Text: text, Sort: strconv.FormatFloat(v, 'f', -1, 64), Num: true}
+}
+
+// writeGrids writes grids as aligned text tables separated by blank lines.
+func writeGrids(w io.Writer, gs ...grid) error {
+	for i, g := range gs {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, strings.Join(g.Header, "\t"))
+		for _, r := range g.Rows {
+			parts := make([]string, len(r))
+			for j, c := range r {
+				parts[j] = c.Text
+			}
+			fmt.Fprintln(tw, strings.Join(parts, "\t"))
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		for _, n := range g.Notes {
+			fmt.Fprintln(w, n)
+		}
+	}
+	return nil
+}
+
+func netGrid(n inventory.Net) grid {
+	g := grid{Title: "interfaces", Header: []string{"NAME", "STATE", "SPEED", "DUPLEX", "MTU", "MAC", "ADDRESSES", "DRIVER", "BUS", "OFFLOADS", "RING RX/TX (MAX)", "TXQ", "BOND"}}
 	for _, r := range n.Interfaces {
 		state := r.Operstate
 		if r.Carrier != nil && !*r.Carrier && state == "up" {
 			state = "up,no-carrier"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
-			r.Name, dash(state), speed(r.SpeedMbps), dash(r.Duplex), intp(r.MTU), dash(r.MAC),
-			dash(strings.Join(r.Addresses, ",")), dash(r.Driver), dash(r.BusInfo), offloads(r.Features),
-			rings(r), intp(r.TxQueueLen), bond(r.Bond))
+		sp := cell{Text: "-"}
+		if r.SpeedMbps != nil {
+			sp = num(speed(r.SpeedMbps), float64(*r.SpeedMbps))
+		}
+		g.Rows = append(g.Rows, []cell{txt(r.Name), txt(state), sp, txt(r.Duplex), intCell(r.MTU), txt(r.MAC),
+			txt(strings.Join(r.Addresses, ",")), txt(r.Driver), txt(r.BusInfo), txt(offloads(r.Features)),
+			txt(rings(r)), intCell(r.TxQueueLen), txt(bond(r.Bond))})
 	}
-	return tw.Flush()
+	return g
 }
+
+func intCell(p *int) cell {
+	if p == nil {
+		return cell{Text: "-"}
+	}
+	return num(strconv.Itoa(*p), float64(*p))
+}
+
+// NetTable prints the interface inventory as an aligned table.
+func NetTable(w io.Writer, n inventory.Net) error { return writeGrids(w, netGrid(n)) }
 
 func dash(s string) string {
 	if s == "" {
@@ -41,16 +97,13 @@ func intp(p *int) string {
 	return strconv.Itoa(*p)
 }
 
+// speed is a link speed from sysfs (Mbit/s) in the unit iperf3 prints:
+// 1 Gbit/s, 2.5 Gbit/s, 100 Mbit/s.
 func speed(p *int) string {
-	switch {
-	case p == nil:
+	if p == nil {
 		return "-"
-	case *p >= 1000 && *p%1000 == 0:
-		return fmt.Sprintf("%dG", *p/1000)
-	case *p >= 1000:
-		return fmt.Sprintf("%.1fG", float64(*p)/1000)
 	}
-	return fmt.Sprintf("%dM", *p)
+	return units.BitRate(float64(*p) * 1e6)
 }
 
 // offloads prints the key offloads that are on, by short name.
@@ -92,11 +145,15 @@ func bond(b *inventory.BondRole) string {
 	return "slave of " + b.Master
 }
 
-// DiskTables prints the disk inventory: disks, then arrays, pools and
-// filesystems when there are any.
-func DiskTables(w io.Writer, d inventory.Disks) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "DISK\tMODEL\tSERIAL\tSIZE\tSECTOR L/P\tTYPE\tBUS\tSCHED\tRA KB\tPARTITIONS\tUSE")
+func sizeCell(b uint64) cell {
+	if b == 0 {
+		return cell{Text: "-"}
+	}
+	return num(sizeText(b), float64(b))
+}
+
+func diskGrids(d inventory.Disks) []grid {
+	disks := grid{Title: "disks", Header: []string{"DISK", "MODEL", "SERIAL", "SIZE", "SECTOR L/P", "TYPE", "BUS", "SCHED", "RA", "PARTITIONS", "USE"}}
 	for _, r := range d.Disks {
 		kind := "-"
 		if r.Rotational != nil {
@@ -114,15 +171,17 @@ func DiskTables(w io.Writer, d inventory.Disks) error {
 			}
 			parts = append(parts, s)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d/%d\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Name, dash(r.Model), dash(r.Serial), sizeText(r.SizeBytes),
-			r.LogicalBlockSize, r.PhysicalBlockSize, kind, bus, dash(r.Scheduler), intp(r.ReadAheadKB), dash(strings.Join(parts, " ")), dash(strings.Join(r.Use, ", ")))
+		ra := cell{Text: "-"}
+		if r.ReadAheadKB != nil {
+			ra = num(units.Bytes(uint64(*r.ReadAheadKB)<<10), float64(*r.ReadAheadKB))
+		}
+		disks.Rows = append(disks.Rows, []cell{txt(r.Name), txt(r.Model), txt(r.Serial), sizeCell(r.SizeBytes),
+			txt(fmt.Sprintf("%d/%d", r.LogicalBlockSize, r.PhysicalBlockSize)), txt(kind), txt(bus), txt(r.Scheduler), ra,
+			txt(strings.Join(parts, " ")), txt(strings.Join(r.Use, ", "))})
 	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
+	out := []grid{disks}
 	if len(d.Arrays) > 0 {
-		fmt.Fprintln(w)
-		fmt.Fprintln(tw, "ARRAY\tLEVEL\tSIZE\tCHUNK\tDISKS\tSTATUS\tSYNC\tSTRIPE CACHE\tMEMBERS")
+		g := grid{Title: "md arrays", Header: []string{"ARRAY", "LEVEL", "SIZE", "CHUNK", "DISKS", "STATUS", "SYNC", "STRIPE CACHE", "MEMBERS"}}
 		for _, a := range d.Arrays {
 			var mem []string
 			for _, m := range a.Members {
@@ -134,97 +193,127 @@ func DiskTables(w io.Writer, d inventory.Disks) error {
 			}
 			sync := a.SyncAction
 			if a.Progress > 0 {
-				sync += fmt.Sprintf(" %.1f%% %dK/s", a.Progress, a.SyncSpeed)
+				// /proc/mdstat's speed is in KiB/s (K/sec).
+				sync += fmt.Sprintf(" %.1f%% %s", a.Progress, units.ByteRate(float64(a.SyncSpeed)*1024))
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%dK\t%d\t%s\t%s\t%d\t%s\n", a.Name, a.Level, sizeText(a.SizeBytes), a.ChunkBytes>>10, a.RaidDisks,
-				dash(a.Status), dash(sync), a.StripeCacheSize, strings.Join(mem, " "))
+			g.Rows = append(g.Rows, []cell{txt(a.Name), txt(a.Level), sizeCell(a.SizeBytes), sizeCell(uint64(a.ChunkBytes)),
+				num(strconv.Itoa(a.RaidDisks), float64(a.RaidDisks)), txt(a.Status), txt(sync),
+				num(strconv.Itoa(a.StripeCacheSize), float64(a.StripeCacheSize)), txt(strings.Join(mem, " "))})
 		}
-		if err := tw.Flush(); err != nil {
-			return err
-		}
+		out = append(out, g)
 	}
 	if len(d.Pools) > 0 {
-		fmt.Fprintln(w)
-		fmt.Fprintln(tw, "POOL\tHEALTH\tSIZE\tVDEV\tTYPE\tASHIFT\tDEVICES")
+		g := grid{Title: "ZFS pools", Header: []string{"POOL", "HEALTH", "SIZE", "VDEV", "TYPE", "ASHIFT", "DEVICES"}}
 		for _, p := range d.Pools {
 			for _, v := range p.Vdevs {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\n", p.Name, p.Health, sizeText(p.SizeBytes), v.Name, v.Type, v.Ashift, len(v.Devices))
+				g.Rows = append(g.Rows, []cell{txt(p.Name), txt(p.Health), sizeCell(p.SizeBytes), txt(v.Name), txt(v.Type),
+					num(strconv.Itoa(v.Ashift), float64(v.Ashift)), num(strconv.Itoa(len(v.Devices)), float64(len(v.Devices)))})
 			}
 		}
-		if err := tw.Flush(); err != nil {
-			return err
-		}
+		out = append(out, g)
 	}
 	if len(d.Filesystems) > 0 {
-		fmt.Fprintln(w)
-		fmt.Fprintln(tw, "FILESYSTEM\tTYPE\tDEVICE\tON\tBLOCK\tSTRIPE (ext4 stride/width, xfs sunit/swidth)")
+		g := grid{Title: "filesystems", Header: []string{"FILESYSTEM", "TYPE", "DEVICE", "ON", "BLOCK", "STRIPE (ext4 stride/width, xfs sunit/swidth)"}}
 		for _, f := range d.Filesystems {
 			geo := fmt.Sprintf("%d/%d", f.Stride, f.StripeWidth)
 			if f.Type == "xfs" {
 				geo = fmt.Sprintf("%d/%d", f.SUnit, f.SWidth)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", f.MountPoint, f.Type, f.Device, dash(f.Backing), f.BlockSize, geo)
+			g.Rows = append(g.Rows, []cell{txt(f.MountPoint), txt(f.Type), txt(f.Device), txt(f.Backing), sizeCell(uint64(f.BlockSize)), txt(geo)})
 		}
+		out = append(out, g)
 	}
-	return tw.Flush()
+	return out
 }
 
+// DiskTables prints the disk inventory: disks, then arrays, pools and
+// filesystems when there are any.
+func DiskTables(w io.Writer, d inventory.Disks) error { return writeGrids(w, diskGrids(d)...) }
+
+// sizeText is a byte count in binary units, as lsblk and the kernel show
+// sizes: 4 TB disks are 3.64 TiB.
 func sizeText(b uint64) string {
-	switch {
-	case b == 0:
+	if b == 0 {
 		return "-"
-	case b >= 1e12:
-		return fmt.Sprintf("%.1fT", float64(b)/1e12)
-	case b >= 1e9:
-		return fmt.Sprintf("%.0fG", float64(b)/1e9)
 	}
-	return fmt.Sprintf("%.0fM", float64(b)/1e6)
+	return units.Bytes(b)
+}
+
+func serviceGrids(s inventory.Services) []grid {
+	shares := grid{Title: "Samba shares", Header: []string{"SHARE", "PATH"}}
+	for _, k := range inventory.ShareKeys {
+		shares.Header = append(shares.Header, strings.ToUpper(k.Name))
+	}
+	for _, r := range s.Shares {
+		row := []cell{txt(r.Name), txt(r.Path)}
+		for _, k := range inventory.ShareKeys {
+			row = append(row, txt(r.Options[k.Name]))
+		}
+		shares.Rows = append(shares.Rows, row)
+	}
+	if s.SambaFrom != "" {
+		shares.Notes = append(shares.Notes, fmt.Sprintf("(values from %s)", s.SambaFrom))
+	}
+	exports := grid{Title: "NFS exports", Header: []string{"EXPORT", "CLIENT", "OPTIONS", fmt.Sprintf("(nfsd threads: %d)", s.NFSThreads)}}
+	for _, e := range s.Exports {
+		exports.Rows = append(exports.Rows, []cell{txt(e.Path), txt(e.Client), txt(strings.Join(e.Options, ","))})
+	}
+	vpn := grid{Title: "OpenVPN", Header: []string{"VPN", "ROLE", "PROTO", "PORT", "CIPHER", "SNDBUF", "RCVBUF", "TUN-MTU", "MSSFIX", "FRAGMENT", "COMPRESSION", "VERSION"}}
+	for _, v := range s.VPN {
+		vpn.Rows = append(vpn.Rows, []cell{txt(v.File), txt(v.Role), txt(v.Proto), num(strconv.Itoa(v.Port), float64(v.Port)), txt(v.Cipher),
+			bufCell(v.Sndbuf), bufCell(v.Rcvbuf), txt(v.TunMTU), txt(v.MSSFix), txt(v.Fragment), txt(v.Compression), txt(v.Version)})
+	}
+	return []grid{shares, exports, vpn}
+}
+
+// bufCell is a socket buffer size from a config: the number as written and
+// its binary size beside it ("524288 (512 KiB)").
+func bufCell(s string) cell {
+	n, err := strconv.ParseUint(s, 10, 64)
+	if err != nil || n < 1024 {
+		return txt(s)
+	}
+	return num(units.BytesWithRaw(n), float64(n))
 }
 
 // ServiceTables prints shares, NFS exports and VPN instances.
-func ServiceTables(w io.Writer, s inventory.Services) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	header := "SHARE\tPATH"
-	for _, k := range inventory.ShareKeys {
-		header += "\t" + strings.ToUpper(k.Name)
-	}
-	fmt.Fprintln(tw, header)
-	for _, r := range s.Shares {
-		line := r.Name + "\t" + dash(r.Path)
-		for _, k := range inventory.ShareKeys {
-			line += "\t" + dash(r.Options[k.Name])
-		}
-		fmt.Fprintln(tw, line)
-	}
-	if s.SambaFrom != "" {
-		fmt.Fprintf(tw, "(values from %s)\n", s.SambaFrom)
-	}
-	fmt.Fprintln(tw)
-	fmt.Fprintf(tw, "EXPORT\tCLIENT\tOPTIONS\t(nfsd threads: %d)\n", s.NFSThreads)
-	for _, e := range s.Exports {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", e.Path, e.Client, dash(strings.Join(e.Options, ",")))
-	}
-	fmt.Fprintln(tw)
-	fmt.Fprintln(tw, "VPN\tROLE\tPROTO\tPORT\tCIPHER\tSNDBUF\tRCVBUF\tTUN-MTU\tMSSFIX\tFRAGMENT\tCOMPRESSION\tVERSION")
-	for _, v := range s.VPN {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", v.File, v.Role, v.Proto, v.Port, v.Cipher, dash(v.Sndbuf),
-			dash(v.Rcvbuf), dash(v.TunMTU), dash(v.MSSFix), dash(v.Fragment), dash(v.Compression), dash(v.Version))
-	}
-	return tw.Flush()
-}
+func ServiceTables(w io.Writer, s inventory.Services) error { return writeGrids(w, serviceGrids(s)...) }
 
-// PathTable prints each data path with its ceiling, bottleneck and links.
-func PathTable(w io.Writer, p inventory.Paths) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "PATH\tKIND\tMEMBERS\tCEILING MB/s\tBOTTLENECK")
+func pathGrid(p inventory.Paths) grid {
+	g := grid{Title: "data paths", Header: []string{"PATH", "KIND", "MEMBERS", "CEILING MB/s", "BOTTLENECK"}}
 	for _, x := range p.Paths {
 		members := strings.Join(x.Members, ",")
 		if len(members) > 40 {
 			members = fmt.Sprintf("%d members", len(x.Members))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%.0f\t%s\n", x.Name, x.Kind, members, x.CeilingMBs, x.Bottleneck)
+		g.Rows = append(g.Rows, []cell{txt(x.Name), txt(x.Kind), txt(members), num(fmt.Sprintf("%.0f", x.CeilingMBs), x.CeilingMBs), txt(x.Bottleneck)})
 	}
-	if err := tw.Flush(); err != nil {
+	return g
+}
+
+func pathLinks(p inventory.Paths) grid {
+	g := grid{Title: "links per path", Header: []string{"PATH", "LINK", "MB/s", "NAME", "NOTE"}}
+	for _, x := range p.Paths {
+		for _, l := range x.Links {
+			var extra []string
+			if l.Shared > 1 {
+				extra = append(extra, fmt.Sprintf("shared by %d", l.Shared))
+			}
+			if l.FullMBs > 0 {
+				extra = append(extra, fmt.Sprintf("%.0f MB/s at full link", l.FullMBs))
+			}
+			if l.Note != "" {
+				extra = append(extra, l.Note)
+			}
+			g.Rows = append(g.Rows, []cell{txt(x.Name), txt(l.Kind), num(fmt.Sprintf("%.0f", l.MBs), l.MBs), txt(l.Name), txt(strings.Join(extra, "; "))})
+		}
+	}
+	return g
+}
+
+// PathTable prints each data path with its ceiling, bottleneck and links.
+func PathTable(w io.Writer, p inventory.Paths) error {
+	if err := writeGrids(w, pathGrid(p)); err != nil {
 		return err
 	}
 	for _, x := range p.Paths {
@@ -250,4 +339,19 @@ func PathTable(w io.Writer, p inventory.Paths) error {
 		}
 	}
 	return nil
+}
+
+// inventoryGrids are the grids of a known inventory table, for HTML.
+func inventoryGrids(v any) ([]grid, bool) {
+	switch t := v.(type) {
+	case inventory.Net:
+		return []grid{netGrid(t)}, true
+	case inventory.Disks:
+		return diskGrids(t), true
+	case inventory.Services:
+		return serviceGrids(t), true
+	case inventory.Paths:
+		return []grid{pathGrid(t), pathLinks(t)}, true
+	}
+	return nil, false
 }

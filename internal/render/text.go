@@ -93,12 +93,29 @@ func recommendation(r *rule.Recommendation) string {
 	case rule.KindAdvice:
 		return r.Target
 	case rule.KindSysctl:
-		return fmt.Sprintf("set %s = %s (now %s)", r.Target, r.Value, r.Current)
+		return fmt.Sprintf("set %s = %s", r.Target, valueNow(r))
+	}
+	return fmt.Sprintf("set %s to %s", r.Target, valueNow(r))
+}
+
+// valueNow is "V (now C)", with human sizes for size settings:
+// "524288 (512 KiB; now 212992, 208 KiB)".
+func valueNow(r *rule.Recommendation) string {
+	var in []string
+	if h := humanSize(r.Target, r.Value); h != "" {
+		in = append(in, h)
 	}
 	if r.Current != "" {
-		return fmt.Sprintf("set %s to %s (now %s)", r.Target, r.Value, r.Current)
+		now := "now " + r.Current
+		if h := humanSize(r.Target, r.Current); h != "" {
+			now += ", " + h
+		}
+		in = append(in, now)
 	}
-	return fmt.Sprintf("set %s to %s", r.Target, r.Value)
+	if len(in) == 0 {
+		return r.Value
+	}
+	return r.Value + " (" + strings.Join(in, "; ") + ")"
 }
 
 func summary(st styler, r *audit.Report, verbose bool) string {

@@ -142,6 +142,10 @@ func TestDebianPackage(t *testing.T) {
 			t.Errorf("package lacks %s", want)
 		}
 	}
+	// Completions need bash-completion's loader: recommended, as Debian does.
+	if rec, err := exec.Command("dpkg-deb", "-f", deb, "Recommends").Output(); err != nil || !strings.Contains(string(rec), "bash-completion") {
+		t.Errorf("Recommends: %q %v, want bash-completion", rec, err)
+	}
 	for _, arch := range []string{"arm64", "armhf", "armel"} {
 		if _, err := os.Stat(distFile(t, "nastune_1.2.3_"+arch+".deb")); err != nil {
 			t.Error(err)

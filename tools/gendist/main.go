@@ -10,10 +10,11 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
-
-	"github.com/spf13/cobra/doc"
 
 	"github.com/nastune/nastune/internal/cli"
 )
@@ -38,17 +39,10 @@ func run(out, version string) error {
 	}
 	root := cli.Command()
 	root.DisableAutoGenTag = true
-	// A fixed date keeps the package reproducible; SOURCE_DATE_EPOCH wins.
-	date := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	if s := os.Getenv("SOURCE_DATE_EPOCH"); s != "" {
-		var sec int64
-		if _, err := fmt.Sscan(s, &sec); err == nil {
-			date = time.Unix(sec, 0).UTC()
+	for _, p := range cli.ManPages(releaseDate(), version) {
+		if err := os.WriteFile(filepath.Join(man, p.Name), p.Content, 0o644); err != nil {
+			return err
 		}
-	}
-	hdr := &doc.GenManHeader{Title: "NASTUNE", Section: "1", Source: "nastune " + version, Manual: "nastune manual", Date: &date}
-	if err := doc.GenManTree(root, hdr, man); err != nil {
-		return err
 	}
 	if err := gzipAll(man); err != nil {
 		return err
@@ -64,6 +58,23 @@ func run(out, version string) error {
 		}
 	}
 	return nil
+}
+
+// releaseDate dates the man pages: SOURCE_DATE_EPOCH when set (Debian's
+// reproducible builds), else the date of the commit being built, so the
+// same commit always gives the same package.
+func releaseDate() time.Time {
+	if s := os.Getenv("SOURCE_DATE_EPOCH"); s != "" {
+		if sec, err := strconv.ParseInt(s, 10, 64); err == nil {
+			return time.Unix(sec, 0).UTC()
+		}
+	}
+	if out, err := exec.Command("git", "log", "-1", "--format=%ct").Output(); err == nil {
+		if sec, err := strconv.ParseInt(strings.TrimSpace(string(out)), 10, 64); err == nil {
+			return time.Unix(sec, 0).UTC()
+		}
+	}
+	return time.Now().UTC()
 }
 
 // gzipAll compresses every page as Debian policy asks (gzip -9n: no name,

@@ -49,24 +49,48 @@
       rows.forEach(function (r) { body.appendChild(r); });
     });
   });
-  // A fragment such as #sev=crit,warn&fam=block&q=sda&sort=family opens
-  // the page filtered, so a link can point at one view.
-  var params = {};
-  (location.hash || '').replace(/^#/, '').split('&').forEach(function (kv) {
-    var i = kv.indexOf('=');
-    if (i > 0) params[kv.slice(0, i)] = decodeURIComponent(kv.slice(i + 1));
+  // A fragment such as #sev=crit,warn&fam=block&q=sda&sort=family&open=all
+  // opens the page filtered, so a link can point at one view; changing the
+  // fragment later applies it too.
+  function applyHash() {
+    var params = {};
+    (location.hash || '').replace(/^#/, '').split('&').forEach(function (kv) {
+      var i = kv.indexOf('=');
+      if (i > 0) params[kv.slice(0, i)] = decodeURIComponent(kv.slice(i + 1));
+    });
+    if (params.sev) {
+      var want = params.sev.split(',');
+      document.querySelectorAll('input[data-filter-sev]').forEach(function (c) { c.checked = want.indexOf(c.value) >= 0; });
+    }
+    var famEl = document.getElementById('fam');
+    if (params.fam && famEl) famEl.value = params.fam;
+    var qEl = document.getElementById('q');
+    if (params.q && qEl) qEl.value = params.q;
+    if (sortSel) {
+      if (params.sort) sortSel.value = params.sort;
+      sortSel.dispatchEvent(new Event('change'));
+    }
+    applyFilters();
+    if (params.open === 'all') openAll(true);
+  }
+  // Expand or collapse every finding; printing opens them all so paper
+  // shows the evidence, and restores the view afterwards.
+  function openAll(open) {
+    document.querySelectorAll('details.finding').forEach(function (d) { d.open = open; });
+  }
+  var ex = document.getElementById('expand-all'), co = document.getElementById('collapse-all');
+  if (ex) ex.addEventListener('click', function () { openAll(true); });
+  if (co) co.addEventListener('click', function () { openAll(false); });
+  var before = null;
+  window.addEventListener('beforeprint', function () {
+    before = Array.prototype.map.call(document.querySelectorAll('details'), function (d) { return d.open; });
+    document.querySelectorAll('details').forEach(function (d) { d.open = true; });
   });
-  if (params.sev) {
-    var want = params.sev.split(',');
-    document.querySelectorAll('input[data-filter-sev]').forEach(function (c) { c.checked = want.indexOf(c.value) >= 0; });
-  }
-  var famEl = document.getElementById('fam');
-  if (params.fam && famEl) famEl.value = params.fam;
-  var qEl = document.getElementById('q');
-  if (params.q && qEl) qEl.value = params.q;
-  if (sortSel) {
-    if (params.sort) sortSel.value = params.sort;
-    sortSel.dispatchEvent(new Event('change'));
-  }
-  applyFilters();
+  window.addEventListener('afterprint', function () {
+    if (!before) return;
+    document.querySelectorAll('details').forEach(function (d, i) { d.open = before[i]; });
+    before = null;
+  });
+  applyHash();
+  window.addEventListener('hashchange', applyHash);
 })();
