@@ -18,8 +18,8 @@ import (
 	"golang.org/x/term"
 
 	"github.com/nastune/nastune/internal/bench"
-	"github.com/nastune/nastune/internal/calc"
 	"github.com/nastune/nastune/internal/render"
+	"github.com/nastune/nastune/internal/units"
 )
 
 func newBenchCmd(env *Env) *cobra.Command {
@@ -68,53 +68,27 @@ func newBenchDiskCmd(env *Env) *cobra.Command {
 	f.IntVar(&o.Repeat, "repeat", 1, "run each test N times; report the median and the min-max spread")
 	f.StringVarP(&o.Output, "output", "o", "text", "output format: text, json or prom (node_exporter textfile)")
 	f.StringVar(&o.Save, "save", "", "also write the JSON result to this file (for bench compare)")
-	completeValues(cmd, "tests", bench.DiskTests...)
-	completeValues(cmd, "engine", "builtin", "fio")
-	completeValues(cmd, "output", "text", "json", "prom")
 	return cmd
 }
 
-// completeValues offers values for a flag in shell completion (a
-// comma-separated list for --tests).
-func completeValues(cmd *cobra.Command, flag string, values ...string) {
-	_ = cmd.RegisterFlagCompletionFunc(flag, func(_ *cobra.Command, _ []string, typed string) ([]string, cobra.ShellCompDirective) {
-		prefix := ""
-		if i := strings.LastIndexByte(typed, ','); i >= 0 && flag == "tests" {
-			prefix = typed[:i+1]
-		}
-		var out []string
-		for _, v := range values {
-			out = append(out, prefix+v)
-		}
-		return out, cobra.ShellCompDirectiveNoFileComp
-	})
-}
-
-// benchSize and benchDuration read bench's size and duration flags (the
-// one place to switch to a shared units package). Sizes: a bare number is
-// bytes; 1G, 512M, 64k, 4T are binary as in fio, dd and mdadm; spelled-out
-// units keep their meaning (GB ×1000, GiB ×1024). Durations: a bare number
-// is seconds as in fio and iperf3, else Go's 1m30s form.
+// benchSize and benchDuration read bench's size and duration flags through
+// the shared units package: 1G, 512M, 64k, 4T are binary as in fio, dd and
+// mdadm, spelled-out units keep their meaning (GB ×1000, GiB ×1024), a bare
+// number of bytes is bytes; a bare duration is seconds as in fio and iperf3,
+// and 0 means "off" where a flag allows it (--interval 0).
 func benchSize(flag, v string) (int64, error) {
-	t := strings.TrimSpace(v)
-	if n := len(t); n > 1 && strings.ContainsRune("kKmMgGtTpP", rune(t[n-1])) && strings.Trim(t[:n-1], "0123456789.") == "" {
-		t += "iB"
-	}
-	if strings.Trim(t, "0123456789") == "" && t != "" {
-		t += "B"
-	}
-	n, err := calc.ParseSize(t)
-	if err != nil || t == "" || n >= 1<<62 {
+	n, err := units.ParseSize(v)
+	if err != nil || n >= 1<<62 {
 		return 0, &UsageError{Err: fmt.Errorf("--%s %s: not a size", flag, v), Hint: "e.g. 4G, 512M (binary, ×1024) or 4GB (×1000)"}
 	}
 	return int64(n), nil
 }
 
 func benchDuration(flag, v string) (time.Duration, error) {
-	if f, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil {
-		return time.Duration(f * float64(time.Second)), nil
+	if f, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil && f == 0 {
+		return 0, nil
 	}
-	d, err := time.ParseDuration(strings.TrimSpace(v))
+	d, err := units.ParseDuration(v)
 	if err != nil {
 		return 0, usagef("seconds (30) or a duration (1m30s)", "--%s %s: not a duration", flag, v)
 	}
@@ -282,8 +256,6 @@ func newBenchNetCmd(env *Env) *cobra.Command {
 	f.StringVar(&o.Engine, "engine", "builtin", "builtin or iperf3")
 	f.StringVarP(&o.Output, "output", "o", "text", "output format: text, json or prom (node_exporter textfile)")
 	f.StringVar(&o.Save, "save", "", "also write the JSON result to this file")
-	completeValues(cmd, "engine", "builtin", "iperf3")
-	completeValues(cmd, "output", "text", "json", "prom")
 	return cmd
 }
 
@@ -470,16 +442,7 @@ func newBenchCompareCmd(env *Env) *cobra.Command {
 			case "html":
 				return render.HTMLCompare(env.Stdout, rows, args[0], args[1], render.HTMLOptions{Now: time.Now(), Version: Version})
 			}
-			tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "TEST\tBEFORE\tAFTER\tCHANGE\tVERDICT\tNOTE")
-			for _, r := range rows {
-				v := "within noise"
-				if r.Significant {
-					v = map[bool]string{true: "better", false: "worse"}[r.Change > 0]
-				}
-				fmt.Fprintf(tw, "%s\t%.1f %s\t%.1f %s\t%+.1f%%\t%s\t%s\n", r.Test, r.Before, r.Unit, r.After, r.Unit, r.Change, v, r.Note)
-			}
-			return tw.Flush()
+			return render.CompareText(env.Stdout, rows)
 		},
 	}
 	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text, json or html")

@@ -36,7 +36,7 @@ func TestBenchUnits(t *testing.T) {
 	}
 }
 
-func run(ctx context.Context, env map[string]string, args ...string) (string, string, int) {
+func runBench(ctx context.Context, env map[string]string, args ...string) (string, string, int) {
 	var out, errb bytes.Buffer
 	code := Main(ctx, args, Env{Stdout: &out, Stderr: &errb, Getenv: func(k string) string { return env[k] }})
 	return out.String(), errb.String(), code
@@ -57,7 +57,7 @@ func benchDir(t *testing.T) string {
 func TestBenchDiskRepeatAndSave(t *testing.T) {
 	d := benchDir(t)
 	f, save := filepath.Join(d, "t.bench"), filepath.Join(d, "r.json")
-	out, errs, code := run(context.Background(), nil, "bench", "disk", "--file", f, "--size", "16M", "--runtime", "1",
+	out, errs, code := runBench(context.Background(), nil, "bench", "disk", "--file", f, "--size", "16M", "--runtime", "1",
 		"--tests", "seqread-buffered,seqwrite-buffered", "--repeat", "3", "--save", save)
 	if code != 0 || !strings.Contains(out, "min–max") || !strings.Contains(out, "median run") {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
@@ -71,7 +71,7 @@ func TestBenchDiskRepeatAndSave(t *testing.T) {
 	os.WriteFile(victim, []byte("precious"), 0o600)
 	link := filepath.Join(d, "link.json")
 	os.Symlink(victim, link)
-	out, errs, code = run(context.Background(), nil, "bench", "disk", "--file", f, "--size", "16M", "--runtime", "1", "--tests", "seqread-buffered", "--save", link)
+	out, errs, code = runBench(context.Background(), nil, "bench", "disk", "--file", f, "--size", "16M", "--runtime", "1", "--tests", "seqread-buffered", "--save", link)
 	if code != 2 || !strings.Contains(out, "seqread-buffered") || !strings.Contains(errs, "symlink") {
 		t.Errorf("save to a symlink: exit %d\n%s\n%s", code, out, errs)
 	}
@@ -86,7 +86,7 @@ func TestBenchDiskInterrupted(t *testing.T) {
 	f := filepath.Join(d, "t.bench")
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(2500*time.Millisecond, cancel)
-	out, errs, code := run(ctx, nil, "bench", "disk", "--file", f, "--size", "16M", "--runtime", "20",
+	out, errs, code := runBench(ctx, nil, "bench", "disk", "--file", f, "--size", "16M", "--runtime", "20",
 		"--tests", "seqread-buffered,seqwrite-buffered,randread4k-qd1")
 	if code != 2 || !strings.Contains(out, "seqwrite-buffered") || !strings.Contains(out, "interrupted") || !strings.Contains(errs, "2 of 3 tests") {
 		t.Errorf("exit %d\n%s\n%s", code, out, errs)
@@ -101,18 +101,18 @@ func TestBenchDiskInterrupted(t *testing.T) {
 func TestBenchNetCLI(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 	defer cancel()
-	_, errs, _ := run(ctx, nil, "bench", "net", "--listen", "0.0.0.0:0")
+	_, errs, _ := runBench(ctx, nil, "bench", "net", "--listen", "0.0.0.0:0")
 	if !strings.Contains(errs, "warning") || !strings.Contains(errs, "NASTUNE_BENCH_TOKEN=") {
 		t.Errorf("no token warning: %q", errs)
 	}
 	ctx2, cancel2 := context.WithTimeout(context.Background(), 500*time.Millisecond)
 	defer cancel2()
-	if _, errs, _ := run(ctx2, map[string]string{"NASTUNE_BENCH_TOKEN": "s3cret"}, "bench", "net", "--listen", "0.0.0.0:0"); strings.Contains(errs, "warning") {
+	if _, errs, _ := runBench(ctx2, map[string]string{"NASTUNE_BENCH_TOKEN": "s3cret"}, "bench", "net", "--listen", "0.0.0.0:0"); strings.Contains(errs, "warning") {
 		t.Errorf("warned although a token is set: %q", errs)
 	}
 	ctx3, cancel3 := context.WithTimeout(context.Background(), 500*time.Millisecond)
 	defer cancel3()
-	if _, errs, _ := run(ctx3, nil, "bench", "net", "--listen", "127.0.0.1:0"); strings.Contains(errs, "warning") {
+	if _, errs, _ := runBench(ctx3, nil, "bench", "net", "--listen", "127.0.0.1:0"); strings.Contains(errs, "warning") {
 		t.Errorf("warned on loopback: %q", errs)
 	}
 
@@ -124,11 +124,11 @@ func TestBenchNetCLI(t *testing.T) {
 	defer scancel()
 	go s.Serve(sctx)
 	env := map[string]string{"NASTUNE_BENCH_TOKEN": "s3cret"}
-	out, errs, code := run(context.Background(), env, "bench", "net", s.Address(), "-t", "2", "-P", "2", "-i", "1", "--repeat", "2")
+	out, errs, code := runBench(context.Background(), env, "bench", "net", s.Address(), "-t", "2", "-P", "2", "-i", "1", "--repeat", "2")
 	if code != 0 || strings.Count(out, " s ") < 4 || !strings.Contains(out, "median of 2 runs") || !strings.Contains(out, "min–max") {
 		t.Errorf("exit %d\n%s\n%s", code, out, errs)
 	}
-	out, _, _ = run(context.Background(), env, "bench", "net", s.Address(), "-t", "1")
+	out, _, _ = runBench(context.Background(), env, "bench", "net", s.Address(), "-t", "1")
 	if strings.Contains(out, "interval") {
 		t.Errorf("interval lines off a TTY without --interval: %s", out)
 	}
@@ -136,18 +136,18 @@ func TestBenchNetCLI(t *testing.T) {
 	if _, err := exec.LookPath("iperf3"); err != nil {
 		t.Skip("iperf3 not installed (Debian package iperf3)")
 	}
-	_, errs, code = run(context.Background(), nil, "bench", "net", "127.0.0.1:1", "--engine", "iperf3", "-t", "1")
+	_, errs, code = runBench(context.Background(), nil, "bench", "net", "127.0.0.1:1", "--engine", "iperf3", "-t", "1")
 	if code != 2 || !strings.Contains(errs, "iperf3 -s -p 1") {
 		t.Errorf("iperf3 hint: %d %s", code, errs)
 	}
 }
 
 func TestBenchCompletions(t *testing.T) {
-	out, _, _ := run(context.Background(), nil, "__complete", "bench", "disk", "--tests", "seqread-direct,")
+	out, _, _ := runBench(context.Background(), nil, "__complete", "bench", "disk", "--tests", "seqread-direct,")
 	if !strings.Contains(out, "seqread-direct,randread4k-qd32") {
 		t.Errorf("--tests completion: %q", out)
 	}
-	out, _, _ = run(context.Background(), nil, "__complete", "bench", "net", "--engine", "")
+	out, _, _ = runBench(context.Background(), nil, "__complete", "bench", "net", "--engine", "")
 	if !strings.Contains(out, "iperf3") {
 		t.Errorf("--engine completion: %q", out)
 	}

@@ -384,7 +384,7 @@ var placeholders = map[string]string{
 	"rtt": "TIME", "color": "WHEN", "fail-on": "SEVERITY", "only": "ID", "skip": "ID", "listen": "ADDR:PORT",
 	"token": "SECRET", "tests": "LIST", "engine": "ENGINE", "size": "SIZE", "disk-size": "SIZE", "ram": "SIZE",
 	"chunk": "SIZE", "avg-request": "SIZE", "fs-block": "SIZE", "recordsize": "SIZE", "bandwidth": "RATE",
-	"level": "LEVEL", "vdev": "TYPE:DISKS", "time": "DURATION", "runtime": "DURATION", "interval": "DURATION", "run": "ID", "discard": "RUN_ID",
+	"level": "LEVEL", "vdev": "TYPE:DISKS", "time": "DURATION", "runtime": "DURATION", "interval": "DURATION", "run": "ID", "discard": "RUN_ID", "max-bytes": "SIZE",
 }
 
 // flagUsages writes a command's flags, one per line, aligned: the value
