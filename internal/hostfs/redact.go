@@ -179,6 +179,15 @@ var secretWords = map[string]bool{
 	"wpapsk": true, "pin": true,
 }
 
+// InlineKeyBlock reports whether an OpenVPN inline block (<tls-auth>,
+// written with or without the brackets) holds key material.
+func InlineKeyBlock(name string) bool {
+	return inlineBlocks[strings.ToLower(strings.TrimSuffix(strings.TrimPrefix(name, "<"), ">"))]
+}
+
+// SecretKey reports whether a configuration key or option names a secret.
+func SecretKey(k string) bool { return secretKey(k) }
+
 // secretKey reports whether a key (an option, a config key, a flag) names
 // a secret: its last word, or its whole name without separators, is one
 // of secretWords. "encrypt passwords" and "passdb backend" are not.
