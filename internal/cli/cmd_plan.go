@@ -54,6 +54,9 @@ func makePlan(ctx context.Context, rootDir, rtt string, only []string) (plan.Pla
 	}
 	defer root.Close()
 	rep := audit.Run(ctx, root, audit.Options{RTT: d})
+	if err := ctx.Err(); err != nil {
+		return plan.Plan{}, err // interrupted: never plan from partial facts
+	}
 	p := plan.Make(rep.Facts, rep.Findings)
 	if len(only) > 0 {
 		var keep []plan.Change

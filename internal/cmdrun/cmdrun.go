@@ -255,6 +255,7 @@ func run(ctx context.Context, lim Limits, argv []string, extra *os.File) (*Resul
 	if self != "" {
 		args := []string{LimitArg, strconv.FormatUint(lim.Memory, 10), strconv.FormatUint(cpu, 10), path}
 		cmd = exec.CommandContext(ctx, self, append(args, argv[1:]...)...)
+		cmd.Args[0] = os.Args[0] // multi-call test binaries dispatch on it
 	} else {
 		cmd = exec.CommandContext(ctx, path, argv[1:]...)
 	}
