@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/nastune/nastune/internal/apply"
 	"github.com/nastune/nastune/internal/audit"
 	"github.com/nastune/nastune/internal/plan"
 	"github.com/nastune/nastune/internal/render"
@@ -95,7 +94,7 @@ func runPlan(ctx context.Context, o *planOptions, env *Env) error {
 	case "json":
 		return render.JSON(env.Stdout, p)
 	case "diff":
-		vals, files, err := apply.Preview(p, apply.Options{Root: o.Root})
+		vals, files, err := safePreview(p, o.Root)
 		if err != nil {
 			return err
 		}
