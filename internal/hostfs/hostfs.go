@@ -325,6 +325,14 @@ func (r *Root) open(name string, kind int) (*os.File, string, error) {
 		if NeverRead(path.Clean(name)) {
 			return nil, "", &fs.PathError{Op: "open", Path: name, Err: ErrNeverRead}
 		}
+		// Type first: opening a device can act (a watchdog arms, a tape
+		// rewinds, a serial line raises DTR), so only fstat after open
+		// would be too late. fstat below catches a swap in between.
+		if st, err := os.Stat(name); err == nil {
+			if err := checkKind(st.Mode(), kind); err != nil {
+				return nil, "", &fs.PathError{Op: "open", Path: name, Err: err}
+			}
+		}
 		fd, err := openNonblock(name)
 		if err != nil {
 			return nil, "", &fs.PathError{Op: "open", Path: name, Err: err}
@@ -339,7 +347,12 @@ func (r *Root) open(name string, kind int) (*os.File, string, error) {
 		if NeverRead(p) {
 			return nil, "", &fs.PathError{Op: "open", Path: name, Err: ErrNeverRead}
 		}
-		f, err = r.root.OpenFile(rel(p), os.O_RDONLY|syscall.O_NONBLOCK, 0)
+		if st, err := r.root.Lstat(rel(p)); err == nil {
+			if err := checkKind(st.Mode(), kind); err != nil {
+				return nil, "", &fs.PathError{Op: "open", Path: name, Err: err}
+			}
+		}
+		f, err = r.root.OpenFile(rel(p), os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
 		if err != nil {
 			return nil, "", &fs.PathError{Op: "open", Path: name, Err: unwrapPathErr(err)}
 		}

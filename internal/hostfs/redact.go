@@ -43,7 +43,7 @@ var neverReadExact = map[string]bool{
 var neverReadBase = map[string]bool{
 	"secrets.tdb": true, "passdb.tdb": true, "secrets.ldb": true, "smbpasswd": true, "sam.ldb": true,
 	"id_rsa": true, "id_dsa": true, "id_ecdsa": true, "id_ed25519": true, "id_ecdsa_sk": true, "id_ed25519_sk": true,
-	"trace_pipe": true, "trace_pipe_raw": true, "environ": true, "mem": true, ".netrc": true, ".pgpass": true,
+	"trace_pipe": true, "trace_pipe_raw": true, ".netrc": true, ".pgpass": true,
 	".my.cnf": true, "master.key": true,
 }
 
@@ -70,6 +70,8 @@ func NeverRead(p string) bool {
 		return true
 	case strings.Contains(p, "/.gnupg/"):
 		return true
+	case strings.HasPrefix(p, "/proc/") && (base == "environ" || base == "mem" || base == "pagemap"):
+		return true // another process's environment (passwords) and memory
 	}
 	for _, d := range neverReadDirs {
 		if strings.HasPrefix(p, d) {

@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // within fails the test when f does not return within d: the old hostfs
@@ -223,5 +225,50 @@ func TestRedactAtRead(t *testing.T) {
 	}
 	if _, err := r.ReadFile("/etc/fstab"); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestDevicesAreNotOpened: opening a device can act by itself (a watchdog
+// arms, a tape rewinds), so the type is checked before open(2). inotify
+// reports every open of the node.
+func TestDevicesAreNotOpened(t *testing.T) {
+	dir := t.TempDir()
+	dev := filepath.Join(dir, "watchdog")
+	if err := syscall.Mknod(dev, syscall.S_IFCHR|0o600, 1<<8|3); err != nil { // like /dev/null
+		t.Skipf("mknod needs root: %v", err)
+	}
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fd, err := unix.InotifyInit1(unix.IN_NONBLOCK | unix.IN_CLOEXEC)
+	if err != nil {
+		t.Skipf("inotify: %v", err)
+	}
+	defer unix.Close(fd)
+	for _, p := range []string{dev, fifo} {
+		if _, err := unix.InotifyAddWatch(fd, p, unix.IN_OPEN); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	for _, name := range []string{"/watchdog", "/fifo"} {
+		if _, err := r.ReadFile(name); !errors.Is(err, ErrNotRegular) {
+			t.Errorf("ReadFile(%s): %v", name, err)
+		}
+		if _, err := Live().ReadFile(filepath.Join(dir, name)); !errors.Is(err, ErrNotRegular) {
+			t.Errorf("live ReadFile(%s): %v", name, err)
+		}
+		if _, err := ReadRegular(filepath.Join(dir, name), 10); !errors.Is(err, ErrNotRegular) {
+			t.Errorf("ReadRegular(%s): %v", name, err)
+		}
+	}
+	buf := make([]byte, 4096)
+	if n, _ := unix.Read(fd, buf); n > 0 {
+		t.Errorf("a device node or FIFO was opened (%d bytes of inotify events)", n)
 	}
 }

@@ -25,7 +25,7 @@ func realpathLive(name string) (string, error) {
 // or a carrier (a tty): open(2) with O_NONBLOCK returns at once.
 func openNonblock(name string) (int, error) {
 	for {
-		fd, err := unix.Open(name, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+		fd, err := unix.Open(name, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
 		if err == unix.EINTR {
 			continue
 		}
@@ -50,6 +50,9 @@ func fdPath(f *os.File, name string) string {
 // and devices with ErrNotRegular naming the file and its type, so such a
 // file cannot hang nastune.
 func OpenRegular(name string) (*os.File, error) {
+	if st, err := os.Stat(name); err == nil && !st.Mode().IsRegular() && !st.IsDir() {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fmt.Errorf("%w (%s)", ErrNotRegular, typeName(st.Mode()))}
+	}
 	fd, err := openNonblock(name)
 	if err != nil {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
