@@ -173,8 +173,9 @@ func unpack(r io.Reader, dir string) (*Loaded, error) {
 }
 
 // MaxStreamBytes bounds the whole decompressed archive: file content
-// (MaxTotalBytes) plus headers, pax records and padding.
-const MaxStreamBytes = MaxTotalBytes + 64<<20
+// (MaxTotalBytes) plus, per entry, a header, a pax header with its
+// records (nastune writes mtime with sub-second precision) and padding.
+const MaxStreamBytes = MaxTotalBytes + MaxEntries*2048
 
 var errBomb = fmt.Errorf("more than %d MiB decompressed: refused (a decompression bomb?)", MaxStreamBytes>>20)
 
