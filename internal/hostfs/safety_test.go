@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -270,5 +271,54 @@ func TestDevicesAreNotOpened(t *testing.T) {
 	buf := make([]byte, 4096)
 	if n, _ := unix.Read(fd, buf); n > 0 {
 		t.Errorf("a device node or FIFO was opened (%d bytes of inotify events)", n)
+	}
+}
+
+// TestRedactKeepsSambaParameters: every parameter testparm knows, with its
+// default (the real testparm as the oracle), survives redaction unchanged:
+// "encrypt passwords", "passdb backend", "require strong key" are settings,
+// not secrets, and the samba rules need them.
+func TestRedactKeepsSambaParameters(t *testing.T) {
+	tp, err := exec.LookPath("testparm")
+	if err != nil {
+		t.Skip("testparm not installed (Debian package samba-common-bin)")
+	}
+	conf := filepath.Join(t.TempDir(), "smb.conf")
+	if err := os.WriteFile(conf, []byte("[global]\n\tworkgroup = X\n[data]\n\tpath = /srv\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(tp, "-s", "-v", "--suppress-prompt", conf).Output()
+	if err != nil || !strings.Contains(string(out), "encrypt passwords") {
+		t.Fatalf("testparm -s -v: %v\n%s", err, out)
+	}
+	got := RedactCommand([]string{"testparm", "-s", "-v", "--suppress-prompt"}, out)
+	a, b := strings.Split(string(out), "\n"), strings.Split(string(got), "\n")
+	if len(a) != len(b) {
+		t.Fatalf("line count changed: %d -> %d", len(a), len(b))
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			t.Errorf("redacted a setting: %q -> %q", a[i], b[i])
+		}
+	}
+}
+
+// TestRedactKeepsSysctls: of this machine's `sysctl -a`, only keys that
+// are keys (net.ipv4.tcp_fastopen_key) lose their value.
+func TestRedactKeepsSysctls(t *testing.T) {
+	tool, err := exec.LookPath("sysctl")
+	if err != nil {
+		t.Skip("sysctl (procps) not installed")
+	}
+	out, _ := exec.Command(tool, "-a").Output()
+	if len(out) == 0 {
+		t.Skip("sysctl -a printed nothing")
+	}
+	got := strings.Split(string(Redact("/etc/sysctl.d/99-all.conf", out)), "\n")
+	for i, l := range strings.Split(string(out), "\n") {
+		key, _, _ := strings.Cut(l, " = ")
+		if secret := strings.HasSuffix(key, "_key"); (got[i] != l) != secret {
+			t.Errorf("%q -> %q", l, got[i])
+		}
 	}
 }
