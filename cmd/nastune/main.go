@@ -4,17 +4,46 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
 
 	"github.com/nastune/nastune/internal/cli"
+	"github.com/nastune/nastune/internal/cmdrun"
 )
 
-func main() { os.Exit(run()) }
+func main() {
+	cmdrun.HandleLimitMode() // the re-execution that runs a tool under limits
+	os.Exit(run())
+}
 
+// run runs the command line. The first SIGINT or SIGTERM cancels the
+// context: probes, commands and benchmarks stop, clean up and nastune
+// exits with 128+signal (130 for ^C). A second one kills at once: the
+// default action is restored after the first.
 func run() int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	return cli.Main(ctx, os.Args[1:], cli.StdEnv())
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	got := make(chan syscall.Signal, 1)
+	go func() {
+		s, ok := <-sigs
+		if !ok {
+			return
+		}
+		signal.Reset(os.Interrupt, syscall.SIGTERM)
+		fmt.Fprintf(os.Stderr, "nastune: %v: stopping (send it again to kill)\n", s)
+		got <- s.(syscall.Signal)
+		cancel()
+	}()
+	code := cli.Main(ctx, os.Args[1:], cli.StdEnv())
+	select {
+	case s := <-got:
+		return 128 + int(s)
+	default:
+		return code
+	}
 }

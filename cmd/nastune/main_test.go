@@ -8,12 +8,13 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/nastune/nastune/internal/cmdrun"
 	"github.com/nastune/nastune/internal/fixture"
 )
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"nastune": func() { os.Exit(run()) },
+		"nastune": func() { cmdrun.HandleLimitMode(); os.Exit(run()) },
 	})
 }
 

@@ -21,12 +21,15 @@ const (
 	ExitOK       = 0 // completed; nothing at or above --fail-on
 	ExitFindings = 1 // findings at or above --fail-on
 	ExitUsage    = 2 // bad flags or arguments, unreadable --root, bad input
+	// ExitInterrupted: stopped by SIGINT (cmd/nastune exits 128+signal).
+	ExitInterrupted = 130
 )
 
 const exitHelp = `Exit codes:
   0  completed, and no finding at or above --fail-on (default: never fail on findings)
   1  findings at or above --fail-on
-  2  usage or input error (bad flag, missing or unreadable --root)`
+  2  usage or input error (bad flag, missing or unreadable --root)
+  130  interrupted by SIGINT (143: SIGTERM); a second signal kills at once`
 
 // UsageError is a mistake in what the user asked for; Hint says how to fix it.
 type UsageError struct {
@@ -68,6 +71,9 @@ func Main(ctx context.Context, args []string, env Env) int {
 	root.SetOut(env.Stdout)
 	root.SetErr(env.Stderr)
 	err := root.ExecuteContext(ctx)
+	if err == nil && ctx.Err() != nil {
+		err = ctx.Err() // what was printed is partial
+	}
 	return report(env.Stderr, err)
 }
 
@@ -83,6 +89,10 @@ func report(w io.Writer, err error) int {
 	}
 	if errors.Is(err, errFindings) {
 		return ExitFindings
+	}
+	if errors.Is(err, context.Canceled) {
+		fmt.Fprintln(w, "nastune: interrupted")
+		return ExitInterrupted
 	}
 	fmt.Fprintf(w, "nastune: error: %v\n", err)
 	var ue *UsageError

@@ -3,12 +3,12 @@ package cli
 import (
 	"context"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/nastune/nastune/internal/audit"
+	"github.com/nastune/nastune/internal/hostfs"
 	"github.com/nastune/nastune/internal/probe"
 	"github.com/nastune/nastune/internal/render"
 	"github.com/nastune/nastune/internal/rule"
@@ -86,7 +86,7 @@ func runAudit(ctx context.Context, o *auditOptions, env *Env) error {
 		return err
 	}
 	for _, f := range o.Bench {
-		b, err := os.ReadFile(f)
+		b, err := hostfs.ReadRegular(f, hostfs.MaxFileSize)
 		if err != nil {
 			return &UsageError{Err: fmt.Errorf("--bench: %w", err), Hint: "give a file saved with nastune bench disk --save FILE"}
 		}

@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/nastune/nastune/internal/apply"
 	"github.com/nastune/nastune/internal/audit"
 	"github.com/nastune/nastune/internal/plan"
 	"github.com/nastune/nastune/internal/render"
@@ -59,6 +58,9 @@ func makePlan(ctx context.Context, rootDir, rtt string, only []string) (plan.Pla
 	}
 	defer root.Close()
 	rep := audit.Run(ctx, root, audit.Options{RTT: d})
+	if err := ctx.Err(); err != nil {
+		return plan.Plan{}, err // interrupted: never plan from partial facts
+	}
 	p := plan.Make(rep.Facts, rep.Findings)
 	if len(only) > 0 {
 		var keep []plan.Change
@@ -97,7 +99,7 @@ func runPlan(ctx context.Context, o *planOptions, env *Env) error {
 	case "json":
 		return render.JSON(env.Stdout, p)
 	case "diff":
-		vals, files, err := apply.Preview(p, apply.Options{Root: o.Root})
+		vals, files, err := safePreview(p, o.Root)
 		if err != nil {
 			return err
 		}

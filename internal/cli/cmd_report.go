@@ -16,6 +16,7 @@ import (
 
 	"github.com/nastune/nastune/internal/audit"
 	"github.com/nastune/nastune/internal/fleet"
+	"github.com/nastune/nastune/internal/hostfs"
 	"github.com/nastune/nastune/internal/render"
 )
 
@@ -84,7 +85,9 @@ func expandInputs(args []string) ([]string, error) {
 			if err != nil {
 				return err
 			}
-			if !d.IsDir() && (strings.HasSuffix(p, ".json") || strings.HasSuffix(p, ".tar.gz")) {
+			// Only regular files: a symbolic link planted in a shared report
+			// folder could lead anywhere, a FIFO would hang the read.
+			if d.Type().IsRegular() && (strings.HasSuffix(p, ".json") || strings.HasSuffix(p, ".tar.gz")) {
 				found = append(found, p)
 			}
 			return nil
@@ -100,7 +103,7 @@ func expandInputs(args []string) ([]string, error) {
 
 // readAuditInput reads one audit JSON or snapshot.
 func readAuditInput(cmd *cobra.Command, file string) (*audit.Report, error) {
-	f, err := os.Open(file)
+	f, err := hostfs.OpenRegular(file) // a FIFO must not hang the report
 	if err != nil {
 		return nil, err
 	}

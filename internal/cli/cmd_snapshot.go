@@ -81,7 +81,11 @@ func collect(ctx context.Context, rootDir, from string) (*facts.Host, error) {
 		return nil, err
 	}
 	defer r.Close()
-	return probe.Collect(ctx, r), nil
+	h := probe.Collect(ctx, r)
+	if err := ctx.Err(); err != nil {
+		return nil, err // interrupted: no report from partial facts
+	}
+	return h, nil
 }
 
 // snapshotFacts loads a snapshot: its stored facts when their layout
@@ -100,5 +104,9 @@ func snapshotFacts(ctx context.Context, file string) (*facts.Host, error) {
 		return nil, err
 	}
 	defer r.Close()
-	return probe.Collect(ctx, r), nil
+	h := probe.Collect(ctx, r)
+	if err := ctx.Err(); err != nil {
+		return nil, err // interrupted: no report from partial facts
+	}
+	return h, nil
 }

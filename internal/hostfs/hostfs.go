@@ -16,6 +16,14 @@
 // There are no write methods. Reads are size-capped and never trust the size
 // that stat(2) reports, because files in /proc and /sys report 0 or 4096
 // whatever they hold.
+//
+// Only regular files are read (the pseudo files of /proc and /sys are
+// regular): every open is O_NONBLOCK and checked with fstat before a byte
+// is read, so a FIFO or a device node planted in a tree (or in /etc) is an
+// error naming the file and its type (ErrNotRegular), never a hang.
+// ReadHead alone also reads block devices (a superblock). Files that hold
+// secrets are never read, and what is read passes the one redaction layer
+// of redact.go before any probe or the snapshot recorder sees it.
 package hostfs
 
 import (
@@ -28,6 +36,7 @@ import (
 	"os"
 	"path"
 	"strings"
+	"syscall"
 
 	"github.com/nastune/nastune/internal/cmdrun"
 )
@@ -39,8 +48,22 @@ const MaxFileSize = 4 << 20
 // maxLinks bounds symlink resolution, as the kernel's MAXSYMLINKS does.
 const maxLinks = 40
 
-// ErrTooLarge is returned for files larger than MaxFileSize.
-var ErrTooLarge = errors.New("file larger than the read limit")
+// MaxDirEntries is the most entries ReadDir returns; a larger directory is
+// an error (ErrTooLarge).
+const MaxDirEntries = 1 << 16
+
+// ErrTooLarge is returned for files larger than MaxFileSize and
+// directories with more than MaxDirEntries entries.
+var ErrTooLarge = errors.New("larger than the read limit")
+
+// ErrNotRegular is returned for a FIFO, socket or device node where a
+// regular file (or a directory, for ReadDir) was expected.
+var ErrNotRegular = errors.New("not a regular file")
+
+// ErrNeverRead is returned for files nastune never reads: they hold
+// secrets (/etc/shadow, Samba's secrets.tdb, SSH keys) or block forever
+// (/proc/kmsg, tracing pipes).
+var ErrNeverRead = errors.New("never read by nastune (holds secrets or blocks)")
 
 // Root is a read-only machine root.
 type Root struct {
@@ -98,40 +121,37 @@ func (r *Root) ReadFile(name string) ([]byte, error) {
 }
 
 func (r *Root) readFile(name string) ([]byte, error) {
-	f, err := r.open(name)
+	f, real, err := r.open(name, kindFile)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err == nil && st.IsDir() {
-		return nil, &fs.PathError{Op: "read", Path: name, Err: errors.New("is a directory")}
-	}
 	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
 	if err != nil {
-		return nil, &fs.PathError{Op: "read", Path: name, Err: err}
+		return nil, &fs.PathError{Op: "read", Path: name, Err: unwrapPathErr(err)}
 	}
 	if len(data) > MaxFileSize {
 		return nil, &fs.PathError{Op: "read", Path: name, Err: ErrTooLarge}
 	}
-	return data, nil
+	return Redact(real, data), nil
 }
 
 // ReadHead reads at most n bytes from the start of a file: the
 // superblock of a block device, without reading the device.
 func (r *Root) ReadHead(name string, n int) ([]byte, error) {
-	f, err := r.open(name)
+	f, real, err := r.open(name, kindHead)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	b := make([]byte, n)
+	b := make([]byte, min(max(n, 0), MaxFileSize))
 	got, err := io.ReadFull(f, b)
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
 		return nil, &fs.PathError{Op: "read", Path: name, Err: unwrapPathErr(err)}
 	}
-	r.rec.file(name, b[:got])
-	return b[:got], nil
+	b = Redact(real, b[:got])
+	r.rec.file(name, b)
+	return b, nil
 }
 
 // ReadString reads a file and trims surrounding white space, the usual
@@ -147,14 +167,20 @@ func (r *Root) ReadString(name string) (string, error) {
 // ReadDir lists a directory, sorted by name. Entries that are symlinks are
 // reported as such (use Stat to follow them).
 func (r *Root) ReadDir(name string) ([]fs.DirEntry, error) {
-	f, err := r.open(name)
+	f, _, err := r.open(name, kindDir)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	ents, err := f.ReadDir(-1)
-	if err != nil {
-		return nil, &fs.PathError{Op: "readdir", Path: name, Err: err}
+	ents, err := f.ReadDir(MaxDirEntries + 1)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, &fs.PathError{Op: "readdir", Path: name, Err: unwrapPathErr(err)}
+	}
+	if len(ents) > MaxDirEntries {
+		return nil, &fs.PathError{Op: "readdir", Path: name, Err: fmt.Errorf("more than %d entries: %w", MaxDirEntries, ErrTooLarge)}
+	}
+	if ents == nil {
+		ents = []fs.DirEntry{}
 	}
 	sortEntries(ents)
 	r.rec.dir(name, ents)
@@ -238,6 +264,7 @@ func CommandFile(argv ...string) string {
 func (r *Root) Command(ctx context.Context, argv ...string) ([]byte, string, error) {
 	if r.root == nil {
 		out, err := cmdrun.Run(ctx, argv...)
+		out = RedactCommand(argv, out)
 		if err == nil {
 			r.rec.command(argv, out)
 		}
@@ -255,6 +282,7 @@ func (r *Root) Command(ctx context.Context, argv ...string) ([]byte, string, err
 			b = nil
 		}
 	}
+	b = RedactCommand(argv, b)
 	r.rec.command(argv, b)
 	return b, name, nil
 }
@@ -276,19 +304,108 @@ func (r *Root) RealPath(name string) (string, error) {
 	return p, err
 }
 
-func (r *Root) open(name string) (*os.File, error) {
+// What an open expects to find.
+const (
+	kindFile = iota // a regular file
+	kindHead        // a regular file or a block device
+	kindDir         // a directory
+)
+
+// open opens name read-only and non-blocking, checks with fstat that it is
+// what kind asks for, and returns the file and the real host path it
+// names (links resolved). Secret and blocking files are refused by their
+// real path, so a link to /etc/shadow is refused like /etc/shadow.
+func (r *Root) open(name string, kind int) (*os.File, string, error) {
+	var f *os.File
+	var real string
 	if r.root == nil {
-		return os.Open(name)
+		if !strings.HasPrefix(name, "/") {
+			return nil, "", &fs.PathError{Op: "open", Path: name, Err: errors.New("path must be absolute")}
+		}
+		if NeverRead(path.Clean(name)) {
+			return nil, "", &fs.PathError{Op: "open", Path: name, Err: ErrNeverRead}
+		}
+		// Type first: opening a device can act (a watchdog arms, a tape
+		// rewinds, a serial line raises DTR), so only fstat after open
+		// would be too late. fstat below catches a swap in between.
+		if st, err := os.Stat(name); err == nil {
+			if err := checkKind(st.Mode(), kind); err != nil {
+				return nil, "", &fs.PathError{Op: "open", Path: name, Err: err}
+			}
+		}
+		fd, err := openNonblock(name)
+		if err != nil {
+			return nil, "", &fs.PathError{Op: "open", Path: name, Err: err}
+		}
+		f = os.NewFile(uintptr(fd), name)
+		real = fdPath(f, name)
+	} else {
+		p, err := r.resolve(name, true)
+		if err != nil {
+			return nil, "", err
+		}
+		if NeverRead(p) {
+			return nil, "", &fs.PathError{Op: "open", Path: name, Err: ErrNeverRead}
+		}
+		if st, err := r.root.Lstat(rel(p)); err == nil {
+			if err := checkKind(st.Mode(), kind); err != nil {
+				return nil, "", &fs.PathError{Op: "open", Path: name, Err: err}
+			}
+		}
+		f, err = r.root.OpenFile(rel(p), os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+		if err != nil {
+			return nil, "", &fs.PathError{Op: "open", Path: name, Err: unwrapPathErr(err)}
+		}
+		real = p
 	}
-	p, err := r.resolve(name, true)
+	if NeverRead(real) {
+		f.Close()
+		return nil, "", &fs.PathError{Op: "open", Path: name, Err: ErrNeverRead}
+	}
+	st, err := f.Stat()
 	if err != nil {
-		return nil, err
+		f.Close()
+		return nil, "", &fs.PathError{Op: "open", Path: name, Err: unwrapPathErr(err)}
 	}
-	f, err := r.root.Open(rel(p))
-	if err != nil {
-		return nil, &fs.PathError{Op: "open", Path: name, Err: unwrapPathErr(err)}
+	if err := checkKind(st.Mode(), kind); err != nil {
+		f.Close()
+		return nil, "", &fs.PathError{Op: "open", Path: name, Err: err}
 	}
-	return f, nil
+	return f, real, nil
+}
+
+// checkKind accepts the file types a read may touch.
+func checkKind(m fs.FileMode, kind int) error {
+	switch {
+	case m.IsDir() && kind == kindDir:
+		return nil
+	case m.IsDir():
+		return errors.New("is a directory")
+	case kind == kindDir:
+		return errors.New("not a directory")
+	case m.IsRegular():
+		return nil
+	case kind == kindHead && m&fs.ModeDevice != 0 && m&fs.ModeCharDevice == 0:
+		return nil
+	}
+	return fmt.Errorf("%w (%s)", ErrNotRegular, typeName(m))
+}
+
+// typeName names a non-regular file type for messages.
+func typeName(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a block device"
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	}
+	return "type " + m.Type().String()
 }
 
 // resolve maps an absolute host path to the host path it names inside the

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/nastune/nastune/internal/facts"
+	"github.com/nastune/nastune/internal/hostfs"
 )
 
 // Loaded is an unpacked snapshot. Close removes its private folder.
@@ -30,7 +31,7 @@ func (l *Loaded) Close() error { return os.RemoveAll(l.Dir) }
 // Load unpacks the snapshot at file into a new private temporary folder.
 // On any error nothing is left behind.
 func Load(file string) (*Loaded, error) {
-	f, err := os.Open(file)
+	f, err := hostfs.OpenRegular(file) // a FIFO given as a snapshot must not hang
 	if err != nil {
 		return nil, err
 	}
@@ -64,12 +65,19 @@ func unpack(r io.Reader, dir string) (*Loaded, error) {
 		return nil, err
 	}
 	defer root.Close()
-	tr := tar.NewReader(zr)
+	// Every decompressed byte counts, headers too: pax and GNU long-name
+	// headers, and the data of entries tar.Reader skips, never reach the
+	// per-file checks below.
+	cr := &countReader{r: zr, max: MaxStreamBytes}
+	tr := tar.NewReader(cr)
 	seen := map[string]byte{} // clean name → type
 	var total int64
 	var meta, factsJSON []byte
 	for n := 0; ; n++ {
 		hdr, err := tr.Next()
+		if cr.over {
+			return nil, errBomb
+		}
 		if errors.Is(err, io.EOF) {
 			break
 		}
@@ -121,6 +129,9 @@ func unpack(r io.Reader, dir string) (*Loaded, error) {
 				return nil, errf(hdr.Name, "%v", err)
 			}
 			data, err := io.ReadAll(io.LimitReader(tr, hdr.Size+1))
+			if cr.over {
+				return nil, errBomb
+			}
 			if err != nil {
 				return nil, errf(hdr.Name, "%v", err)
 			}
@@ -159,6 +170,34 @@ func unpack(r io.Reader, dir string) (*Loaded, error) {
 		l.Facts = &h
 	}
 	return l, nil
+}
+
+// MaxStreamBytes bounds the whole decompressed archive: file content
+// (MaxTotalBytes) plus, per entry, a header, a pax header with its
+// records (nastune writes mtime with sub-second precision) and padding.
+const MaxStreamBytes = MaxTotalBytes + MaxEntries*2048
+
+var errBomb = fmt.Errorf("more than %d MiB decompressed: refused (a decompression bomb?)", MaxStreamBytes>>20)
+
+// countReader counts every byte read and fails past max.
+type countReader struct {
+	r    io.Reader
+	n    int64
+	max  int64
+	over bool
+}
+
+func (c *countReader) Read(p []byte) (int, error) {
+	if c.n >= c.max {
+		c.over = true
+		return 0, errBomb
+	}
+	if int64(len(p)) > c.max-c.n {
+		p = p[:c.max-c.n]
+	}
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // checkName accepts relative, clean names without "..".

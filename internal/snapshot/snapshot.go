@@ -75,92 +75,25 @@ type Meta struct {
 	RedactedKeys int       `json:"redacted_values"`
 }
 
-// patterns are compiled on first use: snapshot is linked into every
-// command, and the audit's start-up should not pay for them.
-//   - excluded: paths never put into a snapshot;
-//   - secretKey: a configuration key whose value is a secret (it ends in
-//     password, passwd, passphrase, secret, psk or token);
-//   - secretOpt: a password inside a mount option list (fstab cifs);
-//   - secretLine / secretWord: "key = value" and "key: value" lines, and
-//     "key value" lines (OpenVPN, sshd style).
-var patterns = sync.OnceValue(func() (p struct{ excluded, secretKey, secretOpt, secretLine, secretWord *regexp.Regexp }) {
-	p.excluded = regexp.MustCompile(`^/etc/(g?shadow-?|security/opasswd)$|/private/|\.(key|pem|p12|pfx|keytab)$|/ssh_host_[^/]*_key$|^/var/lib/samba/.*\.tdb$|^/(root|home)/|/proc/[^/]+/environ$`)
-	p.secretKey = regexp.MustCompile(`(?i)(pass(word|wd|phrase)|secret|psk|token)$`)
-	p.secretOpt = regexp.MustCompile(`(?i)\b(pass(word|wd)?)=([^,\s]+)`)
-	p.secretLine = regexp.MustCompile(`^(\s*)([A-Za-z0-9_. -]*[A-Za-z0-9_.-])(\s*[=:]\s*)(\S.*)$`)
-	p.secretWord = regexp.MustCompile(`^(\s*)([A-Za-z0-9_.-]+)(\s+)(\S.*)$`)
-	return p
+// excludedExtra are paths never put into a snapshot beyond those hostfs
+// never reads: home folders and certificate bundles.
+var excludedExtra = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`/private/|\.(key|pem|p12|pfx|keytab)$|^/var/lib/samba/.*\.tdb$|^/(root|home)/`)
 })
 
-// Excluded reports whether a path is never captured.
-func Excluded(p string) bool { return patterns().excluded.MatchString(p) }
+// Excluded reports whether a path is never captured: every file hostfs
+// never reads (hostfs.NeverRead), home folders and key or certificate
+// files.
+func Excluded(p string) bool { return hostfs.NeverRead(p) || excludedExtra().MatchString(p) }
 
-const redacted = "[redacted by nastune]"
-
-// inlineBlocks are OpenVPN's inline key material.
-var inlineBlocks = []string{"key", "secret", "tls-auth", "tls-crypt", "tls-crypt-v2", "pkcs12", "auth-user-pass", "http-proxy-user-pass"}
-
-// Redact removes secret values from a text file; n counts redactions:
-// OpenVPN inline key blocks, password= mount options, and the value of
-// "key = value", "key: value" or "key value" lines whose key ends in
-// password, passphrase, secret, psk or token.
-func Redact(b []byte) (out []byte, n int) {
-	lines := strings.SplitAfter(string(b), "\n")
-	var w strings.Builder
-	inBlock := ""
-	for _, l := range lines {
-		t := strings.TrimSpace(l)
-		if inBlock != "" {
-			if t == "</"+inBlock+">" {
-				inBlock = ""
-				w.WriteString(l)
-			}
-			continue
-		}
-		if strings.HasPrefix(t, "<") && strings.HasSuffix(t, ">") && !strings.HasPrefix(t, "</") {
-			name := t[1 : len(t)-1]
-			for _, bl := range inlineBlocks {
-				if name == bl {
-					inBlock = name
-					n++
-					w.WriteString(l)
-					w.WriteString(redacted + "\n")
-				}
-			}
-			if inBlock != "" {
-				continue
-			}
-		}
-		if !strings.HasPrefix(t, "#") && !strings.HasPrefix(t, ";") {
-			body := strings.TrimRight(l, "\r\n")
-			m := patterns().secretLine.FindStringSubmatch(body)
-			if m == nil {
-				m = patterns().secretWord.FindStringSubmatch(body)
-			}
-			if m != nil && patterns().secretKey.MatchString(strings.TrimSpace(m[2])) && m[4] != redacted {
-				n++
-				w.WriteString(m[1] + m[2] + m[3] + redacted + l[len(body):])
-				continue
-			}
-			if patterns().secretOpt.MatchString(l) {
-				n++
-				l = patterns().secretOpt.ReplaceAllString(l, "${1}="+redacted)
-			}
-		}
-		w.WriteString(l)
-	}
-	return []byte(w.String()), n
-}
-
-// redactable files are text configuration and command output. Samba's
-// configuration holds no secrets (passwords live in its .tdb databases,
-// which are excluded), and its parameter names must survive for testparm
-// output to parse, so it is left as it is.
-func redactable(p string) bool {
-	if strings.HasPrefix(p, "/etc/samba/") || strings.HasPrefix(p, hostfs.CommandsDir+"/testparm") {
-		return false
-	}
-	return strings.HasPrefix(p, "/etc/") || strings.HasPrefix(p, hostfs.CommandsDir+"/")
+// Redact removes secret values from a file read from the host path p, with
+// the one redaction layer every probe shares (hostfs.Redact); n counts the
+// values redacted. A recording is already redacted when it is read; this
+// pass keeps a snapshot safe whatever produced its entries.
+func Redact(p string, b []byte) (out []byte, n int) {
+	out = hostfs.Redact(p, b)
+	n = strings.Count(string(out), hostfs.Redacted) - strings.Count(string(b), hostfs.Redacted)
+	return out, max(n, 0)
 }
 
 // FactsLayout fingerprints the Go layout of facts.Host (field names, JSON
@@ -202,11 +135,18 @@ func redactFacts(h *facts.Host) int {
 	n := 0
 	for i := range h.OpenVPN {
 		for k := range h.OpenVPN[i].Options {
-			for _, bl := range inlineBlocks {
-				if k == "<"+bl+">" || (patterns().secretKey.MatchString(k) && k != "secret") {
-					h.OpenVPN[i].Options[k] = redacted
-					n++
-				}
+			v := h.OpenVPN[i].Options[k]
+			if v == hostfs.Redacted {
+				continue
+			}
+			if (strings.HasPrefix(k, "<") && hostfs.InlineKeyBlock(k)) || (hostfs.SecretKey(k) && k != "secret") {
+				h.OpenVPN[i].Options[k] = hostfs.Redacted
+				n++
+				continue
+			}
+			if r := hostfs.RedactString(k + " " + v); r != k+" "+v {
+				h.OpenVPN[i].Options[k] = hostfs.Redacted
+				n++
 			}
 		}
 	}
@@ -232,9 +172,9 @@ func write(w io.Writer, entries []hostfs.Entry, h *facts.Host, meta Meta) (Meta,
 			meta.Excluded = append(meta.Excluded, e.Path)
 			continue
 		}
-		if e.Mode == 0 && redactable(e.Path) {
+		if e.Mode == 0 {
 			var n int
-			e.Data, n = Redact(e.Data)
+			e.Data, n = Redact(e.Path, e.Data)
 			meta.RedactedKeys += n
 		}
 		if e.Mode == 0 {

@@ -256,17 +256,17 @@ func TestLoadCleansUp(t *testing.T) {
 
 func TestRedact(t *testing.T) {
 	cases := []struct{ in, want string }{
-		{"ldap admin password = hunter2\n", "ldap admin password = [redacted by nastune]\n"},
+		{"ldap admin password = hunter2\n", "ldap admin password = <redacted>\n"},
 		{"askpass /etc/openvpn/pass.txt\n", "askpass /etc/openvpn/pass.txt\n"},
-		{"wpa_passphrase: s3cret\n", "wpa_passphrase: [redacted by nastune]\n"},
-		{"# password = commented\n", "# password = commented\n"},
+		{"wpa_passphrase: s3cret\n", "wpa_passphrase: <redacted>\n"},
+		{"# password = commented\n", "# password = <redacted>\n"},
 		{"socket options = TCP_NODELAY\n", "socket options = TCP_NODELAY\n"},
 		{"remote vpn.example 1194\n<tls-crypt>\n-----BEGIN OpenVPN Static key V1-----\nabc\n</tls-crypt>\nverb 3\n",
-			"remote vpn.example 1194\n<tls-crypt>\n[redacted by nastune]\n</tls-crypt>\nverb 3\n"},
-		{"<key>\nunterminated\n", "<key>\n[redacted by nastune]\n"},
+			"remote vpn.example 1194\n<tls-crypt>\n<redacted>\n</tls-crypt>\nverb 3\n"},
+		{"<key>\nunterminated\n", "<key>\n<redacted>\n"},
 	}
 	for _, c := range cases {
-		got, _ := Redact([]byte(c.in))
+		got, _ := Redact("/etc/x.conf", []byte(c.in))
 		if string(got) != c.want {
 			t.Errorf("Redact(%q) = %q, want %q", c.in, got, c.want)
 		}
@@ -327,4 +327,37 @@ func FuzzUnpack(f *testing.F) {
 		_, _ = unpack(bytes.NewReader(b), dir)
 		onlyTree(t, base)
 	})
+}
+
+// TestPaxHeaderBomb: pax records are not file content, so the content
+// limit alone let an archive of tiny files with 1 MiB pax headers
+// decompress without bound (3 GB in the trial). Every byte counts.
+func TestPaxHeaderBomb(t *testing.T) {
+	var raw bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&raw, gzip.BestCompression)
+	tw := tar.NewWriter(zw)
+	pad := strings.Repeat("A", 1<<20-64) // the most one pax header may hold
+	for i := 0; i < MaxStreamBytes>>20+8; i++ {
+		hdr := &tar.Header{Name: "proc/f" + strings.Repeat("x", i%40) + string(rune('a'+i%26)) + string(rune('a'+i/26%26)) + string(rune('a'+i/676)),
+			Typeflag: tar.TypeReg, Mode: 0o644, Format: tar.FormatPAX,
+			PAXRecords: map[string]string{"NASTUNE.pad": pad}}
+		if err := tw.WriteHeader(hdr); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tw.Close()
+	zw.Close()
+	if raw.Len() > 2<<20 {
+		t.Fatalf("bomb is %d bytes compressed", raw.Len())
+	}
+	base := t.TempDir()
+	dir := filepath.Join(base, "tree")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	_, err := unpack(bytes.NewReader(raw.Bytes()), dir)
+	if err == nil || !strings.Contains(err.Error(), "decompression bomb") {
+		t.Fatalf("got %v, want a decompression bomb error", err)
+	}
+	onlyTree(t, base)
 }
