@@ -26,9 +26,9 @@ const (
 )
 
 const exitHelp = `Exit codes:
-  0  completed, and no finding at or above --fail-on (default: never fail on findings)
-  1  findings at or above --fail-on
-  2  usage or input error (bad flag, missing or unreadable --root)
+    0  completed, and no finding at or above --fail-on (default: never fail on findings)
+    1  findings at or above --fail-on
+    2  usage or input error (bad flag, missing or unreadable --root)
   130  interrupted by SIGINT (143: SIGTERM); a second signal kills at once`
 
 // UsageError is a mistake in what the user asked for; Hint says how to fix it.

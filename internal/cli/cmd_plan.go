@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/nastune/nastune/internal/apply"
 	"github.com/nastune/nastune/internal/audit"
 	"github.com/nastune/nastune/internal/plan"
 	"github.com/nastune/nastune/internal/render"
@@ -106,7 +107,7 @@ func runPlan(ctx context.Context, o *planOptions, env *Env) error {
 		fmt.Fprint(env.Stdout, planDiff(p, o.Root, vals, files))
 		return nil
 	}
-	vals, files, err := apply.Preview(p, apply.Options{Root: o.Root})
+	vals, files, err := safePreview(p, o.Root)
 	if err != nil {
 		return err
 	}

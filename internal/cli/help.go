@@ -28,11 +28,11 @@ func exitCodes(cmd *cobra.Command) string {
 	for _, l := range strings.Split(exitHelp, "\n") {
 		switch code, _, _ := strings.Cut(strings.TrimSpace(l), " "); code {
 		case "0":
-			l = "  0  completed"
+			l = "    0  completed"
 		case "1":
 			continue
 		case "2":
-			l = "  2  usage or input error (bad flag or argument, unreadable input)"
+			l = "    2  usage or input error (bad flag or argument, unreadable input)"
 		}
 		out = append(out, l)
 	}
