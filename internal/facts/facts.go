@@ -153,14 +153,31 @@ type MDArray struct {
 	StripeCacheSize   int    `json:"stripe_cache_size,omitempty"`
 	StripeCacheActive int    `json:"stripe_cache_active,omitempty"`
 	Bitmap            string `json:"bitmap,omitempty"`
+	// Inactive is "mdX : inactive" in /proc/mdstat: the array is not
+	// running (not assembled, or too few members to start); its data is
+	// unavailable.
+	Inactive bool `json:"inactive,omitempty"`
+	ReadOnly bool `json:"read_only,omitempty"` // (read-only) or (auto-read-only)
+	// ActiveDisks is the m of the [n/m] pair of /proc/mdstat.
+	ActiveDisks int `json:"active_disks,omitempty"`
+	// RaidDisksBefore is the member count before a running reshape
+	// (md/raid_disks "11 (10)"); equal to RaidDisks otherwise.
+	RaidDisksBefore int `json:"raid_disks_before,omitempty"`
+	// SyncWaiting is "DELAYED" or "PENDING" when a resync or recovery
+	// waits to start (/proc/mdstat "resync=DELAYED").
+	SyncWaiting string `json:"sync_waiting,omitempty"`
+	// SyncFinish is the estimate of /proc/mdstat ("61.8min").
+	SyncFinish string `json:"sync_finish,omitempty"`
 }
 
 // MDMember is one device of an array.
 type MDMember struct {
 	Device string `json:"device"` // sdb1
 	Disk   string `json:"disk"`   // sdb: the whole disk it lives on
-	Role   string `json:"role"`   // active, spare, faulty
+	Role   string `json:"role"`   // active, spare, faulty, journal, replacement
 	Slot   int    `json:"slot"`
+	// WriteMostly is the (W) flag: reads avoid this member.
+	WriteMostly bool `json:"write_mostly,omitempty"`
 }
 
 // DataDisks is the number of data-bearing members of a striped array.
