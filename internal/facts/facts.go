@@ -382,7 +382,10 @@ type Ethtool struct {
 	// driver does not let change.
 	Features map[string]bool `json:"features,omitempty"`
 	Fixed    []string        `json:"fixed,omitempty"`
-	Ring     *Ring           `json:"ring,omitempty"`
+	// RequestedOn lists features that are off although requested on
+	// (`ethtool -k` "off [requested on]"): the kernel holds them off.
+	RequestedOn []string `json:"requested_on,omitempty"`
+	Ring        *Ring    `json:"ring,omitempty"`
 	// Coalesce holds `ethtool -c` numbers (rx-usecs…, adaptive-rx 0/1).
 	Coalesce map[string]int `json:"coalesce,omitempty"`
 	Link     *LinkModes     `json:"link,omitempty"`
@@ -418,9 +421,16 @@ type Bond struct {
 	MIIStatus  string `json:"mii_status,omitempty"`
 	LACPRate   string `json:"lacp_rate,omitempty"`
 	// AggregatorID and PartnerMAC describe the active 802.3ad aggregator.
-	AggregatorID int         `json:"aggregator_id,omitempty"`
-	PartnerMAC   string      `json:"partner_mac,omitempty"`
-	Slaves       []BondSlave `json:"slaves,omitempty"`
+	AggregatorID int    `json:"aggregator_id,omitempty"`
+	PartnerMAC   string `json:"partner_mac,omitempty"`
+	// PartnerInfo is true when the file showed the 802.3ad "Active
+	// Aggregator Info" block (or said there is no active aggregator).
+	// Kernels since 4.x print it only to CAP_NET_ADMIN readers
+	// (bond_procfs.c): without it nothing is known about the partner.
+	PartnerInfo bool `json:"partner_info,omitempty"`
+	// NoActiveAggregator is "bond0 has no active aggregator".
+	NoActiveAggregator bool        `json:"no_active_aggregator,omitempty"`
+	Slaves             []BondSlave `json:"slaves,omitempty"`
 }
 
 // BondSlave is one "Slave Interface" block.

@@ -86,6 +86,9 @@ func (p *prober) bond(name string) *facts.Bond {
 		p.skip(src, err.Error())
 		return nil
 	}
+	if b.Mode == "802.3ad" && !b.PartnerInfo {
+		p.skip(src+" (802.3ad partner)", "not collected: the Active Aggregator Info block is shown only to root (CAP_NET_ADMIN)")
+	}
 	return &b
 }
 

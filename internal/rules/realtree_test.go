@@ -21,11 +21,19 @@ func runTree(t *testing.T, files map[string]string) (*facts.Host, []rule.Finding
 	t.Helper()
 	dir := t.TempDir()
 	for p, c := range files {
-		full := filepath.Join(dir, p)
+		// "PATH -> TARGET" is a symbolic link, as in the fixture hosts.
+		link, target, isLink := strings.Cut(p, " -> ")
+		full := filepath.Join(dir, link)
 		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
+		var err error
+		if isLink {
+			err = os.Symlink(target, full)
+		} else {
+			err = os.WriteFile(full, []byte(c), 0o644)
+		}
+		if err != nil {
 			t.Fatal(err)
 		}
 	}

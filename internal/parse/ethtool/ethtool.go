@@ -69,15 +69,19 @@ func ParseDriver(data []byte) (Driver, error) {
 
 // Features is `ethtool -k`: every feature by the name ethtool prints
 // (legacy names such as tcp-segmentation-offload and kernel names such as
-// tx-tcp-segmentation), and which of them are fixed (cannot be changed).
+// tx-tcp-segmentation), which of them are fixed (cannot be changed), and
+// which are "off [requested on]": wanted by the user but held off by the
+// kernel (a dependency is missing, e.g. TSO without scatter-gather or
+// checksum offload, or the driver refuses it in the current mode).
 type Features struct {
-	On    map[string]bool
-	Fixed map[string]bool
+	On        map[string]bool
+	Fixed     map[string]bool
+	Requested map[string]bool
 }
 
 // ParseFeatures reads `ethtool -k IF`.
 func ParseFeatures(data []byte) (Features, error) {
-	f := Features{On: map[string]bool{}, Fixed: map[string]bool{}}
+	f := Features{On: map[string]bool{}, Fixed: map[string]bool{}, Requested: map[string]bool{}}
 	for i, l := range lines(data) {
 		t := strings.TrimSpace(l)
 		if t == "" || strings.HasPrefix(t, "#") || strings.HasPrefix(t, "Features for") {
@@ -101,6 +105,9 @@ func ParseFeatures(data []byte) (Features, error) {
 		}
 		if strings.Contains(v, "[fixed]") {
 			f.Fixed[k] = true
+		}
+		if fields[0] == "off" && strings.Contains(v, "[requested on]") {
+			f.Requested[k] = true
 		}
 	}
 	if len(f.On) == 0 {
@@ -280,12 +287,15 @@ func ModeSpeed(mode string) int {
 func ParseStats(data []byte) (map[string]uint64, error) {
 	out := map[string]uint64{}
 	for _, l := range lines(data) {
-		k, v, ok := strings.Cut(strings.TrimSpace(l), ":")
-		if !ok {
+		// The value follows the last colon: bnxt and others name
+		// per-queue counters "[0]: rx_discards: 12".
+		t := strings.TrimSpace(l)
+		i := strings.LastIndex(t, ":")
+		if i < 0 {
 			continue
 		}
-		if n, err := strconv.ParseUint(strings.TrimSpace(v), 10, 64); err == nil {
-			out[strings.TrimSpace(k)] = n
+		if n, err := strconv.ParseUint(strings.TrimSpace(t[i+1:]), 10, 64); err == nil {
+			out[strings.TrimSpace(t[:i])] = n
 		}
 	}
 	if len(out) == 0 {
