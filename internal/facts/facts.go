@@ -240,6 +240,29 @@ type Vdev struct {
 	Ashift int `json:"ashift,omitempty"`
 	// Class is "" for data vdevs, or logs, cache, spares, special, dedup.
 	Class string `json:"class,omitempty"`
+	// Slots is the vdev's number of child positions: a "replacing-N" or
+	// "spare-N" child holds the old and the new device in one position.
+	// 0 when every device is its own slot (then len(Devices)).
+	Slots int `json:"slots,omitempty"`
+	// DRAID is the layout of a dRAID vdev ("draid2:4d:8c:1s-0").
+	DRAID *DRAIDLayout `json:"draid,omitempty"`
+}
+
+// Width is the number of disk positions of the vdev.
+func (v Vdev) Width() int {
+	if v.Slots > 0 {
+		return v.Slots
+	}
+	return len(v.Devices)
+}
+
+// DRAIDLayout is dRAID's parity, data disks per redundancy group, children
+// and distributed spares, as its vdev name states them.
+type DRAIDLayout struct {
+	Parity   int `json:"parity"`
+	Data     int `json:"data"`
+	Children int `json:"children"`
+	Spares   int `json:"spares"`
 }
 
 // CryptoAlg is one /proc/crypto entry.

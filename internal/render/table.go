@@ -148,7 +148,11 @@ func DiskTables(w io.Writer, d inventory.Disks) error {
 		fmt.Fprintln(tw, "POOL\tHEALTH\tSIZE\tVDEV\tTYPE\tASHIFT\tDEVICES")
 		for _, p := range d.Pools {
 			for _, v := range p.Vdevs {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\n", p.Name, p.Health, sizeText(p.SizeBytes), v.Name, v.Type, v.Ashift, len(v.Devices))
+				ashift := "pool default" // not read from zdb: the pool's setting (0 = detected per vdev)
+				if v.Ashift > 0 {
+					ashift = fmt.Sprint(v.Ashift)
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\n", p.Name, p.Health, sizeText(p.SizeBytes), v.Name, v.Type, ashift, v.Width())
 			}
 		}
 		if err := tw.Flush(); err != nil {
