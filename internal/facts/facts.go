@@ -23,7 +23,10 @@ type Host struct {
 	SysctlConfig []SysctlSetting `json:"sysctl_config,omitempty"`
 	Interfaces   []Interface     `json:"interfaces,omitempty"`
 	Softnet      []SoftnetCPU    `json:"softnet,omitempty"`
-	Block        []BlockDevice   `json:"block,omitempty"`
+	// UptimeSeconds is the first field of /proc/uptime (0: unknown); it
+	// turns since-boot counters into rates.
+	UptimeSeconds float64       `json:"uptime_seconds,omitempty"`
+	Block         []BlockDevice `json:"block,omitempty"`
 	// PCI holds the PCI devices on the way from the CPU to each disk
 	// controller and NIC, by address ("0000:02:00.0").
 	PCI    map[string]PCIDevice `json:"pci,omitempty"`
