@@ -146,7 +146,7 @@ func runCalcRAID(o *calcRAIDOptions, env *Env) error {
 		return err
 	}
 	if o.Level < 0 || o.Devices == 0 || o.MemberSize == "" {
-		return usagef("e.g. nastune calc raid --level 6 --devices 9 --member-size 4TB --spares 1", "--level, --devices and --member-size are required")
+		return usagef("e.g. nastune calc raid --level 6 --devices 9 --member-size 4000787030016 --spares 1", "--level, --devices and --member-size are required")
 	}
 	in := calc.RAIDInput{Level: o.Level, Devices: o.Devices, Spares: o.Spares, StripeCache: o.StripeCache}
 	var err error
@@ -167,7 +167,8 @@ func runCalcRAID(o *calcRAIDOptions, env *Env) error {
 	}
 	w := env.Stdout
 	fmt.Fprintf(w, "RAID%d of %d × %d bytes (+%d spare)\n", p.Level, o.Devices, in.MemberSize, o.Spares)
-	fmt.Fprintf(w, "data offset      %d sectors (mdadm 1.2 default)\n", p.DataOffsetSectors)
+	fmt.Fprintf(w, "data offset      %d sectors (%.1f MiB) per member\n", p.DataOffsetSectors, float64(p.DataOffsetSectors)/2048)
+	fmt.Fprintf(w, "                 assumes the %s\n", p.DataOffsetBasis)
 	fmt.Fprintf(w, "used dev size    %d bytes\n", p.ComponentBytes)
 	fmt.Fprintf(w, "usable           %d bytes (%.2f TB, %.2f TiB), %d data disks\n", p.UsableBytes, float64(p.UsableBytes)/1e12, float64(p.UsableBytes)/(1<<40), p.DataDisks)
 	if p.ChunkBytes > 0 {
