@@ -269,7 +269,7 @@ func checkStrictLocking(in rule.Input) []rule.Finding {
 
 var metaWideLinks = rule.Meta{
 	ID: "smb-wide-links-insecure", Family: "samba", Severity: rule.Crit, Since: "0.4.0",
-	Title: "wide links active: symlinks lead out of the share",
+	Title: "wide links set: symlinks may lead out of the share",
 	Doc: "With `wide links = yes` smbd follows symlinks that point out of a share, so anyone " +
 		"who can place a symlink in it reaches every file smbd can read. With SMB1 unix extensions " +
 		"on, clients can create such symlinks themselves (the 2010 symlink-traversal hole), so " +
