@@ -106,12 +106,14 @@ func (p *prober) capturedEthtool(name string) *facts.Ethtool {
 	if b, src, ok := p.captured("ethtool", "-k", name); ok {
 		found = true
 		et.Source = firstNonEmpty(et.Source, src)
-		if f, err := ethparse.ParseFeatures(b); err == nil {
+		f, err := ethparse.ParseFeatures(b)
+		if err != nil {
+			p.skip(src, err.Error())
+		}
+		if len(f.On) > 0 { // the lines that could be read
 			addLegacyFeatures(f.On, f.Fixed)
 			addLegacyRequested(f.On, f.Requested)
 			et.Features, et.Fixed, et.RequestedOn = f.On, fixedList(f.Fixed), fixedList(f.Requested)
-		} else {
-			p.skip(src, err.Error())
 		}
 	}
 	if b, src, ok := p.captured("ethtool", "-g", name); ok {

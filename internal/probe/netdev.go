@@ -87,7 +87,7 @@ func (p *prober) bond(name string) *facts.Bond {
 		return nil
 	}
 	if b.Mode == "802.3ad" && !b.PartnerInfo {
-		p.skip(src+" (802.3ad partner)", "not collected: the Active Aggregator Info block is shown only to root (CAP_NET_ADMIN)")
+		p.skip(src+" (802.3ad partner)", "not collected: needs root (the kernel shows the Active Aggregator Info block only to CAP_NET_ADMIN)")
 	}
 	return &b
 }

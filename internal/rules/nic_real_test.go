@@ -133,6 +133,7 @@ const virtioStats = `NIC statistics:
      rx_queue_1_drops: 95
      rx_queue_1_xdp_drops: 7
      tx_queue_0_packets: 2077211
+     tx_queue_0_drops: 3
 `
 
 const ring256of4096 = `Ring parameters for eth0:

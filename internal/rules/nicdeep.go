@@ -254,7 +254,7 @@ func queueBase(name string) string {
 // ring-full drop (igb rqdpc, virtio).
 func dropCounter(name string, perQueue bool) bool {
 	n := strings.ToLower(name)
-	if strings.Contains(n, "xdp") || strings.HasPrefix(n, "tx") || strings.Contains(n, "_tx_") {
+	if strings.Contains(n, "xdp") || strings.HasPrefix(n, "tx") || strings.Contains(n, "tx_") || strings.Contains(n, "tx-") {
 		return false
 	}
 	for _, w := range []string{"miss", "no_buf", "nobuf", "fifo", "over"} {

@@ -79,9 +79,17 @@ type Features struct {
 	Requested map[string]bool
 }
 
-// ParseFeatures reads `ethtool -k IF`.
+// ParseFeatures reads `ethtool -k IF`. A line that is not "feature: on|off
+// [annotations]" is skipped; the first such line is returned as the error
+// together with every feature that could be read.
 func ParseFeatures(data []byte) (Features, error) {
 	f := Features{On: map[string]bool{}, Fixed: map[string]bool{}, Requested: map[string]bool{}}
+	var firstErr error
+	bad := func(err error) {
+		if firstErr == nil {
+			firstErr = err
+		}
+	}
 	for i, l := range lines(data) {
 		t := strings.TrimSpace(l)
 		if t == "" || strings.HasPrefix(t, "#") || strings.HasPrefix(t, "Features for") {
@@ -89,11 +97,13 @@ func ParseFeatures(data []byte) (Features, error) {
 		}
 		k, v, ok := strings.Cut(t, ":")
 		if !ok {
-			return f, errf(i+1, "%q is not 'feature: on|off'", clip(t))
+			bad(errf(i+1, "%q is not 'feature: on|off'", clip(t)))
+			continue
 		}
 		fields := strings.Fields(v)
 		if len(fields) == 0 {
-			return f, errf(i+1, "feature %q has no state", clip(k))
+			bad(errf(i+1, "feature %q has no state", clip(k)))
+			continue
 		}
 		switch fields[0] {
 		case "on":
@@ -101,7 +111,8 @@ func ParseFeatures(data []byte) (Features, error) {
 		case "off":
 			f.On[k] = false
 		default:
-			return f, errf(i+1, "feature %q: state %q is not on or off", clip(k), clip(fields[0]))
+			bad(errf(i+1, "feature %q: state %q is not on or off", clip(k), clip(fields[0])))
+			continue
 		}
 		if strings.Contains(v, "[fixed]") {
 			f.Fixed[k] = true
@@ -110,10 +121,10 @@ func ParseFeatures(data []byte) (Features, error) {
 			f.Requested[k] = true
 		}
 	}
-	if len(f.On) == 0 {
+	if len(f.On) == 0 && firstErr == nil {
 		return f, errf(1, "no features listed")
 	}
-	return f, nil
+	return f, firstErr
 }
 
 // Ring is `ethtool -g`; a zero field was "n/a".
