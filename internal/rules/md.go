@@ -45,13 +45,22 @@ var metaMDDegraded = rule.Meta{
 func mdDev(name string) string { return "/dev/" + name }
 
 // mdMissing is how many members an active array lacks, from the status
-// map, the [n/m] pair and md/degraded (whichever says most).
+// map and the [n/m] pair of /proc/mdstat (n is the map's length, so both
+// numbers come from one line) and md/degraded, whichever says most.
 func mdMissing(a facts.MDArray) int {
 	n := max(a.Degraded, strings.Count(a.Status, "_"))
-	if a.ActiveDisks > 0 && a.ActiveDisks < a.RaidDisks {
-		n = max(n, a.RaidDisks-a.ActiveDisks)
+	if w := len(a.Status); w > 0 && a.ActiveDisks < w {
+		n = max(n, w-a.ActiveDisks)
 	}
 	return n
+}
+
+// mdWidth is the member count the status map shows, else md/raid_disks.
+func mdWidth(a facts.MDArray) int {
+	if a.Status != "" {
+		return len(a.Status)
+	}
+	return a.RaidDisks
 }
 
 // mdMapEvidence quotes the "[n/m] [UU_]" part of /proc/mdstat.
@@ -88,7 +97,7 @@ func checkMDDegraded(in rule.Input) []rule.Finding {
 			continue
 		}
 		faulty := mdMembers(a, "faulty")
-		why := fmt.Sprintf("%s (%s) runs with %d of its %d members missing", mdDev(a.Name), a.Level, missing, a.RaidDisks)
+		why := fmt.Sprintf("%s (%s) runs with %d of its %d members missing", mdDev(a.Name), a.Level, missing, mdWidth(a))
 		ev := []rule.Evidence{mdMapEvidence(a)}
 		var names []string
 		for _, m := range faulty {
@@ -150,7 +159,7 @@ func checkMDFailedMember(in rule.Input) []rule.Finding {
 		}
 		f := metaMDFailedMember.New(a.Name, fmt.Sprintf(
 			"%s still lists %s as failed (F), but all %d members are in place: the failed member was already replaced and the array is not degraded.",
-			mdDev(a.Name), strings.Join(names, ", "), a.RaidDisks),
+			mdDev(a.Name), strings.Join(names, ", "), mdWidth(a)),
 			append([]rule.Evidence{mdMapEvidence(a)}, mdMemberEvidence(faulty, "(F)")...)...)
 		f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice,
 			Target: strings.Join(cmds, "; ") + "; then check SMART of " + strings.Join(names, ", ") + " before reusing it",

@@ -196,3 +196,63 @@ func TestNICRealEthtool(t *testing.T) {
 		})
 	}
 }
+
+// node_exporter's ethtool fixtures (prometheus/node_exporter
+// collector/fixtures/ethtool/eth0, commit 1a7dcc3a0154, Apache-2.0): an
+// e1000e read without root ("netlink error: Operation not permitted"), so
+// no link partner modes; statistics with odd lines.
+const neSettings = `Settings for eth0:
+	Supported ports: [ TP	 MII ]
+	Supported link modes:   10baseT/Half 10baseT/Full
+	                        100baseT/Half 100baseT/Full
+	                        1000baseT/Full 10000baseT/Full
+	Supported pause frame use: Symmetric
+	Supports auto-negotiation: Yes
+	Supported FEC modes: Not reported
+	Advertised link modes:  10baseT/Half 10baseT/Full
+	                        100baseT/Half 100baseT/Full
+	                        1000baseT/Full
+	Advertised pause frame use: Symmetric
+	Advertised auto-negotiation: Yes
+	Advertised FEC modes: Not reported
+	Speed: 1000Mb/s
+	Duplex: Full
+	Auto-negotiation: on
+	Port: Twisted Pair
+	PHYAD: 1
+	Transceiver: internal
+	MDI-X: off (auto)
+netlink error: Operation not permitted
+        Current message level: 0x00000007 (7)
+                               drv probe link
+	Link detected: yes
+
+`
+
+const neStats = `NIC statistics:
+     tx_packets: 961500
+     rx_packets: 1260062
+     tx_errors: 0
+     rx_errors: 0
+     port.rx_dropped: 12028
+     rx_missed: 401
+     align_errors: 0
+     tx_single_collisions: 0
+     tx_multi_collisions: 0
+     rx_unicast: 1230297
+     rx_broadcast: 5792
+     rx_multicast: 23973
+     tx_aborted: 0
+     tx_underrun: 0
+     duplicate metric: 1
+     duplicate_metric: 2
+`
+
+func TestNICNodeExporterFixture(t *testing.T) {
+	_, fs := runTree(t, nicTree("1000", map[string]string{"": neSettings, "-S": neStats}))
+	got := byID(fs, "nic-link-below-supported")
+	if len(got) != 1 || got[0].Severity.String() != "info" || !strings.Contains(got[0].Why, "negotiated 1000 Mbit/s") ||
+		strings.Contains(got[0].Why, "partner advertises") {
+		t.Fatalf("want the negotiated speed as info without a partner claim: %+v", got)
+	}
+}
