@@ -210,6 +210,9 @@ func checkMv643xxTSO(in rule.Input) []rule.Finding {
 			rule.Ev(ethtoolSource(i, "-i"), "driver: mv643xx_eth"), rule.Ev(ethtoolSource(i, "-k"), "tcp-segmentation-offload: on"))
 		f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice,
 			Target: fmt.Sprintf("ethtool -K %s tso off gso on", i.Name), Basis: "kernel " + in.Host.Kernel.Release + " with mv643xx_eth"}
+		if g := "generic-segmentation-offload"; i.Ethtool.Features[g] || slices.Contains(i.Ethtool.Fixed, g) || slices.Contains(i.Ethtool.RequestedOn, g) {
+			f.Recommendation.Target = fmt.Sprintf("ethtool -K %s tso off", i.Name) // gso already on, or not ours to change
+		}
 		out = append(out, f)
 	}
 	return out
