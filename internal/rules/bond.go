@@ -81,7 +81,7 @@ func anySlaveUp(b facts.Interface) bool {
 }
 
 var metaBondSlaveDown = rule.Meta{
-	ID: "bond-slave-down", Family: "bond", Severity: rule.Warn, Since: "0.4.0",
+	ID: "bond-slave-down", Family: "bond", Severity: rule.Warn, Since: "0.6.0",
 	Title: "Bond slave without link",
 	Doc: "A slave whose MII Status is not up carries no traffic: an active-backup bond has no " +
 		"backup left, a load-balancing bond less bandwidth. MII status is the carrier of that NIC " +
@@ -128,7 +128,7 @@ func upSlaves(b facts.Interface) int {
 const flapCount = 10
 
 var metaBondFlapping = rule.Meta{
-	ID: "bond-link-flapping", Family: "bond", Severity: rule.Warn, Since: "0.4.0",
+	ID: "bond-link-flapping", Family: "bond", Severity: rule.Warn, Since: "0.6.0",
 	Title: "Bond slave lost its link many times",
 	Doc: "Link Failure Count counts how often the bonding driver saw a slave's link go down " +
 		"since the bond was created. A few are unplugged cables or switch reboots; tens or " +

@@ -135,7 +135,7 @@ func checkMDDegraded(in rule.Input) []rule.Finding {
 }
 
 var metaMDFailedMember = rule.Meta{
-	ID: "md-failed-member", Family: "md", Severity: rule.Info, Since: "0.4.0",
+	ID: "md-failed-member", Family: "md", Severity: rule.Info, Since: "0.6.0",
 	Title: "Failed member still listed in a complete md array",
 	Doc: "md keeps a member it failed in the array's list, marked (F), until it is removed with " +
 		"mdadm --remove. When the status map is all U ([n/n]) a spare or a new disk has already " +
@@ -170,7 +170,7 @@ func checkMDFailedMember(in rule.Input) []rule.Finding {
 }
 
 var metaMDInactive = rule.Meta{
-	ID: "md-inactive", Family: "md", Severity: rule.Crit, Since: "0.4.0",
+	ID: "md-inactive", Family: "md", Severity: rule.Crit, Since: "0.6.0",
 	Title: "md array is inactive: its data is unavailable",
 	Doc: "An array listed as `inactive` in /proc/mdstat was found but not started: too few members " +
 		"were present when it was assembled (a disk missing or late at boot, superblocks whose " +
@@ -208,7 +208,7 @@ func checkMDInactive(in rule.Input) []rule.Finding {
 }
 
 var metaMDSyncWaiting = rule.Meta{
-	ID: "md-sync-waiting", Family: "md", Severity: rule.Info, Since: "0.4.0",
+	ID: "md-sync-waiting", Family: "md", Severity: rule.Info, Since: "0.6.0",
 	Title: "md resync or recovery waits to start",
 	Doc: "resync=DELAYED means md serialises syncs of arrays that share physical disks: this one " +
 		"starts when the other finishes. resync=PENDING means the array is auto-read-only (as " +
@@ -245,7 +245,7 @@ func checkMDSyncWaiting(in rule.Input) []rule.Finding {
 }
 
 var metaMDReshaping = rule.Meta{
-	ID: "md-reshaping", Family: "md", Severity: rule.Info, Since: "0.4.0",
+	ID: "md-reshaping", Family: "md", Severity: rule.Info, Since: "0.6.0",
 	Title: "md array is being reshaped",
 	Doc: "A reshape rewrites every stripe to change the member count, level, chunk or layout " +
 		"(mdadm --grow). It reads and writes all members for hours or days; the array stays usable " +
@@ -281,7 +281,7 @@ func checkMDReshaping(in rule.Input) []rule.Finding {
 }
 
 var metaMDHotSpare = rule.Meta{
-	ID: "md-hot-spare", Family: "md", Severity: rule.Info, Since: "0.4.0",
+	ID: "md-hot-spare", Family: "md", Severity: rule.Info, Since: "0.6.0",
 	Title: "md array has an idle hot spare",
 	Doc: "A member marked (S) in a running, complete array is a hot spare: it holds no data and " +
 		"adds no capacity or speed; md starts rebuilding onto it as soon as a member fails. That " +

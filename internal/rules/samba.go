@@ -422,7 +422,7 @@ func checkSMB1Enabled(in rule.Input) []rule.Finding {
 }
 
 var metaSmbProtocolNone = rule.Meta{
-	ID: "smb-protocol-none", Family: "samba", Severity: rule.Crit, Since: "0.4.0",
+	ID: "smb-protocol-none", Family: "samba", Severity: rule.Crit, Since: "0.6.0",
 	Title: "server min protocol above server max protocol",
 	Doc: "smbd negotiates a dialect between server min protocol and server max protocol. When the " +
 		"minimum is above the maximum no dialect is left: every client's negotiation fails and " +
@@ -451,7 +451,7 @@ func checkSmbProtocolNone(in rule.Input) []rule.Finding {
 }
 
 var metaSmbInlineComment = rule.Meta{
-	ID: "smb-inline-comment", Family: "samba", Severity: rule.Warn, Since: "0.4.0",
+	ID: "smb-inline-comment", Family: "samba", Severity: rule.Warn, Since: "0.6.0",
 	Title: "smb.conf value with an inline comment, which Samba ignores",
 	Doc: "smb.conf has comment lines (starting with # or ;) but no inline comments: in " +
 		"`server signing = mandatory  # strict` the value is the whole text after '='. For a " +
@@ -462,7 +462,7 @@ var metaSmbInlineComment = rule.Meta{
 }
 
 var metaSmbInvalidValue = rule.Meta{
-	ID: "smb-invalid-value", Family: "samba", Severity: rule.Warn, Since: "0.4.0",
+	ID: "smb-invalid-value", Family: "samba", Severity: rule.Warn, Since: "0.6.0",
 	Title: "smb.conf value that Samba does not accept",
 	Doc: "Samba ignores a line whose yes/no or enumerated value it does not know (a typo, an " +
 		"option name from another version): the parameter keeps its previous value, usually the " +
