@@ -98,6 +98,8 @@ type SambaSetting struct {
 	Value   string `json:"value"`
 	File    string `json:"file"`
 	Line    int    `json:"line"`
+	// Text is the line as written (trimmed), for evidence.
+	Text string `json:"text,omitempty"`
 }
 
 // NFS is the kernel NFS server.

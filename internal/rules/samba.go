@@ -49,6 +49,9 @@ func sambaSetting(s *facts.Samba, section, key string) *facts.SambaSetting {
 
 func sambaEv(s *facts.Samba, section, key, value string) rule.Evidence {
 	if x := sambaSetting(s, section, key); x != nil {
+		if x.Text != "" { // the line as written: evidence quotes what the file says
+			return rule.Ev(fmt.Sprintf("%s:%d", x.File, x.Line), x.Text)
+		}
 		return rule.Ev(fmt.Sprintf("%s:%d", x.File, x.Line), fmt.Sprintf("[%s] %s = %s", x.Section, x.Name, x.Value))
 	}
 	return rule.Ev(s.Source, fmt.Sprintf("[%s] %s = %s (default)", section, key, value))
@@ -490,7 +493,11 @@ func checkSmbValues(in rule.Input, inline bool) []rule.Finding {
 		if inForce == "" {
 			inForce = "its default"
 		}
-		ev := rule.Ev(fmt.Sprintf("%s:%d", x.File, x.Line), fmt.Sprintf("%s = %s", x.Name, x.Value))
+		quote := x.Text
+		if quote == "" {
+			quote = fmt.Sprintf("%s = %s", x.Name, x.Value)
+		}
+		ev := rule.Ev(fmt.Sprintf("%s:%d", x.File, x.Line), quote)
 		subject := fmt.Sprintf("%s:%d", x.File, x.Line)
 		meant, ok := smbconf.CommentTail(x.Value)
 		isComment := ok && smbconf.Valid(x.Key, meant)
