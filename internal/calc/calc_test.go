@@ -3,6 +3,7 @@ package calc
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 )
@@ -205,6 +206,32 @@ func TestVPN(t *testing.T) {
 	for _, bad := range []VPNInput{{MSSFix: 1492, Cipher: "ROT13"}, {MSSFix: 100, Cipher: "AES-256-GCM"}, {MSSFix: 1492, Cipher: "AES-256-GCM", Outer: "ipx"}} {
 		if _, err := PlanVPN(bad); err == nil {
 			t.Errorf("%+v: want an error", bad)
+		}
+	}
+}
+
+// Real disks' byte counts (blockdev --getsize64): the data offset mdadm
+// >= 4.1 picks is 264192 sectors (the "Data Offset : 264192 sectors" of
+// mdadm -E on such members) unless the device is small; the plan says
+// which default it assumes.
+func TestRAIDRealDiskSizes(t *testing.T) {
+	tests := []struct {
+		name   string
+		bytes  uint64
+		offset uint64
+	}{
+		{"4 TB (WD40EFRX)", 4000787030016, 264192},
+		{"8 TB", 8001563222016, 264192},
+		{"500 GB", 500107862016, 264192},
+		{"16 GiB partition", 17179869184, 34816}, // headroom 16 MiB (0.1%) + bitmap
+	}
+	for _, tt := range tests {
+		p, err := PlanRAID(RAIDInput{Level: 6, Devices: 6, MemberSize: tt.bytes})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.DataOffsetSectors != tt.offset || p.ComponentBytes > tt.bytes-tt.offset*512 || !strings.Contains(p.DataOffsetBasis, "mdadm >= 4.1") {
+			t.Errorf("%s: offset %d (want %d), component %d, basis %q", tt.name, p.DataOffsetSectors, tt.offset, p.ComponentBytes, p.DataOffsetBasis)
 		}
 	}
 }

@@ -28,7 +28,9 @@ type RAIDPlan struct {
 	// DataOffsetSectors and ComponentBytes follow mdadm's
 	// validate_geometry1 and Create (what mdadm -E/-D print as Data Offset
 	// and Used Dev Size).
-	DataOffsetSectors      uint64 `json:"data_offset_sectors"`
+	DataOffsetSectors uint64 `json:"data_offset_sectors"`
+	// DataOffsetBasis says which mdadm default the offset assumes.
+	DataOffsetBasis        string `json:"data_offset_basis"`
 	ComponentBytes         uint64 `json:"component_bytes"`
 	UsableBytes            uint64 `json:"usable_bytes"` // mdadm -D Array Size
 	DataDisks              int    `json:"data_disks"`
@@ -60,7 +62,11 @@ func mdadmBitmapSpace(devSectors uint64) uint64 {
 	return 4 * 2
 }
 
-// MdadmDataOffset is the default data offset (sectors) mdadm 4.x gives a
+// DataOffsetBasis names the mdadm default MdadmDataOffset follows.
+const DataOffsetBasis = "mdadm >= 4.1 default for metadata 1.2 (super1.c validate_geometry1: bitmap space + up to 128 MiB reshape headroom, rounded to 1 MiB); " +
+	"arrays created by older mdadm releases can have another offset: check `mdadm -E MEMBER` (Data Offset)"
+
+// MdadmDataOffset is the default data offset (sectors) mdadm 4.1+ gives a
 // 1.2-metadata member of devSectors with a chunk of chunkKiB (0 for
 // levels without chunks): 12×2 + bitmap space + reshape headroom (128 MiB,
 // shrunk towards 0.1% of the device), rounded up to 1 MiB.
@@ -76,7 +82,7 @@ func MdadmDataOffset(devSectors uint64, chunkKiB uint64) uint64 {
 
 // PlanRAID computes capacity and geometry.
 func PlanRAID(in RAIDInput) (RAIDPlan, error) {
-	p := RAIDPlan{Level: in.Level, ChunkBytes: in.ChunkBytes}
+	p := RAIDPlan{Level: in.Level, ChunkBytes: in.ChunkBytes, DataOffsetBasis: DataOffsetBasis}
 	if p.ChunkBytes == 0 {
 		p.ChunkBytes = DefaultChunk
 	}

@@ -346,7 +346,15 @@ func poolPaths(h *facts.Host, taken map[string]bool) []Path {
 				continue
 			}
 			k := float64(len(vd.members))
+			if v.Slots > 0 && v.Slots < len(vd.members) {
+				// replacing-N / spare-N: old and new disk share a position.
+				k = float64(v.Slots)
+			}
 			switch {
+			case v.DRAID != nil && v.DRAID.Data > 0:
+				// Data share of the non-spare children.
+				d := v.DRAID
+				vd.factor = float64(d.Children-d.Spares) * float64(d.Data) / float64(d.Data+d.Parity)
 			case strings.HasPrefix(v.Type, "raidz"):
 				parity := 1.0
 				if n := strings.TrimPrefix(v.Type, "raidz"); n == "2" || n == "3" {

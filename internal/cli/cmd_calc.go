@@ -151,7 +151,7 @@ func runCalcRAID(o *calcRAIDOptions, env *Env) error {
 		return err
 	}
 	if o.Level == "" || o.Devices == 0 || o.MemberSize == "" {
-		return usagef("e.g. nastune calc raid --level raid6 --devices 9 --size 4TB --spares 1", "--level, --devices and --size are required")
+		return usagef("e.g. nastune calc raid --level raid6 --devices 9 --size 4000787030016 --spares 1", "--level, --devices and --size are required")
 	}
 	level, err := units.ParseRAIDLevel(o.Level)
 	if err != nil {
@@ -175,7 +175,8 @@ func runCalcRAID(o *calcRAIDOptions, env *Env) error {
 	}
 	w := env.Stdout
 	fmt.Fprintf(w, "RAID%d of %d × %s (+%d spare)\n", p.Level, o.Devices, bytesText(in.MemberSize), o.Spares)
-	fmt.Fprintf(w, "data offset      %d sectors (%s, mdadm 1.2 default)\n", p.DataOffsetSectors, units.Bytes(p.DataOffsetSectors*512))
+	fmt.Fprintf(w, "data offset      %d sectors (%s) per member\n", p.DataOffsetSectors, units.Bytes(p.DataOffsetSectors*512))
+	fmt.Fprintf(w, "                 assumes the %s\n", p.DataOffsetBasis)
 	fmt.Fprintf(w, "used dev size    %s\n", bytesText(p.ComponentBytes))
 	fmt.Fprintf(w, "usable           %d bytes (%s, %s), %d data disks\n", p.UsableBytes, units.BytesDecimal(p.UsableBytes), units.Bytes(p.UsableBytes), p.DataDisks)
 	if p.ChunkBytes > 0 {

@@ -57,7 +57,9 @@ func limitsOf(t *testing.T, out []byte) map[string]string {
 
 func TestLimitsApplied(t *testing.T) {
 	bothModes(t, func(t *testing.T) {
-		res, err := run(context.Background(), Limits{Memory: 100 << 20, Timeout: 5 * time.Second}, []string{"cat", "/proc/self/limits"}, nil)
+		// The prlimit fallback sets the limits just after the start: the
+		// short sleep lets it land before cat inherits them from sh.
+		res, err := run(context.Background(), Limits{Memory: 100 << 20, Timeout: 5 * time.Second}, []string{"sh", "-c", "sleep 0.2; cat /proc/self/limits"}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -23,7 +23,10 @@ type Host struct {
 	SysctlConfig []SysctlSetting `json:"sysctl_config,omitempty"`
 	Interfaces   []Interface     `json:"interfaces,omitempty"`
 	Softnet      []SoftnetCPU    `json:"softnet,omitempty"`
-	Block        []BlockDevice   `json:"block,omitempty"`
+	// UptimeSeconds is the first field of /proc/uptime (0: unknown); it
+	// turns since-boot counters into rates.
+	UptimeSeconds float64       `json:"uptime_seconds,omitempty"`
+	Block         []BlockDevice `json:"block,omitempty"`
 	// PCI holds the PCI devices on the way from the CPU to each disk
 	// controller and NIC, by address ("0000:02:00.0").
 	PCI    map[string]PCIDevice `json:"pci,omitempty"`
@@ -95,6 +98,8 @@ type SambaSetting struct {
 	Value   string `json:"value"`
 	File    string `json:"file"`
 	Line    int    `json:"line"`
+	// Text is the line as written (trimmed), for evidence.
+	Text string `json:"text,omitempty"`
 }
 
 // NFS is the kernel NFS server.
@@ -153,14 +158,31 @@ type MDArray struct {
 	StripeCacheSize   int    `json:"stripe_cache_size,omitempty"`
 	StripeCacheActive int    `json:"stripe_cache_active,omitempty"`
 	Bitmap            string `json:"bitmap,omitempty"`
+	// Inactive is "mdX : inactive" in /proc/mdstat: the array is not
+	// running (not assembled, or too few members to start); its data is
+	// unavailable.
+	Inactive bool `json:"inactive,omitempty"`
+	ReadOnly bool `json:"read_only,omitempty"` // (read-only) or (auto-read-only)
+	// ActiveDisks is the m of the [n/m] pair of /proc/mdstat.
+	ActiveDisks int `json:"active_disks,omitempty"`
+	// RaidDisksBefore is the member count before a running reshape
+	// (md/raid_disks "11 (10)"); equal to RaidDisks otherwise.
+	RaidDisksBefore int `json:"raid_disks_before,omitempty"`
+	// SyncWaiting is "DELAYED" or "PENDING" when a resync or recovery
+	// waits to start (/proc/mdstat "resync=DELAYED").
+	SyncWaiting string `json:"sync_waiting,omitempty"`
+	// SyncFinish is the estimate of /proc/mdstat ("61.8min").
+	SyncFinish string `json:"sync_finish,omitempty"`
 }
 
 // MDMember is one device of an array.
 type MDMember struct {
 	Device string `json:"device"` // sdb1
 	Disk   string `json:"disk"`   // sdb: the whole disk it lives on
-	Role   string `json:"role"`   // active, spare, faulty
+	Role   string `json:"role"`   // active, spare, faulty, journal, replacement
 	Slot   int    `json:"slot"`
+	// WriteMostly is the (W) flag: reads avoid this member.
+	WriteMostly bool `json:"write_mostly,omitempty"`
 }
 
 // DataDisks is the number of data-bearing members of a striped array.
@@ -223,6 +245,29 @@ type Vdev struct {
 	Ashift int `json:"ashift,omitempty"`
 	// Class is "" for data vdevs, or logs, cache, spares, special, dedup.
 	Class string `json:"class,omitempty"`
+	// Slots is the vdev's number of child positions: a "replacing-N" or
+	// "spare-N" child holds the old and the new device in one position.
+	// 0 when every device is its own slot (then len(Devices)).
+	Slots int `json:"slots,omitempty"`
+	// DRAID is the layout of a dRAID vdev ("draid2:4d:8c:1s-0").
+	DRAID *DRAIDLayout `json:"draid,omitempty"`
+}
+
+// Width is the number of disk positions of the vdev.
+func (v Vdev) Width() int {
+	if v.Slots > 0 {
+		return v.Slots
+	}
+	return len(v.Devices)
+}
+
+// DRAIDLayout is dRAID's parity, data disks per redundancy group, children
+// and distributed spares, as its vdev name states them.
+type DRAIDLayout struct {
+	Parity   int `json:"parity"`
+	Data     int `json:"data"`
+	Children int `json:"children"`
+	Spares   int `json:"spares"`
 }
 
 // CryptoAlg is one /proc/crypto entry.
@@ -365,7 +410,10 @@ type Ethtool struct {
 	// driver does not let change.
 	Features map[string]bool `json:"features,omitempty"`
 	Fixed    []string        `json:"fixed,omitempty"`
-	Ring     *Ring           `json:"ring,omitempty"`
+	// RequestedOn lists features that are off although requested on
+	// (`ethtool -k` "off [requested on]"): the kernel holds them off.
+	RequestedOn []string `json:"requested_on,omitempty"`
+	Ring        *Ring    `json:"ring,omitempty"`
 	// Coalesce holds `ethtool -c` numbers (rx-usecs…, adaptive-rx 0/1).
 	Coalesce map[string]int `json:"coalesce,omitempty"`
 	Link     *LinkModes     `json:"link,omitempty"`
@@ -401,9 +449,16 @@ type Bond struct {
 	MIIStatus  string `json:"mii_status,omitempty"`
 	LACPRate   string `json:"lacp_rate,omitempty"`
 	// AggregatorID and PartnerMAC describe the active 802.3ad aggregator.
-	AggregatorID int         `json:"aggregator_id,omitempty"`
-	PartnerMAC   string      `json:"partner_mac,omitempty"`
-	Slaves       []BondSlave `json:"slaves,omitempty"`
+	AggregatorID int    `json:"aggregator_id,omitempty"`
+	PartnerMAC   string `json:"partner_mac,omitempty"`
+	// PartnerInfo is true when the file showed the 802.3ad "Active
+	// Aggregator Info" block (or said there is no active aggregator).
+	// Kernels since 4.x print it only to CAP_NET_ADMIN readers
+	// (bond_procfs.c): without it nothing is known about the partner.
+	PartnerInfo bool `json:"partner_info,omitempty"`
+	// NoActiveAggregator is "bond0 has no active aggregator".
+	NoActiveAggregator bool        `json:"no_active_aggregator,omitempty"`
+	Slaves             []BondSlave `json:"slaves,omitempty"`
 }
 
 // BondSlave is one "Slave Interface" block.

@@ -14,9 +14,11 @@ const pathCrypto = "/proc/crypto"
 func (p *prober) crypto() {
 	if data, err := p.root.ReadFile(pathCrypto); err != nil {
 		p.fail(pathCrypto, err)
-	} else if c, err := kernfmt.Crypto(data); err != nil {
-		p.skip(pathCrypto, err.Error())
 	} else {
+		c, err := kernfmt.Crypto(data)
+		if err != nil {
+			p.skip(pathCrypto, err.Error()+" (entry skipped, the others kept)")
+		}
 		p.h.Crypto = c
 	}
 	hasCrypt := false

@@ -39,9 +39,7 @@ var legacyFeatures = map[string][]string{
 // names, so live (ioctl) and captured (ethtool -k) facts read alike.
 func addLegacyFeatures(on map[string]bool, fixed map[string]bool) {
 	for legacy, members := range legacyFeatures {
-		if _, done := on[legacy]; done {
-			continue
-		}
+		_, printed := on[legacy]
 		any, seen, allFixed := false, false, true
 		for _, m := range members {
 			v, ok := on[m]
@@ -52,10 +50,30 @@ func addLegacyFeatures(on map[string]bool, fixed map[string]bool) {
 			any = any || v
 			allFixed = allFixed && fixed[m]
 		}
+		// ethtool -k prints the composite line without [fixed] even
+		// when every member is fixed: derive it either way.
 		if seen {
-			on[legacy] = any
+			if !printed {
+				on[legacy] = any
+			}
 			if allFixed {
 				fixed[legacy] = true
+			}
+		}
+	}
+}
+
+// addLegacyRequested marks a composite feature as requested on when it is
+// off and one of its members is "off [requested on]" (ethtool prints the
+// tag on the member lines only).
+func addLegacyRequested(on, req map[string]bool) {
+	for legacy, members := range legacyFeatures {
+		if on[legacy] {
+			continue
+		}
+		for _, m := range members {
+			if req[m] {
+				req[legacy] = true
 			}
 		}
 	}
@@ -88,11 +106,14 @@ func (p *prober) capturedEthtool(name string) *facts.Ethtool {
 	if b, src, ok := p.captured("ethtool", "-k", name); ok {
 		found = true
 		et.Source = firstNonEmpty(et.Source, src)
-		if f, err := ethparse.ParseFeatures(b); err == nil {
-			addLegacyFeatures(f.On, f.Fixed)
-			et.Features, et.Fixed = f.On, fixedList(f.Fixed)
-		} else {
+		f, err := ethparse.ParseFeatures(b)
+		if err != nil {
 			p.skip(src, err.Error())
+		}
+		if len(f.On) > 0 { // the lines that could be read
+			addLegacyFeatures(f.On, f.Fixed)
+			addLegacyRequested(f.On, f.Requested)
+			et.Features, et.Fixed, et.RequestedOn = f.On, fixedList(f.Fixed), fixedList(f.Requested)
 		}
 	}
 	if b, src, ok := p.captured("ethtool", "-g", name); ok {

@@ -120,25 +120,26 @@ func (r *ethtoolReader) strings(ifname string, set uint32, n int) ([]string, err
 	return out, nil
 }
 
-// features returns each feature's active state and whether it is fixed
-// (not in hw_features, so not changeable), as `ethtool -k` shows.
-func (r *ethtoolReader) features(ifname string) (on, fixed map[string]bool, err error) {
+// features returns each feature's active state, whether it is fixed (not
+// in hw_features, so not changeable) and whether it is requested but not
+// active ("off [requested on]"), as `ethtool -k` shows.
+func (r *ethtoolReader) features(ifname string) (on, fixed, req map[string]bool, err error) {
 	n, err := r.setCount(ifname, ethSSFeatures)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	names, err := r.strings(ifname, ethSSFeatures, n)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	blocks := (n + 31) / 32
 	b := make([]byte, 8+blocks*16) // cmd, size, {available, requested, active, never_changed}[size]
 	ne.PutUint32(b[0:], unix.ETHTOOL_GFEATURES)
 	ne.PutUint32(b[4:], uint32(blocks))
 	if err := r.ioctlBytes(ifname, b); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	on, fixed = make(map[string]bool, n), map[string]bool{}
+	on, fixed, req = make(map[string]bool, n), map[string]bool{}, map[string]bool{}
 	for i, name := range names {
 		if name == "" {
 			continue
@@ -146,14 +147,18 @@ func (r *ethtoolReader) features(ifname string) (on, fixed map[string]bool, err 
 		blk := 8 + (i/32)*16
 		bit := uint32(1) << (i % 32)
 		available := ne.Uint32(b[blk:])&bit != 0
+		requested := ne.Uint32(b[blk+4:])&bit != 0
 		active := ne.Uint32(b[blk+8:])&bit != 0
 		neverChanged := ne.Uint32(b[blk+12:])&bit != 0
 		on[name] = active
 		if !available || neverChanged {
 			fixed[name] = true
 		}
+		if requested && !active {
+			req[name] = true
+		}
 	}
-	return on, fixed, nil
+	return on, fixed, req, nil
 }
 
 // stats returns the ETHTOOL_GSTATS counters by name (`ethtool -S`).

@@ -28,9 +28,10 @@ func (p *prober) liveEthtool(r *ethtoolReader, name string) *facts.Ethtool {
 	} else {
 		note("-i ", err)
 	}
-	if on, fixed, err := r.features(name); err == nil {
+	if on, fixed, req, err := r.features(name); err == nil {
 		addLegacyFeatures(on, fixed)
-		et.Features, et.Fixed = on, fixedList(fixed)
+		addLegacyRequested(on, req)
+		et.Features, et.Fixed, et.RequestedOn = on, fixedList(fixed), fixedList(req)
 	} else {
 		note("-k ", err)
 	}

@@ -37,7 +37,8 @@ func (p *prober) mdArray(a kernfmt.MDStat) facts.MDArray {
 	m := facts.MDArray{
 		Name: a.Name, Level: a.Level, RaidDisks: a.RaidDisks, ChunkBytes: a.ChunkKB * 1024,
 		SizeBytes: a.Blocks * 1024, Metadata: a.Metadata, Status: a.Status, Bitmap: a.Bitmap,
-		Progress: a.ProgressPercent, SyncSpeed: a.SpeedKBs,
+		Progress: a.ProgressPercent, SyncSpeed: a.SpeedKBs, Inactive: !a.Active, ReadOnly: a.ReadOnly,
+		ActiveDisks: a.ActiveDisks, RaidDisksBefore: a.RaidDisks, SyncWaiting: a.Waiting, SyncFinish: a.Finish,
 	}
 	if a.RaidDisks > 0 && a.ActiveDisks < a.RaidDisks {
 		m.Degraded = a.RaidDisks - a.ActiveDisks
@@ -46,8 +47,12 @@ func (p *prober) mdArray(a kernfmt.MDStat) facts.MDArray {
 		m.Level = v
 	}
 	m.State, _ = p.optional(dir + "array_state")
-	if v, ok := p.optInt(dir + "raid_disks"); ok {
-		m.RaidDisks = v
+	if v, ok := p.optional(dir + "raid_disks"); ok && v != "" {
+		if now, before, err := kernfmt.ParseMDRaidDisks(v); err == nil {
+			m.RaidDisks, m.RaidDisksBefore = now, before
+		} else {
+			p.skip(dir+"raid_disks", err.Error())
+		}
 	}
 	if v, ok := p.optInt(dir + "chunk_size"); ok {
 		m.ChunkBytes = v
@@ -56,8 +61,11 @@ func (p *prober) mdArray(a kernfmt.MDStat) facts.MDArray {
 		m.Degraded = v
 	}
 	m.SyncAction, _ = p.optional(dir + "sync_action")
-	if m.SyncAction == "" && a.Action != "" {
+	if (m.SyncAction == "" || m.SyncAction == "idle") && a.Action != "" && a.Waiting == "" {
 		m.SyncAction = a.Action
+		if m.SyncAction == "recovery" {
+			m.SyncAction = "recover" // md/sync_action's word
+		}
 	}
 	if v, ok := p.optional(dir + "sync_speed"); ok {
 		if n, err := strconv.Atoi(v); err == nil {
@@ -81,6 +89,10 @@ func (p *prober) mdArray(a kernfmt.MDStat) facts.MDArray {
 		switch {
 		case strings.Contains(mem.Flags, "F"):
 			role = "faulty"
+		case strings.Contains(mem.Flags, "J"):
+			role = "journal"
+		case strings.Contains(mem.Flags, "R"):
+			role = "replacement"
 		case strings.Contains(mem.Flags, "S"):
 			role = "spare"
 		}
@@ -88,7 +100,8 @@ func (p *prober) mdArray(a kernfmt.MDStat) facts.MDArray {
 		if d := diskOfName(p.h, mem.Name); d != "" {
 			disk = d
 		}
-		m.Members = append(m.Members, facts.MDMember{Device: mem.Name, Disk: disk, Role: role, Slot: mem.Index})
+		m.Members = append(m.Members, facts.MDMember{Device: mem.Name, Disk: disk, Role: role, Slot: mem.Index,
+			WriteMostly: strings.Contains(mem.Flags, "W")})
 	}
 	return m
 }

@@ -86,6 +86,9 @@ func (p *prober) bond(name string) *facts.Bond {
 		p.skip(src, err.Error())
 		return nil
 	}
+	if b.Mode == "802.3ad" && !b.PartnerInfo {
+		p.skip(src+" (802.3ad partner)", "not collected: needs root (the kernel shows the Active Aggregator Info block only to CAP_NET_ADMIN)")
+	}
 	return &b
 }
 

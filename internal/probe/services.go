@@ -52,7 +52,7 @@ func (p *prober) samba() {
 	}
 	for i, c := range configs {
 		for _, x := range c.Params {
-			s.Settings = append(s.Settings, facts.SambaSetting{Section: x.Section, Name: x.Name, Key: x.Key, Value: x.Value, File: files[i], Line: x.Line})
+			s.Settings = append(s.Settings, facts.SambaSetting{Section: x.Section, Name: x.Name, Key: x.Key, Value: x.Value, File: files[i], Line: x.Line, Text: x.Text})
 		}
 	}
 	eff := cfg.Effective()

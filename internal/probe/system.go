@@ -24,6 +24,13 @@ func (p *prober) system() {
 		}
 		p.h.Kernel = k
 	}
+	if b, err := p.root.ReadFile("/proc/uptime"); err == nil {
+		if u, err := kernfmt.Uptime(b); err == nil {
+			p.h.UptimeSeconds = u
+		} else {
+			p.skip("/proc/uptime", err.Error())
+		}
+	}
 	if s, ok := p.optional(pathHostname); ok {
 		p.h.Hostname = s
 	} else if s, ok := p.optional("/etc/hostname"); ok {

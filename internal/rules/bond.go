@@ -11,6 +11,8 @@ import (
 // Bonding: KNOWLEDGE §2. Facts from /proc/net/bonding/BOND.
 var bondRules = []rule.Rule{
 	{Meta: metaLACPDown, Check: checkLACPDown},
+	{Meta: metaBondSlaveDown, Check: checkBondSlaveDown},
+	{Meta: metaBondFlapping, Check: checkBondFlapping},
 	{Meta: metaAggSplit, Check: checkAggSplit},
 	{Meta: metaHashLayer2, Check: checkHashLayer2},
 	{Meta: metaBondSingleStream, Check: checkBondSingleStream},
@@ -37,23 +39,121 @@ var metaLACPDown = rule.Meta{
 	Doc: "An 802.3ad (LACP) bond forms aggregators with the switch by exchanging LACP frames. A " +
 		"partner MAC of 00:00:00:00:00:00 in /proc/net/bonding means no LACP frame came back: the " +
 		"switch ports are not configured as an LACP group (or as a static LAG, which needs " +
-		"balance-xor instead). The bond then runs on one link at best.",
+		"balance-xor instead). The bond then runs on one link at best. Since Linux 4.x the " +
+		"Active Aggregator Info block is printed only to root (CAP_NET_ADMIN); read without it, " +
+		"the partner is not collected and nothing is concluded.",
 	Refs: []string{refBonding + "#802-3ad", refBonding},
 }
 
 func checkLACPDown(in rule.Input) []rule.Finding {
 	var out []rule.Finding
 	for _, b := range bonds(in.Host) {
-		if b.Bond.Mode != "802.3ad" || (b.Bond.PartnerMAC != "" && b.Bond.PartnerMAC != "00:00:00:00:00:00") {
+		// Without the root-only partner block nothing is known
+		// (probe records it as not collected).
+		if b.Bond.Mode != "802.3ad" || !b.Bond.PartnerInfo || (b.Bond.PartnerMAC != "" && b.Bond.PartnerMAC != "00:00:00:00:00:00") {
 			continue
+		}
+		if b.Bond.NoActiveAggregator && !anySlaveUp(b) {
+			continue // no link at all: bond-slave-down says so
+		}
+		ev := rule.Ev(bondSource(b), "Partner Mac Address: "+orNone(b.Bond.PartnerMAC))
+		if b.Bond.NoActiveAggregator {
+			ev = rule.Ev(bondSource(b), "has no active aggregator")
 		}
 		f := metaLACPDown.New(b.Name, fmt.Sprintf(
 			"%s runs 802.3ad but its active aggregator has no partner: the switch did not answer LACP, so the %d links do not form one aggregate.",
-			b.Name, len(b.Bond.Slaves)), rule.Ev(bondSource(b), "Partner Mac Address: "+orNone(b.Bond.PartnerMAC)))
+			b.Name, len(b.Bond.Slaves)), ev)
 		f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice,
 			Target: "configure the switch ports of " + slaveNames(b) + " as one LACP (802.3ad) group",
 			Basis:  "partner MAC all zeros"}
 		out = append(out, f)
+	}
+	return out
+}
+
+func anySlaveUp(b facts.Interface) bool {
+	for _, s := range b.Bond.Slaves {
+		if s.MIIStatus == "up" {
+			return true
+		}
+	}
+	return false
+}
+
+var metaBondSlaveDown = rule.Meta{
+	ID: "bond-slave-down", Family: "bond", Severity: rule.Warn, Since: "0.6.0",
+	Title: "Bond slave without link",
+	Doc: "A slave whose MII Status is not up carries no traffic: an active-backup bond has no " +
+		"backup left, a load-balancing bond less bandwidth. MII status is the carrier of that NIC " +
+		"port: an unplugged or broken cable, a NIC port or a switch port that is down or disabled. " +
+		"The file does not say which end; check the link LEDs, `ethtool IF` and the switch port.",
+	Refs: []string{refBonding, refSysfsNet},
+}
+
+func checkBondSlaveDown(in rule.Input) []rule.Finding {
+	var out []rule.Finding
+	for _, b := range bonds(in.Host) {
+		for _, s := range b.Bond.Slaves {
+			if s.MIIStatus == "" || s.MIIStatus == "up" {
+				continue
+			}
+			why := fmt.Sprintf("%s in %s has no link (MII Status: %s): the bond runs on %d of %d links",
+				s.Name, b.Name, s.MIIStatus, upSlaves(b), len(b.Bond.Slaves))
+			if b.Bond.Mode == "active-backup" {
+				why += "; if the active link fails there is nothing to fail over to"
+			}
+			f := metaBondSlaveDown.New(s.Name, why+".",
+				rule.Ev(bondSource(b), "Slave Interface: "+s.Name), rule.Ev(bondSource(b), "MII Status: "+s.MIIStatus))
+			f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice,
+				Target: fmt.Sprintf("check the cable and both ends of %s's link (link LEDs, `ethtool %s`, the switch port's state)", s.Name, s.Name),
+				Basis:  "slave MII Status " + s.MIIStatus}
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func upSlaves(b facts.Interface) int {
+	n := 0
+	for _, s := range b.Bond.Slaves {
+		if s.MIIStatus == "up" {
+			n++
+		}
+	}
+	return n
+}
+
+// flapCount is the Link Failure Count from which a link is called flapping:
+// a handful are cable changes and switch reboots, tens are not.
+const flapCount = 10
+
+var metaBondFlapping = rule.Meta{
+	ID: "bond-link-flapping", Family: "bond", Severity: rule.Warn, Since: "0.6.0",
+	Title: "Bond slave lost its link many times",
+	Doc: "Link Failure Count counts how often the bonding driver saw a slave's link go down " +
+		"since the bond was created. A few are unplugged cables or switch reboots; tens or " +
+		"thousands mean the link flaps: a bad cable or connector, a failing switch port or NIC " +
+		"port, or autonegotiation fighting a forced speed. Every flap drops or reorders traffic " +
+		"on that link and, in active-backup, fails the bond over.",
+	Refs: []string{refBonding, refEthtool},
+}
+
+func checkBondFlapping(in rule.Input) []rule.Finding {
+	var out []rule.Finding
+	for _, b := range bonds(in.Host) {
+		for _, s := range b.Bond.Slaves {
+			if s.LinkFailures < flapCount {
+				continue
+			}
+			f := metaBondFlapping.New(s.Name, fmt.Sprintf(
+				"%s in %s lost its link %d times since the bond came up: a flapping cable or switch port is likely.",
+				s.Name, b.Name, s.LinkFailures),
+				rule.Ev(bondSource(b), "Slave Interface: "+s.Name), rule.Ev(bondSource(b), fmt.Sprintf("Link Failure Count: %d", s.LinkFailures)))
+			f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice,
+				Target: fmt.Sprintf("replace the cable of %s, try another switch port, and watch whether the count keeps growing (grep -A4 %s %s)", s.Name, s.Name, bondSource(b)),
+				Basis:  fmt.Sprintf("Link Failure Count ≥ %d", flapCount)}
+			out = append(out, f)
+		}
 	}
 	return out
 }
@@ -92,7 +192,7 @@ func checkAggSplit(in rule.Input) []rule.Finding {
 		var ev []rule.Evidence
 		for _, s := range b.Bond.Slaves {
 			ev = append(ev, rule.Ev(bondSource(b), fmt.Sprintf("%s Aggregator ID: %d", s.Name, s.AggregatorID)))
-			if s.AggregatorID != 0 && s.AggregatorID != b.Bond.AggregatorID {
+			if s.AggregatorID != 0 && s.AggregatorID != b.Bond.AggregatorID && s.MIIStatus != "down" {
 				idle = append(idle, s.Name)
 			}
 		}

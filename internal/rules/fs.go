@@ -46,6 +46,9 @@ func checkFSGeometry(in rule.Input) []rule.Finding {
 		if a == nil || a.ChunkBytes == 0 || a.DataDisks() < 2 || fs.BlockSize == 0 {
 			continue
 		}
+		if a.SyncAction == "reshape" || a.Inactive {
+			continue // the geometry changes at the end of the reshape (md-reshaping)
+		}
 		unit := a.ChunkBytes / fs.BlockSize
 		width := unit * a.DataDisks()
 		geo := fmt.Sprintf("%s: %s, %d KiB chunk, %d data disks", a.Name, a.Level, a.ChunkBytes>>10, a.DataDisks())

@@ -105,3 +105,12 @@ func itoa(v int64) string { return strconv.FormatInt(v, 10) }
 func memEvidence(h *facts.Host) rule.Evidence {
 	return rule.Ev("/proc/meminfo", fmt.Sprintf("MemTotal: %d kB", h.Memory.TotalBytes/1024))
 }
+
+// ramText is "N GiB of RAM", or "an unknown amount of RAM" when
+// /proc/meminfo was not read: never "0 B".
+func ramText(h *facts.Host) string {
+	if h.Memory.TotalBytes == 0 {
+		return "an unknown amount of RAM"
+	}
+	return humanBytes(h.Memory.TotalBytes) + " of RAM"
+}

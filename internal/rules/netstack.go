@@ -176,8 +176,8 @@ func checkTCPMem(in rule.Input) []rule.Finding {
 		return nil
 	}
 	f := metaTCPMem.New("net.ipv4.tcp_mem", fmt.Sprintf(
-		"%s:%d replaces the kernel's boot-time budget (in 4 KiB pages, not bytes) for a machine with %s of RAM.",
-		c.File, c.Line, humanBytes(h.Memory.TotalBytes)), sysctlEvidence(h, "net.ipv4.tcp_mem")...)
+		"%s:%d replaces the kernel's boot-time budget (in 4 KiB pages, not bytes) for a machine with %s.",
+		c.File, c.Line, ramText(h)), sysctlEvidence(h, "net.ipv4.tcp_mem")...)
 	f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice,
 		Target: fmt.Sprintf("remove net.ipv4.tcp_mem from %s line %d and reboot (or restore the boot value)", c.File, c.Line),
 		Basis:  "the kernel computes tcp_mem from RAM at boot"}
@@ -248,9 +248,15 @@ var metaSoftnetDrops = rule.Meta{
 	Title: "Packets dropped because the per-CPU backlog was full",
 	Doc: "The second column of /proc/net/softnet_stat counts packets dropped because a CPU's input " +
 		"backlog (net.core.netdev_max_backlog, used by non-NAPI drivers and RPS) was full. Only this " +
-		"counter justifies raising netdev_max_backlog.",
-	Refs: []string{refNetSysctl + "#netdev-max-backlog", refScaling},
+		"counter justifies raising netdev_max_backlog. It counts since boot: a few dozen drops over " +
+		"weeks of uptime are one burst long ago, not a sizing problem, so nastune rates the count " +
+		"per hour of uptime (/proc/uptime) and warns from 10 drops per hour on average.",
+	Refs: []string{refNetSysctl + "#netdev-max-backlog", refScaling, "https://man7.org/linux/man-pages/man5/proc_uptime.5.html"},
 }
+
+// softnetDropsPerHour is the average backlog drop rate from which the
+// backlog is worth raising.
+const softnetDropsPerHour = 10
 
 func checkSoftnetDrops(in rule.Input) []rule.Finding {
 	h := in.Host
@@ -259,13 +265,31 @@ func checkSoftnetDrops(in rule.Input) []rule.Finding {
 	if dropped == 0 || !ok {
 		return nil
 	}
+	ev := []rule.Evidence{softnetEvidence(h, func(c facts.SoftnetCPU) uint64 { return c.Dropped }, "dropped"),
+		rule.Ev(sysctlSource("net.core.netdev_max_backlog"), itoa(cur))}
+	if h.UptimeSeconds <= 0 {
+		// No rate without the uptime: say what is known, change nothing.
+		f := metaSoftnetDrops.New("net.core.netdev_max_backlog", fmt.Sprintf(
+			"%d packets were dropped since boot because a CPU's backlog of %d packets was full; the uptime is unknown, so whether that is a rate worth acting on is not.",
+			dropped, cur), ev...)
+		f.Severity = rule.Info
+		f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice,
+			Target: "read /proc/net/softnet_stat again after an hour of normal load; raise net.core.netdev_max_backlog only if the second column keeps growing",
+			Basis:  "since-boot count without uptime"}
+		return []rule.Finding{f}
+	}
+	hours := h.UptimeSeconds / 3600
+	rate := float64(dropped) / max(hours, 1)
+	if rate < softnetDropsPerHour {
+		return nil
+	}
+	ev = append(ev, rule.Ev("/proc/uptime", fmt.Sprintf("%.2f", h.UptimeSeconds)))
 	f := metaSoftnetDrops.New("net.core.netdev_max_backlog", fmt.Sprintf(
-		"%d packets were dropped since boot because a CPU's backlog of %d packets was full.", dropped, cur),
-		softnetEvidence(h, func(c facts.SoftnetCPU) uint64 { return c.Dropped }, "dropped"),
-		rule.Ev(sysctlSource("net.core.netdev_max_backlog"), itoa(cur)))
+		"%d packets were dropped in %.1f hours of uptime (%.0f per hour on average) because a CPU's backlog of %d packets was full.",
+		dropped, hours, rate, cur), ev...)
 	f.Recommendation = &rule.Recommendation{Kind: rule.KindSysctl, Target: "net.core.netdev_max_backlog",
 		Current: itoa(cur), Value: itoa(min(cur*2, 65536)),
-		Basis: "double the current backlog, then check that the drop counter stops growing"}
+		Basis: fmt.Sprintf("%.0f drops per hour ≥ %d; double the current backlog, then check that the drop counter stops growing", rate, softnetDropsPerHour)}
 	return []rule.Finding{f}
 }
 

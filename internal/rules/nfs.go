@@ -43,7 +43,11 @@ func checkNFSThreads(in rule.Input) []rule.Finding {
 	if n == nil || n.Threads == 0 || h.CPU.Count == 0 {
 		return nil
 	}
-	want := NFSThreadsWanted(h.CPU.Count, h.Memory.TotalBytes)
+	ram := h.Memory.TotalBytes
+	if ram == 0 {
+		ram = 256 << 20 // unknown: assume the small-box band, the safe side
+	}
+	want := NFSThreadsWanted(h.CPU.Count, ram)
 	if n.Threads >= want {
 		return nil
 	}
@@ -55,8 +59,8 @@ func checkNFSThreads(in rule.Input) []rule.Finding {
 			persist = fmt.Sprintf("%s line %d: RPCNFSDCOUNT=%d", n.ConfigFile, n.ConfigLine, want)
 		}
 	}
-	f := metaNFSThreads.New("nfsd threads", fmt.Sprintf("%d nfsd thread(s) serve a machine with %d cores and %s of RAM.",
-		n.Threads, h.CPU.Count, humanBytes(h.Memory.TotalBytes)), ev...)
+	f := metaNFSThreads.New("nfsd threads", fmt.Sprintf("%d nfsd thread(s) serve a machine with %d cores and %s.",
+		n.Threads, h.CPU.Count, ramText(h)), ev...)
 	f.Recommendation = &rule.Recommendation{Kind: rule.KindService, Target: "/proc/fs/nfsd/threads", Current: fmt.Sprint(n.Threads),
 		Value: fmt.Sprint(want), Basis: fmt.Sprintf("max(cores, floor) within the RAM band; persist with %s", persist)}
 	return []rule.Finding{f}

@@ -119,6 +119,16 @@ func checkLinkSlow(in rule.Input) []rule.Finding {
 		ev := []rule.Evidence{rule.Ev(ifSource(i, "speed"), itoa(int64(*i.SpeedMbps)))}
 		if i.Ethtool != nil && i.Ethtool.Link != nil {
 			ours, theirs := maxModeSpeed(i.Ethtool.Link.Supported), maxModeSpeed(i.Ethtool.Link.Partner)
+			if ours > 0 && ours <= *i.SpeedMbps {
+				// The NIC's own maximum: no cable or switch to blame.
+				f := metaLinkSlow.New(i.Name, why+fmt.Sprintf(" That is the most this NIC supports (%d Mbit/s).", ours), linkEvidence(i)...)
+				f.Severity = rule.Info
+				f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice,
+					Target: "only a faster NIC (or USB 3 gigabit adapter) raises this limit",
+					Basis:  "fastest supported link mode"}
+				out = append(out, f)
+				continue
+			}
 			switch {
 			case theirs > 0 && theirs <= *i.SpeedMbps && ours > theirs:
 				why += fmt.Sprintf(" The NIC can do %d Mbit/s; the link partner only offers %d: the switch port (or a cable with two pairs) is the limit.", ours, theirs)

@@ -2,6 +2,8 @@ package rules
 
 import (
 	"fmt"
+	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -45,7 +47,9 @@ var metaLinkBelowSupported = rule.Meta{
 		"port) advertises. When the negotiated speed is below the fastest mode both ends share, " +
 		"autonegotiation fell back: a damaged cable or pair, a forced speed on one end, or an " +
 		"energy-saving setting. A 2.5 or 10 GbE NAS port running at 1 Gbit/s gives up most of its " +
-		"network speed without any error counter showing it.",
+		"network speed without any error counter showing it. Many drivers do not report the " +
+		"partner's modes (or only to root); then a switch port that simply cannot go faster looks " +
+		"the same, and nastune only states the negotiated speed (info).",
 	Refs: []string{refEthtool, refSysfsNet},
 }
 
@@ -57,10 +61,23 @@ func checkLinkBelowSupported(in rule.Input) []rule.Finding {
 		}
 		l := i.Ethtool.Link
 		ours, theirs := maxModeSpeed(l.Supported), maxModeSpeed(l.Partner)
-		common := ours
-		if theirs > 0 {
-			common = min(ours, theirs)
+		if ours <= *i.SpeedMbps {
+			continue
 		}
+		if theirs == 0 {
+			// Without the partner's modes the switch port may simply be
+			// slower: state the speed, claim nothing.
+			f := metaLinkBelowSupported.New(i.Name, fmt.Sprintf(
+				"%s negotiated %d Mbit/s; the NIC supports up to %d Mbit/s. The link partner's advertised modes are not reported, so whether the switch port could go faster is unknown.",
+				i.Name, *i.SpeedMbps, ours), linkEvidence(i)...)
+			f.Severity = rule.Info
+			f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice,
+				Target: fmt.Sprintf("if the switch port supports more than %d Mbit/s, check the cable and the port's speed setting (`ethtool %s` as root may show the partner's modes)", *i.SpeedMbps, i.Name),
+				Basis:  "negotiated speed only; partner modes not collected"}
+			out = append(out, f)
+			continue
+		}
+		common := min(ours, theirs)
 		if common <= *i.SpeedMbps {
 			continue
 		}
@@ -108,7 +125,10 @@ var metaOffloadOff = rule.Meta{
 		"the NIC or batch it; on current kernels (4.x and later) drivers enable what works and the " +
 		"advice is to keep those defaults. An offload that is off but not [fixed] was switched off " +
 		"by someone, usually following an old tip, and costs CPU on every packet: on a slow ARM NAS " +
-		"that is throughput. Known-bad combinations are handled by their own rules.",
+		"that is throughput. Known-bad combinations are handled by their own rules. A feature shown " +
+		"as `off [requested on]` is already switched on by the user and held off by the kernel (a " +
+		"feature it depends on is off, or the driver refuses it in this mode): switching it on " +
+		"again does nothing, so it is never advised; [fixed] features cannot be changed at all.",
 	Refs: []string{refEthtool, "https://docs.kernel.org/networking/segmentation-offloads.html",
 		"https://docs.kernel.org/networking/checksum-offloads.html"},
 }
@@ -137,8 +157,13 @@ func checkOffloadOff(in rule.Input) []rule.Finding {
 		if !i.Physical || i.Ethtool == nil || i.Ethtool.Features == nil {
 			continue
 		}
+		// [fixed] cannot be changed; "off [requested on]" is already
+		// wanted and held off by the kernel: advising "on" changes nothing.
 		fixed := map[string]bool{}
 		for _, f := range i.Ethtool.Fixed {
+			fixed[f] = true
+		}
+		for _, f := range i.Ethtool.RequestedOn {
 			fixed[f] = true
 		}
 		var off, shorts []string
@@ -177,7 +202,7 @@ var metaMv643xxTSO = rule.Meta{
 func checkMv643xxTSO(in rule.Input) []rule.Finding {
 	var out []rule.Finding
 	for _, i := range in.Host.Interfaces {
-		if !mv643xxTSOBroken(in.Host, i) || !i.Ethtool.Features["tcp-segmentation-offload"] {
+		if !mv643xxTSOBroken(in.Host, i) || !i.Ethtool.Features["tcp-segmentation-offload"] || slices.Contains(i.Ethtool.Fixed, "tcp-segmentation-offload") {
 			continue
 		}
 		f := metaMv643xxTSO.New(i.Name, fmt.Sprintf(
@@ -185,6 +210,9 @@ func checkMv643xxTSO(in rule.Input) []rule.Finding {
 			rule.Ev(ethtoolSource(i, "-i"), "driver: mv643xx_eth"), rule.Ev(ethtoolSource(i, "-k"), "tcp-segmentation-offload: on"))
 		f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice,
 			Target: fmt.Sprintf("ethtool -K %s tso off gso on", i.Name), Basis: "kernel " + in.Host.Kernel.Release + " with mv643xx_eth"}
+		if g := "generic-segmentation-offload"; i.Ethtool.Features[g] || slices.Contains(i.Ethtool.Fixed, g) || slices.Contains(i.Ethtool.RequestedOn, g) {
+			f.Recommendation.Target = fmt.Sprintf("ethtool -K %s tso off", i.Name) // gso already on, or not ours to change
+		}
 		out = append(out, f)
 	}
 	return out
@@ -200,24 +228,93 @@ var metaRingDrops = rule.Meta{
 	Refs: []string{refEthtool, refSysfsNet, refScaling},
 }
 
+// queueStat matches a per-queue counter name and captures the queue
+// number: rx_queue_0_drops (igb, virtio_net), rx-0.drops, rx0_dropped
+// (mlx5), [0]: rx_discards (bnxt), queue_0_rx_drops.
+var queueStat = regexp.MustCompile(`^(?:(.*?queue_)(\d+)(_.*)|(rx|tx)-(\d+)(\..*)|(rx|tx)(\d+)(_.*)|\[(\d+)\]:? ?(.*))$`)
+
+// queueBase is a per-queue counter's name with the queue number taken
+// out ("rx_queue_N_drops"), or "" for a device total.
+func queueBase(name string) string {
+	m := queueStat.FindStringSubmatch(name)
+	switch {
+	case m == nil:
+		return ""
+	case m[2] != "":
+		return m[1] + "N" + m[3]
+	case m[5] != "":
+		return m[4] + "-N" + m[6]
+	case m[8] != "":
+		return m[7] + "N" + m[9]
+	default:
+		return "[N] " + m[11]
+	}
+}
+
+// dropCounter: receive-side counters that count frames lost for want of
+// buffers (ring full, no descriptor, FIFO overrun). Totals use the narrow
+// words; per-queue counters also count "drop", which on a queue is the
+// ring-full drop (igb rqdpc, virtio).
+func dropCounter(name string, perQueue bool) bool {
+	n := strings.ToLower(name)
+	if strings.Contains(n, "xdp") || strings.HasPrefix(n, "tx") || strings.Contains(n, "tx_") || strings.Contains(n, "tx-") {
+		return false
+	}
+	for _, w := range []string{"miss", "no_buf", "nobuf", "fifo", "over"} {
+		if strings.Contains(n, w) {
+			return true
+		}
+	}
+	return perQueue && strings.Contains(n, "drop")
+}
+
+// dropEvidence sums receive drops once: sysfs totals, ethtool -S totals
+// that sysfs does not already show, and per-queue counters only when no
+// total counted anything (drivers such as igb add the queues' drops into
+// rx_fifo_errors, so counting both would double them).
 func dropEvidence(i facts.Interface) ([]rule.Evidence, uint64) {
 	var ev []rule.Evidence
 	var total uint64
+	seen := map[string]bool{}
 	for _, k := range []string{"rx_missed_errors", "rx_fifo_errors", "rx_over_errors"} {
 		if v := i.Stats[k]; v > 0 {
 			ev = append(ev, rule.Ev(ifSource(i, "statistics/"+k), fmt.Sprint(v)))
 			total += v
+			seen[k] = true
 		}
 	}
-	if i.Ethtool != nil {
-		var names []string
-		for k, v := range i.Ethtool.Stats {
-			n := strings.ToLower(k)
-			if v > 0 && !strings.Contains(n, "xdp") && (strings.Contains(n, "miss") || strings.Contains(n, "no_buf") ||
-				strings.Contains(n, "nobuf") || strings.Contains(n, "fifo") || strings.Contains(n, "over")) {
-				names = append(names, k)
-			}
+	if i.Ethtool == nil {
+		return ev, total
+	}
+	var totals []string
+	queues := map[string][]string{}
+	for k, v := range i.Ethtool.Stats {
+		if v == 0 {
+			continue
 		}
+		if base := queueBase(k); base != "" {
+			if dropCounter(base, true) {
+				queues[base] = append(queues[base], k)
+			}
+		} else if dropCounter(k, false) && !seen[k] {
+			totals = append(totals, k)
+		}
+	}
+	sort.Strings(totals)
+	for _, k := range totals {
+		ev = append(ev, rule.Ev(ethtoolSource(i, "-S"), fmt.Sprintf("%s: %d", k, i.Ethtool.Stats[k])))
+		total += i.Ethtool.Stats[k]
+	}
+	if total > 0 {
+		return ev, total
+	}
+	var bases []string
+	for b := range queues {
+		bases = append(bases, b)
+	}
+	sort.Strings(bases)
+	for _, b := range bases {
+		names := queues[b]
 		sort.Strings(names)
 		for _, k := range names {
 			ev = append(ev, rule.Ev(ethtoolSource(i, "-S"), fmt.Sprintf("%s: %d", k, i.Ethtool.Stats[k])))

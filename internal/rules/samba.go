@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/nastune/nastune/internal/facts"
+	"github.com/nastune/nastune/internal/parse/smbconf"
 	"github.com/nastune/nastune/internal/rule"
 )
 
@@ -14,6 +15,9 @@ import (
 // installed); evidence names the file and line that set them.
 var sambaRules = []rule.Rule{
 	{Meta: metaSmbInvalid, Check: checkSmbInvalid},
+	{Meta: metaSmbInlineComment, Check: func(in rule.Input) []rule.Finding { return checkSmbValues(in, true) }},
+	{Meta: metaSmbInvalidValue, Check: func(in rule.Input) []rule.Finding { return checkSmbValues(in, false) }},
+	{Meta: metaSmbProtocolNone, Check: checkSmbProtocolNone},
 	{Meta: metaSendfile, Check: checkSendfile},
 	{Meta: metaSMB1Dead, Check: checkSMB1Dead},
 	{Meta: metaAIOSize, Check: checkAIOSize},
@@ -45,6 +49,9 @@ func sambaSetting(s *facts.Samba, section, key string) *facts.SambaSetting {
 
 func sambaEv(s *facts.Samba, section, key, value string) rule.Evidence {
 	if x := sambaSetting(s, section, key); x != nil {
+		if x.Text != "" { // the line as written: evidence quotes what the file says
+			return rule.Ev(fmt.Sprintf("%s:%d", x.File, x.Line), x.Text)
+		}
 		return rule.Ev(fmt.Sprintf("%s:%d", x.File, x.Line), fmt.Sprintf("[%s] %s = %s", x.Section, x.Name, x.Value))
 	}
 	return rule.Ev(s.Source, fmt.Sprintf("[%s] %s = %s (default)", section, key, value))
@@ -90,12 +97,18 @@ var metaSendfile = rule.Meta{
 func checkSendfile(in rule.Input) []rule.Finding {
 	h := in.Host
 	s := h.Samba
-	if s == nil || s.Global["usesendfile"] == "yes" || !slowCPU(h) && h.CPU.Count > 2 {
+	// A CPU judgement needs a basis: an unknown CPU (no cpuinfo, no
+	// arch) is not called slow.
+	if s == nil || s.Global["usesendfile"] == "yes" || h.CPU.Count == 0 || !slowCPU(h) && h.CPU.Count > 2 {
 		return nil
+	}
+	cpu := h.Arch
+	if h.CPU.Model != "" {
+		cpu = h.CPU.Model + " (" + h.Arch + ")"
 	}
 	f := metaSendfile.New("use sendfile", fmt.Sprintf(
 		"On this %s with %d core(s), smbd copies every byte it reads through user space; sendfile would let the kernel send it straight from the page cache.",
-		h.Arch, h.CPU.Count), sambaEv(s, "global", "usesendfile", s.Global["usesendfile"]))
+		cpu, h.CPU.Count), sambaEv(s, "global", "usesendfile", s.Global["usesendfile"]))
 	f.Recommendation = &rule.Recommendation{Kind: rule.KindConfig, Target: sambaTarget(s, "global", "use sendfile"),
 		Current: s.Global["usesendfile"], Value: "yes", Basis: "slow CPU; not used on signed or encrypted connections"}
 	return []rule.Finding{f}
@@ -139,12 +152,16 @@ func checkSMB1Dead(in rule.Input) []rule.Finding {
 }
 
 var metaAIOSize = rule.Meta{
-	ID: "smb-aio-size", Family: "samba", Severity: rule.Warn, Since: "0.4.0",
+	ID: "smb-aio-size", Family: "samba", Severity: rule.Info, Since: "0.4.0",
 	Title: "aio read/write size other than 0 or 1",
-	Doc: "`aio read size` and `aio write size` used to be byte thresholds; current Samba only " +
-		"distinguishes 0 (synchronous) and anything else (asynchronous, the default 1). Guides " +
-		"that set 16384 date from Samba 3 and mislead the reader.",
-	Refs: []string{smbRef("AIOREADSIZE"), smbRef("AIOWRITESIZE")},
+	Doc: "`aio read size` and `aio write size` are byte thresholds: smbd serves a read or write " +
+		"request asynchronously (in its thread pool) only when it is larger than the value, and " +
+		"synchronously, blocking that client's smbd process, otherwise. smb.conf(5) calls 0 (never " +
+		"asynchronous) and 1 (always, the default since Samba 4.8) the only reasonable values. A " +
+		"threshold such as 16384, from Samba 3 guides, makes small requests synchronous; SMB2/3 " +
+		"file copies use requests of 64 KiB and more, so the effect on bulk transfers is small. " +
+		"An older Samba's own default is not a finding to act on.",
+	Refs: []string{smbRef("AIOREADSIZE"), smbRef("AIOWRITESIZE"), "https://www.samba.org/samba/history/samba-4.8.0.html"},
 }
 
 func checkAIOSize(in rule.Input) []rule.Finding {
@@ -158,10 +175,22 @@ func checkAIOSize(in rule.Input) []rule.Finding {
 		if v == "0" || v == "1" || v == "" {
 			continue
 		}
-		f := metaAIOSize.New(k.name, fmt.Sprintf("%s = %s: Samba only reads it as 'asynchronous: yes'; the number means nothing.", k.name, v),
-			sambaEv(s, "global", k.key, v))
+		set := sambaSetting(s, "global", k.key)
+		if set == nil {
+			// This Samba's own default (testparm): explain, change nothing.
+			f := metaAIOSize.New(k.name, fmt.Sprintf(
+				"This Samba version's default %s is %s: requests up to %s bytes are served synchronously, larger ones asynchronously. Nothing in smb.conf sets it.",
+				k.name, v, v), sambaEv(s, "global", k.key, v))
+			f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice,
+				Target: "nothing to change; newer Samba versions (4.8+) default to 1", Basis: "installed Samba's default"}
+			out = append(out, f)
+			continue
+		}
+		f := metaAIOSize.New(k.name, fmt.Sprintf(
+			"%s = %s makes smbd serve requests of up to %s bytes synchronously (only larger ones asynchronously); smb.conf(5) calls only 0 and 1 reasonable.",
+			k.name, v, v), sambaEv(s, "global", k.key, v))
 		f.Recommendation = &rule.Recommendation{Kind: rule.KindConfig, Target: sambaTarget(s, "global", k.name), Current: v, Value: "1",
-			Basis: "only 0 and 1 are meaningful"}
+			Basis: "Samba's default since 4.8: every request asynchronous"}
 		out = append(out, f)
 	}
 	return out
@@ -243,12 +272,15 @@ func checkStrictLocking(in rule.Input) []rule.Finding {
 
 var metaWideLinks = rule.Meta{
 	ID: "smb-wide-links-insecure", Family: "samba", Severity: rule.Crit, Since: "0.4.0",
-	Title: "wide links together with unix extensions",
-	Doc: "With `wide links = yes` smbd follows symlinks out of a share. With SMB1 unix extensions " +
-		"on, a client can create such symlinks itself and read any file smbd can (the 2010 " +
-		"symlink-traversal hole). Samba therefore ignores wide links while unix extensions are on, " +
-		"unless `allow insecure wide links = yes` overrides it: then the hole is open.",
-	Refs: []string{smbRef("WIDELINKS"), smbRef("ALLOWINSECUREWIDELINKS")},
+	Title: "wide links set: symlinks may lead out of the share",
+	Doc: "With `wide links = yes` smbd follows symlinks that point out of a share, so anyone " +
+		"who can place a symlink in it reaches every file smbd can read. With SMB1 unix extensions " +
+		"on, clients can create such symlinks themselves (the 2010 symlink-traversal hole), so " +
+		"Samba ignores wide links while `unix extensions` is on, unless `allow insecure wide links " +
+		"= yes` overrides that. wide links is therefore active when unix extensions = no (then " +
+		"only symlinks made on the server, by local users, NFS clients or containers, lead out) or " +
+		"when the override is set (then SMB1 clients can open the hole themselves).",
+	Refs: []string{smbRef("WIDELINKS"), smbRef("ALLOWINSECUREWIDELINKS"), smbRef("SMB1UNIXEXTENSIONS")},
 }
 
 func checkWideLinks(in rule.Input) []rule.Finding {
@@ -258,24 +290,32 @@ func checkWideLinks(in rule.Input) []rule.Finding {
 	}
 	var out []rule.Finding
 	for _, sh := range shareNames(s) {
-		if shareValue(s, sh, "widelinks") != "yes" || s.Global["smb1unixextensions"] != "yes" {
+		if shareValue(s, sh, "widelinks") != "yes" {
 			continue
 		}
-		ev := []rule.Evidence{sambaEv(s, sh, "widelinks", "yes"), sambaEv(s, "global", "smb1unixextensions", "yes")}
-		if s.Global["allowinsecurewidelinks"] == "yes" {
+		unixExt := s.Global["smb1unixextensions"] != "no"
+		override := s.Global["allowinsecurewidelinks"] == "yes"
+		ev := []rule.Evidence{sambaEv(s, sh, "widelinks", "yes"), sambaEv(s, "global", "smb1unixextensions", map[bool]string{true: "yes", false: "no"}[unixExt])}
+		rec := &rule.Recommendation{Kind: rule.KindConfig, Target: sambaTarget(s, sh, "wide links"), Current: "yes", Value: "no"}
+		var f rule.Finding
+		switch {
+		case unixExt && override:
 			ev = append(ev, sambaEv(s, "global", "allowinsecurewidelinks", "yes"))
-			f := metaWideLinks.New("["+sh+"]", fmt.Sprintf(
-				"[%s] follows symlinks out of the share and clients may create symlinks (unix extensions), with the safety override on: any file smbd can read is reachable.", sh), ev...)
-			f.Recommendation = &rule.Recommendation{Kind: rule.KindConfig, Target: sambaTarget(s, sh, "wide links"), Current: "yes", Value: "no",
-				Basis: "wide links with unix extensions and allow insecure wide links"}
-			out = append(out, f)
-			continue
+			f = metaWideLinks.New("["+sh+"]", fmt.Sprintf(
+				"[%s] follows symlinks out of the share and SMB1 clients may create symlinks (unix extensions), with the safety override on: any file smbd can read is reachable.", sh), ev...)
+			rec.Basis = "wide links with unix extensions and allow insecure wide links"
+		case !unixExt:
+			f = metaWideLinks.New("["+sh+"]", fmt.Sprintf(
+				"[%s] follows symlinks out of the share (wide links is active because unix extensions = no): a symlink placed in the share by a local user, an NFS client or a container exposes files outside it.", sh), ev...)
+			f.Severity = rule.Warn
+			rec.Basis = "wide links active with unix extensions off"
+		default:
+			f = metaWideLinks.New("["+sh+"]", fmt.Sprintf(
+				"[%s] asks for wide links, but Samba ignores it while unix extensions are on: the setting misleads, and someone may 'fix' it with allow insecure wide links.", sh), ev...)
+			f.Severity = rule.Info
+			rec.Basis = "has no effect while unix extensions are on"
 		}
-		f := metaWideLinks.New("["+sh+"]", fmt.Sprintf(
-			"[%s] asks for wide links, but Samba ignores it while unix extensions are on: the setting misleads, and someone may 'fix' it with allow insecure wide links.", sh), ev...)
-		f.Severity = rule.Info
-		f.Recommendation = &rule.Recommendation{Kind: rule.KindConfig, Target: sambaTarget(s, sh, "wide links"), Current: "yes", Value: "no",
-			Basis: "has no effect while unix extensions are on"}
+		f.Recommendation = rec
 		out = append(out, f)
 	}
 	return out
@@ -364,11 +404,124 @@ func checkSMB1Enabled(in rule.Input) []rule.Finding {
 		return nil
 	}
 	v := s.Global["serverminprotocol"]
+	maxV := s.Global["servermaxprotocol"]
+	if r := smbconf.ProtocolRank(maxV); r >= 0 && r < smbconf.ProtocolRank(v) {
+		return nil // min above max: smb-protocol-none reports it
+	}
 	f := metaSMB1Enabled.New("server min protocol", fmt.Sprintf("server min protocol = %s accepts SMB1 clients.", strings.ToUpper(v)),
 		sambaEv(s, "global", "serverminprotocol", v))
+	if r := smbconf.ProtocolRank(maxV); r >= 0 && r < smbconf.ProtocolRank("smb2_02") {
+		// Raising the minimum alone would leave no protocol at all.
+		f.Why = fmt.Sprintf("server min protocol = %s and server max protocol = %s: this server speaks only SMB1.", strings.ToUpper(v), strings.ToUpper(maxV))
+		f.Evidence = append(f.Evidence, sambaEv(s, "global", "servermaxprotocol", maxV))
+		f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice,
+			Target: fmt.Sprintf("first raise server max protocol (remove the line for the default SMB3) and check that every client speaks SMB2; then set server min protocol = SMB2_02 in %s", s.ConfigFile),
+			Basis:  "server max protocol " + strings.ToUpper(maxV) + " is below SMB2_02"}
+		return []rule.Finding{f}
+	}
 	f.Recommendation = &rule.Recommendation{Kind: rule.KindConfig, Target: sambaTarget(s, "global", "server min protocol"),
-		Current: strings.ToUpper(v), Value: "SMB2_02", Basis: "Samba default since 4.11"}
+		Current: strings.ToUpper(v), Value: "SMB2_02", Basis: "Samba default since 4.11; server max protocol " + strings.ToUpper(maxV) + " stays above it"}
 	return []rule.Finding{f}
+}
+
+var metaSmbProtocolNone = rule.Meta{
+	ID: "smb-protocol-none", Family: "samba", Severity: rule.Crit, Since: "0.6.0",
+	Title: "server min protocol above server max protocol",
+	Doc: "smbd negotiates a dialect between server min protocol and server max protocol. When the " +
+		"minimum is above the maximum no dialect is left: every client's negotiation fails and " +
+		"no share can be reached.",
+	Refs: []string{smbRef("SERVERMINPROTOCOL"), smbRef("SERVERMAXPROTOCOL")},
+}
+
+func checkSmbProtocolNone(in rule.Input) []rule.Finding {
+	s := in.Host.Samba
+	if s == nil {
+		return nil
+	}
+	minV, maxV := s.Global["serverminprotocol"], s.Global["servermaxprotocol"]
+	lo, hi := smbconf.ProtocolRank(minV), smbconf.ProtocolRank(maxV)
+	if lo < 0 || hi < 0 || lo <= hi {
+		return nil
+	}
+	f := metaSmbProtocolNone.New("server max protocol", fmt.Sprintf(
+		"server min protocol = %s is above server max protocol = %s: no SMB dialect is left, so no client can connect.",
+		strings.ToUpper(minV), strings.ToUpper(maxV)),
+		sambaEv(s, "global", "serverminprotocol", minV), sambaEv(s, "global", "servermaxprotocol", maxV))
+	f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice,
+		Target: fmt.Sprintf("remove server max protocol from %s (default SMB3), or lower server min protocol to at most %s", s.ConfigFile, strings.ToUpper(maxV)),
+		Basis:  "min protocol rank above max"}
+	return []rule.Finding{f}
+}
+
+var metaSmbInlineComment = rule.Meta{
+	ID: "smb-inline-comment", Family: "samba", Severity: rule.Warn, Since: "0.6.0",
+	Title: "smb.conf value with an inline comment, which Samba ignores",
+	Doc: "smb.conf has comment lines (starting with # or ;) but no inline comments: in " +
+		"`server signing = mandatory  # strict` the value is the whole text after '='. For a " +
+		"yes/no or an enumerated parameter that text is not a legal value, so Samba logs a warning " +
+		"and ignores the line: the parameter keeps its default. The admin believes the setting is " +
+		"in force; it is not. Put comments on their own line.",
+	Refs: []string{refSmbConf + "#FILEFORMAT", "https://www.samba.org/samba/docs/current/man-html/testparm.1.html"},
+}
+
+var metaSmbInvalidValue = rule.Meta{
+	ID: "smb-invalid-value", Family: "samba", Severity: rule.Warn, Since: "0.6.0",
+	Title: "smb.conf value that Samba does not accept",
+	Doc: "Samba ignores a line whose yes/no or enumerated value it does not know (a typo, an " +
+		"option name from another version): the parameter keeps its previous value, usually the " +
+		"default, and only the log says so. The line suggests a setting that is not in force.",
+	Refs: []string{refSmbConf, "https://www.samba.org/samba/docs/current/man-html/testparm.1.html"},
+}
+
+// checkSmbValues reports lines Samba ignores for an illegal boolean or
+// enum value: smb-inline-comment (inline true) when the text before a '#'
+// or ';' would have been legal, smb-invalid-value otherwise.
+func checkSmbValues(in rule.Input, inline bool) []rule.Finding {
+	s := in.Host.Samba
+	if s == nil {
+		return nil
+	}
+	var out []rule.Finding
+	for _, x := range s.Settings {
+		if !smbconf.Known(x.Key) || smbconf.Valid(x.Key, x.Value) {
+			continue
+		}
+		inForce := s.Global[x.Key]
+		if !strings.EqualFold(x.Section, "global") {
+			inForce = shareValue(s, x.Section, x.Key)
+		}
+		if inForce == "" {
+			inForce = "its default"
+		}
+		quote := x.Text
+		if quote == "" {
+			quote = fmt.Sprintf("%s = %s", x.Name, x.Value)
+		}
+		ev := rule.Ev(fmt.Sprintf("%s:%d", x.File, x.Line), quote)
+		subject := fmt.Sprintf("%s:%d", x.File, x.Line)
+		meant, ok := smbconf.CommentTail(x.Value)
+		isComment := ok && smbconf.Valid(x.Key, meant)
+		if isComment != inline {
+			continue
+		}
+		if isComment {
+			f := metaSmbInlineComment.New(subject, fmt.Sprintf(
+				"[%s] %s = %s: Samba has no inline comments, so the value is the whole text, which is not valid; Samba ignores the line. The line reads as %s = %s, but Samba uses %s.",
+				x.Section, x.Name, x.Value, x.Name, meant, inForce), ev)
+			f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice,
+				Target: fmt.Sprintf("move the comment of line %d of %s to its own line, so that it reads `%s = %s`, if that is what you want; check with testparm -s", x.Line, x.File, x.Name, meant),
+				Basis:  "smb.conf(5): no inline comments"}
+			out = append(out, f)
+			continue
+		}
+		f := metaSmbInvalidValue.New(subject, fmt.Sprintf(
+			"[%s] %s = %s is not a value Samba accepts for %s; Samba ignores the line and uses %s.", x.Section, x.Name, x.Value, x.Name, inForce), ev)
+		f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice,
+			Target: fmt.Sprintf("fix or remove line %d of %s (testparm -s lists the values in force)", x.Line, x.File),
+			Basis:  "illegal value for a yes/no or enumerated parameter"}
+		out = append(out, f)
+	}
+	return out
 }
 
 var metaSigningNoAES = rule.Meta{

@@ -155,7 +155,7 @@ func checkRaidzEfficiency(in rule.Input) []rule.Finding {
 	for _, p := range pools(in.Host) {
 		for _, v := range p.Vdevs {
 			parity := map[string]int{"raidz1": 1, "raidz2": 2, "raidz3": 3}[v.Type]
-			n := len(v.Devices)
+			n := v.Width() // a replacing-N or spare-N child is one position
 			if parity == 0 || v.Ashift == 0 || n < parity+2 || v.Class != "" {
 				continue
 			}

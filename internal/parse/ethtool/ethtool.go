@@ -69,15 +69,27 @@ func ParseDriver(data []byte) (Driver, error) {
 
 // Features is `ethtool -k`: every feature by the name ethtool prints
 // (legacy names such as tcp-segmentation-offload and kernel names such as
-// tx-tcp-segmentation), and which of them are fixed (cannot be changed).
+// tx-tcp-segmentation), which of them are fixed (cannot be changed), and
+// which are "off [requested on]": wanted by the user but held off by the
+// kernel (a dependency is missing, e.g. TSO without scatter-gather or
+// checksum offload, or the driver refuses it in the current mode).
 type Features struct {
-	On    map[string]bool
-	Fixed map[string]bool
+	On        map[string]bool
+	Fixed     map[string]bool
+	Requested map[string]bool
 }
 
-// ParseFeatures reads `ethtool -k IF`.
+// ParseFeatures reads `ethtool -k IF`. A line that is not "feature: on|off
+// [annotations]" is skipped; the first such line is returned as the error
+// together with every feature that could be read.
 func ParseFeatures(data []byte) (Features, error) {
-	f := Features{On: map[string]bool{}, Fixed: map[string]bool{}}
+	f := Features{On: map[string]bool{}, Fixed: map[string]bool{}, Requested: map[string]bool{}}
+	var firstErr error
+	bad := func(err error) {
+		if firstErr == nil {
+			firstErr = err
+		}
+	}
 	for i, l := range lines(data) {
 		t := strings.TrimSpace(l)
 		if t == "" || strings.HasPrefix(t, "#") || strings.HasPrefix(t, "Features for") {
@@ -85,11 +97,13 @@ func ParseFeatures(data []byte) (Features, error) {
 		}
 		k, v, ok := strings.Cut(t, ":")
 		if !ok {
-			return f, errf(i+1, "%q is not 'feature: on|off'", clip(t))
+			bad(errf(i+1, "%q is not 'feature: on|off'", clip(t)))
+			continue
 		}
 		fields := strings.Fields(v)
 		if len(fields) == 0 {
-			return f, errf(i+1, "feature %q has no state", clip(k))
+			bad(errf(i+1, "feature %q has no state", clip(k)))
+			continue
 		}
 		switch fields[0] {
 		case "on":
@@ -97,16 +111,20 @@ func ParseFeatures(data []byte) (Features, error) {
 		case "off":
 			f.On[k] = false
 		default:
-			return f, errf(i+1, "feature %q: state %q is not on or off", clip(k), clip(fields[0]))
+			bad(errf(i+1, "feature %q: state %q is not on or off", clip(k), clip(fields[0])))
+			continue
 		}
 		if strings.Contains(v, "[fixed]") {
 			f.Fixed[k] = true
 		}
+		if fields[0] == "off" && strings.Contains(v, "[requested on]") {
+			f.Requested[k] = true
+		}
 	}
-	if len(f.On) == 0 {
+	if len(f.On) == 0 && firstErr == nil {
 		return f, errf(1, "no features listed")
 	}
-	return f, nil
+	return f, firstErr
 }
 
 // Ring is `ethtool -g`; a zero field was "n/a".
@@ -280,12 +298,15 @@ func ModeSpeed(mode string) int {
 func ParseStats(data []byte) (map[string]uint64, error) {
 	out := map[string]uint64{}
 	for _, l := range lines(data) {
-		k, v, ok := strings.Cut(strings.TrimSpace(l), ":")
-		if !ok {
+		// The value follows the last colon: bnxt and others name
+		// per-queue counters "[0]: rx_discards: 12".
+		t := strings.TrimSpace(l)
+		i := strings.LastIndex(t, ":")
+		if i < 0 {
 			continue
 		}
-		if n, err := strconv.ParseUint(strings.TrimSpace(v), 10, 64); err == nil {
-			out[strings.TrimSpace(k)] = n
+		if n, err := strconv.ParseUint(strings.TrimSpace(t[i+1:]), 10, 64); err == nil {
+			out[strings.TrimSpace(t[:i])] = n
 		}
 	}
 	if len(out) == 0 {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -111,4 +112,34 @@ func FuzzParsers(f *testing.F) {
 		ParseSettings(b)
 		ParseStats(b)
 	})
+}
+
+// `ethtool -k` annotations and `ethtool -S` per-queue names as real NICs
+// print them: r8169 at MTU 12000 holds TSO off although requested
+// (netdev, 2025-03-01); bnxt names queue counters "[N]: name".
+func TestFeatureAnnotationsAndQueueStats(t *testing.T) {
+	f, err := ParseFeatures([]byte("Features for eth0:\ntcp-segmentation-offload: off\n\ttx-tcp-segmentation: off [requested on]\n\ttx-tcp-ecn-segmentation: off [fixed]\n" +
+		"generic-segmentation-offload: off [requested on]\nbogus line without colon\nhighdma: on [fixed]\n"))
+	if err == nil || !strings.Contains(err.Error(), "line 6") {
+		t.Errorf("want an error naming line 6, got %v", err)
+	}
+	tests := []struct {
+		name               string
+		on, fixed, request bool
+	}{
+		{"tx-tcp-segmentation", false, false, true},
+		{"tx-tcp-ecn-segmentation", false, true, false},
+		{"generic-segmentation-offload", false, false, true},
+		{"highdma", true, true, false}, // read after the bad line
+		{"tcp-segmentation-offload", false, false, false},
+	}
+	for _, tt := range tests {
+		if f.On[tt.name] != tt.on || f.Fixed[tt.name] != tt.fixed || f.Requested[tt.name] != tt.request {
+			t.Errorf("%s: on %v fixed %v requested %v", tt.name, f.On[tt.name], f.Fixed[tt.name], f.Requested[tt.name])
+		}
+	}
+	st, err := ParseStats([]byte("NIC statistics:\n     [0]: rx_ucast_packets: 1043\n     [0]: rx_discards: 12\n     rx_queue_1_drops: 7\n     rx_total_discard_pkts: 19\n"))
+	if err != nil || st["[0]: rx_discards"] != 12 || st["rx_queue_1_drops"] != 7 || st["rx_total_discard_pkts"] != 19 {
+		t.Errorf("%v %v", st, err)
+	}
 }

@@ -22,16 +22,21 @@ type MDStat struct {
 	// RaidDisks and ActiveDisks are the [n/m] pair; Status the [UU_] map.
 	RaidDisks, ActiveDisks int
 	Status                 string
-	// Action is recovery, resync, check, repair or reshape while running.
+	// Action is recovery, resync, check, repair or reshape while running
+	// or waiting; Waiting is "DELAYED" (another array on the same disks
+	// syncs first) or "PENDING" (auto-read-only: starts at the first
+	// write) when the action has not started.
 	Action          string
+	Waiting         string
 	ProgressPercent float64
 	SpeedKBs        int
 	Finish          string
 	Bitmap          string
 }
 
-// MDStatMember is "sdb1[1](S)": the device, its role number and flags
-// (S spare, F faulty, W write-mostly, R replacement).
+// MDStatMember is "sdb1[1](S)": the device, its descriptor number and
+// flags (md_seq_show: S spare, F faulty, W write-mostly, J journal,
+// R replacement).
 type MDStatMember struct {
 	Name  string
 	Index int
@@ -41,15 +46,22 @@ type MDStatMember struct {
 var (
 	mdMember   = regexp.MustCompile(`^([^\[]+)\[(\d+)\]((?:\([A-Z]\))*)$`)
 	mdDisks    = regexp.MustCompile(`\[(\d+)/(\d+)\] \[([U_]+)\]`)
-	mdChunk    = regexp.MustCompile(`(\d+)k chunk`)
+	mdChunk    = regexp.MustCompile(`(?i)(\d+)k chunk`)
 	mdProgress = regexp.MustCompile(`(recovery|resync|check|repair|reshape)\s*=\s*([\d.]+)%.*?(?:finish=(\S+))?\s*(?:speed=(\d+)K/sec)?$`)
 )
 
-// ParseMDStat reads /proc/mdstat. An array line that cannot be read is an
-// error naming it; arrays before it are returned.
+// ParseMDStat reads /proc/mdstat. A member or array line that cannot be
+// read is skipped and the first such problem is returned as an error naming
+// its line; every array that could be read is returned with it.
 func ParseMDStat(data []byte) ([]MDStat, error) {
 	var out []MDStat
 	var cur *MDStat
+	var firstErr error
+	bad := func(err error) {
+		if firstErr == nil {
+			firstErr = err
+		}
+	}
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	n := 0
@@ -64,7 +76,9 @@ func ParseMDStat(data []byte) ([]MDStat, error) {
 			name, rest, _ := strings.Cut(line, " : ")
 			f := strings.Fields(rest)
 			if len(f) == 0 {
-				return out, lineErr(n, "array %s has no state", clip(name))
+				bad(lineErr(n, "array %s has no state", clip(name)))
+				cur = nil
+				continue
 			}
 			a := MDStat{Name: strings.TrimSpace(name), Active: f[0] == "active"}
 			f = f[1:]
@@ -81,7 +95,8 @@ func ParseMDStat(data []byte) ([]MDStat, error) {
 			for _, m := range f {
 				mm := mdMember.FindStringSubmatch(m)
 				if mm == nil {
-					return out, lineErr(n, "member %q of %s is not NAME[N]", clip(m), a.Name)
+					bad(lineErr(n, "member %q of %s is not NAME[N]", clip(m), a.Name))
+					continue
 				}
 				idx, _ := strconv.Atoi(mm[2])
 				a.Members = append(a.Members, MDStatMember{Name: mm[1], Index: idx, Flags: strings.NewReplacer("(", "", ")", "").Replace(mm[3])})
@@ -112,12 +127,34 @@ func ParseMDStat(data []byte) ([]MDStat, error) {
 				cur.ProgressPercent, _ = strconv.ParseFloat(m[2], 64)
 				cur.Finish = m[3]
 				cur.SpeedKBs, _ = strconv.Atoi(m[4])
-			} else if strings.Contains(t, "=") && (strings.Contains(t, "resync") || strings.Contains(t, "recovery")) {
-				// "resync=DELAYED", "resync=PENDING"
-				k, v, _ := strings.Cut(t, "=")
-				cur.Action = strings.TrimSpace(k) + " " + strings.ToLower(strings.TrimSpace(v))
+			} else if k, v, ok := strings.Cut(t, "="); ok && (strings.TrimSpace(k) == "resync" || strings.TrimSpace(k) == "recovery") {
+				// status_resync: "\tresync=DELAYED", "\tresync=PENDING"
+				cur.Action = strings.TrimSpace(k)
+				cur.Waiting = strings.ToUpper(strings.Fields(v + " x")[0])
 			}
 		}
 	}
-	return out, nil
+	return out, firstErr
+}
+
+// ParseMDRaidDisks reads md/raid_disks: "4", or "11 (10)" while a reshape
+// changes the member count (md.c raid_disks_show prints the new count and,
+// in brackets, the count before the reshape).
+func ParseMDRaidDisks(s string) (now, before int, err error) {
+	f := strings.Fields(s)
+	if len(f) == 0 || len(f) > 2 {
+		return 0, 0, lineErr(1, "raid_disks %q is not N or N (M)", clip(s))
+	}
+	now, err = strconv.Atoi(f[0])
+	if err != nil || now < 0 {
+		return 0, 0, lineErr(1, "raid_disks %q is not N or N (M)", clip(s))
+	}
+	before = now
+	if len(f) == 2 {
+		b := strings.TrimSuffix(strings.TrimPrefix(f[1], "("), ")")
+		if before, err = strconv.Atoi(b); err != nil || len(b)+2 != len(f[1]) {
+			return 0, 0, lineErr(1, "raid_disks %q is not N or N (M)", clip(s))
+		}
+	}
+	return now, before, nil
 }

@@ -9,10 +9,16 @@ import (
 
 // Meminfo parses /proc/meminfo into a map of field name to bytes. Fields
 // with a "kB" unit are multiplied by 1024; unitless fields (HugePages_*)
-// are kept as counts. A malformed line is an error naming it, but the
-// fields parsed before it are returned too, so a caller can use them.
+// are kept as counts. A malformed line is skipped; the first one is
+// returned as an error naming it, with every field that could be read.
 func Meminfo(data []byte) (map[string]uint64, error) {
 	out := make(map[string]uint64, 64)
+	var firstErr error
+	bad := func(err error) {
+		if firstErr == nil {
+			firstErr = err
+		}
+	}
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	n := 0
 	for sc.Scan() {
@@ -23,31 +29,36 @@ func Meminfo(data []byte) (map[string]uint64, error) {
 		}
 		key, rest, ok := strings.Cut(line, ":")
 		if !ok || key == "" {
-			return out, lineErr(n, "%q has no 'Name: value'", clip(line))
+			bad(lineErr(n, "%q has no 'Name: value'", clip(line)))
+			continue
 		}
 		f := strings.Fields(rest)
 		if len(f) == 0 || len(f) > 2 {
-			return out, lineErr(n, "%s: want a number and an optional unit, got %q", key, clip(rest))
+			bad(lineErr(n, "%s: want a number and an optional unit, got %q", key, clip(rest)))
+			continue
 		}
 		v, err := strconv.ParseUint(f[0], 10, 64)
 		if err != nil {
-			return out, lineErr(n, "%s: %q is not a number", key, clip(f[0]))
+			bad(lineErr(n, "%s: %q is not a number", key, clip(f[0])))
+			continue
 		}
 		if len(f) == 2 {
 			if f[1] != "kB" {
-				return out, lineErr(n, "%s: unknown unit %q", key, clip(f[1]))
+				bad(lineErr(n, "%s: unknown unit %q", key, clip(f[1])))
+				continue
 			}
 			if v > (1<<64-1)/1024 {
-				return out, lineErr(n, "%s: value out of range", key)
+				bad(lineErr(n, "%s: value out of range", key))
+				continue
 			}
 			v *= 1024
 		}
 		out[key] = v
 	}
 	if err := sc.Err(); err != nil {
-		return out, lineErr(n+1, "%v", err)
+		bad(lineErr(n+1, "%v", err))
 	}
-	return out, nil
+	return out, firstErr
 }
 
 // clip shortens a string quoted in an error so a garbled file cannot flood

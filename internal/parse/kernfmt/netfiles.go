@@ -23,6 +23,10 @@ func Bonding(data []byte) (facts.Bond, error) {
 		raw := sc.Text()
 		k, v, ok := strings.Cut(strings.TrimSpace(raw), ":")
 		if !ok {
+			// "bond0 has no active aggregator" (printed only to root)
+			if strings.HasSuffix(strings.TrimSpace(raw), "has no active aggregator") {
+				b.PartnerInfo, b.NoActiveAggregator = true, true
+			}
 			continue
 		}
 		v = strings.TrimSpace(v)
@@ -33,7 +37,7 @@ func Bonding(data []byte) (facts.Bond, error) {
 			continue
 		}
 		if k == "Active Aggregator Info" {
-			inActiveAgg = true
+			inActiveAgg, b.PartnerInfo = true, true
 			continue
 		}
 		if slave != nil {

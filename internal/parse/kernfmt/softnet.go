@@ -15,6 +15,12 @@ import (
 // are numbered by line.
 func Softnet(data []byte) ([]facts.SoftnetCPU, error) {
 	var out []facts.SoftnetCPU
+	var firstErr error
+	bad := func(err error) {
+		if firstErr == nil {
+			firstErr = err
+		}
+	}
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	n := 0
 	for sc.Scan() {
@@ -24,15 +30,21 @@ func Softnet(data []byte) ([]facts.SoftnetCPU, error) {
 			continue
 		}
 		if len(f) < 3 {
-			return out, lineErr(n, "want at least 3 hex columns, got %d", len(f))
+			bad(lineErr(n, "want at least 3 hex columns, got %d", len(f)))
+			continue
 		}
 		var v [3]uint64
-		for i := 0; i < 3; i++ {
+		ok := true
+		for i := 0; i < 3 && ok; i++ {
 			x, err := strconv.ParseUint(f[i], 16, 32)
 			if err != nil {
-				return out, lineErr(n, "column %d: %q is not a 32-bit hex number", i+1, clip(f[i]))
+				bad(lineErr(n, "column %d: %q is not a 32-bit hex number", i+1, clip(f[i])))
+				ok = false
 			}
 			v[i] = x
+		}
+		if !ok {
+			continue
 		}
 		cpu := len(out)
 		if len(f) >= 13 {
@@ -42,5 +54,18 @@ func Softnet(data []byte) ([]facts.SoftnetCPU, error) {
 		}
 		out = append(out, facts.SoftnetCPU{CPU: cpu, Processed: v[0], Dropped: v[1], TimeSqueeze: v[2]})
 	}
-	return out, nil
+	return out, firstErr
+}
+
+// Uptime reads /proc/uptime ("350735.47 234388.90"): seconds since boot.
+func Uptime(data []byte) (float64, error) {
+	f := strings.Fields(string(data))
+	if len(f) == 0 {
+		return 0, lineErr(1, "empty")
+	}
+	v, err := strconv.ParseFloat(f[0], 64)
+	if err != nil || v < 0 || v != v {
+		return 0, lineErr(1, "%q is not a number of seconds", clip(f[0]))
+	}
+	return v, nil
 }

@@ -13,7 +13,7 @@ var Defaults = map[string]string{
 	"aioreadsize": "1", "aiowritesize": "1", "socketoptions": "tcp_nodelay", "strictlocking": "auto",
 	"widelinks": "no", "smb1unixextensions": "yes", "allowinsecurewidelinks": "no", "followsymlinks": "yes",
 	"servermultichannelsupport": "yes", "serverminprotocol": "smb2_02", "serversigning": "default",
-	"serversmbencrypt": "default", "loglevel": "0", "readonly": "yes", "oplocks": "yes", "path": "",
+	"serversmbencrypt": "default", "servermaxprotocol": "smb3", "loglevel": "0", "readonly": "yes", "oplocks": "yes", "path": "",
 	"guestok": "no", "browseable": "yes",
 }
 
@@ -93,6 +93,9 @@ func (c *Config) values(defaults map[string]string) Effective {
 		e.Shares[s] = map[string]string{}
 	}
 	for _, p := range c.Params {
+		if !Valid(p.Key, p.Value) {
+			continue // Samba ignores the line; the previous value stays
+		}
 		v := NormalizeValue(p.Key, p.Value)
 		if strings.EqualFold(p.Section, "global") {
 			e.Global[p.Key] = v

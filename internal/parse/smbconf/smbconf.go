@@ -36,6 +36,9 @@ type Param struct {
 	// ValueStart and ValueEnd are byte offsets of the written value in the
 	// source (for a continued value, the whole span).
 	ValueStart, ValueEnd int
+	// Text is the line as written, trimmed (continuations joined): what
+	// evidence quotes.
+	Text string
 }
 
 // Section is a "[name]" header.
@@ -145,7 +148,7 @@ func Parse(src []byte) (*Config, error) {
 				value = invertBool(value)
 			}
 			c.Params = append(c.Params, Param{Section: section, Name: name, Key: key, Value: value,
-				Inverted: inverted, Line: startLine, ValueStart: vs, ValueEnd: ve})
+				Inverted: inverted, Line: startLine, ValueStart: vs, ValueEnd: ve, Text: t})
 			if key == "include" {
 				c.Includes = append(c.Includes, value)
 			}

@@ -161,3 +161,42 @@ func FuzzParse(f *testing.F) {
 		c.Effective()
 	})
 }
+
+// Samba ignores lines whose boolean or enum value it does not know
+// (loadparm.c set_variable_helper); smb.conf has no inline comments.
+func TestValidAndInlineComments(t *testing.T) {
+	tests := []struct {
+		key, v string
+		valid  bool
+		meant  string // text before an inline comment, "" when none
+	}{
+		{"serversigning", "mandatory", true, ""},
+		{"serversigning", "Mandatory  # all clients must sign", false, "Mandatory"},
+		{"readonly", "no ; scanners write here", false, "no"},
+		{"readonly", "No", true, ""},
+		{"serverminprotocol", "SMB2_02", true, ""},
+		{"serverminprotocol", "SMB4", false, ""},
+		{"servermaxprotocol", "nt1", true, ""},
+		{"strictlocking", "Auto", true, ""},
+		{"workgroup", "HOME # office", true, ""}, // unchecked strings stay as written
+	}
+	for _, tt := range tests {
+		if got := Valid(tt.key, tt.v); got != tt.valid {
+			t.Errorf("Valid(%s, %q) = %v", tt.key, tt.v, got)
+		}
+		meant, ok := CommentTail(tt.v)
+		if ok != (tt.meant != "") || (ok && meant != tt.meant) {
+			if tt.meant != "" || ok && Known(tt.key) {
+				t.Errorf("CommentTail(%q) = %q %v, want %q", tt.v, meant, ok, tt.meant)
+			}
+		}
+	}
+	c, _ := Parse([]byte("[global]\nserver signing = mandatory  # note\n[data]\npath = /srv\nread only = no # rw\n"))
+	e := c.Effective()
+	if e.Global["serversigning"] != "default" || e.Share("data", "readonly") != "yes" {
+		t.Errorf("ignored lines must leave the defaults: %v %v", e.Global["serversigning"], e.Share("data", "readonly"))
+	}
+	if ProtocolRank("NT1") >= ProtocolRank("SMB2_02") || ProtocolRank("SMB3") != ProtocolRank("smb3_11") || ProtocolRank("default") != -1 {
+		t.Error("protocol order")
+	}
+}

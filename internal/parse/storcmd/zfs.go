@@ -1,6 +1,7 @@
 package storcmd
 
 import (
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -38,6 +39,7 @@ func ZpoolStatus(b []byte) ([]facts.Pool, error) {
 	var pool *facts.Pool
 	inConfig := false
 	class := ""
+	slots, nested := 0, false // positions and nested vdevs of the current top-level vdev
 	for i, l := range lines(b) {
 		t := strings.TrimSpace(l)
 		switch {
@@ -72,27 +74,69 @@ func ZpoolStatus(b []byte) ([]facts.Pool, error) {
 		case depth == 0:
 			return out, errf(i+1, "unexpected %q at the top of %s's config", name, pool.Name)
 		case depth == 1:
+			slots, nested = 0, false
 			v := facts.Vdev{Name: name, Class: class, Type: vdevType(name)}
-			if v.Type == "disk" {
+			if v.Type == "disk" || v.Type == "draid-spare" {
 				v.Devices = []string{name}
 			}
+			v.DRAID = draidLayout(name)
 			pool.Vdevs = append(pool.Vdevs, v)
 		default:
 			if len(pool.Vdevs) == 0 {
 				return out, errf(i+1, "device %q before any vdev", name)
 			}
 			v := &pool.Vdevs[len(pool.Vdevs)-1]
-			v.Devices = append(v.Devices, name)
+			t := vdevType(name)
+			switch {
+			case depth == 2:
+				// A replacing-N or spare-N child is one position
+				// holding the old and the new device (listed below it).
+				slots++
+				if t == "replacing" || t == "spare" {
+					nested = true
+				} else {
+					v.Devices = append(v.Devices, name)
+				}
+				if nested {
+					v.Slots = slots
+				}
+			case t != "replacing" && t != "spare": // a device under replacing-N or spare-N
+				v.Devices = append(v.Devices, name)
+			}
 		}
 	}
 	return out, nil
 }
+
+var draidName = regexp.MustCompile(`^draid(\d)?:(\d+)d:(\d+)c:(\d+)s-\d+$`)
+
+// draidLayout reads "draid2:4d:8c:1s-0" (zpool status names dRAID vdevs by
+// parity, data disks per group, children and distributed spares).
+func draidLayout(name string) *facts.DRAIDLayout {
+	m := draidName.FindStringSubmatch(name)
+	if m == nil {
+		return nil
+	}
+	l := &facts.DRAIDLayout{Parity: 1}
+	if m[1] != "" {
+		l.Parity, _ = strconv.Atoi(m[1])
+	}
+	l.Data, _ = strconv.Atoi(m[2])
+	l.Children, _ = strconv.Atoi(m[3])
+	l.Spares, _ = strconv.Atoi(m[4])
+	return l
+}
+
+var draidSpare = regexp.MustCompile(`^draid\d-\d+-\d+$`)
 
 // vdevType maps "raidz2-0" → raidz2, "mirror-1" → mirror, "raidz-0" →
 // raidz1, "draid2:4d:8c:1s-0" → draid2; a device path is a single "disk".
 func vdevType(name string) string {
 	if strings.HasPrefix(name, "/") {
 		return "disk"
+	}
+	if draidSpare.MatchString(name) {
+		return "draid-spare" // a distributed spare "draid2-0-0"
 	}
 	base := name
 	if i := strings.LastIndexByte(base, '-'); i > 0 {
@@ -104,6 +148,8 @@ func vdevType(name string) string {
 	switch {
 	case base == "raidz":
 		return "raidz1"
+	case base == "draid":
+		return "draid1"
 	case strings.HasPrefix(base, "raidz"), base == "mirror", strings.HasPrefix(base, "draid"), base == "replacing", base == "spare":
 		return base
 	}

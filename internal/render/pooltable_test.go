@@ -1,0 +1,32 @@
+package render
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/nastune/nastune/internal/facts"
+	"github.com/nastune/nastune/internal/inventory"
+)
+
+// The pool table: an ashift zdb did not report is the pool's default, never
+// "0"; a replacing-N position counts once in DEVICES.
+func TestPoolTableAshiftAndWidth(t *testing.T) {
+	tests := []struct {
+		vdev facts.Vdev
+		want string
+	}{
+		{facts.Vdev{Name: "raidz2-0", Type: "raidz2", Devices: []string{"a", "b", "c", "d-old", "d", "e"}, Slots: 5}, "raidz2-0  raidz2  pool default  5"},
+		{facts.Vdev{Name: "mirror-1", Type: "mirror", Devices: []string{"x", "y"}, Ashift: 12}, "mirror-1  mirror  12            2"},
+	}
+	for _, tt := range tests {
+		var b bytes.Buffer
+		d := inventory.Disks{Pools: []facts.Pool{{Name: "tank", Health: "DEGRADED", Vdevs: []facts.Vdev{tt.vdev}}}}
+		if err := DiskTables(&b, d); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(strings.Join(strings.Fields(b.String()), " "), strings.Join(strings.Fields(tt.want), " ")) {
+			t.Errorf("got\n%s\nwant a row with %q", b.String(), tt.want)
+		}
+	}
+}

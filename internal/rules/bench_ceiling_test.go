@@ -1,0 +1,51 @@
+package rules_test
+
+import (
+	"context"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/nastune/nastune/internal/fixture"
+	"github.com/nastune/nastune/internal/hostfs"
+	"github.com/nastune/nastune/internal/probe"
+	"github.com/nastune/nastune/internal/rule"
+	"github.com/nastune/nastune/internal/rules"
+)
+
+// A measured speed is set against the modelled ceiling (raid6-server: md0,
+// 1400 MB/s). Above the ceiling the text says a cache was measured or the
+// model is wrong, and never prints a share above 100%.
+func TestBenchAboveCeiling(t *testing.T) {
+	root, err := hostfs.Open(fixture.HostDir(t, "raid6-server"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	h := probe.Collect(context.Background(), root)
+	if len(h.Bench) == 0 {
+		t.Fatal("raid6-server has no saved bench result")
+	}
+	over := regexp.MustCompile(`\b(1\d\d|[2-9]\d\d|\d{4,})%`)
+	tests := []struct {
+		mbs  float64
+		want string
+	}{
+		{26292, "faster than the modelled ceiling of 1400 MB/s"}, // 1878% in the report of issue 14
+		{1420, "at its 1400 MB/s ceiling"},
+		{1300, "93% of its 1400 MB/s ceiling"},
+		{627, "45% of its 1400 MB/s ceiling"},
+	}
+	for _, tt := range tests {
+		h.Bench[0].MBs = tt.mbs
+		var got []rule.Finding
+		for _, f := range rules.Run(rule.Input{Host: h}) {
+			if f.ID == "bus-bench-vs-ceiling" && strings.HasPrefix(f.Subject, h.Bench[0].Device+" ") {
+				got = append(got, f)
+			}
+		}
+		if len(got) != 1 || !strings.Contains(got[0].Why, tt.want) || over.MatchString(text(got[0])) {
+			t.Errorf("%.0f MB/s: %+v\nwant %q and no share above 100%%", tt.mbs, got, tt.want)
+		}
+	}
+}

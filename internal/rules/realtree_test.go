@@ -1,0 +1,92 @@
+package rules_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/nastune/nastune/internal/facts"
+	"github.com/nastune/nastune/internal/hostfs"
+	"github.com/nastune/nastune/internal/probe"
+	"github.com/nastune/nastune/internal/rule"
+	"github.com/nastune/nastune/internal/rules"
+)
+
+// runTree writes files (path → content) into a fresh machine tree, probes
+// it as `audit --root` does and runs every rule: the tests below feed real
+// kernel and tool output through the same parsers a user's machine meets.
+func runTree(t *testing.T, files map[string]string) (*facts.Host, []rule.Finding) {
+	t.Helper()
+	dir := t.TempDir()
+	for p, c := range files {
+		// "PATH -> TARGET" is a symbolic link, as in the fixture hosts.
+		link, target, isLink := strings.Cut(p, " -> ")
+		full := filepath.Join(dir, link)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		var err error
+		if isLink {
+			err = os.Symlink(target, full)
+		} else {
+			err = os.WriteFile(full, []byte(c), 0o644)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	root, err := hostfs.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	h := probe.Collect(context.Background(), root)
+	return h, rules.Run(rule.Input{Host: h})
+}
+
+// byID returns the findings of one rule.
+func byID(fs []rule.Finding, id string) []rule.Finding {
+	var out []rule.Finding
+	for _, f := range fs {
+		if f.ID == id {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// ids lists "id subject" of every finding of the given families.
+func ids(fs []rule.Finding, families ...string) []string {
+	var out []string
+	for _, f := range fs {
+		for _, fam := range families {
+			if f.Family == fam {
+				out = append(out, f.ID+" "+f.Subject)
+			}
+		}
+	}
+	return out
+}
+
+// text is everything a user reads of a finding.
+func text(f rule.Finding) string {
+	s := f.Why
+	if f.Recommendation != nil {
+		s += " | " + f.Recommendation.Target + " " + f.Recommendation.Value
+	}
+	for _, e := range f.Evidence {
+		s += " | " + e.Source + ": " + e.Value
+	}
+	return s
+}
+
+func hasAll(s string, subs ...string) bool {
+	for _, x := range subs {
+		if !strings.Contains(s, x) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,49 @@
+package rules_test
+
+import (
+	"strings"
+	"testing"
+)
+
+// Backlog drops are rated per hour of uptime before anything is advised.
+// Rows from prometheus/procfs fixtures/proc/net/softnet_stat (3c943fdba94a).
+func TestSoftnetDropRate(t *testing.T) {
+	few := "00358fe3 00000029 00000000 00000000 00000000 00000000 00000000 00000000 00000000 000855fc 00000076 00000000 00000000\n" // 41 drops
+	many := "00358fe3 00006283 00000000 00000000 00000000 00000000 00000000 00000000 00000000 000855fc 00000076 00000000 00000000\n" +
+		"00953d1a 00000446 000000b1 00000000 00000000 00000000 00000000 00000000 00000000 008eeb9a 0000002b 000000dc 00000001\n" // 26313 drops
+	tests := []struct {
+		name, softnet, uptime string
+		want                  string // "" no finding, else "severity|text"
+	}{
+		{"41 drops in 9 days: nothing", few, "777600.12 1500000.00\n", ""},
+		{"41 drops, uptime unknown: info, no change", few, "", "info|uptime is unknown"},
+		{"26313 drops in 10 hours: warn with the rate", many, "36000.00 70000.00\n", "warn|(2631 per hour on average)"},
+		{"26313 drops in a year: nothing", many, "31536000.00 60000000.00\n", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			files := map[string]string{
+				"proc/net/softnet_stat":                tt.softnet,
+				"proc/sys/net/core/netdev_max_backlog": "1000\n",
+			}
+			if tt.uptime != "" {
+				files["proc/uptime"] = tt.uptime
+			}
+			_, fs := runTree(t, files)
+			got := byID(fs, "net-softnet-drops")
+			if tt.want == "" {
+				if len(got) != 0 {
+					t.Fatalf("fired: %s", text(got[0]))
+				}
+				return
+			}
+			sev, sub, _ := strings.Cut(tt.want, "|")
+			if len(got) != 1 || got[0].Severity.String() != sev || !strings.Contains(text(got[0]), sub) {
+				t.Fatalf("%+v\nwant %s with %q", got, sev, sub)
+			}
+			if sev == "info" && got[0].Recommendation.Kind == "sysctl" {
+				t.Error("no sysctl change without a rate")
+			}
+		})
+	}
+}
