@@ -40,7 +40,11 @@ type Host struct {
 	Fstab       []Mount      `json:"fstab,omitempty"`
 	ZFS         *ZFS         `json:"zfs,omitempty"`
 	Crypto      []CryptoAlg  `json:"crypto,omitempty"`
-	DMCrypt     []DMCrypt    `json:"dm_crypt,omitempty"`
+	// LoadableModules says whether the kernel loads modules: true when
+	// /proc/modules exists, false when a live system has none
+	// (CONFIG_MODULES=n), nil when a captured tree did not keep it.
+	LoadableModules *bool     `json:"loadable_modules,omitempty"`
+	DMCrypt         []DMCrypt `json:"dm_crypt,omitempty"`
 
 	// Owners are other tools that manage tuning on this host (an active
 	// TuneD profile, NetworkManager or systemd-networkd link settings).
