@@ -147,6 +147,7 @@ func TestInvariants(t *testing.T) {
 			vs = append(vs, checkEvidence(h.name, r)...)
 			vs = append(vs, checkPrivileged(h.name, r)...)
 			vs = append(vs, checkActionable(h.name, r)...)
+			vs = append(vs, checkDiskSpeed(h.name, r)...)
 			vs = append(vs, checkPlan(t, h, r)...)
 			for _, v := range vs {
 				mu.Lock()
@@ -248,6 +249,13 @@ func checkEvidence(tree string, r run) []violation {
 			if model {
 				continue
 			}
+			if absent(ev.Value) {
+				// Evidence of absence: the file must really be missing.
+				if _, err := os.Lstat(filepath.Join(r.dir, p)); err == nil {
+					out = append(out, violation{tree, "evidence-absent-but-present", f.ID, fmt.Sprintf("%q says missing, but %s exists in the tree", ev.Source+": "+ev.Value, p)})
+				}
+				continue
+			}
 			if !r.seen(p) {
 				out = append(out, violation{tree, "evidence-not-read", f.ID, fmt.Sprintf("%q cites %s, which this run did not read", ev.Source+": "+ev.Value, p)})
 				continue
@@ -256,12 +264,26 @@ func checkEvidence(tree string, r run) []violation {
 			if !ok {
 				continue // a directory, link or listing: nothing to quote from
 			}
+			if w, ok := strings.CutPrefix(ev.Value, "no "); ok {
+				// "no aes flag": the word must not occur in what was read.
+				word := strings.Fields(w)[0]
+				if regexp.MustCompile(`\b` + regexp.QuoteMeta(word) + `\b`).Match(data) {
+					out = append(out, violation{tree, "evidence-absence-false", f.ID, fmt.Sprintf("%q, but %q occurs in %s", ev.Source+": "+ev.Value, word, p)})
+				}
+				continue
+			}
 			if !quotes(data, ev.Value) {
 				out = append(out, violation{tree, "evidence-not-quoted", f.ID, fmt.Sprintf("%q: the value does not occur in %s", ev.Source+": "+ev.Value, p)})
 			}
 		}
 	}
 	return out
+}
+
+// absent reports whether an evidence value states that its file is missing.
+func absent(v string) bool {
+	v = strings.ToLower(strings.TrimSpace(v))
+	return v == "(missing)" || v == "missing" || strings.HasPrefix(v, "(missing") || v == "absent" || v == "not present"
 }
 
 func findingText(f rule.Finding) string {
@@ -470,4 +492,60 @@ func persistFile(c plan.Change) string {
 		return ""
 	}
 	return c.Persist.File
+}
+
+// diskSpeedRE finds a block device named close before a speed in MB/s:
+// "storage path sda: 35 MB/s", "sda delivers up to about 200 MB/s", "the
+// rotating disk sda (~150 MB/s)".
+var diskSpeedRE = regexp.MustCompile(`\b(sd[a-z]+|hd[a-z]+|vd[a-z]+|nvme\d+n\d+|md\d+)\b([^.;\n]{0,40}?)(?:~|about |: )(\d+) MB/s`)
+
+// notDiskSpeed marks text between device and speed that makes the number
+// something else than the device's modelled speed: a link, a port or bus
+// limit, or a measurement.
+var notDiskSpeed = regexp.MustCompile(`(?i)link|port|bus|gbps|seq|measured|bench|rand|share`)
+
+// checkDiskSpeed: one modelled speed per disk across all findings (and the
+// ceilings they quote).
+func checkDiskSpeed(tree string, r run) []violation {
+	speeds := map[string]map[string]string{} // device → speed → finding
+	add := func(id, text string) {
+		for _, m := range diskSpeedRE.FindAllStringSubmatch(text, -1) {
+			if notDiskSpeed.MatchString(m[2]) {
+				continue
+			}
+			if speeds[m[1]] == nil {
+				speeds[m[1]] = map[string]string{}
+			}
+			if _, ok := speeds[m[1]][m[3]]; !ok {
+				speeds[m[1]][m[3]] = id
+			}
+		}
+	}
+	for _, f := range r.rep.Findings {
+		add(f.ID, f.Why)
+		for _, ev := range f.Evidence {
+			add(f.ID, ev.Source+": "+ev.Value)
+		}
+		if f.Recommendation != nil {
+			add(f.ID, f.Recommendation.Target+" "+f.Recommendation.Basis)
+		}
+	}
+	var out []violation
+	devs := make([]string, 0, len(speeds))
+	for d := range speeds {
+		devs = append(devs, d)
+	}
+	sort.Strings(devs)
+	for _, d := range devs {
+		if len(speeds[d]) < 2 {
+			continue
+		}
+		var parts []string
+		for v, id := range speeds[d] {
+			parts = append(parts, v+" MB/s ("+id+")")
+		}
+		sort.Strings(parts)
+		out = append(out, violation{tree, "disk-speed-conflict", d, "one disk, several speeds: " + strings.Join(parts, ", ")})
+	}
+	return out
 }

@@ -7,9 +7,7 @@ package realcorpus_test
 // occurs" for the key; delete it then. Do not add entries to silence a
 // new violation without writing down who fixes it.
 var knownViolations = map[string]string{
-	"hosts/kirkwood-jessie|evidence-not-quoted|vpn-cipher-no-aes":                           "evidence paraphrases instead of quoting the file",
 	"hosts/microserver-zfs|plan-apply|zfs-arc-small-box":                                    "plan does not apply to a copy of the tree",
-	"hosts/modern-nvme|evidence-not-read|sysctl-unknown-key":                                "evidence names a file this run did not read",
 	"hosts/modern-nvme|plan-smbconf|smb.conf":                                               "plan result rejected by nastune's smb.conf parser",
 	"hosts/ox820-vendor|evidence-not-read|nic-half-duplex":                                  "evidence names a file this run did not read",
 	"hosts/raid6-server|evidence-not-read|bus-pcie-link-degraded":                           "evidence names a file this run did not read",
