@@ -337,6 +337,16 @@ func checkPrivileged(tree string, r run) []violation {
 	return out
 }
 
+// cpuJudgement matches a statement about this machine's CPU power.
+var cpuJudgement = regexp.MustCompile(`(?i)core\(s\)|\bslow CPU\b|\b\d+ cores?\b|\bwith 0 CPU`)
+
+func recText(f rule.Finding) string {
+	if f.Recommendation == nil {
+		return ""
+	}
+	return f.Recommendation.Target + " " + f.Recommendation.Basis
+}
+
 var sambaWords = []string{"smb.conf", "samba", "smbd", "server multi channel", "testparm"}
 
 // checkActionable: advice can be carried out on this machine.
@@ -346,6 +356,9 @@ func checkActionable(tree string, r run) []violation {
 	hasModules := exists("proc/modules")
 	hasSamba := exists("etc/samba/smb.conf") || exists("usr/sbin/smbd") || exists("usr/bin/smbd")
 	for _, f := range r.rep.Findings {
+		if r.rep.Host.CPUs == 0 && cpuJudgement.MatchString(f.Why+" "+recText(f)) {
+			out = append(out, violation{tree, "action-cpu-no-basis", f.ID, "judges the CPU, but this run knows neither model nor cores: " + f.Why})
+		}
 		if f.Recommendation == nil {
 			continue
 		}
@@ -475,14 +488,24 @@ func checkPlan(t *testing.T, h host, r run) []violation {
 		if errors.As(err, &pe) && pe.Fatal {
 			return append(out, violation{h.name, "plan-smbconf", "smb.conf", err.Error()})
 		}
-		e := cfg.Effective()
-		minV, maxV := e.Global[key("server min protocol")], e.Global[key("server max protocol")]
-		if lo, hi := protoRank(minV, false), protoRank(maxV, true); lo >= 0 && hi >= 0 && lo > hi {
-			out = append(out, violation{h.name, "plan-smb-protocol", "smb.conf",
-				fmt.Sprintf("after the plan, server min protocol %s is above server max protocol %s: no protocol is left", minV, maxV)})
+		orig, _ := os.ReadFile(filepath.Join(r.dir, "etc/samba/smb.conf"))
+		before, _ := smbconf.Parse(orig)
+		if msg := protocolGap(cfg); msg != "" && (before == nil || protocolGap(before) == "") {
+			out = append(out, violation{h.name, "plan-smb-protocol", "smb.conf", "after the plan, " + msg})
 		}
 	}
 	return out
+}
+
+// protocolGap describes a config whose server min protocol is above its
+// server max protocol ("" when there is a protocol left).
+func protocolGap(cfg *smbconf.Config) string {
+	e := cfg.Effective()
+	minV, maxV := e.Global[key("server min protocol")], e.Global[key("server max protocol")]
+	if lo, hi := protoRank(minV, false), protoRank(maxV, true); lo >= 0 && hi >= 0 && lo > hi {
+		return fmt.Sprintf("server min protocol %s is above server max protocol %s: no protocol is left", minV, maxV)
+	}
+	return ""
 }
 
 func key(name string) string { k, _ := smbconf.Canonical(name); return k }

@@ -22,6 +22,4 @@ var knownViolations = map[string]string{
 	"real/node-exporter-host|evidence-not-read|md-degraded":                                 "evidence names a file this run did not read",
 	"real/node-exporter-host|plan-apply|zfs-arc-small-box":                                  "plan does not apply to a copy of the tree",
 	"real/procfs-fixtures-host|evidence-not-read|md-degraded":                               "evidence names a file this run did not read",
-	"real/smb-web-inline-comments|plan-apply|smb-sendfile-off":                              "plan does not apply to a copy of the tree",
-	"real/smb-web-nt1-max-testparm|plan-smb-protocol|smb.conf":                              "rules §3 Samba: SMB1 fix raises min above explicit max NT1",
 }

@@ -90,7 +90,8 @@ var metaSendfile = rule.Meta{
 func checkSendfile(in rule.Input) []rule.Finding {
 	h := in.Host
 	s := h.Samba
-	if s == nil || s.Global["usesendfile"] == "yes" || !slowCPU(h) && h.CPU.Count > 2 {
+	// The finding judges the CPU: without a known CPU there is no basis.
+	if s == nil || s.Global["usesendfile"] == "yes" || h.CPU.Count == 0 || !slowCPU(h) && h.CPU.Count > 2 {
 		return nil
 	}
 	f := metaSendfile.New("use sendfile", fmt.Sprintf(

@@ -183,7 +183,9 @@ ZD = gh("openzfs/openzfs-docs", DOC, "the zpool status example")
 for i, (nm, cm) in enumerate([("zfs-draid-online", "dRAID1 4d:11c:1s ONLINE with a distributed spare AVAIL"),
                                ("zfs-draid-spare-inuse", "dRAID sequential resilver onto the distributed spare: spare-6 vdev, spare INUSE"),
                                ("zfs-draid-rebalance-replacing", "rebalance: replacing-0 nested in spare-6")]):
-    if i < len(bl): zfs(nm, bl[i], ZD, cm)
+    if i < len(bl):
+        body = "\n".join("\t" + l[8:] if l.startswith("        ") else l for l in bl[i].split("\n"))
+        zfs(nm, body, ZD.replace("taken: the zpool status example", "taken: the zpool status example; the docs render zpool's leading tab as 8 spaces, turned back into a tab here (ArchWiki tree keeps the spaces)"), cm)
 DEVEL = """  pool: devel
  state: DEGRADED
 status: One or more devices is currently being resilvered.  The pool will
