@@ -480,7 +480,13 @@ func checkPlan(t *testing.T, h host, r run) []violation {
 		if len(p.Changes) == 1 {
 			subj = p.Changes[0].Finding
 		}
-		return append(out, violation{h.name, "plan-apply", subj, err.Error()})
+		check := "plan-apply"
+		if orig, rerr := os.ReadFile(filepath.Join(r.dir, "etc/samba/smb.conf")); rerr == nil && sambaOracle("/etc/samba/smb.conf", orig) != nil {
+			// The user's file fails the oracle already: no edit of it can
+			// pass, so the plan should ask for the errors to be fixed first.
+			check = "plan-edits-rejected-config"
+		}
+		return append(out, violation{h.name, check, subj, err.Error()})
 	}
 	if b, err := os.ReadFile(filepath.Join(cp, "etc/samba/smb.conf")); err == nil {
 		cfg, err := smbconf.Parse(b)

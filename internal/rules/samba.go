@@ -90,8 +90,7 @@ var metaSendfile = rule.Meta{
 func checkSendfile(in rule.Input) []rule.Finding {
 	h := in.Host
 	s := h.Samba
-	// The finding judges the CPU: without a known CPU there is no basis.
-	if s == nil || s.Global["usesendfile"] == "yes" || h.CPU.Count == 0 || !slowCPU(h) && h.CPU.Count > 2 {
+	if s == nil || s.Global["usesendfile"] == "yes" || !slowCPU(h) && h.CPU.Count > 2 {
 		return nil
 	}
 	f := metaSendfile.New("use sendfile", fmt.Sprintf(
