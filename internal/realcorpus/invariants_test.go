@@ -488,13 +488,14 @@ func checkPlan(t *testing.T, h host, r run) []violation {
 		}
 		return append(out, violation{h.name, check, subj, err.Error()})
 	}
-	if b, err := os.ReadFile(filepath.Join(cp, "etc/samba/smb.conf")); err == nil {
+	orig, _ := os.ReadFile(filepath.Join(r.dir, "etc/samba/smb.conf"))
+	if b, err := os.ReadFile(filepath.Join(cp, "etc/samba/smb.conf")); err == nil && !bytes.Equal(b, orig) {
+		// The plan edited smb.conf: the result must load and keep a protocol.
 		cfg, err := smbconf.Parse(b)
 		var pe *smbconf.Error
 		if errors.As(err, &pe) && pe.Fatal {
 			return append(out, violation{h.name, "plan-smbconf", "smb.conf", err.Error()})
 		}
-		orig, _ := os.ReadFile(filepath.Join(r.dir, "etc/samba/smb.conf"))
 		before, _ := smbconf.Parse(orig)
 		if msg := protocolGap(cfg); msg != "" && (before == nil || protocolGap(before) == "") {
 			out = append(out, violation{h.name, "plan-smb-protocol", "smb.conf", "after the plan, " + msg})

@@ -8,7 +8,6 @@ package realcorpus_test
 // new violation without writing down who fixes it.
 var knownViolations = map[string]string{
 	"hosts/microserver-zfs|plan-apply|zfs-arc-small-box":                                    "plan does not apply to a copy of the tree",
-	"hosts/modern-nvme|plan-smbconf|smb.conf":                                               "plan result rejected by nastune's smb.conf parser",
 	"hosts/ox820-vendor|evidence-not-read|nic-half-duplex":                                  "evidence names a file this run did not read",
 	"hosts/raid6-server|evidence-not-read|bus-pcie-link-degraded":                           "evidence names a file this run did not read",
 	"hosts/raid6-server|plan-apply|plan":                                                    "plan does not apply to a copy of the tree",
