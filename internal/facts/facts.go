@@ -538,6 +538,8 @@ type PCIDevice struct {
 	MaxWidth int     `json:"max_link_width,omitempty"`
 	CurGTs   float64 `json:"current_link_gts,omitempty"`
 	MaxGTs   float64 `json:"max_link_gts,omitempty"`
+	// Dir is the sysfs folder the attributes were read from (evidence).
+	Dir string `json:"-"`
 }
 
 // SATALink is the negotiated speed of a disk's SATA link
@@ -562,6 +564,8 @@ type USBLink struct {
 	// Bus is the root hub ("usb2"): disks with the same Bus share one
 	// host controller's bandwidth.
 	Bus string `json:"bus"`
+	// Dir is the sysfs folder speed and version were read from (evidence).
+	Dir string `json:"-"`
 }
 
 // Partition is a partition of a block device.

@@ -8,11 +8,7 @@ package realcorpus_test
 // new violation without writing down who fixes it.
 var knownViolations = map[string]string{
 	"hosts/microserver-zfs|plan-apply|zfs-arc-small-box":                                    "plan does not apply to a copy of the tree",
-	"hosts/ox820-vendor|evidence-not-read|nic-half-duplex":                                  "evidence names a file this run did not read",
-	"hosts/raid6-server|evidence-not-read|bus-pcie-link-degraded":                           "evidence names a file this run did not read",
 	"hosts/raid6-server|plan-apply|plan":                                                    "plan does not apply to a copy of the tree",
-	"hosts/usb-raid6|evidence-not-read|bus-usb-storage-not-uas":                             "evidence names a file this run did not read",
-	"hosts/usb-raid6|evidence-not-read|bus-usb3-bridge-on-usb2":                             "evidence names a file this run did not read",
 	"real/bond-telegraf-8023ad-no-partner|privileged-bond-partner|bond-lacp-not-negotiated": "rules §3 bonding: LACP judged without the root-only partner block",
 	"real/bond-telegraf-8023ad-slave-down|privileged-bond-partner|bond-lacp-not-negotiated": "rules §3 bonding: LACP judged without the root-only partner block",
 	"real/md-insights-raid1-mixed|evidence-not-read|md-degraded":                            "evidence names a file this run did not read",
