@@ -539,7 +539,7 @@ type PCIDevice struct {
 	CurGTs   float64 `json:"current_link_gts,omitempty"`
 	MaxGTs   float64 `json:"max_link_gts,omitempty"`
 	// Dir is the sysfs folder the attributes were read from (evidence).
-	Dir string `json:"-"`
+	Dir string `json:"sysfs_dir,omitempty"`
 }
 
 // SATALink is the negotiated speed of a disk's SATA link
@@ -565,7 +565,7 @@ type USBLink struct {
 	// host controller's bandwidth.
 	Bus string `json:"bus"`
 	// Dir is the sysfs folder speed and version were read from (evidence).
-	Dir string `json:"-"`
+	Dir string `json:"sysfs_dir,omitempty"`
 }
 
 // Partition is a partition of a block device.
