@@ -7,15 +7,12 @@ package realcorpus_test
 // occurs" for the key; delete it then. Do not add entries to silence a
 // new violation without writing down who fixes it.
 var knownViolations = map[string]string{
-	"hosts/microserver-zfs|plan-apply|zfs-arc-small-box":                                    "plan does not apply to a copy of the tree",
-	"hosts/raid6-server|plan-apply|plan":                                                    "plan does not apply to a copy of the tree",
 	"real/bond-telegraf-8023ad-no-partner|privileged-bond-partner|bond-lacp-not-negotiated": "rules §3 bonding: LACP judged without the root-only partner block",
 	"real/bond-telegraf-8023ad-slave-down|privileged-bond-partner|bond-lacp-not-negotiated": "rules §3 bonding: LACP judged without the root-only partner block",
 	"real/md-insights-raid1-mixed|evidence-not-read|md-degraded":                            "evidence names a file this run did not read",
 	"real/md-node-exporter-mdstat|evidence-not-read|md-degraded":                            "evidence names a file this run did not read",
 	"real/md-telegraf-raid5-degraded|evidence-not-read|md-degraded":                         "evidence names a file this run did not read",
 	"real/node-exporter-host|evidence-not-read|md-degraded":                                 "evidence names a file this run did not read",
-	"real/node-exporter-host|plan-apply|zfs-arc-small-box":                                  "plan does not apply to a copy of the tree",
 	"real/procfs-fixtures-host|evidence-not-read|md-degraded":                               "evidence names a file this run did not read",
 	"real/smb-debian-bookworm-default|action-cpu-no-basis|smb-sendfile-off":                 "action-cpu-no-basis",
 	"real/smb-insights-rhel-sample|action-cpu-no-basis|smb-sendfile-off":                    "action-cpu-no-basis",
