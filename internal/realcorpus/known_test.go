@@ -7,6 +7,8 @@ package realcorpus_test
 // occurs" for the key; delete it then. Do not add entries to silence a
 // new violation without writing down who fixes it.
 var knownViolations = map[string]string{
+	// Exists once the rules branch (with its real-states fixture) is merged.
+	"hosts/real-states|plan-edits-rejected-config|smb-wide-links-insecure":                  "plan edits an smb.conf testparm already rejects; needs a manual step until the file loads",
 	"real/bond-telegraf-8023ad-no-partner|privileged-bond-partner|bond-lacp-not-negotiated": "rules §3 bonding: LACP judged without the root-only partner block",
 	"real/bond-telegraf-8023ad-slave-down|privileged-bond-partner|bond-lacp-not-negotiated": "rules §3 bonding: LACP judged without the root-only partner block",
 	"real/md-insights-raid1-mixed|evidence-not-read|md-degraded":                            "evidence names a file this run did not read (md-degraded: fixed on the rules branch)",
