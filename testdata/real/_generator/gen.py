@@ -402,6 +402,134 @@ INCL = {"etc/samba/smb.conf": """[global]
    guest ok = yes ## Permits guest access without authentication
 """}
 tree("smb-web-include", INCL, origin=web("Create SMB Share (pentest notes)", "53235009621", "lines of the first smb.conf, split into a main file and an included file", glue="the `include = /etc/samba/shares.conf` line and the split into two files"), comment="include of a second file whose values carry '##' comments")
+
+# ---------------- additions ----------------
+LKML = """Personalities : [linear] [raid0] [raid1] [raid6] [raid5] [raid4] [multipath]
+md2 : active raid6 sdc[0] sdo[15] sdn[14] sdm[13] sdl[12] sdk[11] sdj[10] sdi[9] sdh[8] sdg[7] sdf[6] sde[5] sdd[4] sdr[3] sdq[2] sdp[1]
+       109394518016 blocks super 1.2 level 6, 512k chunk, algorithm 2 [16/16] [UUUUUUUUUUUUUUUU]
+       [=========>...........]  check = 47.1% (3681799128/7813894144) finish=671.8min speed=102496K/sec
+       bitmap: 0/59 pages [0KB], 65536KB chunk
+
+md1 : active raid6 sdaa[0] sdz[15] sdy[14] sdx[13] sdw[12] sdv[11] sdu[10] sdt[16] sds[8] sdah[7] sdag[17] sdaf[5] sdae[4] sdad[3] sdac[2] sdab[1]
+       109394518016 blocks super 1.2 level 6, 512k chunk, algorithm 2 [16/16] [UUUUUUUUUUUUUUUU]
+       [=======>.............]  check = 38.5% (3009484896/7813894144) finish=811.0min speed=98720K/sec
+       bitmap: 0/59 pages [0KB], 65536KB chunk
+
+md0 : active raid6 sdai[0] sdax[15] sdaw[16] sdav[13] sdau[12] sdat[11] sdas[10] sdar[9] sdaq[8] sdap[7] sdao[6] sdan[17] sdam[4] sdal[3] sdak[2] sdaj[1]
+       109394518016 blocks super 1.2 level 6, 512k chunk, algorithm 2 [16/16] [UUUUUUUUUUUUUUUU]
+       [========>............]  check = 42.3% (3311789940/7813894144) finish=911.9min speed=82272K/sec
+       bitmap: 6/59 pages [24KB], 65536KB chunk
+
+unused devices: <none>
+"""
+tree("md-lkml-3x16-raid6-check", {"proc/mdstat": LKML}, origin="source: linux-kernel mailing list, Donald Buczek, \"Re: md_raid: mdX_raid6 looping after sync_action check to idle transition\", Message-ID <d48c6c4a-9b0e-20bc-7d40-2a88aa37524a@molgen.mpg.de>\ndate: 2023-09-14\nlicense: public mailing-list post; quoted as factual machine output\ntaken: the `cat /proc/mdstat` output of the backup server\n", comment="three 16-member raid6 arrays (100 TB each) all in a data check, members with role numbers above 15 (replaced disks)")
+def nicfull(name, ifname, settings, speed, duplex, origin, comment):
+    f = {f"sys/class/net/{ifname}/uevent": f"INTERFACE={ifname}\n", f"sys/class/net/{ifname}/speed": f"{speed}\n",
+         f"sys/class/net/{ifname}/duplex": f"{duplex}\n", f"sys/class/net/{ifname}/carrier": "1\n",
+         f"sys/class/net/{ifname}/operstate": "up\n", f"sys/class/net/{ifname}/type": "1\n",
+         f"sys/devices/pci0000:00/0000:00:19.0/net/{ifname}/.keep": "placeholder device folder (glue)\n"}
+    n, b = cmd(["ethtool", ifname], settings); f[n] = b
+    tree(name, f, {f"sys/class/net/{ifname}/device": "../../../devices/pci0000:00/0000:00:19.0"}, origin=origin, comment=comment)
+GL = "sys/class/net/IF/{uevent,speed,duplex,carrier,operstate,type} derived from the ethtool output (Speed, Duplex, Link detected: yes, Port: Twisted Pair) and a device link to a placeholder PCI folder, so the interface counts as a wired, physical NIC"
+P100 = """Settings for eth0:
+	Supported ports: [ TP ]
+	Supported link modes:   10baseT/Half 10baseT/Full 
+	                        100baseT/Half 100baseT/Full 
+	                        1000baseT/Half 1000baseT/Full 
+	Supported pause frame use: No
+	Supports auto-negotiation: Yes
+	Advertised link modes:  10baseT/Half 10baseT/Full 
+	                        100baseT/Half 100baseT/Full 
+	                        1000baseT/Half 1000baseT/Full 
+	Advertised pause frame use: Symmetric
+	Advertised auto-negotiation: Yes
+	Link partner advertised link modes:  10baseT/Half 10baseT/Full 
+	                                     100baseT/Half 100baseT/Full 
+	Link partner advertised pause frame use: Symmetric
+	Link partner advertised auto-negotiation: Yes
+	Speed: 100Mb/s
+	Duplex: Full
+	Port: Twisted Pair
+	PHYAD: 1
+	Transceiver: internal
+	Auto-negotiation: on
+	MDI-X: on
+	Supports Wake-on: g
+	Wake-on: g
+	Current message level: 0x000000ff (255)
+			       drv probe link timer ifdown ifup rx_err tx_err
+	Link detected: yes
+"""
+nicfull("nic-web-partner-offers-100", "eth0", P100, 100, "full", web("Ubuntu forums: wired connection slow on a new laptop (post by ksjenka)", "56979083644", "the `sudo ethtool eth0` output", GL, "2013-08-03"), "1000baseT NIC linked at 100 Mb/s because the link partner advertises only 10/100")
+P1000 = """Cannot get wake-on-lan settings: Operation not permitted
+Settings for enp6s0:
+	Supported ports: [ TP MII ]
+	Supported link modes:   10baseT/Half 10baseT/Full 
+	                        100baseT/Half 100baseT/Full 
+	                        1000baseT/Half 1000baseT/Full 
+	Supported pause frame use: No
+	Supports auto-negotiation: Yes
+	Advertised link modes:  10baseT/Half 10baseT/Full 
+	                        100baseT/Half 100baseT/Full 
+	                        1000baseT/Full 
+	Advertised pause frame use: Symmetric Receive-only
+	Advertised auto-negotiation: Yes
+	Link partner advertised link modes:  10baseT/Half 10baseT/Full 
+	                                     100baseT/Half 100baseT/Full 
+	                                     1000baseT/Full 
+	Link partner advertised pause frame use: Symmetric
+	Link partner advertised auto-negotiation: Yes
+	Speed: 1000Mb/s
+	Duplex: Full
+	Port: MII
+	PHYAD: 0
+	Transceiver: internal
+	Auto-negotiation: on
+	Current message level: 0x00000033 (51)
+			       drv probe ifdown ifup
+	Link detected: yes
+"""
+nicfull("nic-web-partner-1000-nonroot", "enp6s0", P1000, 1000, "full", web("host diagnostics report: NIC link details (ethtool enp6s0 over ssh)", "35860756221", "the `ethtool enp6s0` output", GL, "2025-09"), "1000 Mb/s with partner modes, run without root (wake-on-lan not permitted)")
+OMV = """# This file is auto-generated by openmediavault (https://www.openmediavault.org)
+# WARNING: Do not edit this file, your changes will get lost.
+
+#======================= Global Settings =======================
+[global]
+workgroup = WORKGROUP
+server string = %h server
+dns proxy = no
+log level = 0
+syslog = 0
+log file = /var/log/samba/log.%m
+max log size = 1000
+syslog only = yes
+panic action = /usr/share/samba/panic-action %d
+encrypt passwords = true
+passdb backend = tdbsam
+obey pam restrictions = no
+unix password sync = no
+passwd program = /usr/bin/passwd %u
+passwd chat = *Enter\\snew\\s*\\spassword:* %n\\n *Retype\\snew\\s*\\spassword:* %n\\n *password\\supdated\\ssuccessfully* .
+pam password change = yes
+socket options = TCP_NODELAY IPTOS_LOWDELAY
+guest account = nobody
+load printers = no
+disable spoolss = yes
+printing = bsd
+printcap name = /dev/null
+unix extensions = yes
+wide links = no
+create mask = 0777
+directory mask = 0777
+use sendfile = yes
+aio read size = 16384
+aio write size = 16384
+local master = yes
+time server = no
+wins support = no
+"""
+smb("smb-omv-default", OMV, "source: https://github.com/openmediavault/openmediavault\npath: deb/openmediavault/srv/salt/omv/deploy/samba/files/global.j2 (commit 10171954828a227519812f624a18605684062c74), defaults from deb/openmediavault/usr/share/openmediavault/datamodels/conf.service.smb.json (commit 05ee24e174e0ecc32f46c63e2e917761fa538ea2)\nlicense: GPL-3.0 (openmediavault)\ntaken: the [global] section the template renders with the pillar and datamodel defaults (workgroup WORKGROUP, server string %h server, log level 0, use sendfile and aio on, no guest shares, no WINS server, no extra options)\nglue (written by nastune, not from the source): the two header comment lines stand in for pillar['headers']['multiline']; `local master` is rendered yes (the datamodel read has no localmaster property; yes is Samba's default)\n", "OpenMediaVault's generated [global]: socket options folklore, aio 16 KiB, sendfile on, create mask 0777")
+
 # ---------------- whole trees ----------------
 def copytree_subset(root, pats):
     files, links = {}, {}
