@@ -597,3 +597,25 @@ func checkDiskSpeed(tree string, r run) []violation {
 	}
 	return out
 }
+
+// TestInvariantsLive runs the read-only checks (evidence, privileged data,
+// actionability, disk speeds) on the machine the tests run on: a real tree
+// nobody prepared. Plans are not applied here.
+func TestInvariantsLive(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads the live system")
+	}
+	root := hostfs.Live()
+	rec := root.Record()
+	rep := audit.Run(context.Background(), root, audit.Options{})
+	r := run{dir: "/", rep: rep, rec: rec}
+	var vs []violation
+	vs = append(vs, checkEvidence("live", r)...)
+	vs = append(vs, checkPrivileged("live", r)...)
+	vs = append(vs, checkActionable("live", r)...)
+	vs = append(vs, checkDiskSpeed("live", r)...)
+	t.Logf("live audit: %d findings, %d sources not collected", len(rep.Findings), len(rep.NotCollected))
+	for _, v := range vs {
+		t.Errorf("%s: %s: %s", v.check, v.subject, v.detail)
+	}
+}
