@@ -153,6 +153,8 @@ nic("nic-node-exporter-e1000e", "eth0", [
 nic("nic-node-exporter-bond-stats", "bond0", [
     (["ethtool","-S","bond0"], strip_hdr(show(REPO[NE], "collector/fixtures/ethtool/bond0/statistics"))),
   ], gh(NE, "collector/fixtures/ethtool/bond0/statistics", "ethtool -S bond0", GN), "ethtool -S of a bond")
+nic("nic-insights-igb-queue-stats", "eth0", [(["ethtool","-S","eth0"], rd("ins-eth/SUCCEED_ETHTOOL_S"))],
+    gh(INS, "insights/tests/parsers/test_ethtool.py", "SUCCEED_ETHTOOL_S (an igb-style NIC: 4 tx and 4 rx queues)", GN), "ethtool -S with per-queue rx_queue_N_drops / tx_queue_N_restart counters, all zero")
 nic("nic-insights-features", "eth0", [(["ethtool","-k","eth0"], rd("ins-eth/ETHTOOL_K_STANDARD"))],
     gh(INS, "insights/tests/parsers/test_ethtool.py", "ETHTOOL_K_STANDARD", GN), "offload features with [fixed] and [requested on]")
 nic("nic-insights-settings-nonroot", "eth1", [(["ethtool","eth1"], rd("ins-eth/ETHTOOL_INFO"))],
