@@ -334,6 +334,23 @@ func checkPrivileged(tree string, r run) []violation {
 			out = append(out, violation{tree, "privileged-smart", f.ID, "SMART was not read in this run, yet a finding rests on it"})
 		}
 	}
+	// An 802.3ad bond read without its root-only partner block is reported
+	// as not collected, so the user knows what is missing and why.
+	for _, e := range r.rec.Entries() {
+		if !strings.HasPrefix(e.Path, "/proc/net/bonding/") || !bytes.Contains(e.Data, []byte("802.3ad")) ||
+			bytes.Contains(e.Data, []byte("Partner Mac Address")) || bytes.Contains(e.Data, []byte("details partner lacp pdu")) {
+			continue
+		}
+		said := false
+		for _, nc := range r.rep.NotCollected {
+			if strings.HasPrefix(nc.Source, e.Path) && strings.Contains(strings.ToLower(nc.Source+" "+nc.Reason), "partner") {
+				said = true
+			}
+		}
+		if !said {
+			out = append(out, violation{tree, "privileged-not-reported", e.Path, "the 802.3ad partner block is absent (it needs root) but not listed under not collected"})
+		}
+	}
 	return out
 }
 
