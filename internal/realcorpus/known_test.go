@@ -8,7 +8,6 @@ package realcorpus_test
 // new violation without writing down who fixes it.
 var knownViolations = map[string]string{
 	"hosts/real-states|plan-edits-rejected-config|smb-wide-links-insecure":                  "exists once the rules branch and its real-states fixture are merged; plan edits an smb.conf testparm already rejects",
-	"hosts/zfs-24disk|live|audit":                                                           "live",
 	"real/bond-telegraf-8023ad-no-partner|privileged-bond-partner|bond-lacp-not-negotiated": "rules §3 bonding: LACP judged without the root-only partner block",
 	"real/bond-telegraf-8023ad-no-partner|privileged-not-reported|/proc/net/bonding/bond0":  "rules branch: bond partner block reported as not collected, needs root",
 	"real/bond-telegraf-8023ad-slave-down|privileged-bond-partner|bond-lacp-not-negotiated": "rules §3 bonding: LACP judged without the root-only partner block",
