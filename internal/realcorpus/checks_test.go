@@ -37,6 +37,8 @@ func TestQuotes(t *testing.T) {
 		{"00001f3a 00000000 00000001\n", "cpu0 dropped=7994", true}, // softnet_stat prints hex
 		{"MemTotal: 32780288 kB\n", "MemTotal: 32780288 kB", true},
 		{"md0 : active raid1 sdb1[1] sda1[0]\n", "md7 [4/3] [U_UU]", false},
+		{"md0 : active raid1 sdb1[1] sda1[0]\n      136448 blocks [2/2] [UU]\n", "md0 blocks 999999", false}, // a word matches, the number does not
+		{"MemTotal: 32780288 kB\n", "MemTotal 31.3 GiB", true},                                               // converted, with its unit
 		{"", "", true},
 	} {
 		if got := quotes([]byte(c.content), c.value); got != c.want {

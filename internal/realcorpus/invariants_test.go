@@ -209,9 +209,17 @@ func (r run) sourcePath(src string) (p string, model bool) {
 	return hostfs.CommandFile(strings.Fields(s)...), false
 }
 
+// numberRE finds a standalone number in an evidence value: not part of a
+// word (x86_64, md0) and not followed by a unit nastune converted to
+// (627 MB/s from bytes, 3.7 GiB from kB).
+var numberRE = regexp.MustCompile(`(?:^|[^A-Za-z0-9_.:-])(\d+(?:\.\d+)?)(?:$|[^A-Za-z0-9_.%-])`)
+
+var unitAfter = regexp.MustCompile(`^\s*(?:[KMGT]i?B|[kKMG]B/s|MB/s|GB/s|Mb/s|Gb/s|MiB/s|GT/s|ms|s|min|h|%)`)
+
 // quotes reports whether value quotes something that occurs in content:
 // the whole value, or one of its tokens (a number also as the hex the
-// kernel prints in softnet_stat), compared case-insensitively.
+// kernel prints in softnet_stat), compared case-insensitively; and every
+// standalone number of the value occurs in content as well.
 func quotes(content []byte, value string) bool {
 	v := strings.TrimSpace(value)
 	if v == "" {
@@ -220,6 +228,20 @@ func quotes(content []byte, value string) bool {
 	c := strings.ToLower(string(content))
 	if strings.Contains(c, strings.ToLower(v)) {
 		return true
+	}
+	for _, m := range numberRE.FindAllStringSubmatchIndex(v, -1) {
+		n := v[m[2]:m[3]]
+		if unitAfter.MatchString(v[m[3]:]) {
+			continue
+		}
+		var u uint64
+		hex := ""
+		if _, err := fmt.Sscanf(n, "%d", &u); err == nil && fmt.Sprint(u) == n {
+			hex = fmt.Sprintf("%08x", u)
+		}
+		if !strings.Contains(c, n) && (hex == "" || !strings.Contains(c, hex)) {
+			return false
+		}
 	}
 	for _, tok := range tokenRE.FindAllString(v, -1) {
 		tok = strings.ToLower(strings.TrimRight(tok, ".:,"))
