@@ -21,6 +21,7 @@ func TestDiskSpeedCheckCatchesTwoSpeeds(t *testing.T) {
 			Recommendation: &rule.Recommendation{Basis: "the rotating disk sda (~150 MB/s)"}},
 		{ID: "link-c", Why: "sdb's SATA link runs at 3.0 Gbps (about 276 MB/s usable)"},
 		{ID: "disk-d", Evidence: []rule.Evidence{rule.Ev("storage path sdb", "550 MB/s")}},
+		{ID: "bench-e", Why: "md0 reads 627 MB/s, 45% of its 1400 MB/s ceiling (bottleneck sdb disk (× 7)): 773 MB/s are lost above the links."},
 	}}
 	vs := checkDiskSpeed("t", run{rep: rep})
 	if len(vs) != 1 || vs[0].subject != "sda" || !strings.Contains(vs[0].detail, "150 MB/s (mem-b)") || !strings.Contains(vs[0].detail, "200 MB/s (bus-a)") {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/nastune/nastune/internal/apply"
 	"github.com/nastune/nastune/internal/audit"
+	"github.com/nastune/nastune/internal/ceiling"
 	"github.com/nastune/nastune/internal/fixture"
 	"github.com/nastune/nastune/internal/hostfs"
 	"github.com/nastune/nastune/internal/parse/smbconf"
@@ -589,7 +590,7 @@ var diskSpeedRE = regexp.MustCompile(`\b(sd[a-z]+|hd[a-z]+|vd[a-z]+|nvme\d+n\d+|
 // notDiskSpeed marks text between device and speed that makes the number
 // something else than the device's modelled speed: a link, a port or bus
 // limit, or a measurement.
-var notDiskSpeed = regexp.MustCompile(`(?i)link|port|bus|gbps|seq|measured|bench|rand|share`)
+var notDiskSpeed = regexp.MustCompile(`(?i)link|port|bus|gbps|seq|measured|bench|rand|share|lost|×|\)`)
 
 // checkDiskSpeed: one modelled speed per disk across all findings (and the
 // ceilings they quote).
@@ -605,6 +606,18 @@ func checkDiskSpeed(tree string, r run) []violation {
 			}
 			if _, ok := speeds[m[1]][m[3]]; !ok {
 				speeds[m[1]][m[3]] = id
+			}
+		}
+	}
+	// The ceiling model gives each disk one speed (inventory paths, bus
+	// findings); findings that quote a disk's speed must agree with it.
+	if r.rep.Facts != nil {
+		for _, p := range ceiling.Paths(r.rep.Facts) {
+			if p.Kind == "disk" && p.CeilingMBs > 0 {
+				add("ceiling", fmt.Sprintf("%s: %.0f MB/s", p.Name, p.CeilingMBs))
+			}
+			for m, v := range p.MemberMBs {
+				add("ceiling", fmt.Sprintf("%s: %.0f MB/s", m, v))
 			}
 		}
 	}
