@@ -43,7 +43,11 @@ type Host struct {
 	Fstab       []Mount      `json:"fstab,omitempty"`
 	ZFS         *ZFS         `json:"zfs,omitempty"`
 	Crypto      []CryptoAlg  `json:"crypto,omitempty"`
-	DMCrypt     []DMCrypt    `json:"dm_crypt,omitempty"`
+	// LoadableModules says whether the kernel loads modules: true when
+	// /proc/modules exists, false when a live system has none
+	// (CONFIG_MODULES=n), nil when a captured tree did not keep it.
+	LoadableModules *bool     `json:"loadable_modules,omitempty"`
+	DMCrypt         []DMCrypt `json:"dm_crypt,omitempty"`
 
 	// Owners are other tools that manage tuning on this host (an active
 	// TuneD profile, NetworkManager or systemd-networkd link settings).
@@ -589,6 +593,8 @@ type PCIDevice struct {
 	MaxWidth int     `json:"max_link_width,omitempty"`
 	CurGTs   float64 `json:"current_link_gts,omitempty"`
 	MaxGTs   float64 `json:"max_link_gts,omitempty"`
+	// Dir is the sysfs folder the attributes were read from (evidence).
+	Dir string `json:"sysfs_dir,omitempty"`
 }
 
 // SATALink is the negotiated speed of a disk's SATA link
@@ -613,6 +619,8 @@ type USBLink struct {
 	// Bus is the root hub ("usb2"): disks with the same Bus share one
 	// host controller's bandwidth.
 	Bus string `json:"bus"`
+	// Dir is the sysfs folder speed and version were read from (evidence).
+	Dir string `json:"sysfs_dir,omitempty"`
 }
 
 // Partition is a partition of a block device.

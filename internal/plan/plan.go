@@ -155,6 +155,12 @@ func change(h *facts.Host, f rule.Finding) (Change, string) {
 			return c, r.Target
 		}
 		c.Persist = &Persist{File: file, Edit: &Edit{Format: "smbconf", Section: section, Key: key, Value: r.Value}}
+		if s := h.Samba; s != nil && s.LoadError != nil && file == s.LoadError.File {
+			// No edit of a file Samba cannot load passes testparm: fix the
+			// error first, then set the value.
+			return c, fmt.Sprintf("fix %s line %d first (%s), then set [%s] %s = %s",
+				s.LoadError.File, s.LoadError.Line, s.LoadError.Msg, section, key, r.Value)
+		}
 		if strings.HasSuffix(file, "smb.conf") || strings.Contains(file, "/samba/") {
 			c.Needs = append(c.Needs, "reload smbd (smbcontrol smbd reload-config)")
 		}

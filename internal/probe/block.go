@@ -102,6 +102,10 @@ func (p *prober) usbLink(real string) *facts.USBLink {
 		return nil
 	}
 	dir := strings.Join(parts[:devIdx+1], "/")
+	if _, err := p.root.Lstat("/sys/bus/usb/devices/" + l.Device); err == nil {
+		dir = "/sys/bus/usb/devices/" + l.Device // the stable name, when the tree has it
+	}
+	l.Dir = dir
 	if v, ok := p.optInt(dir + "/speed"); ok {
 		l.SpeedMbps = v
 	}

@@ -39,8 +39,13 @@ func (p *prober) pciDevice(addr, devDir string) {
 	if p.h.PCI == nil {
 		p.h.PCI = map[string]facts.PCIDevice{}
 	}
+	// Read through the stable name every kernel links, when the tree has
+	// it, so evidence names the path users know.
+	if _, err := p.root.Lstat("/sys/bus/pci/devices/" + addr); err == nil {
+		devDir = "/sys/bus/pci/devices/" + addr
+	}
 	dir := devDir + "/"
-	d := facts.PCIDevice{Addr: addr}
+	d := facts.PCIDevice{Addr: addr, Dir: devDir}
 	d.Class, _ = p.optional(dir + "class")
 	if l, err := p.root.Readlink(dir + "driver"); err == nil {
 		d.Driver = path.Base(l)

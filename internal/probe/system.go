@@ -17,6 +17,11 @@ const (
 )
 
 func (p *prober) system() {
+	if _, err := p.root.Stat("/proc/modules"); err == nil {
+		p.h.LoadableModules = boolp(true)
+	} else if p.root.IsLive() {
+		p.h.LoadableModules = boolp(false)
+	}
 	if s, ok := p.read(pathOSRelease); ok {
 		k, err := kernfmt.KernelRelease(s)
 		if err != nil {

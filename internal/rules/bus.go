@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/nastune/nastune/internal/ceiling"
+	"github.com/nastune/nastune/internal/facts"
 	"github.com/nastune/nastune/internal/rule"
 )
 
@@ -58,10 +59,10 @@ func checkPCIeDegraded(in rule.Input) []rule.Finding {
 		who := strings.Join(behind[addr], ", ")
 		f := metaPCIeDegraded.New(addr, fmt.Sprintf("%s (%s, class %s) runs x%d at %.1f GT/s but supports x%d at %.1f GT/s: %s share about %.0f MB/s instead of %.0f MB/s.",
 			addr, orNone(d.Driver), d.Class, d.CurWidth, d.CurGTs, d.MaxWidth, d.MaxGTs, who, now, full),
-			rule.Ev("/sys/bus/pci/devices/"+addr+"/current_link_width", fmt.Sprint(d.CurWidth)),
-			rule.Ev("/sys/bus/pci/devices/"+addr+"/max_link_width", fmt.Sprint(d.MaxWidth)),
-			rule.Ev("/sys/bus/pci/devices/"+addr+"/current_link_speed", fmt.Sprintf("%.1f GT/s", d.CurGTs)),
-			rule.Ev("/sys/bus/pci/devices/"+addr+"/max_link_speed", fmt.Sprintf("%.1f GT/s", d.MaxGTs)))
+			rule.Ev(pciDir(d)+"/current_link_width", fmt.Sprint(d.CurWidth)),
+			rule.Ev(pciDir(d)+"/max_link_width", fmt.Sprint(d.MaxWidth)),
+			rule.Ev(pciDir(d)+"/current_link_speed", fmt.Sprintf("%.1f GT/s", d.CurGTs)),
+			rule.Ev(pciDir(d)+"/max_link_speed", fmt.Sprintf("%.1f GT/s", d.MaxGTs)))
 		f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice,
 			Target: fmt.Sprintf("move the card at %s to a slot wired x%d (check the board manual: many x16-size slots are x4 or x1 electrically), reseat it, check riser and BIOS link settings", addr, d.MaxWidth),
 			Basis:  fmt.Sprintf("%.0f MB/s at x%d %.1f GT/s vs %.0f MB/s at x%d %.1f GT/s (lane MB/s × %.2f protocol efficiency)", now, d.CurWidth, d.CurGTs, full, d.MaxWidth, d.MaxGTs, ceiling.PCIeProtocol)}
@@ -145,8 +146,8 @@ func checkUSBSlowPath(in rule.Input) []rule.Finding {
 		}
 		f := metaUSBSlowPath.New(d.Name, fmt.Sprintf("%s hangs from USB device %s, a USB 3 bridge (bcdUSB 2.10) linked at 480 Mb/s: about %.0f MB/s instead of about %.0f MB/s.",
 			d.Name, u.Device, ceiling.USBMBs(480, u.Driver == "uas"), ceiling.USBMBs(5000, u.Driver == "uas")),
-			rule.Ev("/sys/bus/usb/devices/"+u.Device+"/speed", "480"),
-			rule.Ev("/sys/bus/usb/devices/"+u.Device+"/version", u.Version))
+			rule.Ev(usbDir(u)+"/speed", "480"),
+			rule.Ev(usbDir(u)+"/version", u.Version))
 		f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice,
 			Target: fmt.Sprintf("plug the bridge of %s into a USB 3 port (blue/teal, or marked SS) directly, without USB 2 hubs or extension cables", d.Name),
 			Basis:  "bcdUSB 2.10 at high speed: a SuperSpeed device on a USB 2 path"}
@@ -175,7 +176,7 @@ func checkUSBBOT(in rule.Input) []rule.Finding {
 		}
 		f := metaUSBBOT.New(d.Name, fmt.Sprintf("%s uses usb-storage on a %d Mb/s link (about %.0f MB/s; UAS about %.0f MB/s).",
 			d.Name, u.SpeedMbps, ceiling.USBMBs(u.SpeedMbps, false), ceiling.USBMBs(u.SpeedMbps, true)),
-			rule.Ev("/sys/bus/usb/devices/"+u.Device+"/speed", fmt.Sprint(u.SpeedMbps)),
+			rule.Ev(usbDir(u)+"/speed", fmt.Sprint(u.SpeedMbps)),
 			rule.Ev("driver of "+u.Device+"'s interface", u.Driver))
 		f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice,
 			Target: "check `lsusb -t` for Driver=uas on another enclosure; keep usb-storage if the kernel quirked UAS off for this bridge (dmesg says so)",
@@ -331,4 +332,20 @@ func fastestPaths(paths []ceiling.Path) (bestNet, bestStore *ceiling.Path) {
 		}
 	}
 	return bestNet, bestStore
+}
+
+// pciDir is the folder a PCI device's attributes were read from.
+func pciDir(d facts.PCIDevice) string {
+	if d.Dir != "" {
+		return d.Dir
+	}
+	return "/sys/bus/pci/devices/" + d.Addr
+}
+
+// usbDir is the folder a USB device's attributes were read from.
+func usbDir(u *facts.USBLink) string {
+	if u.Dir != "" {
+		return u.Dir
+	}
+	return "/sys/bus/usb/devices/" + u.Device
 }

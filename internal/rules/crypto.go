@@ -71,9 +71,13 @@ func checkNoAESDriver(in rule.Input) []rule.Finding {
 	}
 	f := metaNoAESDriver.New("aes", fmt.Sprintf("The CPU lists the aes flag, yet the kernel's AES is %s: encryption runs without the CPU's AES instructions.", used),
 		rule.Ev("/proc/cpuinfo", "flags: … aes …"), rule.Ev("/proc/crypto", "aes → "+used))
-	f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice,
-		Target: fmt.Sprintf("modprobe %s (and add it to /etc/modules); check that /proc/crypto then lists it with a higher priority", module),
-		Basis:  "CPU flag without an accelerated driver"}
+	target := fmt.Sprintf("modprobe %s (and add it to /etc/modules); check that /proc/crypto then lists it with a higher priority", module)
+	if h.LoadableModules == nil || !*h.LoadableModules {
+		// No module loader known on this machine: say what the kernel needs.
+		target = fmt.Sprintf("use a kernel that has the %s driver (built in, or as a module where the kernel loads modules); check that /proc/crypto then lists it with a higher priority", module)
+	}
+	f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice, Target: target,
+		Basis: "CPU flag without an accelerated driver"}
 	return []rule.Finding{f}
 }
 

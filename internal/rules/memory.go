@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/nastune/nastune/internal/ceiling"
 	"github.com/nastune/nastune/internal/facts"
 	"github.com/nastune/nastune/internal/rule"
 )
@@ -166,26 +167,44 @@ var metaDirtyBigRAM = rule.Meta{
 // that takes page-cache writeback: the global dirty limit drains into
 // whichever device the data is headed for, and the slowest one sets the
 // stall. ZFS members are skipped (ZFS has its own write throttle and does
-// not use these limits). A saved bench result will replace the estimate.
+// not use these limits). Each disk's speed is the one the ceiling model
+// gives it (nastune inventory paths and the bus findings quote the same
+// number); a saved bench result will replace the estimate.
 func writeMBps(h *facts.Host) (uint64, string) {
+	model := map[string]float64{}
+	for _, p := range ceiling.Paths(h) {
+		if p.Kind == "disk" && p.CeilingMBs > 0 {
+			model[p.Name] = p.CeilingMBs
+		}
+		for m, v := range p.MemberMBs {
+			if _, ok := model[m]; !ok && v > 0 {
+				model[m] = v
+			}
+		}
+	}
 	slowest, class := uint64(0), ""
 	for _, d := range h.Block {
 		if d.Kind != "disk" || d.Rotational == nil || d.Removable || d.ZFSMember() {
 			continue
 		}
-		mbps, c := uint64(150), "rotating disk "+d.Name+" (~150 MB/s)"
+		kind, mbps := "rotating disk", ceiling.HDDMBs
 		if !*d.Rotational {
-			mbps, c = 400, "SATA SSD "+d.Name+" (~400 MB/s)"
+			kind, mbps = "SATA SSD", ceiling.SATASSDMBs
 			if d.Transport == "nvme" {
-				mbps, c = 1500, "NVMe SSD "+d.Name+" (~1500 MB/s)"
+				kind, mbps = "NVMe SSD", 3500
 			}
 		}
-		if slowest == 0 || mbps < slowest {
-			slowest, class = mbps, c
+		if v, ok := model[d.Name]; ok {
+			mbps = v
+		}
+		v := uint64(math.Round(mbps))
+		if slowest == 0 || v < slowest {
+			slowest, class = v, fmt.Sprintf("%s %s (~%d MB/s, its modelled speed)", kind, d.Name, v)
 		}
 	}
 	if slowest == 0 {
-		return 150, "no local disk seen; assumed a rotating disk (~150 MB/s)"
+		v := uint64(ceiling.HDDMBs)
+		return v, fmt.Sprintf("no local disk seen; assumed a rotating disk (~%d MB/s)", v)
 	}
 	return slowest, class
 }

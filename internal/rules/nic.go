@@ -87,7 +87,8 @@ func checkHalfDuplex(in rule.Input) []rule.Finding {
 			ev = append(ev, rule.Ev(ifSource(i, "speed"), itoa(int64(*i.SpeedMbps))))
 		}
 		if c := i.Stats["collisions"]; c > 0 {
-			ev = append(ev, rule.Ev(ifSource(i, "statistics/collisions"), fmt.Sprint(c)))
+			// The counter comes from /proc/net/dev (colls column).
+			ev = append(ev, rule.Ev("/proc/net/dev", fmt.Sprintf("%s colls %d", i.Name, c)))
 		}
 		f := metaHalfDuplex.New(i.Name, i.Name+" runs half duplex: sending and receiving take turns and collide, "+
 			"so a file copy gets a fraction of the link.", ev...)
