@@ -25,7 +25,7 @@ var guestFiles embed.FS
 // modules.dep.
 var Modules = []string{
 	"virtio_pci", "virtio_blk", "md_mod", "raid456", "raid1", "raid0", "bonding", "veth",
-	"nfsd", "dm_mod", "dm_crypt", "xts", "ecb", "aesni_intel", "aes_generic", "xfs", "loop",
+	"nfsd", "md5", "crc32c_generic", "crc32c_intel", "dm_mod", "dm_crypt", "xts", "ecb", "aesni_intel", "aes_generic", "xfs", "loop",
 }
 
 // Tools copied into the guest with their shared libraries (host path →

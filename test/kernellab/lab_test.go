@@ -32,7 +32,11 @@ func bootLab(t *testing.T) map[string][]byte {
 	}
 	var console bytes.Buffer
 	start := time.Now()
-	err = Boot(ctx, BootOptions{Kernel: k, Initramfs: initrd, Disks: LabDisks(work), Console: &console, Timeout: 4 * time.Minute})
+	appendArgs := ""
+	if sc := os.Getenv("NASTUNE_LAB_SCENARIOS"); sc != "" { // e.g. md,bond: a subset while working on one
+		appendArgs = "LAB_SCENARIOS=" + sc
+	}
+	err = Boot(ctx, BootOptions{Kernel: k, Initramfs: initrd, Disks: LabDisks(work), Append: appendArgs, Console: &console, Timeout: 4 * time.Minute})
 	t.Logf("%s %s booted and ran the scenarios in %s", k.Package, k.Version, time.Since(start).Round(time.Second))
 	if keep := os.Getenv("NASTUNE_LAB_KEEP"); keep != "" {
 		_ = os.WriteFile(filepath.Join(keep, "console.log"), console.Bytes(), 0o644)

@@ -120,10 +120,25 @@ scenario_md() {
 	cap md-stripe after-undo cat /sys/block/md0/md/stripe_cache_size
 	mdadm --stop /dev/md0
 	mdadm --zero-superblock $M
-	# a small array (64 MiB of each member) for XFS and the states that
-	# rebuild or reshape
+}
+
+# md_members: M (the ten members), FAILED, SPARE and GROW disks
+md_members() {
+	M=""
+	for i in 00 01 02 03 04 05 06 07 08 09; do M="$M $(disk m$i)"; done
+	FAILED=$(disk m09)
+	SPARE=$(disk m10)
+	GROW=$(disk m11)
+}
+
+scenario_xfs() {
+	modprobe raid456
+	modprobe xfs
+	md_members
+	# 136 MiB of each member: 1088 MiB of data, above the 1 GiB under
+	# which mkfs.xfs ignores the stripe geometry
 	raid_speed 100000 200000
-	cap xfs-matched create mdadm --create /dev/md1 --run --assume-clean --level=6 --raid-devices=10 --metadata=1.2 --size=64M $M
+	cap xfs-matched create mdadm --create /dev/md1 --run --assume-clean --level=6 --raid-devices=10 --metadata=1.2 --size=136M $M
 	cap xfs-matched mkfs mkfs.xfs -f -K /dev/md1
 	mount -t xfs /dev/md1 /mnt
 	cap xfs-matched mounts cat /proc/mounts
@@ -133,16 +148,27 @@ scenario_md() {
 	mount -t xfs /dev/md1 /mnt
 	record xfs-mismatched
 	umount /mnt
+	mdadm --stop /dev/md1
+	mdadm --zero-superblock $M
+}
+
+scenario_mdstates() {
+	modprobe raid456
+	md_members
+	set -- $M
+	# 16 MiB of each member: rebuilds and reshapes finish in seconds
+	raid_speed 100000 200000
+	cap md-degraded create mdadm --create /dev/md1 --run --assume-clean --level=6 --raid-devices=10 --metadata=1.2 --size=16M $M
 	# degraded
 	cap md-degraded fail mdadm /dev/md1 --fail $FAILED
 	record md-degraded
 	# rebuilt onto a spare, the failed member still listed
-	raid_speed 1000 1000
+	raid_speed 200 200
 	cap md-recovering add mdadm /dev/md1 --add $SPARE
-	sleep 2
+	sleep 1
 	record md-recovering
 	raid_speed 200000 500000
-	wait_idle md1 120
+	wait_idle md1 60
 	cap md-rebuilt detail mdadm --detail /dev/md1
 	record md-rebuilt
 	# inactive: incremental assembly short of members
@@ -154,9 +180,9 @@ scenario_md() {
 	# reshaping: grow to 11 members
 	cap md-reshaping assemble mdadm --assemble /dev/md1 --run $1 $2 $3 $4 $5 $6 $7 $8 $9 $SPARE
 	cap md-reshaping add mdadm /dev/md1 --add $GROW
-	raid_speed 1000 1000
-	cap md-reshaping grow mdadm --grow /dev/md1 --raid-devices=11 --backup-file=/tmp/md1-grow.bak
-	sleep 3
+	raid_speed 200 200
+	cap md-reshaping grow mdadm --grow /dev/md1 --raid-devices=11
+	sleep 2
 	cap md-reshaping sync_action cat /sys/block/md1/md/sync_action
 	record md-reshaping
 	mdadm --stop --scan
@@ -250,7 +276,7 @@ scenario_nfsd() {
 	echo 0 > /proc/fs/nfsd/threads
 }
 
-for s in ${LAB_SCENARIOS:-crypt md bond nfsd}; do
+for s in $(echo ${LAB_SCENARIOS:-crypt,md,xfs,mdstates,bond,nfsd} | tr , " "); do
 	echo "LAB-SCENARIO $s"
 	scenario_$s
 done
