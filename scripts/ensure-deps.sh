@@ -35,6 +35,9 @@ if ! have_go; then
 	fi
 fi
 
-# Test oracles and helpers (Debian package names).
-apt_install ${NASTUNE_APT_PACKAGES:-iproute2 ethtool util-linux fdisk e2fsprogs xfsprogs samba-common-bin prometheus chromium qemu-user-static openssh-server openssh-client python3-venv}
+# Test oracles and helpers (Debian package names). test/kernellab boots
+# Debian's kernel under qemu-system-x86 with busybox-static, kmod, mdadm,
+# cryptsetup-bin, dmsetup, xfsprogs, iproute2 and ethtool in its initramfs;
+# it fetches the kernel package itself (apt-get download).
+apt_install ${NASTUNE_APT_PACKAGES:-iproute2 ethtool util-linux fdisk e2fsprogs xfsprogs samba-common-bin prometheus chromium qemu-user-static openssh-server openssh-client python3-venv qemu-system-x86 busybox-static kmod mdadm cryptsetup-bin dmsetup}
 go mod download

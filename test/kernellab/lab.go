@@ -147,6 +147,14 @@ func FetchKernel(ctx context.Context, cache string) (*Kernel, error) {
 // fetchDeb returns the cached .deb of the candidate version of pkg,
 // downloading it first when missing.
 func fetchDeb(ctx context.Context, cache, pkg string) (string, error) {
+	return fetchDebOnce(ctx, cache, pkg, true)
+}
+
+func fetchDebNoUpdate(ctx context.Context, cache, pkg string) (string, error) {
+	return fetchDebOnce(ctx, cache, pkg, false)
+}
+
+func fetchDebOnce(ctx context.Context, cache, pkg string, mayUpdate bool) (string, error) {
 	pol, err := run(ctx, cache, "apt-cache", "policy", pkg)
 	if err != nil {
 		return "", err
@@ -174,7 +182,14 @@ func fetchDeb(ctx context.Context, cache, pkg string) (string, error) {
 		return m, nil
 	}
 	if _, err := run(ctx, cache, "apt-get", "download", "-q", pkg+"="+cand); err != nil {
-		return "", err
+		// stale package lists name a version the mirror dropped: refresh once (root only)
+		if !mayUpdate || os.Geteuid() != 0 {
+			return "", err
+		}
+		if _, uerr := run(ctx, cache, "apt-get", "update", "-qq"); uerr != nil {
+			return "", err
+		}
+		return fetchDebNoUpdate(ctx, cache, pkg)
 	}
 	if m := find(); m != "" {
 		return m, nil
@@ -352,7 +367,7 @@ func Build(ctx context.Context, k *Kernel, o BuildOptions) (Tree, error) {
 		return nil, err
 	}
 	t.File("/bin/nastune", 0o755, nb)
-	t.File("/etc/passwd", 0o644, []byte("root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/bin/false\n"))
+	t.File("/etc/passwd", 0o644, []byte("root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/false\n"))
 	t.File("/etc/group", 0o644, []byte("root:x:0:\nnogroup:x:65534:\n"))
 	t.File("/etc/hostname", 0o644, []byte("kernellab\n"))
 	t.File("/etc/nfs.conf", 0o644, k.NFSConf)

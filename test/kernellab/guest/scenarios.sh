@@ -48,7 +48,7 @@ record() {
 
 # record_user STEP: the audit as an unprivileged user (nobody).
 record_user() {
-	setpriv --reuid=65534 --regid=65534 --clear-groups nastune audit -o json > $R/$1/audit-user.json 2> $R/$1/audit-user.err
+	su -s /bin/sh -c "nastune audit -o json" nobody > $R/$1/audit-user.json 2> $R/$1/audit-user.err
 }
 
 # sysfs PATH…: print each PATH and its value, for the read-back files.
@@ -234,6 +234,7 @@ scenario_bond() {
 	ip -n peer link set p3 down
 	sleep 1
 	cap bond-ab-down procfs cat /proc/net/bonding/bond1
+	cap bond-ab-down inventory nastune inventory net -o json
 	record bond-ab-down
 	# a flapping slave: five link failures
 	for i in 1 2 3 4 5; do
@@ -245,6 +246,7 @@ scenario_bond() {
 	ip -n peer link set p3 up
 	sleep 1
 	cap bond-ab-flapping procfs cat /proc/net/bonding/bond1
+	cap bond-ab-flapping inventory nastune inventory net -o json
 	record bond-ab-flapping
 	# a slave with an MTU other than the bond's
 	cap bond-mtu setmtu ip link set a3 mtu 1400
