@@ -1,10 +1,13 @@
 package kernellab
 
 import (
+	"archive/tar"
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -442,6 +445,21 @@ func checkNFSD(t *testing.T, res results) {
 	if !strings.HasPrefix(pool, "# pool packets-arrived") {
 		t.Errorf("nfsd-one: /proc/fs/nfsd/pool_stats: %q", pool)
 	}
+	var fx struct {
+		NFS *struct {
+			Threads int `json:"threads"`
+			Pools   []struct {
+				Pool           int    `json:"pool"`
+				PacketsArrived uint64 `json:"packets_arrived"`
+			} `json:"pools"`
+		} `json:"nfs"`
+	}
+	if err := json.Unmarshal(snapshotFile(t, res.file(t, "nfsd-one", "snapshot.tar.gz"), ".nastune/facts.json"), &fx); err != nil {
+		t.Fatal(err)
+	}
+	if fx.NFS == nil || fx.NFS.Threads != 1 || len(fx.NFS.Pools) != 1 {
+		t.Errorf("nfsd-one: facts nfs %+v, want 1 thread and the one pool of pool_stats", fx.NFS)
+	}
 	one := res.audit(t, "nfsd-one")
 	f := one.find("nfs-threads-low", "")
 	if f == nil || f.Recommendation == nil {
@@ -465,6 +483,29 @@ func checkNFSD(t *testing.T, res results) {
 	}
 	if res.cmd(t, "nfsd-undone", "conf") != res.cmd(t, "nfsd-one", "conf") {
 		t.Errorf("nfsd-undone: /etc/nfs.conf not restored byte for byte")
+	}
+}
+
+// snapshotFile returns one file of a nastune snapshot (tar.gz).
+func snapshotFile(t *testing.T, snap, name string) []byte {
+	t.Helper()
+	zr, err := gzip.NewReader(strings.NewReader(snap))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := tar.NewReader(zr)
+	for {
+		h, err := tr.Next()
+		if err != nil {
+			t.Fatalf("%s not in the snapshot: %v", name, err)
+		}
+		if h.Name == name {
+			b, err := io.ReadAll(tr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return b
+		}
 	}
 }
 

@@ -211,6 +211,7 @@ scenario_bond() {
 	ip -n peer link set bond0 up
 	sleep 5
 	cap bond-lacp procfs cat /proc/net/bonding/bond0
+	cap bond-lacp procfs-user su -s /bin/sh -c "cat /proc/net/bonding/bond0" nobody
 	record bond-lacp
 	record_user bond-lacp
 	# the peer stops speaking LACP: plain links
