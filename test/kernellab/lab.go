@@ -435,7 +435,7 @@ func Boot(ctx context.Context, o BootOptions) error {
 		}
 	}
 	args := []string{"-accel", "tcg", "-cpu", "max", "-m", "1024", "-smp", "2",
-		"-nographic", "-no-reboot", "-nodefaults", "-serial", "stdio", "-monitor", "none",
+		"-nographic", "-no-reboot", "-nodefaults", "-serial", "mon:stdio",
 		"-kernel", o.Kernel.Vmlinuz, "-initrd", o.Initramfs,
 		"-append", "console=ttyS0 panic=-1 quiet loglevel=4 " + o.Append}
 	for i, d := range o.Disks {
