@@ -57,6 +57,16 @@ sysfs() { for p; do printf '%s=%s\n' "$p" "$(cat $p 2>&1)"; done; }
 
 raid_speed() { echo $1 > /proc/sys/dev/raid/speed_limit_min; echo $2 > /proc/sys/dev/raid/speed_limit_max; }
 
+# wait_for SECONDS CMD…: until CMD succeeds, at most SECONDS
+wait_for() {
+	n=$(($1 * 5))
+	shift
+	while [ $n -gt 0 ] && ! "$@" 2> /dev/null; do sleep 0.2; n=$((n - 1)); done
+}
+
+lacp_partner() { grep -q "Partner Mac Address: [0-9a-f:]*[1-9a-f]" /proc/net/bonding/$1; }
+lacp_no_partner() { ! lacp_partner $1; }
+
 wait_idle() { # wait_idle MD SECONDS: until the array's sync_action is idle
 	i=0
 	while [ -e /sys/block/$1/md/sync_action ] && [ "$(cat /sys/block/$1/md/sync_action)" != idle ] && [ $i -lt $(($2 * 10)) ]; do sleep 0.1; i=$((i + 1)); done
@@ -209,7 +219,8 @@ scenario_bond() {
 	ip -n peer link set p0 master bond0
 	ip -n peer link set p1 master bond0
 	ip -n peer link set bond0 up
-	sleep 5
+	wait_for 15 lacp_partner bond0
+	sleep 1
 	cap bond-lacp procfs cat /proc/net/bonding/bond0
 	cap bond-lacp procfs-user su -s /bin/sh -c "cat /proc/net/bonding/bond0" nobody
 	record bond-lacp
@@ -218,7 +229,8 @@ scenario_bond() {
 	ip -n peer link del bond0
 	ip -n peer link set p0 up
 	ip -n peer link set p1 up
-	sleep 5
+	wait_for 15 lacp_no_partner bond0
+	sleep 1
 	cap bond-lacp-none procfs cat /proc/net/bonding/bond0
 	record bond-lacp-none
 	record_user bond-lacp-none
