@@ -14,7 +14,8 @@
 //     again on the subset, so kmod's modprobe works in the guest), mdadm,
 //     iproute2's ip, ethtool, cryptsetup, dmsetup, mkfs.xfs and kmod with
 //     the shared libraries ldd names, a static nastune (CGO_ENABLED=0),
-//     nfs-common's stock /etc/nfs.conf, and the guest scripts of guest/.
+//     nfs-common's stock /etc/nfs.conf, nfs-kernel-server's rpc.nfsd, and the
+//     guest scripts of guest/.
 //     Written by a small cpio "newc" writer, uncompressed.
 //  3. Boot: qemu-system-x86_64 -accel tcg -cpu max -m 1024 -smp 2 with
 //     sparse virtio disks named by serial (/sys/block/vdX/serial): 12 md

@@ -57,6 +57,7 @@ type Kernel struct {
 	Vmlinuz string
 	NFSConf []byte // nfs-common's stock /etc/nfs.conf
 	NFSPkg  string // nfs-common version
+	RPCNFSD []byte // nfs-kernel-server's rpc.nfsd (needs only libc)
 }
 
 // CacheDir is where packages are fetched and unpacked.
@@ -139,6 +140,19 @@ func FetchKernel(ctx context.Context, cache string) (*Kernel, error) {
 		}
 	}
 	if k.NFSConf, err = os.ReadFile(filepath.Join(nfsDir, "usr/share/nfs-common/conffiles/nfs.conf")); err != nil {
+		return nil, err
+	}
+	srvDeb, err := fetchDeb(ctx, cache, "nfs-kernel-server")
+	if err != nil {
+		return nil, err
+	}
+	srvDir := strings.TrimSuffix(srvDeb, ".deb")
+	if _, err := os.Stat(srvDir); err != nil {
+		if _, err := run(ctx, cache, "dpkg-deb", "-x", srvDeb, srvDir); err != nil {
+			return nil, err
+		}
+	}
+	if k.RPCNFSD, err = os.ReadFile(filepath.Join(srvDir, "usr/sbin/rpc.nfsd")); err != nil {
 		return nil, err
 	}
 	return k, nil
@@ -371,6 +385,8 @@ func Build(ctx context.Context, k *Kernel, o BuildOptions) (Tree, error) {
 	t.File("/etc/group", 0o644, []byte("root:x:0:\nnogroup:x:65534:\n"))
 	t.File("/etc/hostname", 0o644, []byte("kernellab\n"))
 	t.File("/etc/nfs.conf", 0o644, k.NFSConf)
+	t.File("/usr/sbin/rpc.nfsd", 0o755, k.RPCNFSD)
+	t.File("/etc/services", 0o644, []byte("nfs\t\t2049/tcp\nnfs\t\t2049/udp\n")) // rpc.nfsd resolves "nfs"
 	t.File("/etc/lab-kernel", 0o644, []byte(k.Package+" "+k.Version+"\n"))
 	for _, d := range []string{"/proc", "/sys", "/dev", "/run", "/tmp", "/mnt", "/root", "/var/tmp", "/var/lib", "/etc/mdadm", "/etc/sysctl.d"} {
 		t.Dir(d)

@@ -101,7 +101,7 @@ var Steps = map[string]string{
 	"bond-ab-down":     "active-backup bond of two veth links, the peer end of the backup link down",
 	"bond-ab-flapping": "the active-backup bond after the backup link went down and up six times (Link Failure Count 6)",
 	"bond-mtu":         "the active-backup bond with one slave's MTU set to 1400 under the bond's 1500",
-	"nfsd-one":         "nfsd (NFSv4 only, no rpcbind) with 1 thread on 2 CPUs, started by writing /proc/fs/nfsd/threads; Debian's stock /etc/nfs.conf",
+	"nfsd-one":         "nfsd with 1 thread on 2 CPUs started by nfs-kernel-server's rpc.nfsd -N 3 1 (NFSv4 only: no rpcbind in the guest); Debian's stock /etc/nfs.conf",
 	"nfsd-applied":     "nfsd-one after nastune apply --only nfs-threads-low",
 }
 
@@ -438,6 +438,7 @@ func checkBond(t *testing.T, res results) {
 }
 
 func checkNFSD(t *testing.T, res results) {
+	res.cmd(t, "nfsd-one", "start") // rpc.nfsd -N 3 1
 	if th := strings.TrimSpace(res.cmd(t, "nfsd-one", "threads")); th != "1" {
 		t.Fatalf("nfsd-one: %s threads running, wanted 1", th)
 	}

@@ -273,10 +273,9 @@ scenario_bond() {
 scenario_nfsd() {
 	cap nfsd-one modprobe modprobe nfsd
 	mount -t nfsd nfsd /proc/fs/nfsd
-	# No rpc.nfsd or rpcbind in the guest: NFSv4 only (which registers
-	# nothing with rpcbind), then the thread count written directly.
-	cap nfsd-one versions sh -c 'echo "-2 -3 +4" > /proc/fs/nfsd/versions'
-	cap nfsd-one start sh -c 'echo 1 > /proc/fs/nfsd/threads'
+	# nfs-kernel-server's rpc.nfsd, without rpcbind: NFSv4 only (-N 3;
+	# NFSv4 registers nothing with rpcbind), one thread.
+	cap nfsd-one start /usr/sbin/rpc.nfsd -N 3 1
 	cap nfsd-one threads cat /proc/fs/nfsd/threads
 	cap nfsd-one pool_stats cat /proc/fs/nfsd/pool_stats
 	cap nfsd-one conf cat /etc/nfs.conf
@@ -289,7 +288,7 @@ scenario_nfsd() {
 	cap nfsd-undone undo nastune undo
 	cap nfsd-undone threads cat /proc/fs/nfsd/threads
 	cap nfsd-undone conf cat /etc/nfs.conf
-	echo 0 > /proc/fs/nfsd/threads
+	cap nfsd-undone stop /usr/sbin/rpc.nfsd 0
 }
 
 for s in $(echo ${LAB_SCENARIOS:-crypt,md,xfs,mdstates,bond,nfsd} | tr , " "); do
