@@ -11,7 +11,7 @@ GOLANGCI_VERSION := v2.15.0
 
 export CGO_ENABLED := 0
 
-.PHONY: all build run test deps vet fmt-check lint bench fuzz docs clean release
+.PHONY: all build run test deps vet fmt-check lint bench fuzz docs clean release lab
 
 all: build
 
@@ -56,6 +56,11 @@ vet:
 ## test: install what is needed, then gofmt, vet, the docs check and every test
 test: deps fmt-check vet docs-check
 	$(GO) test -count=1 ./...
+
+## lab: boot the kernellab guest (Debian's stock kernel under qemu) with a shell on the console
+## (docs/testing.md); `make test` runs its scenarios as TestLab
+lab: deps
+	$(GO) run ./test/kernellab/cmd/lab
 
 ## lint: golangci-lint with the read-only guards (depguard, forbidigo)
 lint:

@@ -57,6 +57,13 @@ packages=(
 	groff-base
 	man-db
 	bash-completion
+	qemu-system-x86
+	busybox-static
+	kmod
+	mdadm
+	cryptsetup-bin
+	dmsetup
+	smartmontools
 )
 # NASTUNE_APT_PACKAGES replaces the list (space-separated) where a machine needs another.
 # shellcheck disable=SC2086

@@ -116,6 +116,19 @@ type NFS struct {
 	ConfigFile    string   `json:"config_file,omitempty"`
 	ConfigLine    int      `json:"config_line,omitempty"`
 	Exports       []Export `json:"exports,omitempty"`
+	// Pools are the nfsd thread-pool counters of /proc/fs/nfsd/pool_stats.
+	Pools       []NFSPool `json:"pools,omitempty"`
+	PoolsSource string    `json:"pools_source,omitempty"`
+}
+
+// NFSPool is one line of /proc/fs/nfsd/pool_stats: requests that arrived,
+// that found no idle thread and were queued, and thread wake-ups.
+type NFSPool struct {
+	Pool            int    `json:"pool"`
+	PacketsArrived  uint64 `json:"packets_arrived"`
+	SocketsEnqueued uint64 `json:"sockets_enqueued"`
+	ThreadsWoken    uint64 `json:"threads_woken"`
+	ThreadsTimedout uint64 `json:"threads_timedout"`
 }
 
 // Export is one client entry of /etc/exports.

@@ -75,6 +75,7 @@ func (p *prober) nfs() {
 	found := false
 	if v, ok := p.optInt("/proc/fs/nfsd/threads"); ok {
 		n.Threads, n.ThreadsSource, found = v, "/proc/fs/nfsd/threads", true
+		p.nfsPools(n)
 	} else if b, err := p.root.ReadFile("/proc/net/rpc/nfsd"); err == nil {
 		if th, ok := svcconf.RPCNFSDThreads(b); ok {
 			n.Threads, n.ThreadsSource, found = th, "/proc/net/rpc/nfsd (th)", true

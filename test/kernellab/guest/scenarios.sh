@@ -1,0 +1,300 @@
+#!/bin/sh
+# Every kernellab scenario, run once per boot by /init. Each step leaves
+# /results/STEP/: audit.json (root), snapshot.tar.gz, plan.json (some) and the
+# read-backs the host test asserts on; cmd.NAME files hold a command's
+# output and cmd.NAME.rc its exit status. /results goes to the host as a
+# tar stream on the disk with serial "results".
+#
+# Adding a scenario: write a function below that sets the kernel state up,
+# calls `record STEP` (and `cap STEP NAME cmd…` for read-backs), cleans up;
+# call it from the list at the end; assert on it in lab_test.go.
+export PATH=/sbin:/bin:/usr/sbin:/usr/bin DM_DISABLE_UDEV=1
+R=/results
+mkdir -p $R
+
+# Debian's busybox-static runs its own applets before anything on PATH
+# (FEATURE_PREFER_APPLETS): call iproute2 and kmod by path.
+ip() { /sbin/ip "$@"; }
+modprobe() { /sbin/modprobe "$@"; }
+lsmod() { /sbin/lsmod; }
+
+# disk SERIAL: the /dev node of the virtio disk with that serial.
+disk() {
+	for d in /sys/block/vd*; do
+		[ "$(cat $d/serial 2>/dev/null)" = "$1" ] && { echo /dev/${d##*/}; return; }
+	done
+	echo "no disk with serial $1" >&2
+	echo /dev/null
+}
+
+# cap STEP NAME CMD…: run CMD, keep its output and exit status.
+cap() {
+	s=$1 n=$2
+	shift 2
+	mkdir -p $R/$s
+	"$@" > $R/$s/cmd.$n 2>&1
+	echo $? > $R/$s/cmd.$n.rc
+}
+
+# record STEP: what nastune makes of the machine now (PLAN=1 record STEP
+# adds plan.json; each nastune run costs about a second under TCG).
+record() {
+	echo "LAB-STEP $1 $(cut -d' ' -f1 /proc/uptime)"
+	mkdir -p $R/$1
+	nastune audit -o json > $R/$1/audit.json 2> $R/$1/audit.err
+	[ -n "$PLAN" ] && nastune plan -o json > $R/$1/plan.json 2> $R/$1/plan.err
+	nastune snapshot -o $R/$1/snapshot.tar.gz > /dev/null 2> $R/$1/snapshot.err
+	cp /proc/mdstat $R/$1/mdstat 2> /dev/null
+}
+
+# record_user STEP: the audit as an unprivileged user (nobody).
+record_user() {
+	su -s /bin/sh -c "nastune audit -o json" nobody > $R/$1/audit-user.json 2> $R/$1/audit-user.err
+}
+
+# sysfs PATH…: print each PATH and its value, for the read-back files.
+sysfs() { for p; do printf '%s=%s\n' "$p" "$(cat $p 2>&1)"; done; }
+
+raid_speed() { echo $1 > /proc/sys/dev/raid/speed_limit_min; echo $2 > /proc/sys/dev/raid/speed_limit_max; }
+
+# wait_for SECONDS CMD…: until CMD succeeds, at most SECONDS
+wait_for() {
+	n=$(($1 * 5))
+	shift
+	while [ $n -gt 0 ] && ! "$@" 2> /dev/null; do sleep 0.2; n=$((n - 1)); done
+}
+
+lacp_partner() { grep -q "Partner Mac Address: [0-9a-f:]*[1-9a-f]" /proc/net/bonding/$1; }
+lacp_no_partner() { ! lacp_partner $1; }
+
+wait_idle() { # wait_idle MD SECONDS: until the array's sync_action is idle
+	i=0
+	while [ -e /sys/block/$1/md/sync_action ] && [ "$(cat /sys/block/$1/md/sync_action)" != idle ] && [ $i -lt $(($2 * 10)) ]; do sleep 0.1; i=$((i + 1)); done
+}
+
+scenario_crypt() {
+	dev=$(disk crypt)
+	head -c 64 /dev/urandom > /tmp/crypt.key
+	modprobe dm_crypt
+	modprobe xts
+	modprobe ecb
+	# No module autoloading: the crypto API would pull in aesni_intel for
+	# "aes" as soon as dm-crypt asks for xts(aes).
+	echo /sbin/no-modprobe > /proc/sys/kernel/modprobe
+	cap crypt-generic open cryptsetup open --type plain --cipher aes-xts-plain64 --key-size 512 --key-file /tmp/crypt.key $dev labcrypt
+	cap crypt-generic table dmsetup table
+	cap crypt-generic crypto cat /proc/crypto
+	cap crypt-generic lsmod lsmod
+	record crypt-generic
+	echo /sbin/modprobe > /proc/sys/kernel/modprobe
+	# aesni_intel loaded while the old mapping keeps its generic transform
+	cap crypt-aesni-late modprobe modprobe aesni_intel
+	cap crypt-aesni-late crypto cat /proc/crypto
+	record crypt-aesni-late
+	cryptsetup close labcrypt
+	cap crypt-aesni open cryptsetup open --type plain --cipher aes-xts-plain64 --key-size 512 --key-file /tmp/crypt.key $dev labcrypt
+	cap crypt-aesni table dmsetup table
+	cap crypt-aesni crypto cat /proc/crypto
+	record crypt-aesni
+	cryptsetup close labcrypt
+}
+
+scenario_md() {
+	modprobe raid456
+	M=""
+	for i in 00 01 02 03 04 05 06 07 08 09; do M="$M $(disk m$i)"; done
+	set -- $M
+	FAILED=${10}
+	SPARE=$(disk m10)
+	GROW=$(disk m11)
+	# resyncing: a fresh array without --assume-clean, resync held slow
+	raid_speed 1000 1000
+	cap md-resyncing create mdadm --create /dev/md0 --run --level=6 --raid-devices=10 --metadata=1.2 $M
+	sleep 2
+	record md-resyncing
+	mdadm --stop /dev/md0
+	mdadm --zero-superblock $M
+	# clean: full 4 TB members, the calc raid oracle
+	cap md-clean create mdadm --create /dev/md0 --run --assume-clean --level=6 --raid-devices=10 --metadata=1.2 $M
+	cap md-clean detail mdadm --detail /dev/md0
+	cap md-clean examine mdadm --examine $1
+	cap md-clean member-bytes blockdev --getsize64 $1
+	cap md-clean array-bytes blockdev --getsize64 /dev/md0
+	cap md-clean calc nastune calc raid --level 6 --devices 10 --member-size "$(blockdev --getsize64 $1)B" -o json
+	PLAN=1 record md-clean
+	# stripe_cache_size: apply and undo, read back from sysfs
+	cap md-stripe before cat /sys/block/md0/md/stripe_cache_size
+	cap md-stripe apply nastune apply --only md-stripe-cache --yes
+	cap md-stripe after-apply cat /sys/block/md0/md/stripe_cache_size
+	record md-stripe
+	cap md-stripe undo nastune undo
+	cap md-stripe after-undo cat /sys/block/md0/md/stripe_cache_size
+	mdadm --stop /dev/md0
+	mdadm --zero-superblock $M
+}
+
+# md_members: M (the ten members), FAILED, SPARE and GROW disks
+md_members() {
+	M=""
+	for i in 00 01 02 03 04 05 06 07 08 09; do M="$M $(disk m$i)"; done
+	FAILED=$(disk m09)
+	SPARE=$(disk m10)
+	GROW=$(disk m11)
+}
+
+scenario_xfs() {
+	modprobe raid456
+	modprobe xfs
+	md_members
+	# 136 MiB of each member: 1088 MiB of data, above the 1 GiB under
+	# which mkfs.xfs ignores the stripe geometry
+	raid_speed 100000 200000
+	cap xfs-matched create mdadm --create /dev/md1 --run --assume-clean --level=6 --raid-devices=10 --metadata=1.2 --size=136M $M
+	cap xfs-matched mkfs mkfs.xfs -f -K /dev/md1
+	mount -t xfs /dev/md1 /mnt
+	cap xfs-matched mounts cat /proc/mounts
+	record xfs-matched
+	umount /mnt
+	cap xfs-mismatched mkfs mkfs.xfs -f -K -d su=64k,sw=2 /dev/md1
+	mount -t xfs /dev/md1 /mnt
+	record xfs-mismatched
+	umount /mnt
+	mdadm --stop /dev/md1
+	mdadm --zero-superblock $M
+}
+
+scenario_mdstates() {
+	modprobe raid456
+	md_members
+	set -- $M
+	# 16 MiB of each member: rebuilds and reshapes finish in seconds
+	raid_speed 100000 200000
+	cap md-degraded create mdadm --create /dev/md1 --run --assume-clean --level=6 --raid-devices=10 --metadata=1.2 --size=16M $M
+	# degraded
+	cap md-degraded fail mdadm /dev/md1 --fail $FAILED
+	record md-degraded
+	# rebuilt onto a spare, the failed member still listed
+	raid_speed 200 200
+	cap md-recovering add mdadm /dev/md1 --add $SPARE
+	sleep 1
+	record md-recovering
+	raid_speed 200000 500000
+	wait_idle md1 60
+	cap md-rebuilt detail mdadm --detail /dev/md1
+	record md-rebuilt
+	# inactive: incremental assembly short of members
+	mdadm --stop /dev/md1
+	for d in $1 $2 $3 $4 $5 $6 $7; do mdadm --incremental $d >> $R/md-inactive.log 2>&1; done
+	cap md-inactive mdstat cat /proc/mdstat
+	record md-inactive
+	mdadm --stop --scan
+	# reshaping: grow to 11 members
+	cap md-reshaping assemble mdadm --assemble /dev/md1 --run $1 $2 $3 $4 $5 $6 $7 $8 $9 $SPARE
+	cap md-reshaping add mdadm /dev/md1 --add $GROW
+	raid_speed 200 200
+	cap md-reshaping grow mdadm --grow /dev/md1 --raid-devices=11
+	sleep 2
+	cap md-reshaping sync_action cat /sys/block/md1/md/sync_action
+	record md-reshaping
+	mdadm --stop --scan
+}
+
+# pair NAME PEERNAME: a veth pair whose peer end lives in netns peer
+pair() { ip link add $1 type veth peer name $2 && ip link set $2 netns peer; }
+
+scenario_bond() {
+	modprobe bonding max_bonds=0
+	modprobe veth
+	ip netns add peer
+	ip link set lo up
+	ip -n peer link set lo up
+	# 802.3ad on both ends
+	ip link add bond0 type bond mode 802.3ad lacp_rate fast miimon 100
+	pair a0 p0
+	pair a1 p1
+	ip link set a0 master bond0
+	ip link set a1 master bond0
+	ip link set bond0 up
+	ip -n peer link add bond0 type bond mode 802.3ad lacp_rate fast miimon 100
+	ip -n peer link set p0 master bond0
+	ip -n peer link set p1 master bond0
+	ip -n peer link set bond0 up
+	wait_for 15 lacp_partner bond0
+	sleep 1
+	cap bond-lacp procfs cat /proc/net/bonding/bond0
+	cap bond-lacp procfs-user su -s /bin/sh -c "cat /proc/net/bonding/bond0" nobody
+	record bond-lacp
+	record_user bond-lacp
+	# the peer stops speaking LACP: plain links
+	ip -n peer link del bond0
+	ip -n peer link set p0 up
+	ip -n peer link set p1 up
+	wait_for 15 lacp_no_partner bond0
+	sleep 1
+	cap bond-lacp-none procfs cat /proc/net/bonding/bond0
+	record bond-lacp-none
+	record_user bond-lacp-none
+	ip link del bond0
+	# active-backup, one slave's link down
+	ip link add bond1 type bond mode active-backup miimon 100
+	pair a2 p2
+	pair a3 p3
+	ip link set a2 master bond1
+	ip link set a3 master bond1
+	ip link set bond1 up
+	ip -n peer link set p2 up
+	ip -n peer link set p3 up
+	sleep 1
+	ip -n peer link set p3 down
+	sleep 1
+	cap bond-ab-down procfs cat /proc/net/bonding/bond1
+	cap bond-ab-down inventory nastune inventory net -o json
+	record bond-ab-down
+	# a flapping slave: five link failures
+	for i in 1 2 3 4 5; do
+		ip -n peer link set p3 up
+		sleep 0.4
+		ip -n peer link set p3 down
+		sleep 0.4
+	done
+	ip -n peer link set p3 up
+	sleep 1
+	cap bond-ab-flapping procfs cat /proc/net/bonding/bond1
+	cap bond-ab-flapping inventory nastune inventory net -o json
+	record bond-ab-flapping
+	# a slave with an MTU other than the bond's
+	cap bond-mtu setmtu ip link set a3 mtu 1400
+	cap bond-mtu links ip -o link show
+	record bond-mtu
+	ip link del bond1
+	ip netns del peer
+}
+
+scenario_nfsd() {
+	cap nfsd-one modprobe modprobe nfsd
+	mount -t nfsd nfsd /proc/fs/nfsd
+	# nfs-kernel-server's rpc.nfsd, without rpcbind: NFSv4 only (-N 3;
+	# NFSv4 registers nothing with rpcbind), one thread.
+	cap nfsd-one start /usr/sbin/rpc.nfsd -N 3 1
+	cap nfsd-one threads cat /proc/fs/nfsd/threads
+	cap nfsd-one pool_stats cat /proc/fs/nfsd/pool_stats
+	cap nfsd-one conf cat /etc/nfs.conf
+	PLAN=1 record nfsd-one
+	cap nfsd-applied apply nastune apply --only nfs-threads-low --yes
+	cap nfsd-applied threads cat /proc/fs/nfsd/threads
+	cap nfsd-applied conf cat /etc/nfs.conf
+	cap nfsd-applied pool_stats cat /proc/fs/nfsd/pool_stats
+	record nfsd-applied
+	cap nfsd-undone undo nastune undo
+	cap nfsd-undone threads cat /proc/fs/nfsd/threads
+	cap nfsd-undone conf cat /etc/nfs.conf
+	cap nfsd-undone stop /usr/sbin/rpc.nfsd 0
+}
+
+for s in $(echo ${LAB_SCENARIOS:-crypt,md,xfs,mdstates,bond,nfsd} | tr , " "); do
+	echo "LAB-SCENARIO $s"
+	scenario_$s
+done
+dmesg > $R/dmesg
+cd $R && tar -cf "$(disk results)" . && sync
+echo "LAB-RESULTS $(cut -d' ' -f1 /proc/uptime) $(du -s $R)"
