@@ -22,6 +22,8 @@ type DiskHealth struct {
 	SCSIAddr string `json:"scsi_addr,omitempty"`
 	// USBID is the bridge's VID:PID ("152d:0578") for disks behind USB.
 	USBID string `json:"usb_id,omitempty"`
+	// Zoned is queue/zoned: "none", "host-aware" or "host-managed".
+	Zoned string `json:"zoned,omitempty"`
 }
 
 // SMART is one smartctl report, with values decoded as smartctl decodes
