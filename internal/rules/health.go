@@ -322,7 +322,11 @@ func diskMedia(h *facts.Host, d facts.BlockDevice) mediaState {
 			if n.MediaErrors > 0 {
 				add(rule.Crit, rule.Ev(src, fmt.Sprintf("Media and Data Integrity Errors: %d", n.MediaErrors)), fmt.Sprintf("%d media and data integrity errors", n.MediaErrors))
 			}
-			if w := nvmeWarnings(n.CriticalWarning &^ 0x02); len(w) > 0 { // bit 1 is temperature: health-hot
+			cw := n.CriticalWarning &^ 0x02 // bit 1 is temperature: health-hot
+			if cw == 0x04 && n.PercentageUsed >= 100 && n.MediaErrors == 0 {
+				cw = 0 // vendors raise "reliability degraded" at 100% used: health-wear says it
+			}
+			if w := nvmeWarnings(cw); len(w) > 0 {
 				add(rule.Crit, rule.Ev(src, fmt.Sprintf("Critical Warning: 0x%02x (%s)", n.CriticalWarning, strings.Join(w, "; "))), "critical warning: "+strings.Join(w, "; "))
 			}
 			if n.SpareThreshold > 0 && n.AvailableSpare < n.SpareThreshold {
@@ -726,6 +730,11 @@ var metaHot = rule.Meta{
 	Refs: []string{refGoogleFAST, refSmartctl, refNVMeSpec},
 }
 
+// minPlausibleLimit: drives report bogus limits (a Toshiba SSD's SCT
+// "Specified Max Operating Temperature: 13 Celsius", smartmontools issue
+// 154); no drive is specified to stop below 40 °C.
+const minPlausibleLimit = 40
+
 func checkHot(in rule.Input) []rule.Finding {
 	var out []rule.Finding
 	for _, d := range in.Host.Block {
@@ -736,7 +745,7 @@ func checkHot(in rule.Input) []rule.Finding {
 		t := *s.Temp
 		limit, by := 0, ""
 		switch {
-		case s.TempLimit != nil && *s.TempLimit > 0 && t > *s.TempLimit:
+		case s.TempLimit != nil && *s.TempLimit >= minPlausibleLimit && t > *s.TempLimit:
 			limit, by = *s.TempLimit, "the drive's own limit"
 		case hdd(d) && t > 50:
 			limit, by = 50, "the 50 °C a hard disk should stay under"
