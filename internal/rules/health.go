@@ -362,8 +362,12 @@ func checkMedia(in rule.Input) []rule.Finding {
 		if !m.hit {
 			continue
 		}
-		f := metaMedia.New(d.Name, fmt.Sprintf("%s has %s: its media is failing; reads of bad areas are retried for seconds each.%s",
-			diskIdent(d), strings.Join(m.what, ", "), pointless), m.ev...)
+		state := "its media has started to fail"
+		if m.sev == rule.Crit {
+			state = "its media is failing"
+		}
+		f := metaMedia.New(d.Name, fmt.Sprintf("%s has %s: %s; reads of bad areas are retried for seconds each.%s",
+			diskIdent(d), strings.Join(m.what, ", "), state, pointless), m.ev...)
 		f.Severity = m.sev
 		f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice,
 			Target: fmt.Sprintf("%s: %s; run a long self-test (smartctl -t long /dev/%s) to see how far it has gone", d.Name, replaceAdvice(in.Host, d), d.Name),
@@ -654,7 +658,7 @@ func checkSMR(in rule.Input) []rule.Finding {
 var metaERC = rule.Meta{
 	ID: "health-erc-off", Family: "health", Severity: rule.Warn, Since: "0.9.0",
 	Title: "Array member without error recovery control (SCT ERC)",
-	Doc: "A desktop drive without SCT ERC (WD TLER, Hitachi/Samsung CCTL) retries a bad sector for " +
+	Doc: "Hard disks only. A desktop drive without SCT ERC (WD TLER, Hitachi/Samsung CCTL) retries a bad sector for " +
 		"two minutes or more; the kernel's SCSI command timer (30 s) gives up first, resets the link, and " +
 		"md fails the whole member instead of rewriting one sector from redundancy (linux-raid wiki " +
 		"\"Timeout Mismatch\"). Drives with ERC: set 7 s with smartctl -l scterc,70,70 at every boot (it " +
@@ -667,7 +671,7 @@ func checkERC(in rule.Input) []rule.Finding {
 	var out []rule.Finding
 	for _, d := range in.Host.Block {
 		s := smartOf(d)
-		if s == nil || s.ERC == nil || len(members[d.Name]) == 0 || s.Protocol != "ATA" {
+		if s == nil || s.ERC == nil || len(members[d.Name]) == 0 || s.Protocol != "ATA" || !hdd(d) {
 			continue
 		}
 		e := s.ERC
