@@ -213,8 +213,10 @@ func (p *prober) smartReport(d *facts.BlockDevice, b []byte, src string) {
 		d.Health.SMART = s // reported, not woken
 	case s.NoAnswer != "" && d.Transport == "usb":
 		d.Health.NotCollected = "the USB bridge passes no SMART (smartctl: " + s.NoAnswer + ")"
+		p.skip(src, d.Health.NotCollected)
 	case s.NoAnswer != "":
 		d.Health.NotCollected = "smartctl got no answer: " + s.NoAnswer
+		p.skip(src, d.Health.NotCollected)
 	default:
 		d.Health.SMART = s
 	}

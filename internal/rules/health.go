@@ -916,7 +916,11 @@ func annotateSick(h *facts.Host, fs []rule.Finding) []rule.Finding {
 			continue
 		}
 		if bad, ok := sick[subj[0]]; ok {
-			f.Why += fmt.Sprintf(" Note: %s is failing (see health-media-errors / health-smart-failed): tuning is pointless until it is replaced.", bad)
+			verb, it := "is", "it is"
+			if strings.Contains(bad, ",") {
+				verb, it = "are", "they are"
+			}
+			f.Why += fmt.Sprintf(" Note: %s %s failing (see health-media-errors / health-smart-failed): tuning is pointless until %s replaced.", bad, verb, it)
 		}
 	}
 	return fs

@@ -128,7 +128,7 @@ func finish(s *facts.SMART) {
 			s.Protocol = "NVMe"
 		case s.SCSI != nil:
 			s.Protocol = "SCSI"
-		case len(s.Attributes) > 0:
+		case len(s.Attributes) > 0, s.ERC != nil, len(s.PhyEvents) > 0:
 			s.Protocol = "ATA"
 		}
 	}

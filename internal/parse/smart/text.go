@@ -244,7 +244,7 @@ func ParseText(b []byte) (*facts.SMART, error) {
 	if err := sc.Err(); err != nil {
 		return nil, errf("%v", err)
 	}
-	if !seen && len(s.Attributes) == 0 && !s.Standby && s.NoAnswer == "" && s.Temp == nil && !s.SelfTestLog && !nvmeSeen && !scsiSeen {
+	if !seen && len(s.Attributes) == 0 && !s.Standby && s.NoAnswer == "" && s.Temp == nil && !s.SelfTestLog && !nvmeSeen && !scsiSeen && s.ERC == nil && len(s.PhyEvents) == 0 {
 		return nil, errf("no smartctl header, health line or attribute table")
 	}
 	if nvmeSeen {
