@@ -96,7 +96,7 @@ func bond(b *inventory.BondRole) string {
 // filesystems when there are any.
 func DiskTables(w io.Writer, d inventory.Disks) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "DISK\tMODEL\tSERIAL\tSIZE\tSECTOR L/P\tTYPE\tBUS\tSCHED\tRA KB\tPARTITIONS\tUSE")
+	fmt.Fprintln(tw, "DISK\tMODEL\tSERIAL\tSIZE\tSECTOR L/P\tTYPE\tBUS\tHEALTH\tTEMP\tPOWER-ON\tSCHED\tRA KB\tPARTITIONS\tUSE")
 	for _, r := range d.Disks {
 		kind := "-"
 		if r.Rotational != nil {
@@ -114,8 +114,8 @@ func DiskTables(w io.Writer, d inventory.Disks) error {
 			}
 			parts = append(parts, s)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d/%d\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Name, dash(r.Model), dash(r.Serial), sizeText(r.SizeBytes),
-			r.LogicalBlockSize, r.PhysicalBlockSize, kind, bus, dash(r.Scheduler), intp(r.ReadAheadKB), dash(strings.Join(parts, " ")), dash(strings.Join(r.Use, ", ")))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d/%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Name, dash(r.Model), dash(r.Serial), sizeText(r.SizeBytes),
+			r.LogicalBlockSize, r.PhysicalBlockSize, kind, bus, dash(r.Health), tempText(r.TempC), hoursText(r.PowerOnHours), dash(r.Scheduler), intp(r.ReadAheadKB), dash(strings.Join(parts, " ")), dash(strings.Join(r.Use, ", ")))
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -845,7 +845,7 @@ func humanHours(h int64, minutes int) string {
 // problem known, 1 warning (link, USB, I/O errors, hot, worn), 2 failing
 // (media or the drive's own verdict); -1 nothing collected.
 func HealthLevel(h *facts.Host, d facts.BlockDevice) int {
-	if d.Health == nil || d.Health.SMART == nil && !hasEvents(h, d.Name) {
+	if d.Health == nil || (d.Health.SMART == nil || d.Health.SMART.Standby) && !hasEvents(h, d.Name) {
 		return -1
 	}
 	level := 0

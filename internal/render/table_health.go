@@ -1,0 +1,25 @@
+package render
+
+import "fmt"
+
+// tempText writes a temperature for the TEMP column.
+func tempText(t *int) string {
+	if t == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%d°C", *t)
+}
+
+// hoursText writes power-on time in human units: hours up to two days,
+// days up to a year, then years with one decimal.
+func hoursText(h *int64) string {
+	switch {
+	case h == nil:
+		return "-"
+	case *h < 48:
+		return fmt.Sprintf("%dh", *h)
+	case *h < 24*365:
+		return fmt.Sprintf("%dd", *h/24)
+	}
+	return fmt.Sprintf("%.1fy", float64(*h)/(24*365))
+}
