@@ -23,7 +23,9 @@ func (p *prober) kernelLog(disks []*facts.BlockDevice) {
 			return
 		}
 		src = pathKmsg
-		p.root.RecordCommand([]string{"dmesg"}, b)
+		// A snapshot keeps only the storage lines (not the kernel command
+		// line, addresses or other drivers' chatter).
+		p.root.RecordCommand([]string{"dmesg"}, kmsg.Storage(b))
 	} else {
 		var err error
 		b, src, err = p.root.Command(p.ctx, "dmesg")

@@ -183,3 +183,24 @@ func unescape(s string) string {
 	}
 	return b.String()
 }
+
+var storagePrefix = regexp.MustCompile(`^(ata\d|sd \d|scsi|usb \d|uas|nvme|md/|md:|md\d|blk_|I/O error|Buffer I/O|print_req_error|critical medium|sd\w+: )`)
+
+// Storage keeps the lines of a kernel log (in its own format) whose
+// message is about disks, links, USB storage, NVMe or md: what a snapshot
+// needs, without the rest of the log (the kernel command line, network
+// addresses, other drivers).
+func Storage(b []byte) []byte {
+	var out bytes.Buffer
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		l := sc.Text()
+		m := Messages([]byte(l))
+		if len(m) == 1 && storagePrefix.MatchString(m[0]) {
+			out.WriteString(l)
+			out.WriteByte('\n')
+		}
+	}
+	return out.Bytes()
+}

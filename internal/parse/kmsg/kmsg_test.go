@@ -142,3 +142,26 @@ func FuzzParse(f *testing.F) {
 		FormatRecord(b)
 	})
 }
+
+func TestStorage(t *testing.T) {
+	in := "[    0.000000] Command line: root=/dev/sda1 secret=x\n" +
+		"[    1.842113] ata1: SATA link up 3.0 Gbps (SStatus 123 SControl 300)\n" +
+		"[    1.900000] e1000e 0000:00:19.0 eth0: 00:11:22:33:44:55\n" +
+		"[    2.000000] sd 0:0:0:0: [sda] 3907029168 512-byte logical blocks\n" +
+		"[    2.100000] md/raid:md0: device sdb1 operational as raid disk 1\n" +
+		"[    2.200000] I/O error, dev sdb, sector 8\n"
+	got := string(Storage([]byte(in)))
+	want := "[    1.842113] ata1: SATA link up 3.0 Gbps (SStatus 123 SControl 300)\n" +
+		"[    2.000000] sd 0:0:0:0: [sda] 3907029168 512-byte logical blocks\n" +
+		"[    2.100000] md/raid:md0: device sdb1 operational as raid disk 1\n" +
+		"[    2.200000] I/O error, dev sdb, sector 8\n"
+	if got != want {
+		t.Errorf("Storage:\n%s\nwant\n%s", got, want)
+	}
+	for _, f := range []string{"sunxi-24-badcrc.txt", "rpi-6661-nvme-down.txt", "uas-3-usb-reset.txt"} {
+		b, _ := os.ReadFile(filepath.Join("../../../testdata/real/kmsg", f))
+		if a, s := len(Parse(b)), len(Parse(Storage(b))); a != s {
+			t.Errorf("%s: %d events, %d after Storage", f, a, s)
+		}
+	}
+}

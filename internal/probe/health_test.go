@@ -1,0 +1,124 @@
+package probe
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/nastune/nastune/internal/cmdrun"
+	"github.com/nastune/nastune/internal/facts"
+	"github.com/nastune/nastune/internal/fixture"
+	"github.com/nastune/nastune/internal/hostfs"
+)
+
+// TestReadKmsgLive reads this machine's /dev/kmsg: it must return (not
+// wait for the next message) with dmesg-formatted lines.
+func TestReadKmsgLive(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root (dmesg_restrict)")
+	}
+	if _, err := os.Stat(pathKmsg); err != nil {
+		t.Skip(err)
+	}
+	done := make(chan struct{})
+	var b []byte
+	var err error
+	go func() { b, err = readKmsg(pathKmsg, kmsgMax); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("readKmsg blocked")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := strings.SplitN(string(b), "\n", 2)[0]
+	if len(b) == 0 || !strings.HasPrefix(first, "[") || !strings.Contains(first, "] ") {
+		t.Errorf("not dmesg lines: %q", first)
+	}
+	small, err := readKmsg(pathKmsg, 100)
+	if err != nil || len(small) > 100+8192 {
+		t.Errorf("cap: %d bytes, %v", len(small), err)
+	}
+}
+
+// TestReadKmsgRefusesOthers: a regular file or a FIFO is not the kernel
+// log; a FIFO must not hang the reader.
+func TestReadKmsgRefusesOthers(t *testing.T) {
+	dir := t.TempDir()
+	reg := filepath.Join(dir, "kmsg")
+	if err := os.WriteFile(reg, []byte("6,1,2,-;ata1: hard resetting link\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := readKmsg(reg, kmsgMax); err == nil || !strings.Contains(err.Error(), "not a character device") {
+		t.Errorf("regular file: %v", err)
+	}
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip(err)
+	}
+	if _, err := readKmsg(fifo, kmsgMax); err == nil {
+		t.Error("FIFO accepted")
+	}
+	if _, err := readKmsg(filepath.Join(dir, "none"), kmsgMax); err == nil {
+		t.Error("missing file accepted")
+	}
+}
+
+// TestSmartLiveWithoutSmartctl: on a live root without smartctl (or
+// without root) every disk is "not collected" with the way to get it.
+func TestSmartLiveWithoutSmartctl(t *testing.T) {
+	if cmdrun.Installed("smartctl") && os.Geteuid() == 0 {
+		t.Skip("smartctl is installed: this checks its absence")
+	}
+	p := &prober{ctx: context.Background(), root: hostfs.Live(), h: &facts.Host{}}
+	d := &facts.BlockDevice{Name: "sdz", Kind: "disk", Health: &facts.DiskHealth{}}
+	p.smartAll([]*facts.BlockDevice{d})
+	if d.Health.SMART != nil || d.Health.NotCollected == "" {
+		t.Errorf("health: %+v", d.Health)
+	}
+	found := false
+	for _, n := range p.h.NotCollected {
+		if n.Source == "smartctl" && (strings.Contains(n.Reason, "apt install smartmontools") || strings.Contains(n.Reason, "root")) {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("not collected: %+v", p.h.NotCollected)
+	}
+}
+
+// TestHealthFixture: the health-raid tree maps smartctl files, ports and
+// kernel-log lines to its disks.
+func TestHealthFixture(t *testing.T) {
+	root, err := hostfs.Open(fixture.HostDir(t, "health-raid"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	h := Collect(context.Background(), root)
+	sda, sdf, sdk := h.Disk("sda"), h.Disk("sdf"), h.Disk("sdk")
+	if sda.Health == nil || sda.Health.SMART == nil || sda.Health.SMART.Passed == nil || *sda.Health.SMART.Passed {
+		t.Errorf("sda: %+v", sda.Health)
+	}
+	if sda.Health.SCSIAddr != "0:0:0:0" || sdk.Health.Port != "ata1" {
+		t.Errorf("topology: sda %+v sdk %+v", sda.Health, sdk.Health)
+	}
+	if sdf.Health.SMART == nil || !sdf.Health.SMART.Standby {
+		t.Errorf("sdf not reported as standby: %+v", sdf.Health)
+	}
+	if h.Disk("sdg").Health.NotCollected != "not captured in this tree" {
+		t.Errorf("sdg: %+v", h.Disk("sdg").Health)
+	}
+	byDisk := map[string]int{}
+	for _, e := range h.KernelLog.Events {
+		byDisk[e.Disk]++
+	}
+	if byDisk["sdk"] < 6 || byDisk["sda"] < 3 || byDisk["sdg"] != 2 {
+		t.Errorf("kernel-log mapping: %v", byDisk)
+	}
+}
