@@ -99,6 +99,14 @@ func TestKnownSamples(t *testing.T) {
 	if s.NVMe == nil || s.NVMe.CriticalWarning != 4 || s.NVMe.PercentageUsed != 100 || *s.Temp != 28 {
 		t.Errorf("NVMe text: %+v", s.NVMe)
 	}
+	s = load(t, "issue-smartmontools-389-mybook-53C-excerpt.txt")
+	if *s.Temp != 53 || len(s.SelfTests) != 1 || s.SelfTests[0].Hours != 1 || !s.SelfTests[0].Passed {
+		t.Errorf("extended + standard self-test logs: %+v", s.SelfTests)
+	}
+	s = load(t, "issue-smartmontools-590-barracuda-xt-erc-excerpt.txt")
+	if s.ERC == nil || !s.ERC.Supported || s.ERC.ReadDS != 0 || len(s.PhyEvents) != 4 || s.PhyEvents[0].ID != 0x0a || s.PhyEvents[0].Value != 35 || s.Protocol != "ATA" {
+		t.Errorf("ERC/phy text: %+v %+v", s.ERC, s.PhyEvents)
+	}
 	s = load(t, "issue-smartmontools-154-bogus-limit-excerpt.txt")
 	if *s.Temp != 48 || *s.TempLimit != 13 || *s.TempMin != 13 || *s.TempMax != 57 || s.SelfTestLog {
 		t.Errorf("SCT text: temp %v limit %v", *s.Temp, *s.TempLimit)

@@ -36,6 +36,7 @@ func ParseText(b []byte) (*facts.SMART, error) {
 	var scsi facts.SCSIHealth
 	scsiSeen := false
 	var uncorrected int64
+	extLog := false
 	for sc.Scan() {
 		line := strings.TrimRight(sc.Text(), " \r")
 		key, val, hasColon := strings.Cut(line, ":")
@@ -53,14 +54,17 @@ func ParseText(b []byte) (*facts.SMART, error) {
 		case strings.HasPrefix(line, "ID# ATTRIBUTE_NAME"):
 			section = "attrs"
 			continue
-		case strings.HasPrefix(line, "SMART Extended Self-test Log"), strings.HasPrefix(line, "SMART Self-test log"):
-			if section != "selftest-ext" {
-				s.SelfTestLog = true
-				s.SelfTests = nil
+		case strings.HasPrefix(line, "SMART Extended Self-test Log"):
+			// -x prints the extended log (48-bit LBAs) and then the
+			// standard one; the extended one is kept.
+			s.SelfTestLog, s.SelfTests, extLog = true, nil, true
+			section = "selftest-ext"
+			continue
+		case strings.HasPrefix(line, "SMART Self-test log"):
+			s.SelfTestLog = true
+			section = "selftest-std-ignored"
+			if !extLog {
 				section = "selftest"
-				if strings.HasPrefix(line, "SMART Extended") {
-					section = "selftest-ext"
-				}
 			}
 			continue
 		case strings.HasPrefix(line, "No self-tests have been logged"):
@@ -78,10 +82,8 @@ func ParseText(b []byte) (*facts.SMART, error) {
 			}
 			continue
 		case line == "":
-			if section != "selftest-ext" || len(s.SelfTests) > 0 {
-				if section != "erc" {
-					section = ""
-				}
+			if section != "erc" {
+				section = ""
 			}
 			continue
 		}
