@@ -36,5 +36,5 @@ if ! have_go; then
 fi
 
 # Test oracles and helpers (Debian package names).
-apt_install ${NASTUNE_APT_PACKAGES:-iproute2 ethtool util-linux fdisk e2fsprogs xfsprogs samba-common-bin prometheus chromium qemu-user-static openssh-server openssh-client python3-venv}
+apt_install ${NASTUNE_APT_PACKAGES:-iproute2 ethtool util-linux fdisk e2fsprogs xfsprogs samba-common-bin prometheus chromium qemu-user-static openssh-server openssh-client python3-venv smartmontools}
 go mod download

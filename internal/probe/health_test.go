@@ -72,9 +72,7 @@ func TestReadKmsgRefusesOthers(t *testing.T) {
 // TestSmartLiveWithoutSmartctl: on a live root without smartctl (or
 // without root) every disk is "not collected" with the way to get it.
 func TestSmartLiveWithoutSmartctl(t *testing.T) {
-	if cmdrun.Installed("smartctl") && os.Geteuid() == 0 {
-		t.Skip("smartctl is installed: this checks its absence")
-	}
+	t.Setenv("PATH", t.TempDir()) // no smartctl on it
 	p := &prober{ctx: context.Background(), root: hostfs.Live(), h: &facts.Host{}}
 	d := &facts.BlockDevice{Name: "sdz", Kind: "disk", Health: &facts.DiskHealth{}}
 	p.smartAll([]*facts.BlockDevice{d})
@@ -89,6 +87,43 @@ func TestSmartLiveWithoutSmartctl(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("not collected: %+v", p.h.NotCollected)
+	}
+}
+
+// TestSmartLiveReal runs the real smartctl on this machine's first disk:
+// its output (JSON, non-zero exit status included) is parsed or its
+// refusal recorded, and a snapshot keeps it under the captured name.
+func TestSmartLiveReal(t *testing.T) {
+	if !cmdrun.Installed("smartctl") || os.Geteuid() != 0 {
+		t.Skip("needs smartctl (smartmontools) and root")
+	}
+	root := hostfs.Live()
+	rec := root.Record()
+	p := &prober{ctx: context.Background(), root: root, h: &facts.Host{}}
+	p.block()
+	var disks []*facts.BlockDevice
+	for i := range p.h.Block {
+		if p.h.Block[i].Kind == "disk" {
+			p.h.Block[i].Health = &facts.DiskHealth{}
+			disks = append(disks, &p.h.Block[i])
+		}
+	}
+	if len(disks) == 0 {
+		t.Skip("no disk")
+	}
+	p.smartAll(disks[:1])
+	d := disks[0]
+	if d.Health.SMART == nil && d.Health.NotCollected == "" {
+		t.Fatalf("%s: neither a report nor a reason", d.Name)
+	}
+	t.Logf("%s: SMART %v, not collected %q", d.Name, d.Health.SMART != nil, d.Health.NotCollected)
+	want := CommandFile("smartctl", "-x", "-j", "/dev/"+d.Name)
+	found := false
+	for _, e := range rec.Entries() {
+		found = found || strings.HasSuffix(e.Path, want[strings.LastIndexByte(want, '/'):])
+	}
+	if !found {
+		t.Errorf("snapshot lacks %s", want)
 	}
 }
 
