@@ -2,6 +2,7 @@ package probe
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -156,4 +157,109 @@ func TestHealthFixture(t *testing.T) {
 	if byDisk["sdk"] < 6 || byDisk["sda"] < 3 || byDisk["sdg"] != 2 {
 		t.Errorf("kernel-log mapping: %v", byDisk)
 	}
+}
+
+// TestSmartLiveFallbacks replays real smartctl outputs for the live
+// paths no machine here can produce: 6.x rejecting -j (text fallback), an
+// unknown USB bridge answered by -d sat, one answering nothing, a disk
+// asleep.
+func TestSmartLiveFallbacks(t *testing.T) {
+	real := func(name string) []byte {
+		b, err := os.ReadFile(filepath.Join("../../testdata/real/smart", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	rejectJ := []byte("smartctl 6.6 2016-05-31 r4324 [x86_64-linux-4.19.0-8-amd64] (local build)\n" +
+		"Copyright (C) 2002-16, Bruce Allen, Christian Franke, www.smartmontools.org\n\n=======> UNRECOGNIZED OPTION: j\n")
+	unknown := real("issue-smartmontools-270-unknown-bridge-7.4.txt")
+	// smartctl 7.3's JSON when it cannot tell the device type (captured on
+	// this project's build machine, a virtio disk).
+	noType, err := os.ReadFile("testdata/smartctl-7.3-x-j-virtio.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name, transport string
+		answers         map[string][]byte // argv joined → output
+		wantSrc, want   string
+	}{
+		{"text 6.x", "sata", map[string][]byte{
+			"smartctl -x -j -n standby /dev/sdq": rejectJ,
+			"smartctl -x -n standby /dev/sdq":    real("github-script-WD40EFAX-smr-7.2.txt"),
+		}, "smartctl -x -n standby /dev/sdq", "Western Digital Red (SMR)"},
+		{"usb sat retry 6.x", "usb", map[string][]byte{
+			"smartctl -x -j -n standby /dev/sdq":     rejectJ,
+			"smartctl -x -n standby /dev/sdq":        real("issue-smartmontools-32-unknown-bridge-6.6.txt"),
+			"smartctl -x -n standby -d sat /dev/sdq": real("telegraf-text-hgstSATAInfoData.txt"),
+		}, "smartctl -x -n standby -d sat /dev/sdq", "HGST HTE725050A7E630"},
+		{"usb sat retry 7.x", "usb", map[string][]byte{
+			"smartctl -x -j -n standby /dev/sdq":        noType,
+			"smartctl -x -j -n standby -d sat /dev/sdq": real("telegraf-smartctl-usb.json"),
+		}, "smartctl -x -j -n standby -d sat /dev/sdq", "SanDisk pSSD"},
+		{"usb passes nothing", "usb", map[string][]byte{
+			"smartctl -x -j -n standby /dev/sdq": unknown,
+			"smartctl -x -n standby /dev/sdq":    unknown,
+		}, "", "the USB bridge passes no SMART"},
+		{"standby", "sata", map[string][]byte{
+			"smartctl -x -j -n standby /dev/sdq": real("telegraf-text-mockStandbyData.txt"),
+			"smartctl -x -n standby /dev/sdq":    real("telegraf-text-mockStandbyData.txt"),
+		}, "smartctl -x -n standby /dev/sdq", "standby"},
+	}
+	defer func(f func(context.Context, ...string) ([]byte, error)) { runSmartctl = f }(runSmartctl)
+	for _, c := range cases {
+		var asked []string
+		runSmartctl = func(_ context.Context, argv ...string) ([]byte, error) {
+			k := strings.Join(argv, " ")
+			asked = append(asked, k)
+			if b, ok := c.answers[k]; ok {
+				return b, errors.New("exit status 1")
+			}
+			return nil, errors.New("unexpected " + k)
+		}
+		root := hostfs.Live()
+		rec := root.Record()
+		p := &prober{ctx: context.Background(), root: root, h: &facts.Host{}}
+		d := &facts.BlockDevice{Name: "sdq", Kind: "disk", Transport: c.transport, Health: &facts.DiskHealth{}}
+		p.smartLive(context.Background(), d)
+		s := d.Health.SMART
+		switch c.name {
+		case "text 6.x":
+			if s == nil || s.Family != c.want || d.Health.Source != c.wantSrc || s.Format != "text" {
+				t.Errorf("%s: %+v asked %v", c.name, d.Health, asked)
+			}
+			if !hasCmd(rec, "smartctl_-x_%dev%sdq.txt") {
+				t.Errorf("%s: text not recorded as smartctl -x /dev/sdq", c.name)
+			}
+		case "usb sat retry 6.x", "usb sat retry 7.x":
+			if s == nil || s.Model != c.want || d.Health.Source != c.wantSrc {
+				t.Errorf("%s: %+v asked %v", c.name, d.Health, asked)
+			}
+			file := "smartctl_-x_-j_%dev%sdq.txt"
+			if s != nil && s.Format == "text" {
+				file = "smartctl_-x_%dev%sdq.txt"
+			}
+			if !hasCmd(rec, file) {
+				t.Errorf("%s: not recorded as %s", c.name, file)
+			}
+		case "usb passes nothing":
+			if s != nil || !strings.Contains(d.Health.NotCollected, c.want) || len(asked) > 4 {
+				t.Errorf("%s: %+v asked %v", c.name, d.Health, asked)
+			}
+		case "standby":
+			if s == nil || !s.Standby || len(asked) != 2 {
+				t.Errorf("%s: %+v asked %v", c.name, d.Health, asked)
+			}
+		}
+	}
+}
+
+func hasCmd(rec *hostfs.Recorder, file string) bool {
+	for _, e := range rec.Entries() {
+		if strings.HasSuffix(e.Path, "/"+file) {
+			return true
+		}
+	}
+	return false
 }

@@ -14,6 +14,10 @@ import (
 	"github.com/nastune/nastune/internal/parse/smart"
 )
 
+// runSmartctl runs smartctl through the read-only command runner (a
+// variable so tests can replay real outputs).
+var runSmartctl = cmdrun.Run
+
 // SMARTBudget bounds all smartctl runs of one audit: a box with 24 disks
 // answers in seconds, a wedged bridge must not hold the audit for minutes.
 const SMARTBudget = 90 * time.Second
@@ -153,7 +157,7 @@ func (p *prober) smartLive(ctx context.Context, d *facts.BlockDevice) {
 			argv = append(argv, "-d", "sat")
 		}
 		argv = append(argv, dev)
-		out, err := cmdrun.Run(ctx, argv...)
+		out, err := runSmartctl(ctx, argv...)
 		return out, argv, err
 	}
 	out, argv, err := run(true, false)
