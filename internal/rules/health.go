@@ -879,31 +879,70 @@ func hasEvents(h *facts.Host, disk string) bool {
 	return false
 }
 
-// annotateSick adds to tuning findings about a failing disk (or an array
-// built on one) that tuning it is pointless until it is replaced.
+// annotateSick adds to tuning, ceiling and bench findings about a disk
+// (or an array built on disks) with health problems what those are: a
+// failing disk makes tuning pointless; link or I/O errors explain a disk
+// far below its modelled speed better than any knob.
 func annotateSick(h *facts.Host, fs []rule.Finding) []rule.Finding {
 	if h == nil {
 		return fs
 	}
-	sick := map[string]string{}
+	level := map[string]int{}
 	for _, d := range h.Block {
-		if d.Kind == "disk" && HealthLevel(h, d) == 2 {
-			sick[d.Name] = d.Name
-		}
-	}
-	if len(sick) == 0 {
-		return fs
-	}
-	for _, a := range h.MD {
-		var bad []string
-		for _, m := range a.Members {
-			if sick[m.Disk] != "" {
-				bad = append(bad, m.Disk)
+		if d.Kind == "disk" {
+			if l := HealthLevel(h, d); l > 0 {
+				level[d.Name] = l
 			}
 		}
-		if len(bad) > 0 {
-			sort.Strings(bad)
-			sick[a.Name] = strings.Join(bad, ", ")
+	}
+	if len(level) == 0 {
+		return fs
+	}
+	note := func(failing, erring []string) string {
+		var parts []string
+		if len(failing) > 0 {
+			sort.Strings(failing)
+			verb, it := "is", "it is"
+			if len(failing) > 1 {
+				verb, it = "are", "they are"
+			}
+			parts = append(parts, fmt.Sprintf("%s %s failing (see health-media-errors / health-smart-failed): tuning is pointless until %s replaced.",
+				strings.Join(failing, ", "), verb, it))
+		}
+		if len(erring) > 0 {
+			sort.Strings(erring)
+			verb := "has"
+			if len(erring) > 1 {
+				verb = "have"
+			}
+			parts = append(parts, fmt.Sprintf("%s %s link, USB, I/O or heat problems (see the health findings): fix those before judging speed or tuning.",
+				strings.Join(erring, ", "), verb))
+		}
+		return " Note: " + strings.Join(parts, " ")
+	}
+	notes := map[string]string{}
+	split := func(names []string) ([]string, []string) {
+		var f, e []string
+		for _, n := range names {
+			switch level[n] {
+			case 2:
+				f = append(f, n)
+			case 1:
+				e = append(e, n)
+			}
+		}
+		return f, e
+	}
+	for name := range level {
+		notes[name] = note(split([]string{name}))
+	}
+	for _, a := range h.MD {
+		var names []string
+		for _, m := range a.Members {
+			names = append(names, m.Disk)
+		}
+		if f, e := split(names); len(f)+len(e) > 0 {
+			notes[a.Name] = note(f, e)
 		}
 	}
 	for i := range fs {
@@ -915,12 +954,8 @@ func annotateSick(h *facts.Host, fs []rule.Finding) []rule.Finding {
 		if len(subj) == 0 {
 			continue
 		}
-		if bad, ok := sick[subj[0]]; ok {
-			verb, it := "is", "it is"
-			if strings.Contains(bad, ",") {
-				verb, it = "are", "they are"
-			}
-			f.Why += fmt.Sprintf(" Note: %s %s failing (see health-media-errors / health-smart-failed): tuning is pointless until %s replaced.", bad, verb, it)
+		if n, ok := notes[subj[0]]; ok {
+			f.Why += n
 		}
 	}
 	return fs
