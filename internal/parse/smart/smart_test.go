@@ -214,3 +214,28 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestSCSIText reads the SAS form of smartctl -x (the error counter log
+// layout of smartctl's scsiprint.cpp) and a real SAS header.
+func TestSCSIText(t *testing.T) {
+	s := load(t, "telegraf-text-smartctlMegaraidInfo1.txt")
+	if s.Protocol != "SCSI" || !strings.HasPrefix(s.Model, "SEAGATE ") || *s.PowerOnHours != 16003 || s.PowerOnMinutes != 18 || *s.TempLimit != 63 {
+		t.Errorf("SAS header: %+v", s)
+	}
+	in := "smartctl 7.3 2022-02-28 r5338 [x86_64-linux-6.1.0] (local build)\n\n" +
+		"=== START OF READ SMART DATA SECTION ===\nSMART Health Status: OK\n\nElements in grown defect list: 3\n\n" +
+		"Error counter log:\n" +
+		"           Errors Corrected by           Total   Correction     Gigabytes    Total\n" +
+		"               ECC          rereads/    errors   algorithm      processed    uncorrected\n" +
+		"           fast | delayed   rewrites  corrected  invocations   [10^9 bytes]  errors\n" +
+		"read:          0        0         0         0          0      12345.678           2\n" +
+		"write:         0        0         0         0          0       1234.567           0\n" +
+		"verify:        0        0         0         0          0          0.000           1\n"
+	s, err := Parse([]byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.SCSI == nil || *s.SCSI.GrownDefects != 3 || s.SCSI.Uncorrected == nil || *s.SCSI.Uncorrected != 3 {
+		t.Errorf("error counter log: %+v", s.SCSI)
+	}
+}

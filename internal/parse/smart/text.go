@@ -37,6 +37,7 @@ func ParseText(b []byte) (*facts.SMART, error) {
 	scsiSeen := false
 	var uncorrected int64
 	extLog := false
+	scsiVendor := ""
 	for sc.Scan() {
 		line := strings.TrimRight(sc.Text(), " \r")
 		key, val, hasColon := strings.Cut(line, ":")
@@ -69,6 +70,9 @@ func ParseText(b []byte) (*facts.SMART, error) {
 			continue
 		case strings.HasPrefix(line, "No self-tests have been logged"):
 			s.SelfTestLog = true
+			continue
+		case strings.HasPrefix(line, "Error counter log"):
+			section = "errlog"
 			continue
 		case strings.HasPrefix(line, "SATA Phy Event Counters"):
 			section = "phy"
@@ -129,14 +133,12 @@ func ParseText(b []byte) (*facts.SMART, error) {
 		switch key {
 		case "Model Family":
 			s.Family = val
-		case "Device Model", "Model Number", "Product":
-			if s.Model == "" || key != "Product" {
-				s.Model = val
-			}
+		case "Device Model", "Model Number":
+			s.Model = val
+		case "Product":
+			s.Model = strings.TrimSpace(scsiVendor + " " + val)
 		case "Vendor":
-			if s.Model == "" {
-				s.Model = val
-			}
+			scsiVendor = val
 		case "Serial Number", "Serial number":
 			s.Serial, seen = val, true
 		case "Firmware Version", "Revision":
@@ -234,7 +236,7 @@ func ParseText(b []byte) (*facts.SMART, error) {
 		case "read", "write", "verify":
 			// SCSI error counter log: "read:  0  0  0  0  0  1234.567  0"
 			f := strings.Fields(val)
-			if len(f) == 7 && section != "" {
+			if len(f) == 7 && section == "errlog" {
 				if v, err := strconv.ParseInt(f[6], 10, 64); err == nil {
 					uncorrected += v
 					scsiSeen = true
