@@ -57,7 +57,7 @@ func promHealth(p *promWriter, h *facts.Host) {
 			temp = append(temp, val{d.Name, float64(*s.Temp)})
 		}
 		if s.PowerOnHours != nil {
-			poh = append(poh, val{d.Name, float64(*s.PowerOnHours)})
+			poh = append(poh, val{d.Name, float64(*s.PowerOnHours)*3600 + float64(s.PowerOnMinutes)*60})
 		}
 		if a := smart.Attr(s, 199); a != nil {
 			crc = append(crc, val{d.Name, float64(a.Count)})
@@ -89,7 +89,7 @@ func promHealth(p *promWriter, h *facts.Host) {
 	write("nastune_disk_smart_passed", "SMART overall-health self-assessment: 1 passed, 0 failed.", passed)
 	write("nastune_disk_standby", "1 when smartctl -n standby found the disk spun down and did not wake it.", standby)
 	write("nastune_disk_temperature_celsius", "Drive temperature as smartctl decodes it.", temp)
-	write("nastune_disk_power_on_hours", "Power-on hours as smartctl decodes them.", poh)
+	write("nastune_disk_power_on_seconds", "Power-on time as smartctl decodes it (hours and minutes), in seconds.", poh)
 	write("nastune_disk_udma_crc_errors", "SMART 199 UDMA_CRC_Error_Count: link (cable, port, power) errors over the disk's life.", crc)
 	if len(med) > 0 {
 		p.family("nastune_disk_media_errors", "gauge", "Media error counters by kind (SMART 5/187/197/198, SCSI grown defects, NVMe media errors).")
