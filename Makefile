@@ -75,6 +75,8 @@ fuzz:
 	$(GO) test ./internal/parse/ethtool -run '^$$' -fuzz FuzzParsers -fuzztime 20s
 	$(GO) test ./internal/parse/storcmd -run '^$$' -fuzz FuzzStorCmd -fuzztime 20s
 	$(GO) test ./internal/snapshot -run '^$$' -fuzz FuzzUnpack -fuzztime 20s
+	$(GO) test ./internal/parse/smart -run '^$$' -fuzz FuzzParse -fuzztime 20s
+	$(GO) test ./internal/parse/kmsg -run '^$$' -fuzz FuzzParse -fuzztime 20s
 
 ## bench: speed and memory against peer tools, measured in the same run
 bench: build

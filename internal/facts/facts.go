@@ -61,6 +61,9 @@ type Host struct {
 	NFS     *NFS      `json:"nfs,omitempty"`
 	OpenVPN []OpenVPN `json:"openvpn,omitempty"`
 
+	// KernelLog holds the storage lines of the kernel log (facts/health.go).
+	KernelLog *KernelLog `json:"kernel_log,omitempty"`
+
 	NotCollected []NotCollected `json:"not_collected,omitempty"`
 }
 
@@ -582,6 +585,8 @@ type BlockDevice struct {
 	Slaves          []string    `json:"slaves,omitempty"`
 	Holders         []string    `json:"holders,omitempty"`
 	Partitions      []Partition `json:"partitions,omitempty"`
+	// Health is what smartctl and the kernel log say (facts/health.go).
+	Health *DiskHealth `json:"health,omitempty"`
 }
 
 // BenchMeasure is one sequential-read measurement of a saved bench result.

@@ -36,6 +36,11 @@ type DiskRow struct {
 	Partitions        []PartRow `json:"partitions"`
 	// Use names the arrays, pools and mounts that use the disk.
 	Use []string `json:"use,omitempty"`
+	// Health is "ok", "warn", "failing", "standby" or "" (not
+	// collected); TempC and PowerOnHours as smartctl decodes them.
+	Health       string `json:"health,omitempty"`
+	TempC        *int   `json:"temp_c,omitempty"`
+	PowerOnHours *int64 `json:"power_on_hours,omitempty"`
 }
 
 // PartRow is one partition.
@@ -88,6 +93,7 @@ func DiskTable(h *facts.Host) Disks {
 		if r.ByID == nil {
 			r.ByID = []string{}
 		}
+		r.Health, r.TempC, r.PowerOnHours = diskHealth(h, d)
 		if d.USB != nil {
 			r.USBSpeedMbps, r.USBDriver = d.USB.SpeedMbps, d.USB.Driver
 		}

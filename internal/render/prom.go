@@ -67,6 +67,7 @@ func Prom(w io.Writer, r *audit.Report, o PromOptions) error {
 	for _, s := range []rule.Severity{rule.Info, rule.Warn, rule.Crit} {
 		p.sample("nastune_findings", float64(bySev[s]), "severity", s.String())
 	}
+	promHealth(&p, r.Facts)
 	p.family("nastune_not_collected", "gauge", "Sources the audit could not read (run as root, install the tool).")
 	p.sample("nastune_not_collected", float64(len(r.NotCollected)))
 	if p.err != nil {

@@ -153,7 +153,7 @@ func sizeCell(b uint64) cell {
 }
 
 func diskGrids(d inventory.Disks) []grid {
-	disks := grid{Title: "disks", Header: []string{"DISK", "MODEL", "SERIAL", "SIZE", "SECTOR L/P", "TYPE", "BUS", "SCHED", "RA", "PARTITIONS", "USE"}}
+	disks := grid{Title: "disks", Header: []string{"DISK", "MODEL", "SERIAL", "SIZE", "SECTOR L/P", "TYPE", "BUS", "HEALTH", "TEMP", "POWER-ON", "SCHED", "RA", "PARTITIONS", "USE"}}
 	for _, r := range d.Disks {
 		kind := "-"
 		if r.Rotational != nil {
@@ -176,7 +176,7 @@ func diskGrids(d inventory.Disks) []grid {
 			ra = num(units.Bytes(uint64(*r.ReadAheadKB)<<10), float64(*r.ReadAheadKB))
 		}
 		disks.Rows = append(disks.Rows, []cell{txt(r.Name), txt(r.Model), txt(r.Serial), sizeCell(r.SizeBytes),
-			txt(fmt.Sprintf("%d/%d", r.LogicalBlockSize, r.PhysicalBlockSize)), txt(kind), txt(bus), txt(r.Scheduler), ra,
+			txt(fmt.Sprintf("%d/%d", r.LogicalBlockSize, r.PhysicalBlockSize)), txt(kind), txt(bus), txt(r.Health), tempCell(r.TempC), hoursCell(r.PowerOnHours), txt(r.Scheduler), ra,
 			txt(strings.Join(parts, " ")), txt(strings.Join(r.Use, ", "))})
 	}
 	out := []grid{disks}

@@ -16,12 +16,12 @@ import (
 )
 
 // Families in the order reports show them.
-var Families = []string{"nic", "bond", "netstack", "netsec", "block", "md", "fs", "zfs", "crypto", "bus", "samba", "nfs", "vpn", "memory", "sysctl"}
+var Families = []string{"health", "nic", "bond", "netstack", "netsec", "block", "md", "fs", "zfs", "crypto", "bus", "samba", "nfs", "vpn", "memory", "sysctl"}
 
 // All returns every rule, grouped by family.
 func All() []rule.Rule {
 	var out []rule.Rule
-	for _, fam := range [][]rule.Rule{nicRules, nicDeepRules, bondRules, netstackRules, netsecRules, blockRules, diskRules, mdRules, fsRules, zfsRules, cryptoRules, busRules, sambaRules, nfsRules, vpnRules, memoryRules, sysctlRules} {
+	for _, fam := range [][]rule.Rule{healthRules, nicRules, nicDeepRules, bondRules, netstackRules, netsecRules, blockRules, diskRules, mdRules, fsRules, zfsRules, cryptoRules, busRules, sambaRules, nfsRules, vpnRules, memoryRules, sysctlRules} {
 		out = append(out, fam...)
 	}
 	return out
@@ -47,6 +47,7 @@ func Run(in rule.Input) []rule.Finding {
 	for _, r := range All() {
 		out = append(out, r.Check(in)...)
 	}
+	out = annotateSick(in.Host, out)
 	famIndex := map[string]int{}
 	for i, f := range Families {
 		famIndex[f] = i

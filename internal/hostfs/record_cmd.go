@@ -1,0 +1,11 @@
+package hostfs
+
+// RecordCommand notes out as the output of argv for a snapshot, as if argv
+// had been run. Probes use it for live sources read another way or with
+// options a captured tree does not name: the kernel log read from
+// /dev/kmsg is saved as `dmesg`'s output, `smartctl -x -j -n standby
+// /dev/sdb` as `smartctl -x -j /dev/sdb`, so the snapshot replays under
+// the names docs/snapshot.md documents.
+func (r *Root) RecordCommand(argv []string, out []byte) {
+	r.rec.command(argv, out)
+}

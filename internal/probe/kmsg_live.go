@@ -1,0 +1,61 @@
+package probe
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/nastune/nastune/internal/parse/kmsg"
+)
+
+const (
+	pathKmsg = "/dev/kmsg"
+	// kmsgMax caps what is kept of the log (the kernel's buffer is
+	// 2^CONFIG_LOG_BUF_SHIFT bytes, 128 KiB to a few MiB).
+	kmsgMax = 4 << 20
+)
+
+// readKmsg reads every record /dev/kmsg holds and returns them as dmesg
+// prints them. /dev/kmsg is a character device: each read() returns one
+// record, and at the end of the buffer a blocking read would wait for the
+// next message, so it is opened O_NONBLOCK and read until EAGAIN. EPIPE
+// means records were overwritten while reading: skip to the next.
+func readKmsg(name string, max int) ([]byte, error) {
+	fd, err := unix.Open(name, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFCHR {
+		return nil, fmt.Errorf("%s: not a character device", name)
+	}
+	var out bytes.Buffer
+	rec := make([]byte, 8192) // printk's record limit is below this
+	for out.Len() < max {
+		n, err := unix.Read(fd, rec)
+		switch {
+		case errors.Is(err, unix.EAGAIN):
+			return out.Bytes(), nil
+		case errors.Is(err, unix.EPIPE), errors.Is(err, unix.EINTR):
+			continue
+		case err != nil:
+			if out.Len() > 0 {
+				return out.Bytes(), nil
+			}
+			return nil, fmt.Errorf("%s: %w", name, err)
+		case n == 0:
+			return out.Bytes(), nil
+		}
+		if line, ok := kmsg.FormatRecord(rec[:n]); ok {
+			out.WriteString(line)
+			out.WriteByte('\n')
+		}
+	}
+	return out.Bytes(), nil
+}

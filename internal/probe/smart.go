@@ -1,0 +1,227 @@
+package probe
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/nastune/nastune/internal/cmdrun"
+	"github.com/nastune/nastune/internal/facts"
+	"github.com/nastune/nastune/internal/parse/smart"
+)
+
+// runSmartctl runs smartctl through the read-only command runner (a
+// variable so tests can replay real outputs).
+var runSmartctl = cmdrun.Run
+
+// SMARTBudget bounds all smartctl runs of one audit: a box with 24 disks
+// answers in seconds, a wedged bridge must not hold the audit for minutes.
+const SMARTBudget = 90 * time.Second
+
+const hintSmartmontools = "smartctl not installed: install smartmontools (apt install smartmontools) to read SMART"
+
+var (
+	scsiAddr = regexp.MustCompile(`^\d+:\d+:\d+:\d+$`)
+	ataComp  = regexp.MustCompile(`^ata\d+$`)
+)
+
+// health fills each whole disk's Health: its topology names (port, SCSI
+// address, by-path, USB bridge ID) and smartctl's report; then the kernel
+// log, mapped to those names.
+func (p *prober) health() {
+	var disks []*facts.BlockDevice
+	for i := range p.h.Block {
+		d := &p.h.Block[i]
+		if d.Kind == "disk" {
+			d.Health = p.diskTopology(d)
+			disks = append(disks, d)
+		}
+	}
+	if len(disks) == 0 {
+		return
+	}
+	p.smartAll(disks)
+	p.kernelLog(disks)
+}
+
+func (p *prober) diskTopology(d *facts.BlockDevice) *facts.DiskHealth {
+	dh := &facts.DiskHealth{}
+	dir := pathSysBlock + "/" + d.Name
+	if real, err := p.root.RealPath(dir); err == nil {
+		for _, c := range strings.Split(real, "/") {
+			switch {
+			case ataComp.MatchString(c):
+				dh.Port = c
+			case scsiAddr.MatchString(c):
+				dh.SCSIAddr = c
+			}
+		}
+	}
+	if d.USB != nil && d.USB.Device != "" {
+		ud := "/sys/bus/usb/devices/" + d.USB.Device
+		v, ok1 := p.optional(ud + "/idVendor")
+		pr, ok2 := p.optional(ud + "/idProduct")
+		if ok1 && ok2 {
+			dh.USBID = v + ":" + pr
+		}
+	}
+	dh.Zoned, _ = p.optional(dir + "/queue/zoned")
+	if u, ok := p.udev(dir); ok {
+		for _, l := range u.Links {
+			if strings.HasPrefix(l, "disk/by-path/") && dh.ByPath == "" {
+				dh.ByPath = strings.TrimPrefix(l, "disk/by-path/")
+			}
+		}
+	}
+	return dh
+}
+
+// smartAll reads smartctl's report for each disk: from a captured tree's
+// files, or by running smartctl (root only) within SMARTBudget.
+func (p *prober) smartAll(disks []*facts.BlockDevice) {
+	if !p.root.IsLive() {
+		missing := 0
+		for _, d := range disks {
+			if !p.smartCaptured(d) {
+				missing++
+			}
+		}
+		if missing == len(disks) {
+			p.skip(CommandFile("smartctl", "-x", "-j", "/dev/NAME"), "not captured in this tree (nor the text of smartctl -x)")
+		}
+		return
+	}
+	switch {
+	case os.Geteuid() != 0:
+		p.skip("smartctl", "needs root: run nastune as root to read SMART")
+		for _, d := range disks {
+			d.Health.NotCollected = "needs root"
+		}
+		return
+	case !cmdrun.Installed("smartctl"):
+		p.skip("smartctl", hintSmartmontools)
+		for _, d := range disks {
+			d.Health.NotCollected = "smartctl not installed"
+		}
+		return
+	}
+	ctx, cancel := context.WithTimeout(p.ctx, SMARTBudget)
+	defer cancel()
+	for _, d := range disks {
+		if ctx.Err() != nil {
+			d.Health.NotCollected = "smartctl time budget (90 s) used up by the disks before it"
+			continue
+		}
+		p.smartLive(ctx, d)
+	}
+}
+
+// smartCaptured reads smartctl_-x_-j_%dev%NAME.txt, else the text form.
+func (p *prober) smartCaptured(d *facts.BlockDevice) bool {
+	dev := "/dev/" + d.Name
+	for _, argv := range [][]string{{"smartctl", "-x", "-j", dev}, {"smartctl", "-x", dev}} {
+		b, src, err := p.root.Command(p.ctx, argv...)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			p.fail(src, err)
+			d.Health.NotCollected = Reason(err)
+			return true
+		}
+		p.smartReport(d, b, src)
+		return true
+	}
+	d.Health.NotCollected = "not captured in this tree"
+	return false
+}
+
+// smartLive runs smartctl -x -j (text for 6.x), retrying -d sat behind a
+// USB bridge smartctl does not know. A sleeping disk is not woken.
+func (p *prober) smartLive(ctx context.Context, d *facts.BlockDevice) {
+	dev := "/dev/" + d.Name
+	nvme := strings.HasPrefix(d.Name, "nvme")
+	run := func(json bool, sat bool) ([]byte, []string, error) {
+		argv := []string{"smartctl", "-x"}
+		if json {
+			argv = append(argv, "-j")
+		}
+		if !nvme {
+			argv = append(argv, "-n", "standby")
+		}
+		if sat {
+			argv = append(argv, "-d", "sat")
+		}
+		argv = append(argv, dev)
+		out, err := runSmartctl(ctx, argv...)
+		return out, argv, err
+	}
+	out, argv, err := run(true, false)
+	if len(out) > 0 && !isJSON(out) {
+		// smartmontools 6.x: "UNRECOGNIZED OPTION: j"; ask for text.
+		out, argv, err = run(false, false)
+	}
+	s, perr := parseOut(out)
+	if perr == nil && s.NoAnswer != "" && d.Transport == "usb" {
+		if o2, a2, e2 := run(isJSON(out), true); len(o2) > 0 {
+			if s2, pe2 := parseOut(o2); pe2 == nil && s2.NoAnswer == "" {
+				out, argv, err, s = o2, a2, e2, s2
+			}
+		}
+	}
+	src := strings.Join(argv, " ")
+	if len(out) == 0 || perr != nil && len(out) == 0 {
+		if err != nil {
+			p.fail(src, err)
+			d.Health.NotCollected = Reason(err)
+		}
+		return
+	}
+	// Record under the name a captured tree uses, without -n/-d.
+	rec := []string{"smartctl", "-x", "-j", dev}
+	if !isJSON(out) {
+		rec = []string{"smartctl", "-x", dev}
+	}
+	p.root.RecordCommand(rec, out)
+	p.smartReport(d, out, src)
+}
+
+func isJSON(b []byte) bool {
+	for _, c := range b {
+		switch c {
+		case ' ', '\n', '\t', '\r':
+			continue
+		}
+		return c == '{'
+	}
+	return false
+}
+
+func parseOut(b []byte) (*facts.SMART, error) { return smart.Parse(b) }
+
+// smartReport parses one report and says what could not be had.
+func (p *prober) smartReport(d *facts.BlockDevice, b []byte, src string) {
+	s, err := smart.Parse(b)
+	if err != nil {
+		p.skip(src, err.Error())
+		d.Health.NotCollected = "smartctl output unreadable"
+		return
+	}
+	d.Health.Source = src
+	switch {
+	case s.Standby:
+		d.Health.SMART = s // reported, not woken
+	case s.NoAnswer != "" && d.Transport == "usb":
+		d.Health.NotCollected = "the USB bridge passes no SMART (smartctl: " + s.NoAnswer + ")"
+		p.skip(src, d.Health.NotCollected)
+	case s.NoAnswer != "":
+		d.Health.NotCollected = "smartctl got no answer: " + s.NoAnswer
+		p.skip(src, d.Health.NotCollected)
+	default:
+		d.Health.SMART = s
+	}
+}

@@ -1,0 +1,207 @@
+package rules
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/nastune/nastune/internal/facts"
+	"github.com/nastune/nastune/internal/parse/kmsg"
+	"github.com/nastune/nastune/internal/parse/smart"
+	"github.com/nastune/nastune/internal/rule"
+)
+
+var updateHealth = flag.Bool("update-health", false, "rewrite testdata/health-corpus.golden")
+
+const smartCorpus = "../../testdata/real/smart"
+
+// corpusHost puts one real smartctl report on disk sdb, a member of md0.
+func corpusHost(t *testing.T, file string) (*facts.Host, *facts.SMART) {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := smart.Parse(b)
+	if err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	d := facts.BlockDevice{Name: "sdb", Kind: "disk", Serial: "S1", ByID: []string{"ata-MODEL_S1"},
+		Health: &facts.DiskHealth{SMART: s, Source: filepath.Base(file), ByPath: "pci-0000:00:17.0-ata-2"}}
+	if s.Standby || s.NoAnswer != "" {
+		d.Health.SMART = nil
+		if s.Standby {
+			d.Health.SMART = s
+		}
+	}
+	h := &facts.Host{Block: []facts.BlockDevice{d},
+		MD: []facts.MDArray{{Name: "md0", Level: "raid6", Members: []facts.MDMember{{Device: "sdb1", Disk: "sdb", Role: "active"}}}}}
+	return h, s
+}
+
+// healthy: passed, zero media and interface counters (the issue's definition).
+func healthy(s *facts.SMART) bool {
+	if s.Passed != nil && !*s.Passed {
+		return false
+	}
+	for _, a := range s.Attributes {
+		if a.WhenFailed == "now" {
+			return false
+		}
+		switch a.ID {
+		case 5, 187, 197, 198, 199:
+			if a.Count != 0 {
+				return false
+			}
+		}
+	}
+	for _, p := range s.PhyEvents {
+		if p.Value > 0 && strings.Contains(p.Name, "CRC") {
+			return false
+		}
+	}
+	if n := s.NVMe; n != nil && (n.MediaErrors > 0 || n.CriticalWarning != 0 || n.AvailableSpare < n.SpareThreshold || n.PercentageUsed >= 100) {
+		return false
+	}
+	if c := s.SCSI; c != nil && (c.GrownDefects != nil && *c.GrownDefects > 0 || c.Uncorrected != nil && *c.Uncorrected > 0) {
+		return false
+	}
+	return len(s.SelfTests) == 0 || !testFailed(s.SelfTests[0])
+}
+
+var bigNumber = regexp.MustCompile(`\d{10,}`)
+
+// TestHealthCorpus runs the health rules over every real smartctl output:
+// healthy disks get no warning (configuration findings, SMR and ERC,
+// aside), every raw value shown is smartctl's decoded string, no packed
+// raw is shown as a count; the findings are a reviewed golden file.
+func TestHealthCorpus(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join(smartCorpus, "*"))
+	var golden strings.Builder
+	for _, f := range files {
+		if filepath.Base(f) == "ORIGIN" {
+			continue
+		}
+		h, s := corpusHost(t, f)
+		var fs []rule.Finding
+		for _, r := range healthRules {
+			fs = append(fs, r.Check(rule.Input{Host: h})...)
+		}
+		fmt.Fprintf(&golden, "== %s\n", filepath.Base(f))
+		for _, x := range fs {
+			fmt.Fprintf(&golden, "%-4s %s: %s\n", strings.ToUpper(x.Severity.String()), x.ID, x.Why)
+			for _, e := range x.Evidence {
+				fmt.Fprintf(&golden, "     %s\n", e.Value)
+			}
+			if healthy(s) && x.Severity >= rule.Warn && x.ID != metaSMR.ID && x.ID != metaERC.ID {
+				t.Errorf("%s: healthy sample got %s %s: %s", f, x.Severity, x.ID, x.Why)
+			}
+			for _, e := range x.Evidence {
+				if m := bigNumber.FindString(e.Value); m != "" && !strings.Contains(e.Value, "raw ") {
+					t.Errorf("%s: %s shows a %s-digit number: %s", f, x.ID, strconv.Itoa(len(m)), e.Value)
+				}
+				if i := strings.Index(e.Value, " raw "); i >= 0 {
+					id, _ := strconv.Atoi(strings.Fields(e.Value)[0])
+					if a := smart.Attr(s, id); a == nil || e.Value[i+5:] != a.Raw {
+						t.Errorf("%s: evidence %q is not smartctl's decoded raw", f, e.Value)
+					}
+				}
+			}
+			if m := bigNumber.FindString(strings.ReplaceAll(x.Why, s.Serial, "")); m != "" {
+				t.Errorf("%s: %s says a %d-digit number: %s", f, x.ID, len(m), x.Why)
+			}
+		}
+	}
+	path := filepath.Join("testdata", "health-corpus.golden")
+	if *updateHealth {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(golden.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./internal/rules -run TestHealthCorpus -update-health)", err)
+	}
+	if string(want) != golden.String() {
+		t.Errorf("health findings over the corpus differ from %s; review and rerun with -update-health", path)
+	}
+}
+
+// TestHealthKernelLog maps real kernel-log excerpts onto a disk and checks
+// which rule speaks: CRC → link (not media), UNC → media, UAS → USB.
+func TestHealthKernelLog(t *testing.T) {
+	cases := []struct {
+		file, key, want, not string
+		usb                  *facts.USBLink
+	}{
+		{"sunxi-24-badcrc.txt", "ata1", metaLink.ID, metaMedia.ID, nil},
+		{"buffalo-203-10b8b-1.5g.txt", "ata1", metaLink.ID, metaMedia.ID, nil},
+		{"zfs-1814-unc.txt", "ata3", metaMedia.ID, metaLink.ID, nil},
+		{"longhorn-1920-medium-error.txt", "sde", metaMedia.ID, metaLink.ID, nil},
+		{"buffalo-161-md-not-correctable.txt", "sdb", metaMedia.ID, metaIOErrors.ID, nil},
+		{"friendlyarm-12-uas-abort.txt", "sda", metaUSBResets.ID, metaMedia.ID, &facts.USBLink{Device: "2-1", Driver: "uas"}},
+		{"uas-3-usb-reset.txt", "2-1.2", metaUSBResets.ID, metaMedia.ID, &facts.USBLink{Device: "2-1.2", Driver: "uas"}},
+		{"nvme-cli-151-timeout-reset.txt", "nvme2", metaIOErrors.ID, metaMedia.ID, nil},
+		{"tlp-59-lpm-1.5g.txt", "ata1", "", metaLink.ID, nil},
+	}
+	for _, c := range cases {
+		b, err := os.ReadFile(filepath.Join("../../testdata/real/kmsg", c.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		kl := &facts.KernelLog{Source: "dmesg"}
+		for _, e := range kmsg.Parse(b) {
+			if e.Key == c.key || strings.HasPrefix(e.Key, c.key) {
+				e.Disk = "sdx"
+			}
+			kl.Events = append(kl.Events, e)
+		}
+		h := &facts.Host{KernelLog: kl, Block: []facts.BlockDevice{{Name: "sdx", Kind: "disk", USB: c.usb,
+			Health: &facts.DiskHealth{USBID: "174c:1153"}}}}
+		got := map[string]rule.Finding{}
+		for _, f := range Run(rule.Input{Host: h}) {
+			if f.Family == "health" {
+				got[f.ID] = f
+			}
+		}
+		if c.want != "" {
+			if _, ok := got[c.want]; !ok {
+				t.Errorf("%s: no %s (got %v)", c.file, c.want, keys(got))
+			}
+		}
+		if _, ok := got[c.not]; ok {
+			t.Errorf("%s: %s must not fire", c.file, c.not)
+		}
+		if f, ok := got[metaUSBResets.ID]; ok {
+			quirk := strings.Contains(f.Recommendation.Target, "usb-storage.quirks=174c:1153:u")
+			if quirk != (c.file != "uas-3-usb-reset.txt") {
+				t.Errorf("%s: quirk advice %v: %s", c.file, quirk, f.Recommendation.Target)
+			}
+		}
+	}
+}
+
+func keys(m map[string]rule.Finding) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+func TestNVMeWarningBits(t *testing.T) {
+	if got := nvmeWarnings(0x3f); len(got) != 6 || !strings.Contains(got[3], "read-only") {
+		t.Errorf("all bits: %v", got)
+	}
+	if got := nvmeWarnings(0x40); len(got) != 1 || !strings.Contains(got[0], "reserved") {
+		t.Errorf("reserved: %v", got)
+	}
+}
