@@ -20,8 +20,9 @@ func main() {
 
 // run runs the command line. The first SIGINT or SIGTERM cancels the
 // context: probes, commands and benchmarks stop, clean up and nastune
-// exits with 128+signal (130 for ^C). A second one kills at once: the
-// default action is restored after the first.
+// exits with 128+signal (130 for ^C), unless the command ended normally
+// on it (a bench server stops with ^C and exits 0). A second one kills at
+// once: the default action is restored after the first.
 func run() int {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -42,6 +43,9 @@ func run() int {
 	code := cli.Main(ctx, os.Args[1:], cli.StdEnv())
 	select {
 	case s := <-got:
+		if code == cli.ExitOK {
+			return code // the command's normal end on a signal (bench net -s)
+		}
 		return 128 + int(s)
 	default:
 		return code
