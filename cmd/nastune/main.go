@@ -24,8 +24,8 @@ func main() {
 // on it (a bench server stops with ^C and exits 0). A second one kills at
 // once: the default action is restored after the first.
 func run() int {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
@@ -38,7 +38,7 @@ func run() int {
 		signal.Reset(os.Interrupt, syscall.SIGTERM)
 		fmt.Fprintf(os.Stderr, "nastune: %v: stopping (send it again to kill)\n", s)
 		got <- s.(syscall.Signal)
-		cancel()
+		cancel(cli.SignalCause{Sig: s.(syscall.Signal)})
 	}()
 	code := cli.Main(ctx, os.Args[1:], cli.StdEnv())
 	select {

@@ -66,6 +66,13 @@ func (e *interruptedError) code() int {
 	return ExitInterrupted
 }
 
+// SignalCause is the cause (context.Cause) of a context a signal
+// cancelled: cmd/nastune sets it for SIGINT and SIGTERM, bench for SIGHUP,
+// so a command can say which signal stopped it.
+type SignalCause struct{ Sig syscall.Signal }
+
+func (c SignalCause) Error() string { return "stopped by " + c.Sig.String() }
+
 // errStopped: a server (bench net -s) ended by Ctrl-C, its normal end. It
 // printed its one-line note; nastune exits 0.
 var errStopped = errors.New("stopped")

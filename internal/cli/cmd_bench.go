@@ -115,7 +115,7 @@ func benchSignals(ctx context.Context) (context.Context, context.CancelFunc) {
 	go func() {
 		select {
 		case s := <-ch:
-			cancel(signalCause{s.(syscall.Signal)})
+			cancel(SignalCause{Sig: s.(syscall.Signal)})
 		case <-done:
 		}
 	}()
@@ -129,19 +129,14 @@ func benchSignals(ctx context.Context) (context.Context, context.CancelFunc) {
 	}
 }
 
-// signalCause is the cause of a context a signal cancelled.
-type signalCause struct{ sig syscall.Signal }
-
-func (c signalCause) Error() string { return "stopped by " + c.sig.String() }
-
 // benchInterrupted is the error of a bench a signal stopped: exit 128 +
 // the signal when benchSignals saw it (SIGHUP: 129), else 130 (cmd/nastune
 // turns it into 143 for SIGTERM).
 func benchInterrupted(ctx context.Context, format string, args ...any) error {
 	e := &interruptedError{msg: fmt.Sprintf(format, args...)}
-	var sc signalCause
+	var sc SignalCause
 	if errors.As(context.Cause(ctx), &sc) {
-		e.sig = sc.sig
+		e.sig = sc.Sig
 	}
 	return e
 }
@@ -349,9 +344,9 @@ func runBenchNet(ctx context.Context, o *benchNetOptions, args []string, interva
 		}
 		// Ctrl-C (or SIGTERM, SIGHUP) is how a server ends: a note, exit 0.
 		how := "stopped"
-		var sc signalCause
+		var sc SignalCause
 		if errors.As(context.Cause(ctx), &sc) {
-			how = "stopped by " + sc.sig.String()
+			how = "stopped by " + sc.Sig.String()
 		}
 		fmt.Fprintf(env.Stderr, "nastune bench: server on %s %s\n", s.Address(), how)
 		return errStopped
