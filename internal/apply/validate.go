@@ -74,8 +74,10 @@ func ConfigValidator(ctx context.Context, lim cmdrun.Limits) func(path string, c
 		if n, text := blameLine(content, stderr); n > 0 {
 			where = fmt.Sprintf("%s line %d (%s)", path, n, text)
 		}
-		if err != nil {
-			return fmt.Errorf("testparm rejects the edited %s: %s (%w)", where, msg, err)
+		var ee *cmdrun.ExitError
+		if errors.As(err, &ee) && ee.Signal != "" {
+			// Killed (the memory or CPU limit): say so.
+			return fmt.Errorf("testparm rejects the edited %s: %s (testparm killed: %s)", where, msg, ee.Signal)
 		}
 		return fmt.Errorf("testparm rejects the edited %s: %s", where, msg)
 	}

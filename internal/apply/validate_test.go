@@ -63,6 +63,7 @@ func TestValidateRealTestparm(t *testing.T) {
 	}
 	before := digest(t, root)
 	_, err = Apply(socketPlan(), Options{Root: root, Validate: v})
+	t.Logf("rejected: %v", err)
 	if err == nil || !strings.Contains(err.Error(), "/etc/samba/smb.conf line 7 (read only = maybe)") || !strings.Contains(err.Error(), "not boolean") {
 		t.Fatalf("err = %v", err)
 	}
