@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -103,5 +104,46 @@ func TestBenchDiskSignals(t *testing.T) {
 		if _, err := os.Stat(f); err == nil {
 			t.Errorf("%v: the test file was left behind", sig)
 		}
+	}
+}
+
+// TestBenchServerNohup: started with SIGHUP ignored (nohup), the server
+// keeps it ignored: a hangup does not stop it; Ctrl-C still does.
+func TestBenchServerNohup(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("needs bash")
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr syncBuf
+	cmd := exec.Command(bash, "-c", `trap "" HUP; exec -a nastune "$0" bench net --listen 127.0.0.1:0`, self)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 200 && !strings.Contains(stdout.String(), "Ctrl-C to stop"); i++ {
+		time.Sleep(25 * time.Millisecond)
+	}
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	cmd.Process.Signal(syscall.SIGHUP)
+	select {
+	case <-done:
+		t.Fatalf("SIGHUP stopped a server started under nohup: exit %d\n%s", cmd.ProcessState.ExitCode(), stderr.String())
+	case <-time.After(time.Second):
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		cmd.Process.Kill()
+		<-done
+		t.Fatal("SIGINT did not stop the server")
+	}
+	if code := cmd.ProcessState.ExitCode(); code != 0 || !strings.Contains(stderr.String(), "stopped by interrupt") {
+		t.Errorf("exit %d\n%s", code, stderr.String())
 	}
 }
