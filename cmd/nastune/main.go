@@ -20,11 +20,12 @@ func main() {
 
 // run runs the command line. The first SIGINT or SIGTERM cancels the
 // context: probes, commands and benchmarks stop, clean up and nastune
-// exits with 128+signal (130 for ^C). A second one kills at once: the
-// default action is restored after the first.
+// exits with 128+signal (130 for ^C), unless the command ended normally
+// on it (a bench server stops with ^C and exits 0). A second one kills at
+// once: the default action is restored after the first.
 func run() int {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
@@ -37,11 +38,14 @@ func run() int {
 		signal.Reset(os.Interrupt, syscall.SIGTERM)
 		fmt.Fprintf(os.Stderr, "nastune: %v: stopping (send it again to kill)\n", s)
 		got <- s.(syscall.Signal)
-		cancel()
+		cancel(cli.SignalCause{Sig: s.(syscall.Signal)})
 	}()
 	code := cli.Main(ctx, os.Args[1:], cli.StdEnv())
 	select {
 	case s := <-got:
+		if code == cli.ExitOK {
+			return code // the command's normal end on a signal (bench net -s)
+		}
 		return 128 + int(s)
 	default:
 		return code

@@ -43,7 +43,9 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -64,6 +66,14 @@ type Options struct {
 	// Validate checks a config file's new content before it replaces the
 	// old one (testparm for smb.conf); an error changes nothing.
 	Validate func(path string, content []byte) error
+	// ReadFile, when set, is how Preview reads what is there now: every
+	// file and runtime value its steps start from, as an absolute path of
+	// the machine (the CLI reads a --root tree through hostfs, which
+	// resolves links inside the tree, opens regular files only and
+	// redacts). A missing file is an error matching fs.ErrNotExist. Apply
+	// and Undo never use it: what they change and journal they read with
+	// their own walker (safefs.go), which is also Preview's without it.
+	ReadFile func(path string) ([]byte, error)
 	// Wait for another apply or undo to finish instead of failing with a
 	// BusyError; Waiting (optional) is told once, with the holder's pid.
 	Wait    bool
@@ -99,6 +109,33 @@ func (o *Options) defaults() {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+}
+
+// currentFile reads the file p as it is now, through ReadFile when set.
+func (o *Options) currentFile(p string) (*fileState, error) {
+	if o.ReadFile == nil {
+		return readFile(o.Root, p, false)
+	}
+	b, err := o.ReadFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &fileState{Real: path.Clean(p)}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &fileState{Exists: true, Content: b, Real: path.Clean(p)}, nil
+}
+
+// currentValue reads the runtime value at p, through ReadFile when set.
+func (o *Options) currentValue(p string) (string, error) {
+	if o.ReadFile == nil {
+		return readValue(o.Root, p)
+	}
+	b, err := o.ReadFile(p)
+	if err != nil {
+		return "", err
+	}
+	return valueOf(b), nil
 }
 
 func (o *Options) runsDir() string { return filepath.Join(o.Root, o.StateDir, "runs") }
@@ -196,6 +233,7 @@ func blocking(state string) bool {
 // Apply carries out the plan and returns its journal.
 func Apply(p plan.Plan, o Options) (*Manifest, error) {
 	o.defaults()
+	o.ReadFile = nil // writes start from what the walker reads (see Options.ReadFile)
 	l, err := lock(&o)
 	if err != nil {
 		return nil, err
@@ -373,7 +411,7 @@ func buildSteps(p plan.Plan, o *Options) ([]Step, []string, error) {
 			if !allowed("value", c.Runtime) {
 				return nil, nil, fmt.Errorf("%s: not a /proc/sys or /sys attribute; nastune does not write it", c.Runtime)
 			}
-			cur, err := readValue(o.Root, c.Runtime)
+			cur, err := o.currentValue(c.Runtime)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -430,7 +468,7 @@ func buildSteps(p plan.Plan, o *Options) ([]Step, []string, error) {
 	}
 	sort.Strings(files)
 	for _, f := range files {
-		old, err := readFile(o.Root, f, false)
+		old, err := o.currentFile(f)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -440,7 +478,7 @@ func buildSteps(p plan.Plan, o *Options) ([]Step, []string, error) {
 		}
 	}
 	for _, f := range editOrder {
-		old, err := readFile(o.Root, f, false)
+		old, err := o.currentFile(f)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -636,10 +674,10 @@ func Preview(p plan.Plan, o Options) ([]ValueChange, []FileChange, error) {
 				}
 			}
 		case "value":
-			cur, _ := readValue(o.Root, s.Path)
+			cur, _ := o.currentValue(s.Path)
 			vals = append(vals, ValueChange{Path: s.Path, From: cur, To: s.After})
 		case "file":
-			old, err := readFile(o.Root, s.Path, false)
+			old, err := o.currentFile(s.Path)
 			if err != nil {
 				return nil, nil, err
 			}

@@ -439,13 +439,19 @@ func readValue(root, p string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", p, err)
 	}
+	return valueOf(b), nil
+}
+
+// valueOf is an attribute's value as read: a bracketed choice list
+// (queue/scheduler) reads as its active entry, blanks are collapsed.
+func valueOf(b []byte) string {
 	v := strings.TrimSpace(string(b))
 	if i := strings.IndexByte(v, '['); i >= 0 {
 		if j := strings.IndexByte(v[i:], ']'); j > 0 {
-			return v[i+1 : i+j], nil
+			return v[i+1 : i+j]
 		}
 	}
-	return strings.Join(strings.Fields(v), " "), nil
+	return strings.Join(strings.Fields(v), " ")
 }
 
 // writeValue writes a runtime attribute in one write(2), as the kernel

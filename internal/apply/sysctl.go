@@ -35,7 +35,7 @@ func newGroupStep(g string, o *Options) (Step, error) {
 	s := Step{Kind: "group", Path: g}
 	for _, pr := range coupledPairs {
 		for _, p := range pr {
-			v, err := readValue(o.Root, p)
+			v, err := o.currentValue(p)
 			if err != nil {
 				return s, err
 			}

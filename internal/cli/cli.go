@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -43,6 +44,38 @@ func (e *UsageError) Unwrap() error { return e.Err }
 func usagef(hint, format string, args ...any) error {
 	return &UsageError{Err: fmt.Errorf(format, args...), Hint: hint}
 }
+
+// interruptedError is a run a signal stopped after part of its work was
+// printed (bench's finished tests): "nastune: interrupted: …" and the
+// exit code of the signal (130, 143 for SIGTERM, 129 for SIGHUP), as for
+// any other interrupted command.
+type interruptedError struct {
+	msg string
+	sig syscall.Signal // 0: SIGINT, or cmd/nastune knows the signal
+}
+
+func (e *interruptedError) Error() string { return "interrupted: " + e.msg }
+
+// Is makes it a context.Canceled for callers that check for that.
+func (e *interruptedError) Is(target error) bool { return target == context.Canceled }
+
+func (e *interruptedError) code() int {
+	if e.sig != 0 {
+		return 128 + int(e.sig)
+	}
+	return ExitInterrupted
+}
+
+// SignalCause is the cause (context.Cause) of a context a signal
+// cancelled: cmd/nastune sets it for SIGINT and SIGTERM, bench for SIGHUP,
+// so a command can say which signal stopped it.
+type SignalCause struct{ Sig syscall.Signal }
+
+func (c SignalCause) Error() string { return "stopped by " + c.Sig.String() }
+
+// errStopped: a server (bench net -s) ended by Ctrl-C, its normal end. It
+// printed its one-line note; nastune exits 0.
+var errStopped = errors.New("stopped")
 
 // errFindings reports findings at or above --fail-on; the report itself was
 // already printed.
@@ -89,6 +122,14 @@ func report(w io.Writer, err error) int {
 	}
 	if errors.Is(err, errFindings) {
 		return ExitFindings
+	}
+	if errors.Is(err, errStopped) {
+		return ExitOK // a server stopped by its signal: it said so itself
+	}
+	var ie *interruptedError
+	if errors.As(err, &ie) {
+		fmt.Fprintf(w, "nastune: %v\n", err)
+		return ie.code()
 	}
 	if errors.Is(err, context.Canceled) {
 		fmt.Fprintln(w, "nastune: interrupted")

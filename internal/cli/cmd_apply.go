@@ -85,7 +85,7 @@ func runApply(ctx context.Context, o *applyOptions, env *Env) error {
 		}
 	}
 	opts := apply.Options{Validate: func(path string, content []byte) error {
-		err := apply.ValidateConfigs(path, content)
+		err := apply.ValidateConfigs(ctx, path, content)
 		if errors.Is(err, apply.ErrNotValidated) {
 			fmt.Fprintf(env.Stderr, "nastune: warning: %s not validated: %v\n", path, err)
 			return nil

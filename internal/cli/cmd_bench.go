@@ -18,6 +18,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/nastune/nastune/internal/bench"
+	"github.com/nastune/nastune/internal/hostfs"
 	"github.com/nastune/nastune/internal/render"
 	"github.com/nastune/nastune/internal/units"
 )
@@ -46,9 +47,10 @@ func newBenchDiskCmd(env *Env) *cobra.Command {
 		Short: "Sequential and 4K random I/O, O_DIRECT and buffered, on a file you name",
 		Long: "bench disk creates PATH (preallocated, incompressible data, a 4 KiB header marking it as\n" +
 			"nastune's) unless nastune made it earlier, runs the tests and removes it unless --keep, also on\n" +
-			"an error or Ctrl-C (the tests already finished are printed). It refuses to overwrite a file it\n" +
-			"did not create unless --force, refuses symlinks, kernel filesystems and a size beyond the free\n" +
-			"space. Tests: " + strings.Join(bench.DiskTests, ", ") + ".\n" +
+			"an error or Ctrl-C, SIGTERM, SIGHUP (the tests already finished are printed, and saved with\n" +
+			"--save, before it exits 130, 143 or 129). It refuses to overwrite a file it did not create\n" +
+			"unless --force, refuses symlinks, kernel filesystems and a size beyond the free space.\n" +
+			"Tests: " + strings.Join(bench.DiskTests, ", ") + ".\n" +
 			"O_DIRECT tests are skipped where the filesystem refuses O_DIRECT. A file on tmpfs, ramfs, zram\n" +
 			"or a RAM disk is flagged: it measures memory, not a disk. Buffered reads start cold for that\n" +
 			"file (posix_fadvise DONTNEED), never by dropping the whole page cache.\n\n" +
@@ -96,10 +98,47 @@ func benchDuration(flag, v string) (time.Duration, error) {
 }
 
 // benchSignals adds SIGHUP to the signals that stop a bench (SIGINT and
-// SIGTERM already cancel ctx): a closed terminal must not leave the test
-// file behind.
+// SIGTERM already cancel ctx in cmd/nastune; they are caught here too for
+// callers without that): a closed terminal must not leave the test file
+// behind. SIGHUP is left alone when it was ignored at the start (nohup):
+// such a run is meant to outlive the terminal. The signal that stopped the
+// run is the context's cause (see stoppedBy).
 func benchSignals(ctx context.Context) (context.Context, context.CancelFunc) {
-	return signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	ctx, cancel := context.WithCancelCause(ctx)
+	sigs := []os.Signal{os.Interrupt, syscall.SIGTERM}
+	if !signal.Ignored(syscall.SIGHUP) {
+		sigs = append(sigs, syscall.SIGHUP)
+	}
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, sigs...)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case s := <-ch:
+			cancel(SignalCause{Sig: s.(syscall.Signal)})
+		case <-done:
+		}
+	}()
+	var once sync.Once
+	return ctx, func() {
+		once.Do(func() {
+			signal.Stop(ch)
+			close(done)
+			cancel(nil)
+		})
+	}
+}
+
+// benchInterrupted is the error of a bench a signal stopped: exit 128 +
+// the signal when benchSignals saw it (SIGHUP: 129), else 130 (cmd/nastune
+// turns it into 143 for SIGTERM).
+func benchInterrupted(ctx context.Context, format string, args ...any) error {
+	e := &interruptedError{msg: fmt.Sprintf(format, args...)}
+	var sc SignalCause
+	if errors.As(context.Cause(ctx), &sc) {
+		e.sig = sc.Sig
+	}
+	return e
 }
 
 func runBenchDisk(ctx context.Context, o *benchDiskOptions, env *Env) error {
@@ -154,12 +193,21 @@ func runBenchDisk(ctx context.Context, o *benchDiskOptions, env *Env) error {
 	if errors.Is(err, bench.ErrNotOurs) {
 		return &UsageError{Err: err, Hint: "pick a new file name, or pass --force to overwrite it"}
 	}
-	if errors.Is(err, bench.ErrInterrupted) && res != nil && len(res.Tests) > 0 {
+	if errors.Is(err, bench.ErrInterrupted) || (err != nil && ctx.Err() != nil) {
+		// Ctrl-C, SIGTERM or SIGHUP: the tests finished are printed (and
+		// saved with --save) before nastune exits 128+signal.
+		total := len(opts.Tests)
+		if total == 0 {
+			total = len(bench.DiskTests)
+		}
+		if res == nil || len(res.Tests) == 0 {
+			return benchInterrupted(ctx, "no test finished; nothing to print or save")
+		}
 		res.Interrupted = true
 		if perr := emitBench(env, o.Output, o.Save, res, func(w io.Writer) { printDisk(w, res) }); perr != nil {
 			return perr
 		}
-		return fmt.Errorf("interrupted: %d of %d tests finished (printed above)", len(res.Tests), len(opts.Tests))
+		return benchInterrupted(ctx, "%d of %d tests finished (printed above%s)", len(res.Tests), total, savedNote(o.Save))
 	}
 	if err != nil {
 		return err
@@ -237,7 +285,9 @@ func newBenchNetCmd(env *Env) *cobra.Command {
 			"time (others wait their turn), caps tests at 60 s, 16 streams and --max-bytes, drops\n" +
 			"connections that do not say hello within 3 s, and keeps room for real clients in an idle flood.\n" +
 			"Results: bits per second, TCP retransmits (TCP_INFO), CPU use on both ends.\n" +
-			"--engine iperf3 drives iperf3 instead, against an iperf3 server: iperf3 -s -p 5201 there.\n\n" + exitHelp,
+			"--engine iperf3 drives iperf3 instead, against an iperf3 server: iperf3 -s -p 5201 there.\n" +
+			"Ctrl-C stops the server: that is its normal end (exit 0). A client stopped by Ctrl-C prints\n" +
+			"and saves the runs finished, then exits 130.\n\n" + exitHelp,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runBenchNet(cmd.Context(), o, args, cmd.Flags().Changed("interval"), env)
@@ -287,7 +337,19 @@ func runBenchNet(ctx context.Context, o *benchNetOptions, args []string, interva
 			fmt.Fprintf(env.Stderr, "warning: anyone who can reach %s can run tests (up to %s each); set a token on both ends:\n"+
 				"  export %s=$(head -c 12 /dev/urandom | base64)   (or --token SECRET)\n", s.Address(), o.MaxBytes, tokenEnv)
 		}
-		return s.Serve(ctx)
+		ctx, stop := benchSignals(ctx)
+		defer stop()
+		if err := s.Serve(ctx); err != nil {
+			return err
+		}
+		// Ctrl-C (or SIGTERM, SIGHUP) is how a server ends: a note, exit 0.
+		how := "stopped"
+		var sc SignalCause
+		if errors.As(context.Cause(ctx), &sc) {
+			how = "stopped by " + sc.Sig.String()
+		}
+		fmt.Fprintf(env.Stderr, "nastune bench: server on %s %s\n", s.Address(), how)
+		return errStopped
 	}
 	if len(args) != 1 {
 		return usagef("nastune bench net -s on the server, nastune bench net HOST on the client", "give a server HOST[:PORT], or -s / --listen ADDR to serve")
@@ -354,11 +416,14 @@ func runBenchNet(ctx context.Context, o *benchNetOptions, args []string, interva
 	}
 	bar("", -1)
 	text := func(w io.Writer) { printNet(w, res) }
-	if errors.Is(err, bench.ErrInterrupted) && res != nil {
+	if errors.Is(err, bench.ErrInterrupted) || (err != nil && ctx.Err() != nil) {
+		if res == nil {
+			return benchInterrupted(ctx, "no run finished; nothing to print or save")
+		}
 		if perr := emitBench(env, o.Output, o.Save, res, text); perr != nil {
 			return perr
 		}
-		return fmt.Errorf("interrupted: %d of %d runs finished (printed above)", max(res.Runs, 1), o.Repeat)
+		return benchInterrupted(ctx, "%d of %d runs finished (printed above%s)", max(res.Runs, 1), o.Repeat, savedNote(o.Save))
 	}
 	if err != nil {
 		if o.Engine == "iperf3" {
@@ -413,6 +478,10 @@ func humanTransfer(n int64) string {
 	}
 }
 
+// maxResultSize caps a saved result bench compare reads: a result is a
+// few KiB (a --repeat 20 run with every test stays below 100 KiB).
+const maxResultSize = 16 << 20
+
 func newBenchCompareCmd(env *Env) *cobra.Command {
 	var output string
 	cmd := &cobra.Command{
@@ -423,11 +492,12 @@ func newBenchCompareCmd(env *Env) *cobra.Command {
 			if err := outputFormat(output, "text", "json", "html"); err != nil {
 				return err
 			}
-			b, err := os.ReadFile(args[0])
+			// Regular files only (a FIFO must not hang it), size-capped.
+			b, err := hostfs.ReadRegular(args[0], maxResultSize)
 			if err != nil {
 				return &UsageError{Err: err, Hint: "save results with bench --save FILE or -o json > FILE"}
 			}
-			a, err := os.ReadFile(args[1])
+			a, err := hostfs.ReadRegular(args[1], maxResultSize)
 			if err != nil {
 				return &UsageError{Err: err, Hint: "save results with bench --save FILE or -o json > FILE"}
 			}
@@ -447,6 +517,13 @@ func newBenchCompareCmd(env *Env) *cobra.Command {
 	}
 	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text, json or html")
 	return cmd
+}
+
+func savedNote(save string) string {
+	if save == "" {
+		return ""
+	}
+	return " and saved to " + save
 }
 
 // emitBench prints a result, then saves its JSON when asked (printed

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -80,19 +81,115 @@ func TestBenchDiskRepeatAndSave(t *testing.T) {
 	}
 }
 
-// Ctrl-C keeps and prints the tests already finished, and removes the file.
+// Ctrl-C keeps, prints and saves the tests already finished, removes the
+// file and exits 130 like every interrupted command (no "error:" line).
 func TestBenchDiskInterrupted(t *testing.T) {
 	d := benchDir(t)
 	f := filepath.Join(d, "t.bench")
+	save := filepath.Join(d, "partial.json")
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(2500*time.Millisecond, cancel)
 	out, errs, code := runBench(ctx, nil, "bench", "disk", "--file", f, "--size", "16M", "--runtime", "20",
-		"--tests", "seqread-buffered,seqwrite-buffered,randread4k-qd1")
-	if code != 2 || !strings.Contains(out, "seqwrite-buffered") || !strings.Contains(out, "interrupted") || !strings.Contains(errs, "2 of 3 tests") {
+		"--tests", "seqread-buffered,seqwrite-buffered,randread4k-qd1", "--save", save)
+	if code != ExitInterrupted || !strings.Contains(out, "seqwrite-buffered") || !strings.Contains(out, "interrupted") ||
+		!strings.Contains(errs, "nastune: interrupted: 2 of 3 tests finished (printed above and saved to "+save+")") || strings.Contains(errs, "error") {
 		t.Errorf("exit %d\n%s\n%s", code, out, errs)
 	}
 	if _, err := os.Stat(f); err == nil {
 		t.Error("the test file must be removed after Ctrl-C")
+	}
+	var r bench.DiskResult
+	b, _ := os.ReadFile(save)
+	if json.Unmarshal(b, &r) != nil || !r.Interrupted || len(r.Tests) != 2 {
+		t.Errorf("saved after Ctrl-C: %s", b)
+	}
+	// Stopped before any test finished: nothing printed or saved, exit 130.
+	os.Remove(save)
+	ctx, cancel = context.WithCancel(context.Background())
+	cancel()
+	out, errs, code = runBench(ctx, nil, "bench", "disk", "--file", f, "--size", "16M", "--runtime", "20", "--save", save)
+	if code != ExitInterrupted || strings.Contains(errs, "error") || strings.Contains(out, "MiB/s") {
+		t.Errorf("exit %d\n%s\n%s", code, out, errs)
+	}
+	if _, err := os.Stat(save); err == nil {
+		t.Error("an empty interrupted run must save nothing")
+	}
+	if _, err := os.Stat(f); err == nil {
+		t.Error("the test file must be removed after Ctrl-C")
+	}
+}
+
+// A bench net client stopped by Ctrl-C prints and saves the runs done and
+// exits 130; a server stopped by Ctrl-C (its normal end) says so in one
+// line and exits 0.
+func TestBenchNetInterrupted(t *testing.T) {
+	sctx, scancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer scancel()
+	sout, serr, scode := runBench(sctx, nil, "bench", "net", "--listen", "127.0.0.1:0")
+	if scode != 0 || !strings.Contains(serr, "server on 127.0.0.1:") || !strings.Contains(serr, "stopped") || strings.Contains(serr, "error") || !strings.Contains(sout, "Ctrl-C to stop") {
+		t.Errorf("server stopped: exit %d\n%s\n%s", scode, sout, serr)
+	}
+
+	s := &bench.Server{Addr: "127.0.0.1:0"}
+	if err := s.Listen(); err != nil {
+		t.Fatal(err)
+	}
+	ctx2, cancel2 := context.WithCancel(context.Background())
+	defer cancel2()
+	go s.Serve(ctx2)
+	d := t.TempDir()
+	save := filepath.Join(d, "net.json")
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(3500*time.Millisecond, cancel)
+	out, errs, code := runBench(ctx, nil, "bench", "net", s.Address(), "-t", "2", "--repeat", "5", "--save", save)
+	if code != ExitInterrupted || !strings.Contains(out, "interrupted: only the runs above finished") ||
+		!strings.Contains(errs, "nastune: interrupted: 1 of 5 runs finished (printed above and saved to "+save+")") || strings.Contains(errs, "error") {
+		t.Errorf("client interrupted: exit %d\n%s\n%s", code, out, errs)
+	}
+	var r bench.NetResult
+	b, _ := os.ReadFile(save)
+	if json.Unmarshal(b, &r) != nil || !r.Interrupted || r.Bytes <= 0 {
+		t.Errorf("saved after Ctrl-C: %s", b)
+	}
+}
+
+// bench compare reads regular files only: a FIFO named as a result is
+// refused at once (the old os.ReadFile waited for a writer forever).
+func TestBenchCompareFIFO(t *testing.T) {
+	d := t.TempDir()
+	fifo := filepath.Join(d, "before.json")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	after := filepath.Join(d, "after.json")
+	os.WriteFile(after, []byte(`{"engine":"builtin","tests":[]}`), 0o644)
+	type result struct {
+		errs string
+		code int
+	}
+	ch := make(chan result, 1)
+	go func() {
+		_, errs, code := runBench(context.Background(), nil, "bench", "compare", fifo, after)
+		ch <- result{errs, code}
+	}()
+	select {
+	case r := <-ch:
+		if r.code != ExitUsage || !strings.Contains(r.errs, "not a regular file") || !strings.Contains(r.errs, fifo) {
+			t.Errorf("exit %d\n%s", r.code, r.errs)
+		}
+	case <-time.After(10 * time.Second):
+		// Unblock the reader so the test binary can end.
+		if f, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			f.Close()
+		}
+		t.Fatal("bench compare hangs on a FIFO")
+	}
+	// The second argument too, and a directory.
+	if _, errs, code := runBench(context.Background(), nil, "bench", "compare", after, fifo); code != ExitUsage || !strings.Contains(errs, "not a regular file") {
+		t.Errorf("FIFO as AFTER: exit %d\n%s", code, errs)
+	}
+	if _, errs, code := runBench(context.Background(), nil, "bench", "compare", d, after); code != ExitUsage || !strings.Contains(errs, "directory") {
+		t.Errorf("a directory: exit %d\n%s", code, errs)
 	}
 }
 
