@@ -453,7 +453,7 @@ func sambaOracle(path string, content []byte) error {
 	if _, err := exec.LookPath("testparm"); err != nil {
 		return nil
 	}
-	if err := apply.ValidateConfigs(path, content); err != nil && !errors.Is(err, apply.ErrNotValidated) {
+	if err := apply.ValidateConfigs(context.Background(), path, content); err != nil && !errors.Is(err, apply.ErrNotValidated) {
 		return err
 	}
 	return nil
