@@ -52,6 +52,8 @@ fmt-check:
 
 vet:
 	$(GO) vet ./...
+	@# 32-bit ARM (ARMv5 NAS boxes): int32 fields in Statfs_t/Rusage break only there.
+	GOOS=linux GOARCH=arm GOARM=5 $(GO) build ./...
 
 ## test: install what is needed, then gofmt, vet, the docs check and every test
 test: deps fmt-check vet docs-check

@@ -156,8 +156,8 @@ func openTestFile(ctx context.Context, o DiskOptions) (tf *testFile, err error) 
 // checkSpace refuses a file that would fill the filesystem (1% or 64 MiB
 // stay free, whichever is less, so the run leaves room for others).
 func checkSpace(fs unix.Statfs_t, path string, need int64) error {
-	free := int64(fs.Bavail) * fs.Bsize
-	reserve := min(int64(fs.Blocks)*fs.Bsize/100, 64<<20)
+	free := int64(fs.Bavail) * int64(fs.Bsize)
+	reserve := min(int64(fs.Blocks)*int64(fs.Bsize)/100, 64<<20)
 	if need+reserve > free {
 		return fmt.Errorf("%s: %d MiB are free, the test file needs %d MiB: use a smaller --size", path, free>>20, (need+reserve)>>20)
 	}

@@ -37,7 +37,7 @@ func measure(name string, args ...string) (sample, error) {
 	ru, _ := cmd.ProcessState.SysUsage().(*syscall.Rusage)
 	var rss int64
 	if ru != nil {
-		rss = ru.Maxrss
+		rss = int64(ru.Maxrss) // int32 on 32-bit targets
 	}
 	if err != nil {
 		var ee *exec.ExitError

@@ -167,7 +167,7 @@ func run(name string, args ...string) ([]byte, int64, error) {
 	var rss int64
 	if cmd.ProcessState != nil {
 		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-			rss = ru.Maxrss
+			rss = int64(ru.Maxrss) // int32 on 32-bit targets
 		}
 	}
 	return out, rss, err
