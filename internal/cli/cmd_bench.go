@@ -51,9 +51,7 @@ func newBenchDiskCmd(env *Env) *cobra.Command {
 			"space. Tests: " + strings.Join(bench.DiskTests, ", ") + ".\n" +
 			"O_DIRECT tests are skipped where the filesystem refuses O_DIRECT. A file on tmpfs, ramfs, zram\n" +
 			"or a RAM disk is flagged: it measures memory, not a disk. Buffered reads start cold for that\n" +
-			"file (posix_fadvise DONTNEED), never by dropping the whole page cache.\n\n" +
-			"Examples:\n  nastune bench disk --file /srv/array/nastune.bench --size 4G --runtime 30 --repeat 3\n" +
-			"  nastune bench disk --file /srv/array/nastune.bench --engine fio --save before.json\n\n" + exitHelp,
+			"file (posix_fadvise DONTNEED), never by dropping the whole page cache.\n\n" + exitHelp,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runBenchDisk(cmd.Context(), o, env) },
 	}

@@ -49,6 +49,9 @@ func TestHelpGoldens(t *testing.T) {
 		if n := strings.Count(out, "Exit codes:"); n != 1 {
 			t.Errorf("%s: exit-code block printed %d times", c.CommandPath(), n)
 		}
+		if n := strings.Count(out, "Examples:"); n > 1 {
+			t.Errorf("%s: examples block printed %d times", c.CommandPath(), n)
+		}
 		if m := artefact.FindString(out); m != "" {
 			t.Errorf("%s: help has %q", c.CommandPath(), m)
 		}
