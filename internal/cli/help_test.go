@@ -49,6 +49,12 @@ func TestHelpGoldens(t *testing.T) {
 		if n := strings.Count(out, "Exit codes:"); n != 1 {
 			t.Errorf("%s: exit-code block printed %d times", c.CommandPath(), n)
 		}
+		// A placeholder names what the value is: FORMAT only for a format.
+		for _, m := range regexp.MustCompile(`(?m)^\s+(?:-\w, )?--[\w-]+ FORMAT\s+(.*)$`).FindAllStringSubmatch(out, -1) {
+			if !strings.Contains(m[1], "format") {
+				t.Errorf("%s: FORMAT names a value that is no format: %q", c.CommandPath(), m[0])
+			}
+		}
 		if n := strings.Count(out, "Examples:"); n > 1 {
 			t.Errorf("%s: examples block printed %d times", c.CommandPath(), n)
 		}
