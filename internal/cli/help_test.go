@@ -185,3 +185,24 @@ func TestOutputFormatHint(t *testing.T) {
 		t.Errorf("-o JSON: %d %q", code, e)
 	}
 }
+
+// Red team (issue 16, habits not listed): a misspelt flag got "run
+// `nastune --help` for the flags" in every command: the root's help, which
+// lists commands, and no suggestion.
+func TestUnknownFlagHint(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"bench", "disk", "--fil", "x"}, "did you mean `--file`? run `nastune bench disk --help`"},
+		{[]string{"plan", "--outptu", "json"}, "did you mean `--output`? run `nastune plan --help`"},
+		{[]string{"calc", "raid", "--disk-size", "4T"}, "run `nastune calc raid --help`"},
+		{[]string{"--colour", "always"}, "did you mean `--color`? run `nastune audit --help`"},
+		{[]string{"bench", "net", "-x"}, "run `nastune bench net --help`"},
+	} {
+		_, e, code := run(t, c.args...)
+		if code != 2 || !strings.Contains(e, c.want) {
+			t.Errorf("%v: exit %d, %q; want %q", c.args, code, e, c.want)
+		}
+	}
+}
