@@ -12,6 +12,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/nastune/nastune/internal/render"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
@@ -66,6 +67,11 @@ func Main(ctx context.Context, args []string, env Env) int {
 	}
 	if env.Stdin == nil {
 		env.Stdin = strings.NewReader("")
+	}
+	if env.Stdout != nil {
+		// Host data (hostnames, config lines, a stranger's snapshot) may
+		// hold terminal control sequences: none reach the terminal raw.
+		env.Stdout = render.TermSafe{W: env.Stdout}
 	}
 	root := newRoot(&env)
 	root.SetArgs(args)

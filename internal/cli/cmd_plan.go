@@ -107,7 +107,12 @@ func runPlan(ctx context.Context, o *planOptions, env *Env) error {
 		// As diff(1): no file to change, no patch. The header alone
 		// would make `patch -p1` fail ("Only garbage"), so it goes to
 		// stderr then.
+		// A patch stays byte-exact when it goes to a file or a pipe; on
+		// a terminal it is filtered like every other output.
 		out := env.Stdout
+		if !env.IsTTY {
+			out = render.RawWriter(out)
+		}
 		if len(files) == 0 {
 			out = env.Stderr
 		}
