@@ -234,6 +234,8 @@ func newBenchNetCmd(env *Env) *cobra.Command {
 			"beyond loopback without one. The server binds only the address given, runs one test at a\n" +
 			"time (others wait their turn), caps tests at 60 s, 16 streams and --max-bytes, drops\n" +
 			"connections that do not say hello within 3 s, and keeps room for real clients in an idle flood.\n" +
+			"A wrong token costs 1 s; five from one address lock it out for a minute. --token is visible\n" +
+			"to every local user in ps: prefer the environment variable.\n" +
 			"Results: bits per second, TCP retransmits (TCP_INFO), CPU use on both ends.\n" +
 			"--engine iperf3 drives iperf3 instead, against an iperf3 server: iperf3 -s -p 5201 there.\n\n" + exitHelp,
 		Args: cobra.MaximumNArgs(1),
