@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/nastune/nastune/internal/cmdrun"
 	"golang.org/x/sys/unix"
 )
 
@@ -92,7 +93,7 @@ func ParseFio(test string, b []byte) (TestResult, error) {
 // RunFio runs the tests with fio on the same file (created like the
 // built-in engine does), each with a time limit and a memory limit.
 func RunFio(ctx context.Context, o DiskOptions) (*DiskResult, error) {
-	fio, err := exec.LookPath("fio")
+	fio, err := cmdrun.LookPath("fio") // never through $PATH: nastune runs as root
 	if err != nil {
 		return nil, errors.New("fio is not installed (Debian package fio); use --engine builtin")
 	}

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/nastune/nastune/internal/cmdrun"
 )
 
 // Iperf3ServerHint is what to start on the other machine for --engine
@@ -26,7 +28,7 @@ func Iperf3ServerHint(server string) string {
 // --repeat times, with a time limit. iperf3 before 3.17 writes its JSON
 // only at the end: the per-second intervals are then reported afterwards.
 func RunIperf3(ctx context.Context, o NetOptions) (*NetResult, error) {
-	ip, err := exec.LookPath("iperf3")
+	ip, err := cmdrun.LookPath("iperf3") // never through $PATH: nastune runs as root
 	if err != nil {
 		return nil, errors.New("iperf3 is not installed (Debian package iperf3); use --engine builtin")
 	}

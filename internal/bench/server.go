@@ -31,6 +31,14 @@ const (
 	maxConns        = 64              // connections in all
 	maxQueue        = 8               // clients waiting for their turn
 	stallTimeout    = 10 * time.Second
+	// A wrong token costs a delay, and a few in a row lock that address
+	// (an IPv6 /64) out for a while: guessing runs at a few tries a
+	// minute, not thousands a second, and the log gets one line per
+	// lockout, not one per try.
+	badTokenDelay   = time.Second
+	maxBadTokens    = 5
+	badTokenWindow  = 10 * time.Minute
+	badTokenLockout = time.Minute
 	graceAfterTest  = 2 * time.Second
 	dataMagic       = "NASTUNE-DATA "
 	protoVersion    = 2
@@ -81,6 +89,15 @@ type Server struct {
 	test  *serverTest
 	queue []*waiter
 	busy  bool
+	fails map[string]*tokenFails // by peerBlock
+	now   func() time.Time       // tests move the clock
+}
+
+// tokenFails counts wrong tokens from one address block.
+type tokenFails struct {
+	n     int
+	first time.Time // of the current window
+	until time.Time // locked out until then
 }
 
 type tracked struct {
@@ -226,6 +243,80 @@ func (s *Server) evict(peer string) bool {
 	return true
 }
 
+// peerBlock is the unit wrong tokens are counted by: the IPv4 address,
+// or the /64 of an IPv6 address (one host usually holds a whole /64).
+func peerBlock(peer string) string {
+	ip := net.ParseIP(peer)
+	if ip == nil || ip.To4() != nil {
+		return peer
+	}
+	return ip.Mask(net.CIDRMask(64, 128)).String() + "/64"
+}
+
+func (s *Server) clock() time.Time {
+	if s.now != nil {
+		return s.now()
+	}
+	return time.Now()
+}
+
+// checkToken compares token with the server's, counting wrong ones by
+// address block in the same locked step, so concurrent guesses cannot all
+// slip in before the count. A block with a lockout running gets its
+// remaining time and no comparison.
+func (s *Server) checkToken(peer, token string) (locked time.Duration, ok bool) {
+	block := peerBlock(peer)
+	now := s.clock()
+	msg := ""
+	defer func() {
+		if msg != "" {
+			s.log(msg)
+		}
+	}()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if f := s.fails[block]; f != nil && f.until.After(now) {
+		return f.until.Sub(now), false
+	}
+	if subtle.ConstantTimeCompare([]byte(token), []byte(s.Token)) == 1 {
+		return 0, true
+	}
+	if s.fails == nil {
+		s.fails = map[string]*tokenFails{}
+	}
+	// Forget blocks whose window and lockout are over (bounded memory).
+	for b, f := range s.fails {
+		if now.Sub(f.first) > badTokenWindow && !f.until.After(now) {
+			delete(s.fails, b)
+		}
+	}
+	f := s.fails[block]
+	if f == nil {
+		f = &tokenFails{first: now}
+		s.fails[block] = f
+	}
+	f.n++
+	switch {
+	case f.n >= maxBadTokens:
+		f.until = now.Add(badTokenLockout)
+		msg = fmt.Sprintf("refused a client from %s: %d wrong tokens, %s locked out for %v", peer, f.n, block, badTokenLockout)
+		f.n, f.first = 0, now
+	case f.n == 1:
+		msg = "refused a client from " + peer + ": bad token"
+	}
+	return 0, false
+}
+
+// pause waits d or until ctx ends.
+func pause(ctx context.Context, d time.Duration) {
+	tm := time.NewTimer(d)
+	defer tm.Stop()
+	select {
+	case <-tm.C:
+	case <-ctx.Done():
+	}
+}
+
 func (s *Server) release(t *tracked) {
 	t.c.Close()
 	s.mu.Lock()
@@ -281,10 +372,21 @@ func (s *Server) handle(ctx context.Context, t *tracked) {
 	case h.V != protoVersion:
 		_ = send(c, reply{Error: fmt.Sprintf("protocol version %d, want %d: use the same nastune version on both ends", h.V, protoVersion)})
 		return
-	case s.Token != "" && subtle.ConstantTimeCompare([]byte(h.Token), []byte(s.Token)) != 1:
-		_ = send(c, reply{Error: "bad token"})
-		s.log("refused a client from " + t.peer + ": bad token")
-		return
+	case s.Token != "":
+		switch locked, ok := s.checkToken(t.peer, h.Token); {
+		case locked > 0:
+			// Refused whatever the token: a right guess during the
+			// lockout tells nothing.
+			_ = send(c, reply{Error: fmt.Sprintf("too many wrong tokens from %s: try again in %d s", t.peer, int(locked.Seconds())+1)})
+			return
+		case !ok:
+			pause(ctx, badTokenDelay)
+			_ = c.SetWriteDeadline(time.Now().Add(helloTimeout))
+			_ = send(c, reply{Error: "bad token"})
+			return
+		}
+	}
+	switch {
 	case h.Streams < 1 || h.Streams > MaxStreams || h.Seconds < 1 || h.Seconds > MaxSeconds:
 		_ = send(c, reply{Error: fmt.Sprintf("streams 1-%d and seconds 1-%d", MaxStreams, MaxSeconds)})
 		return

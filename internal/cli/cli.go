@@ -13,7 +13,9 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/nastune/nastune/internal/render"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"golang.org/x/term"
 )
 
@@ -99,6 +101,11 @@ func Main(ctx context.Context, args []string, env Env) int {
 	if env.Stdin == nil {
 		env.Stdin = strings.NewReader("")
 	}
+	if env.Stdout != nil {
+		// Host data (hostnames, config lines, a stranger's snapshot) may
+		// hold terminal control sequences: none reach the terminal raw.
+		env.Stdout = render.TermSafe{W: env.Stdout}
+	}
 	root := newRoot(&env)
 	root.SetArgs(args)
 	root.SetOut(env.Stdout)
@@ -161,9 +168,7 @@ func newRoot(env *Env) *cobra.Command {
 	}
 	root.SetVersionTemplate("{{versionLine}}\n")
 	cobra.AddTemplateFunc("versionLine", versionLine)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		return &UsageError{Err: err, Hint: "run `nastune --help` for the flags"}
-	})
+	root.SetFlagErrorFunc(flagError)
 	addAuditFlags(root, opts)
 	// -V as fio, iperf3 -v being taken by --verbose.
 	root.Flags().BoolP("version", "V", false, "print the version and exit")
@@ -210,4 +215,28 @@ func useColor(mode string, env *Env) (bool, error) {
 func Command() *cobra.Command {
 	env := StdEnv()
 	return newRoot(&env)
+}
+
+// flagError points to the help of the command that was run (not the
+// root's) and, for a misspelt flag, to the closest flags it takes.
+func flagError(cmd *cobra.Command, err error) error {
+	path := cmd.CommandPath()
+	if !cmd.HasParent() {
+		path += " audit" // the root takes audit's flags; its help lists commands
+	}
+	hint := fmt.Sprintf("run `%s --help` for the flags", path)
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "unknown flag: --"); ok {
+		var names []string
+		add := func(f *pflag.Flag) { names = append(names, f.Name) }
+		cmd.Flags().VisitAll(add)
+		cmd.InheritedFlags().VisitAll(add)
+		if c := closest(name, names, 3); len(c) > 0 {
+			for i := range c {
+				c[i] = "`--" + c[i] + "`"
+			}
+			hint = fmt.Sprintf("did you mean %s? %s", strings.Join(c, " or "), hint)
+		}
+	}
+	return &UsageError{Err: err, Hint: hint}
 }

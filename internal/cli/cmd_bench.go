@@ -53,9 +53,7 @@ func newBenchDiskCmd(env *Env) *cobra.Command {
 			"Tests: " + strings.Join(bench.DiskTests, ", ") + ".\n" +
 			"O_DIRECT tests are skipped where the filesystem refuses O_DIRECT. A file on tmpfs, ramfs, zram\n" +
 			"or a RAM disk is flagged: it measures memory, not a disk. Buffered reads start cold for that\n" +
-			"file (posix_fadvise DONTNEED), never by dropping the whole page cache.\n\n" +
-			"Examples:\n  nastune bench disk --file /srv/array/nastune.bench --size 4G --runtime 30 --repeat 3\n" +
-			"  nastune bench disk --file /srv/array/nastune.bench --engine fio --save before.json\n\n" + exitHelp,
+			"file (posix_fadvise DONTNEED), never by dropping the whole page cache.\n\n" + exitHelp,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runBenchDisk(cmd.Context(), o, env) },
 	}
@@ -284,6 +282,8 @@ func newBenchNetCmd(env *Env) *cobra.Command {
 			"beyond loopback without one. The server binds only the address given, runs one test at a\n" +
 			"time (others wait their turn), caps tests at 60 s, 16 streams and --max-bytes, drops\n" +
 			"connections that do not say hello within 3 s, and keeps room for real clients in an idle flood.\n" +
+			"A wrong token costs 1 s; five from one address lock it out for a minute. --token is visible\n" +
+			"to every local user in ps: prefer the environment variable.\n" +
 			"Results: bits per second, TCP retransmits (TCP_INFO), CPU use on both ends.\n" +
 			"--engine iperf3 drives iperf3 instead, against an iperf3 server: iperf3 -s -p 5201 there.\n" +
 			"Ctrl-C stops the server: that is its normal end (exit 0). A client stopped by Ctrl-C prints\n" +

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -75,6 +76,15 @@ func runCalcTCP(o *calcTCPOptions, env *Env) error {
 		}
 	}
 	p := calc.PlanTCP(bps, rtt, ram)
+	// tcp_rmem and tcp_wmem are C ints (proc_dointvec_minmax): a larger
+	// max is refused by the kernel, and a BDP this large is a typo in
+	// --bandwidth or --rtt, not a path. (9999999999999T once printed a
+	// wrapped 8 EiB.)
+	if bdp := bps / 8 * rtt.Seconds(); bdp*2 > math.MaxInt32 {
+		return usagef("check --bandwidth and --rtt: a path's 2 × BDP must fit tcp_rmem's int (2 GiB)",
+			"--bandwidth %s × --rtt %s needs %s of buffer per socket, beyond what the kernel accepts for tcp_rmem/tcp_wmem (%d bytes)",
+			o.Bandwidth, o.RTT, units.Bytes(uint64(min(bdp*2, math.MaxUint64/2))), math.MaxInt32)
+	}
 	if o.Output == "json" {
 		return render.JSON(env.Stdout, p)
 	}

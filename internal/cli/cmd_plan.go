@@ -104,7 +104,19 @@ func runPlan(ctx context.Context, o *planOptions, env *Env) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprint(env.Stdout, planDiff(p, o.Root, vals, files))
+		// As diff(1): no file to change, no patch. The header alone
+		// would make `patch -p1` fail ("Only garbage"), so it goes to
+		// stderr then.
+		// A patch stays byte-exact when it goes to a file or a pipe; on
+		// a terminal it is filtered like every other output.
+		out := env.Stdout
+		if !env.IsTTY {
+			out = render.RawWriter(out)
+		}
+		if len(files) == 0 {
+			out = env.Stderr
+		}
+		fmt.Fprint(out, planDiff(p, o.Root, vals, files))
 		return nil
 	}
 	vals, files, err := safePreview(p, o.Root)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -101,6 +102,11 @@ func expandInputs(args []string) ([]string, error) {
 	return out, nil
 }
 
+// maxAuditJSON bounds one audit JSON input: decoding costs about ten
+// times its size in memory, and a real report (24 disks, every finding)
+// is under 100 KiB. A 140 MB file once took 1.6 GB before it was refused.
+const maxAuditJSON = 16 << 20
+
 // readAuditInput reads one audit JSON or snapshot.
 func readAuditInput(cmd *cobra.Command, file string) (*audit.Report, error) {
 	f, err := hostfs.OpenRegular(file) // a FIFO must not hang the report
@@ -117,8 +123,12 @@ func readAuditInput(cmd *cobra.Command, file string) (*audit.Report, error) {
 		return audit.FromFacts(h, audit.Options{}), nil
 	}
 	var rep audit.Report
-	dec := json.NewDecoder(br)
+	lr := &io.LimitedReader{R: br, N: maxAuditJSON + 1}
+	dec := json.NewDecoder(lr)
 	if err := dec.Decode(&rep); err != nil {
+		if lr.N <= 0 {
+			return nil, fmt.Errorf("larger than %d MiB: not the output of nastune audit -o json (a real one is well under 1 MiB)", maxAuditJSON>>20)
+		}
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
 			return nil, fmt.Errorf("not JSON at byte %d: %w", se.Offset, err)

@@ -51,7 +51,7 @@ func newSnapshotCmd(env *Env) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVarP(&out, "output", "o", "", "the .tar.gz to write")
+	cmd.Flags().StringVarP(&out, "output", "o", "", "the `FILE`.tar.gz to write")
 	cmd.Flags().StringVar(&root, "root", "/", "capture a captured machine tree instead of this machine")
 	cmd.Flags().BoolVar(&force, "force", false, "overwrite FILE")
 	return cmd

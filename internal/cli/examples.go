@@ -37,7 +37,8 @@ sudo nastune undo                  # the last run`,
 	"nastune bench": `nastune bench disk --file /srv/data/nastune.test --size 1G --save before.json
 nastune bench compare before.json after.json`,
 	"nastune bench disk": `nastune bench disk --file /srv/data/nastune.test --size 1G --runtime 30
-nastune bench disk --file /srv/data/t --tests seqread-direct,randread4k-qd32 --repeat 3 --save before.json`,
+nastune bench disk --file /srv/data/t --tests seqread-direct,randread4k-qd32 --repeat 3 --save before.json
+nastune bench disk --file /srv/data/nastune.test --engine fio --save before.json`,
 	"nastune bench net": `nastune bench net --listen 0.0.0.0:5201      # on the NAS
 nastune bench net nas.lan:5201 --time 10      # on a client
 nastune bench net nas.lan:5201 --engine iperf3 --streams 4`,

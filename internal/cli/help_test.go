@@ -49,6 +49,15 @@ func TestHelpGoldens(t *testing.T) {
 		if n := strings.Count(out, "Exit codes:"); n != 1 {
 			t.Errorf("%s: exit-code block printed %d times", c.CommandPath(), n)
 		}
+		// A placeholder names what the value is: FORMAT only for a format.
+		for _, m := range regexp.MustCompile(`(?m)^\s+(?:-\w, )?--[\w-]+ FORMAT\s+(.*)$`).FindAllStringSubmatch(out, -1) {
+			if !strings.Contains(m[1], "format") {
+				t.Errorf("%s: FORMAT names a value that is no format: %q", c.CommandPath(), m[0])
+			}
+		}
+		if n := strings.Count(out, "Examples:"); n > 1 {
+			t.Errorf("%s: examples block printed %d times", c.CommandPath(), n)
+		}
 		if m := artefact.FindString(out); m != "" {
 			t.Errorf("%s: help has %q", c.CommandPath(), m)
 		}
@@ -174,5 +183,26 @@ func TestOutputFormatHint(t *testing.T) {
 	_, e, code := run(t, "rules", "-o", "JSON")
 	if code != 2 || !strings.Contains(e, "did you mean `-o json`?") {
 		t.Errorf("-o JSON: %d %q", code, e)
+	}
+}
+
+// Red team (issue 16, habits not listed): a misspelt flag got "run
+// `nastune --help` for the flags" in every command: the root's help, which
+// lists commands, and no suggestion.
+func TestUnknownFlagHint(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"bench", "disk", "--fil", "x"}, "did you mean `--file`? run `nastune bench disk --help`"},
+		{[]string{"plan", "--outptu", "json"}, "did you mean `--output`? run `nastune plan --help`"},
+		{[]string{"calc", "raid", "--disk-size", "4T"}, "run `nastune calc raid --help`"},
+		{[]string{"--colour", "always"}, "did you mean `--color`? run `nastune audit --help`"},
+		{[]string{"bench", "net", "-x"}, "run `nastune bench net --help`"},
+	} {
+		_, e, code := run(t, c.args...)
+		if code != 2 || !strings.Contains(e, c.want) {
+			t.Errorf("%v: exit %d, %q; want %q", c.args, code, e, c.want)
+		}
 	}
 }

@@ -239,13 +239,13 @@ func anonFile(content []byte) (*os.File, error) {
 	return f, nil
 }
 
-// run starts argv[0] (looked up in PATH) contained by lim; extra, when
+// run starts argv[0] (looked up in SystemPath, never $PATH) contained by lim; extra, when
 // set, is the child's fd 3.
 func run(ctx context.Context, lim Limits, argv []string, extra *os.File) (*Result, error) {
 	lim = lim.withDefaults()
-	path, err := exec.LookPath(argv[0])
+	path, err := lookPath(argv[0], SystemPath)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", argv[0], ErrNotInstalled)
+		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, lim.Timeout)
 	defer cancel()

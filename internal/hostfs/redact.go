@@ -122,8 +122,21 @@ func RedactCommand(argv []string, out []byte) []byte {
 // and passwords in URLs.
 func RedactArgs(argv []string) []string {
 	out := append([]string(nil), argv...)
+	prog := ""
+	if len(out) > 0 {
+		prog = path.Base(out[0])
+	}
 	for i := 0; i < len(out); i++ {
 		a := out[i]
+		switch {
+		case i > 0 && dashPPassword[prog] && strings.HasPrefix(a, "-p") && len(a) > 2 && !portOrPath(a[2:]):
+			out[i] = "-p" + Redacted
+			continue
+		case i+1 < len(out) && (a == "-U" || a == "--user" || a == "--username" || a == "-u" && prog == "curl"):
+			out[i+1] = redactUserPass(out[i+1], a != "-U")
+			i++
+			continue
+		}
 		if strings.HasPrefix(a, "-") {
 			name, _, hasVal := strings.Cut(a, "=")
 			switch {
@@ -202,12 +215,46 @@ func secretKey(k string) bool {
 	if len(words) == 0 {
 		return false
 	}
-	return secretWords[words[len(words)-1]] || secretWords[strings.Join(words, "")]
+	last := strings.TrimRight(words[len(words)-1], "0123456789") // password2
+	if (last == "in" || last == "out") && len(words) > 1 {
+		last = words[len(words)-2] // iSCSI's mutual CHAP: node.session.auth.password_in
+	}
+	return secretWords[last] || secretWords[strings.Join(words, "")]
 }
+
+// userKey reports whether a key or flag names a user, whose value may
+// carry the password: mount.cifs and smbclient take "user%password".
+func userKey(k string) bool {
+	switch strings.ToLower(strings.TrimLeft(k, "-")) {
+	case "user", "username", "u":
+		return true
+	}
+	return false
+}
+
+// redactUserPass keeps the user of "user%password" (mount.cifs user=,
+// smbclient -U) or, with colon, "user:password" (curl -u) and redacts the
+// rest.
+func redactUserPass(v string, colon bool) string {
+	i := strings.IndexByte(v, '%')
+	if i < 0 && colon {
+		i = strings.IndexByte(v, ':')
+	}
+	if i < 0 || i == len(v)-1 {
+		return v
+	}
+	return v[:i+1] + Redacted
+}
+
+// dashPPassword are programs whose "-pVALUE" is a password (mysql
+// -psecret, sshpass -psecret).
+var dashPPassword = map[string]bool{"mysql": true, "mysqldump": true, "mysqladmin": true, "mariadb": true, "mariadb-dump": true, "sshpass": true}
 
 var (
 	// key=value inside a line: mount options, command arguments, query strings.
-	kvRe = regexp.MustCompile(`([A-Za-z][A-Za-z0-9_.-]*)=("[^"]*"|'[^']*'|[^\s,;&"']*)`)
+	// A doubled comma is part of the value: mount.cifs and the kernel's
+	// CIFS option parser read "password=a,,b" as the password "a,b".
+	kvRe = regexp.MustCompile(`([A-Za-z][A-Za-z0-9_.-]*)=("[^"]*"|'[^']*'|(?:[^\s,;&"']|,,)*)`)
 	// a whole line "key = value" or "key: value" (ini, smb.conf, YAML, WireGuard).
 	lineRe = regexp.MustCompile(`^(\s*[#;]?\s*([A-Za-z][A-Za-z0-9 _.-]*?)\s*[=:]\s*)(\S.*?)\s*$`)
 	// a line "key value" of configs without "=" (OpenVPN, Samba's "username map", .netrc).
@@ -223,7 +270,7 @@ var inlineBlocks = map[string]bool{
 }
 
 // hint is a quick test that a text may hold anything redactText changes.
-var hint = []string{"pass", "secret", "psk", "token", "key", "cred", "-----begin", "://", "pwd", "pin"}
+var hint = []string{"pass", "secret", "psk", "token", "key", "cred", "-----begin", "://", "pwd", "pin", "user"}
 
 func redactText(data []byte) []byte {
 	low := bytes.ToLower(data)
@@ -285,6 +332,9 @@ func redactLine(l string) string {
 		k, v, _ := strings.Cut(s, "=")
 		if secretKey(k) && !plainValue(v) {
 			return k + "=" + Redacted
+		}
+		if userKey(k) {
+			return k + "=" + redactUserPass(v, false)
 		}
 		return s
 	})

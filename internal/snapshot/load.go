@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path"
+	"sort"
 	"strings"
 
 	"github.com/nastune/nastune/internal/facts"
@@ -71,6 +72,7 @@ func unpack(r io.Reader, dir string) (*Loaded, error) {
 	cr := &countReader{r: zr, max: MaxStreamBytes}
 	tr := tar.NewReader(cr)
 	seen := map[string]byte{} // clean name → type
+	links := map[string]string{}
 	var total int64
 	var meta, factsJSON []byte
 	for n := 0; ; n++ {
@@ -117,6 +119,7 @@ func unpack(r io.Reader, dir string) (*Loaded, error) {
 			if err := root.Symlink(hdr.Linkname, name); err != nil {
 				return nil, errf(hdr.Name, "%v", err)
 			}
+			links[name] = hdr.Linkname
 		case tar.TypeReg:
 			if hdr.Size < 0 || hdr.Size > MaxFileBytes {
 				return nil, errf(hdr.Name, "%d bytes: files above %d bytes are refused", hdr.Size, MaxFileBytes)
@@ -151,6 +154,14 @@ func unpack(r io.Reader, dir string) (*Loaded, error) {
 			return nil, errf(hdr.Name, "type %q refused: only files, folders and symbolic links", string(hdr.Typeflag))
 		}
 		seen[name] = hdr.Typeflag
+	}
+	// Each link was checked alone; followed together, as the kernel
+	// would, one can lead through another out of the tree ("up" -> "..",
+	// "esc" -> "up/.."). None may.
+	for _, name := range sortedKeys(links) {
+		if via, bad := escapes(links, name); bad {
+			return nil, errf(name, "link to %q leaves the snapshot (through the link %q)", links[name], via)
+		}
 	}
 	if meta == nil {
 		return nil, fmt.Errorf("%w: no %s", ErrNotSnapshot, MetaFile)
@@ -219,6 +230,53 @@ func checkName(raw string) (string, error) {
 		}
 	}
 	return name, nil
+}
+
+// escapes follows the link name through every link of the archive, as
+// the kernel resolves it from name's folder, and reports whether a ".."
+// climbs above the tree, with the last link followed before. Loops and
+// missing targets are no escape (hostfs reports them when read).
+func escapes(links map[string]string, name string) (via string, bad bool) {
+	var stack []string // resolved components: real folders of the tree
+	if d := path.Dir(name); d != "." {
+		stack = strings.Split(d, "/")
+	}
+	todo := strings.Split(links[name], "/")
+	via = name
+	for hops := 0; len(todo) > 0; {
+		c := todo[0]
+		todo = todo[1:]
+		switch c {
+		case "", ".":
+			continue
+		case "..":
+			if len(stack) == 0 {
+				return via, true
+			}
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		cand := strings.Join(append(append([]string(nil), stack...), c), "/")
+		if t, ok := links[cand]; ok {
+			if hops++; hops > 40 {
+				return "", false
+			}
+			via = cand
+			todo = append(strings.Split(t, "/"), todo...)
+			continue
+		}
+		stack = append(stack, c)
+	}
+	return "", false
+}
+
+func sortedKeys(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // checkLink accepts relative targets that stay inside the tree.

@@ -162,6 +162,11 @@ func TestHostileArchives(t *testing.T) {
 		{"absolute name", []tent{reg("/etc/cron.d/evil")}, "absolute names are refused"},
 		{"absolute link", []tent{{"etc", tar.TypeSymlink, "/etc", nil}}, `link to absolute path "/etc" refused`},
 		{"escaping link", []tent{{"sys/x", tar.TypeSymlink, "../../..", nil}}, "leaves the snapshot"},
+		// Each link alone stays inside lexically; followed by the kernel,
+		// "zz/up" is the tree's top and "zz/up/.." its parent.
+		{"escaping link chain", []tent{metaOK, {"zz/up", tar.TypeSymlink, "..", nil}, {"esc", tar.TypeSymlink, "zz/up/..", nil}}, "leaves the snapshot"},
+		{"escaping link chain, link first", []tent{metaOK, {"etc/samba/smb.conf", tar.TypeSymlink, "../../zz/up/../etc/passwd", nil}, {"zz/up", tar.TypeSymlink, "..", nil}}, "leaves the snapshot"},
+		{"escaping through a deeper link", []tent{metaOK, {"a/b/c", tar.TypeSymlink, "../..", nil}, {"x", tar.TypeSymlink, "a/b/c/../../..", nil}}, "leaves the snapshot"},
 		{"write through link", []tent{{"d", tar.TypeSymlink, "proc", nil}, reg("d/evil")}, `lies below the symbolic link "d"`},
 		{"char device", []tent{{"dev/null", tar.TypeChar, "", nil}}, `type "3" refused`},
 		{"block device", []tent{{"dev/sda", tar.TypeBlock, "", nil}}, `type "4" refused`},
