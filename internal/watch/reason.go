@@ -1,0 +1,436 @@
+package watch
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Bottleneck is one resource that bound the work during the watch, with
+// the numbers that show it. Utilization is the share of its limit in use
+// (1 = at the limit); Rate and Limit are in Unit.
+type Bottleneck struct {
+	Kind        string   `json:"kind"` // cpu, disk, network or memory
+	Subject     string   `json:"subject"`
+	PID         int      `json:"pid,omitempty"`
+	TID         int      `json:"tid,omitempty"`
+	Stack       []string `json:"stack,omitempty"` // block devices, top first, for md/dm/loop stacks
+	Utilization float64  `json:"utilization"`
+	Rate        float64  `json:"rate"`
+	Limit       float64  `json:"limit,omitempty"`
+	Unit        string   `json:"unit"`
+	Evidence    []string `json:"evidence"`
+	Why         string   `json:"why"`
+	Next        string   `json:"next"`
+	score       float64
+}
+
+// Thresholds of the USE verdicts, as shares of the limit averaged over
+// the samples.
+const (
+	threadBusy   = 0.85 // a thread on a CPU this share of the time is CPU-bound
+	threadDemand = 0.90 // on a CPU + waiting for one: wanted a whole core
+	coreIRQ      = 0.80 // one CPU's irq+softirq share
+	allBusy      = 0.90 // every CPU together
+	stealShare   = 0.20
+	diskBusy     = 0.85 // %util
+	nicBusy      = 0.85 // of link speed or qdisc rate
+	memStall     = 0.10 // PSI memory some
+)
+
+// Reason reads the samples of one watch and returns the bottlenecks, the
+// most binding first. It is a pure function: the same samples give the
+// same answer.
+func Reason(samples []Sample) []Bottleneck {
+	n := float64(len(samples))
+	if n == 0 {
+		return []Bottleneck{}
+	}
+	var out []Bottleneck
+	out = append(out, threadBottlenecks(samples, n)...)
+	out = append(out, cpuBottlenecks(samples, n)...)
+	out = append(out, diskBottlenecks(samples, n)...)
+	out = append(out, nicBottlenecks(samples, n)...)
+	out = append(out, memBottleneck(samples, n)...)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].score > out[j].score })
+	if out == nil {
+		out = []Bottleneck{}
+	}
+	return out
+}
+
+func r2(v float64) float64 { return round(v) }
+
+func threadBottlenecks(samples []Sample, n float64) []Bottleneck {
+	type acc struct {
+		t         ThreadSample
+		cpu, wait float64
+		seen      int
+	}
+	m := map[int]*acc{}
+	for _, s := range samples {
+		for _, t := range s.Threads {
+			a := m[t.TID]
+			if a == nil || a.t.PID != t.PID {
+				a = &acc{t: t}
+				m[t.TID] = a
+			}
+			a.cpu += t.CPUPct / 100
+			a.wait += t.WaitPct / 100
+			a.seen++
+		}
+	}
+	var out []Bottleneck
+	perProc := map[int]int{}
+	keys := make([]int, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		a, b := m[keys[i]], m[keys[j]]
+		return a.cpu+a.wait > b.cpu+b.wait || (a.cpu+a.wait == b.cpu+b.wait && keys[i] < keys[j])
+	})
+	for _, k := range keys {
+		a := m[k]
+		cpu, wait := a.cpu/n, a.wait/n
+		if cpu < threadBusy && cpu+wait < threadDemand {
+			continue
+		}
+		if perProc[a.t.PID]++; perProc[a.t.PID] > 3 {
+			continue
+		}
+		name := a.t.Comm
+		proc := ""
+		if a.t.ProcessComm != "" && a.t.ProcessComm != a.t.Comm {
+			proc = fmt.Sprintf(" of process %s", a.t.ProcessComm)
+		}
+		b := Bottleneck{Kind: "cpu", Subject: name, PID: a.t.PID, TID: a.t.TID, Utilization: r2(cpu), Rate: r2(cpu), Limit: 1, Unit: "cores",
+			score: cpu + wait,
+			Evidence: []string{
+				fmt.Sprintf("/proc/%d/task/%d/schedstat: thread %s%s ran %.0f%% and waited for a CPU %.0f%% of the time (mean of %d samples)",
+					a.t.PID, a.t.TID, name, proc, 100*cpu, 100*wait, len(samples)),
+			}}
+		if cpu >= threadBusy {
+			b.Why = fmt.Sprintf("thread %s (pid %d, tid %d) keeps one core busy: a single thread cannot use more than one core, "+
+				"so the rest of the machine can be idle while this thread sets the pace", name, a.t.PID, a.t.TID)
+		} else {
+			b.Why = fmt.Sprintf("thread %s (pid %d, tid %d) wanted a whole core but got %.0f%% of one: it waited %.0f%% of the time "+
+				"in a run queue, so the CPUs are oversubscribed by other work", name, a.t.PID, a.t.TID, 100*cpu, 100*wait)
+		}
+		b.Next = threadNext(name, a.t.ProcessComm, a.t.TID)
+		out = append(out, b)
+	}
+	return out
+}
+
+// threadNext says what to try for a CPU-bound thread, by what it is.
+func threadNext(comm, proc string, tid int) string {
+	c := comm
+	if proc != "" {
+		c = proc + " " + comm
+	}
+	switch {
+	case strings.Contains(c, "smbd"):
+		return "smbd serves one client connection per process: check crypto and signing (audit: smb-crypto-without-aes, crypto-aes-not-accelerated, smb-sendfile-off), enable SMB multichannel (smb-multichannel-off), then `nastune tune`"
+	case strings.Contains(c, "openvpn"):
+		return "OpenVPN moves every packet through one thread: use an AES-GCM cipher with AES instructions (audit: crypto-aes-not-accelerated) or WireGuard; `nastune calc vpn` for the MTU/MSS"
+	case strings.Contains(c, "sshd") || strings.HasPrefix(comm, "ssh"):
+		return "SSH encrypts a session in one thread: use aes128-gcm@openssh.com where the CPU has AES instructions (audit: crypto-aes-not-accelerated), or copy over NFS/SMB/rsync daemon instead of scp/sftp"
+	case strings.Contains(c, "rsync"):
+		return "rsync checksums in one thread: use --whole-file on a LAN, and an rsync daemon or NFS instead of rsync over SSH"
+	case strings.HasPrefix(comm, "md") && strings.Contains(comm, "_raid"):
+		return "the md parity thread is single-threaded: raise group_thread_cnt and the stripe cache (audit: md-stripe-cache), then `nastune tune`"
+	case strings.HasPrefix(comm, "z_"):
+		return "ZFS I/O pipeline thread: check compression and checksum algorithms of the dataset and the pool layout (audit: zfs-*)"
+	case strings.HasPrefix(comm, "kcryptd") || strings.HasPrefix(comm, "dmcrypt"):
+		return "dm-crypt encryption is bound to a core: audit: crypto-aes-not-accelerated, crypto-dmcrypt-workqueue"
+	case strings.HasPrefix(comm, "ksoftirqd"):
+		return "packet processing overflowed into ksoftirqd: spread it with RSS/RPS (audit: nic-coalesce-single-core, net-softnet-squeeze)"
+	case strings.HasPrefix(comm, "nfsd"):
+		return "nfsd thread busy: audit: nfs-threads-low; check the export and the disks behind it"
+	}
+	return fmt.Sprintf("profile the thread (perf top -t %d) and look for a way to split the work over more threads or processes", tid)
+}
+
+func cpuBottlenecks(samples []Sample, n float64) []Bottleneck {
+	var out []Bottleneck
+	busy, steal := 0.0, 0.0
+	irq := map[int]float64{}
+	cores := 0
+	for _, s := range samples {
+		busy += s.CPU.BusyPct / 100
+		cores = max(cores, len(s.CPU.Cores))
+		st := 0.0
+		for _, c := range s.CPU.Cores {
+			irq[c.CPU] += (c.IRQPct + c.SoftIRQPct) / 100
+			st += c.StealPct / 100
+		}
+		if len(s.CPU.Cores) > 0 {
+			steal += st / float64(len(s.CPU.Cores))
+		}
+	}
+	busy, steal = busy/n, steal/n
+	psi := 0.0
+	for _, s := range samples {
+		psi += s.PSI.CPUSomePct
+	}
+	psi /= n
+	if busy >= allBusy {
+		out = append(out, Bottleneck{Kind: "cpu", Subject: "all CPUs", Utilization: r2(busy), Rate: r2(busy * float64(cores)), Limit: float64(cores), Unit: "cores",
+			score:    busy,
+			Evidence: []string{fmt.Sprintf("/proc/stat: %d CPUs %.0f%% busy on average", cores, 100*busy), fmt.Sprintf("/proc/pressure/cpu: some %.0f%% of the time", psi)},
+			Why:      "every CPU is busy and runnable tasks wait for one: work is queuing for CPU time",
+			Next:     "find the consumers (the threads listed in the samples); stop or reschedule competing jobs, or move work (compression, encryption, checksums) off this machine"})
+	}
+	if steal >= stealShare {
+		out = append(out, Bottleneck{Kind: "cpu", Subject: "hypervisor steal", Utilization: r2(steal), Rate: r2(steal), Limit: 1, Unit: "share",
+			score:    0.8 + steal,
+			Evidence: []string{fmt.Sprintf("/proc/stat: steal %.0f%% of CPU time", 100*steal)},
+			Why:      "the hypervisor ran other guests on this VM's CPUs: the VM gets less CPU than it has",
+			Next:     "ask for dedicated or more vCPUs; this is outside the guest's control"})
+	}
+	ids := make([]int, 0, len(irq))
+	for c := range irq {
+		ids = append(ids, c)
+	}
+	sort.Ints(ids)
+	for _, c := range ids {
+		v := irq[c] / n
+		if v < coreIRQ {
+			continue
+		}
+		out = append(out, Bottleneck{Kind: "cpu", Subject: fmt.Sprintf("cpu%d interrupts", c), Utilization: r2(v), Rate: r2(v), Limit: 1, Unit: "cores",
+			score:    v,
+			Evidence: []string{fmt.Sprintf("/proc/stat: cpu%d spent %.0f%% in irq+softirq", c, 100*v)},
+			Why:      "one CPU handles the interrupts and packet processing of a busy device: it runs out before the others are used",
+			Next:     "spread interrupts and packets over CPUs (RSS queues, RPS, irqbalance) (audit: nic-coalesce-single-core, net-softnet-squeeze, net-softnet-drops)"})
+	}
+	return out
+}
+
+func diskBottlenecks(samples []Sample, n float64) []Bottleneck {
+	type acc struct {
+		util, rbps, wbps, riops, wiops, await, qd, req float64
+		last                                           DiskSample
+	}
+	m := map[string]*acc{}
+	for _, s := range samples {
+		for _, d := range s.Disks {
+			a := m[d.Name]
+			if a == nil {
+				a = &acc{}
+				m[d.Name] = a
+			}
+			a.util += d.UtilPct / 100
+			a.rbps += d.ReadBps
+			a.wbps += d.WriteBps
+			a.riops += d.ReadIOPS
+			a.wiops += d.WriteIOPS
+			a.await += d.AwaitMS
+			a.qd += d.QueueDepth
+			a.req += d.AvgReqKiB
+			a.last = d
+		}
+	}
+	sat := map[string]bool{}
+	for name, a := range m {
+		if a.util/n >= diskBusy {
+			sat[name] = true
+		}
+	}
+	// above[x] lists devices stacked on x.
+	above := map[string][]string{}
+	for name, a := range m {
+		for _, b := range a.last.Below {
+			above[b] = append(above[b], name)
+		}
+	}
+	names := make([]string, 0, len(sat))
+	for name := range sat {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	done := map[string]bool{}
+	var out []Bottleneck
+	for _, name := range names {
+		if done[name] {
+			continue
+		}
+		// Walk down to the lowest saturated device as busy as this one;
+		// a lower device clearly less busy is not the limit.
+		subj := name
+		for {
+			next := ""
+			for _, b := range m[subj].last.Below {
+				if sat[b] && m[b].util >= m[subj].util-0.05*n {
+					next = b
+				}
+			}
+			if next == "" {
+				break
+			}
+			subj = next
+		}
+		// Walk up: the full stack above the subject.
+		stack := []string{subj}
+		for cur := subj; ; {
+			up := above[cur]
+			if len(up) == 0 {
+				break
+			}
+			sort.Strings(up)
+			cur = up[0]
+			stack = append([]string{cur}, stack...)
+		}
+		for _, d := range stack {
+			done[d] = true
+		}
+		a := m[subj]
+		util, await, qd, req := a.util/n, a.await/n, a.qd/n, a.req/n
+		iops := (a.riops + a.wiops) / n
+		bps := (a.rbps + a.wbps) / n
+		b := Bottleneck{Kind: "disk", Subject: subj, Utilization: r2(util), Rate: r2(bps), Unit: "bytes/s", score: util,
+			Evidence: []string{fmt.Sprintf("/proc/diskstats %s: %.0f%% busy, %.0f IOPS, %.1f MiB/s, %.1f KiB per request, await %.2f ms, queue depth %.2f",
+				subj, 100*util, iops, bps/(1<<20), req, await, qd)}}
+		if len(stack) > 1 {
+			b.Stack = stack
+			for _, d := range stack {
+				if d == subj {
+					continue
+				}
+				if x, ok := m[d]; ok {
+					b.Evidence = append(b.Evidence, fmt.Sprintf("/proc/diskstats %s (stacked): %.0f%% busy, %.0f IOPS, await %.2f ms",
+						d, 100*x.util/n, (x.riops+x.wiops)/n, x.await/n))
+				}
+			}
+		}
+		switch {
+		case qd < 1.5:
+			b.Why = fmt.Sprintf("%s always has a request in flight but rarely more than one (queue depth %.1f): each I/O waits for the one before, "+
+				"so throughput is latency-bound (%.2f ms × %.0f IOPS ≈ the whole second)", subj, qd, await, iops)
+			if !a.last.Rotational {
+				b.Why += "; a solid-state device could serve more requests at once"
+			}
+			b.Next = "raise the parallelism of the workload (more threads or async I/O), larger requests and readahead for sequential reads (audit: blk-read-ahead, blk-scheduler); `nastune bench disk` shows what the device can do at higher queue depth"
+		default:
+			b.Why = fmt.Sprintf("%s is busy all the time with %.1f requests queued on average and %.2f ms per request: the device is saturated", subj, qd, await)
+			if a.last.Rotational && req < 64 {
+				b.Why += "; small requests on a rotating disk are seek-bound"
+			}
+			b.Next = "spread the load over more devices or use faster ones; check the I/O scheduler, stripe geometry and md stripe cache (audit: blk-scheduler, fs-stripe-geometry, md-stripe-cache, bus-bench-vs-ceiling), then `nastune tune`"
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+func nicBottlenecks(samples []Sample, n float64) []Bottleneck {
+	type acc struct {
+		rx, tx, over, drops, retrans float64
+		last                         NICSample
+	}
+	m := map[string]*acc{}
+	retrans := 0.0
+	for _, s := range samples {
+		retrans += s.TCP.RetransPct
+		for _, x := range s.NICs {
+			a := m[x.Name]
+			if a == nil {
+				a = &acc{}
+				m[x.Name] = a
+			}
+			a.rx += x.RxBps
+			a.tx += x.TxBps
+			a.over += x.OverlimitsPS
+			a.drops += x.DropsPerS
+			a.last = x
+		}
+	}
+	retrans /= n
+	names := make([]string, 0, len(m))
+	for k := range m {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	var out []Bottleneck
+	for _, name := range names {
+		a := m[name]
+		rx, tx := a.rx/n, a.tx/n
+		l := a.last
+		var b Bottleneck
+		switch {
+		case l.QdiscRateBps > 0 && tx/l.QdiscRateBps >= nicBusy:
+			u := tx / l.QdiscRateBps
+			b = Bottleneck{Kind: "network", Subject: name, Utilization: r2(u), Rate: r2(tx), Limit: l.QdiscRateBps, Unit: "bits/s", score: u,
+				Evidence: []string{
+					fmt.Sprintf("/proc/net/dev %s: sending %s", name, bits(tx)),
+					fmt.Sprintf("netlink qdisc %s on %s: rate %s, %.0f overlimits/s, %.0f drops/s, backlog %d bytes", l.Qdisc, name, bits(l.QdiscRateBps), a.over/n, a.drops/n, l.Backlog)},
+				Why: fmt.Sprintf("the %s qdisc on %s shapes egress to %s and the traffic runs at %.0f%% of that rate: the shaper, not the link, sets the speed",
+					l.Qdisc, name, bits(l.QdiscRateBps), 100*u),
+				Next: fmt.Sprintf("if the shaping is not intended, look at it with `tc -s qdisc show dev %s` and raise or remove it; a shaper below the link rate is usually an ISP/VPN setting applied to the LAN too", name)}
+			if l.SpeedBps > 0 {
+				b.Evidence = append(b.Evidence, fmt.Sprintf("/sys/class/net/%s/speed: link %s", name, bits(l.SpeedBps)))
+			}
+		case l.SpeedBps > 0 && max(rx, tx)/l.SpeedBps >= nicBusy:
+			r := max(rx, tx)
+			dir := "receiving"
+			if tx > rx {
+				dir = "sending"
+			}
+			u := r / l.SpeedBps
+			b = Bottleneck{Kind: "network", Subject: name, Utilization: r2(u), Rate: r2(r), Limit: l.SpeedBps, Unit: "bits/s", score: u,
+				Evidence: []string{fmt.Sprintf("/proc/net/dev %s: %s %s", name, dir, bits(r)), fmt.Sprintf("/sys/class/net/%s/speed: link %s", name, bits(l.SpeedBps))},
+				Why:      fmt.Sprintf("%s carries %.0f%% of its link speed: the link is full", name, 100*u),
+				Next:     "a faster link, or more links (bonding with several clients, SMB multichannel); check the negotiated speed (audit: nic-link-slow, nic-link-below-supported, bond-single-stream, smb-multichannel-off)"}
+		default:
+			continue
+		}
+		if retrans > 0 {
+			b.Evidence = append(b.Evidence, fmt.Sprintf("/proc/net/snmp: %.2f%% of TCP segments retransmitted", retrans))
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+func memBottleneck(samples []Sample, n float64) []Bottleneck {
+	var some, full, scan, steal, refault float64
+	avail, total := uint64(0), uint64(0)
+	psi := false
+	for _, s := range samples {
+		some += s.PSI.MemSomePct / 100
+		full += s.PSI.MemFullPct / 100
+		psi = psi || s.PSI.Available
+		scan += s.Memory.PgScanPerS
+		steal += s.Memory.PgStealPerS
+		refault += s.Memory.RefaultPerS
+		avail, total = s.Memory.AvailableBytes, s.Memory.TotalBytes
+	}
+	some, full, scan, steal, refault = some/n, full/n, scan/n, steal/n, refault/n
+	if !psi || some < memStall {
+		return nil
+	}
+	b := Bottleneck{Kind: "memory", Subject: "memory", Utilization: r2(some), Rate: r2(some), Limit: 1, Unit: "share of time stalled",
+		score: 0.85 + some + full,
+		Evidence: []string{
+			fmt.Sprintf("/proc/pressure/memory: some %.0f%%, full %.0f%% of the time", 100*some, 100*full),
+			fmt.Sprintf("/proc/vmstat: %.0f pages scanned/s, %.0f reclaimed/s, %.0f refaults/s", scan, steal, refault),
+			fmt.Sprintf("/proc/meminfo: %d MiB available of %d MiB", avail>>20, total>>20)},
+		Why: fmt.Sprintf("tasks stalled waiting for memory %.0f%% of the time (reclaim and refaults of evicted pages): "+
+			"the working set does not fit in the memory it may use, so the kernel keeps evicting what it needs next", 100*some),
+		Next: "find what holds the memory (ZFS ARC, tmpfs, a memory limit on the service's cgroup) (audit: zfs-arc-small-box, net-tcp-buffers-ram); reduce it or add RAM"}
+	return []Bottleneck{b}
+}
+
+// bits formats bits per second.
+func bits(v float64) string {
+	switch {
+	case v >= 1e9:
+		return fmt.Sprintf("%.2f Gbit/s", v/1e9)
+	case v >= 1e6:
+		return fmt.Sprintf("%.1f Mbit/s", v/1e6)
+	case v >= 1e3:
+		return fmt.Sprintf("%.0f kbit/s", v/1e3)
+	}
+	return fmt.Sprintf("%.0f bit/s", v)
+}

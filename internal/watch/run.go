@@ -1,0 +1,77 @@
+package watch
+
+import (
+	"context"
+	"time"
+
+	"github.com/nastune/nastune/internal/hostfs"
+)
+
+// Result is a whole watch: every sample and the verdict over all of them.
+type Result struct {
+	IntervalS   float64           `json:"interval_s"`
+	Samples     []Sample          `json:"samples"`
+	Bottlenecks []Bottleneck      `json:"bottlenecks"`
+	Skipped     map[string]string `json:"not_collected,omitempty"` // source → why it could not be read
+}
+
+// Options of one watch.
+type Options struct {
+	Interval time.Duration
+	For      time.Duration // 0: until ctx ends
+	// OnSample, when set, sees every sample and the verdict so far (the
+	// live view); the verdict covers the last Window samples.
+	OnSample func(s Sample, verdict []Bottleneck)
+	Window   int
+}
+
+// Run samples root every Interval until For has passed or ctx ends (Ctrl-C),
+// then reasons over all samples. Ending early is not an error: the result
+// holds what was sampled.
+func Run(ctx context.Context, root *hostfs.Root, o Options) (*Result, error) {
+	s, err := NewSampler(root)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	res := &Result{IntervalS: o.Interval.Seconds(), Samples: []Sample{}}
+	tick := time.NewTicker(o.Interval)
+	defer tick.Stop()
+	var deadline <-chan time.Time
+	if o.For > 0 {
+		t := time.NewTimer(o.For + o.Interval/4)
+		defer t.Stop()
+		deadline = t.C
+	}
+	win := o.Window
+	if win <= 0 {
+		win = 5
+	}
+loop:
+	for {
+		select {
+		case <-ctx.Done():
+			break loop
+		case <-deadline:
+			break loop
+		case <-tick.C:
+		}
+		smp, err := s.Next()
+		if err != nil {
+			return nil, err
+		}
+		res.Samples = append(res.Samples, smp)
+		if o.OnSample != nil {
+			from := max(0, len(res.Samples)-win)
+			o.OnSample(smp, Reason(res.Samples[from:]))
+		}
+		if o.For > 0 && time.Duration(smp.T*float64(time.Second)) >= o.For-o.Interval/4 {
+			break
+		}
+	}
+	res.Bottlenecks = Reason(res.Samples)
+	if len(s.Skipped) > 0 {
+		res.Skipped = s.Skipped
+	}
+	return res, nil
+}
