@@ -33,7 +33,7 @@ const (
 	coreIRQ      = 0.80 // one CPU's irq+softirq share
 	allBusy      = 0.90 // every CPU together
 	stealShare   = 0.20
-	diskBusy     = 0.85 // %util
+	diskBusy     = 0.80 // %util: busy 80% of the time already queues
 	nicBusy      = 0.85 // of link speed or qdisc rate
 	memStall     = 0.10 // PSI memory some
 )
@@ -66,13 +66,14 @@ func threadBottlenecks(samples []Sample, n float64) []Bottleneck {
 		t         ThreadSample
 		cpu, wait float64
 		seen      int
+		first     int // index of the first sample that measured it
 	}
 	m := map[int]*acc{}
-	for _, s := range samples {
+	for i, s := range samples {
 		for _, t := range s.Threads {
 			a := m[t.TID]
 			if a == nil || a.t.PID != t.PID {
-				a = &acc{t: t}
+				a = &acc{t: t, first: i}
 				m[t.TID] = a
 			}
 			a.cpu += t.CPUPct / 100
@@ -82,6 +83,7 @@ func threadBottlenecks(samples []Sample, n float64) []Bottleneck {
 	}
 	var out []Bottleneck
 	perProc := map[int]int{}
+	contended := 0
 	keys := make([]int, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
@@ -92,12 +94,25 @@ func threadBottlenecks(samples []Sample, n float64) []Bottleneck {
 	})
 	for _, k := range keys {
 		a := m[k]
-		cpu, wait := a.cpu/n, a.wait/n
+		// Threads are measured from the interval after their process was
+		// first seen busy; average over the intervals since then.
+		tn := n - float64(a.first)
+		cpu, wait := a.cpu/tn, a.wait/tn
 		if cpu < threadBusy && cpu+wait < threadDemand {
 			continue
 		}
 		if perProc[a.t.PID]++; perProc[a.t.PID] > 3 {
 			continue
+		}
+		// A thread that wanted a core but mostly waited for one is a
+		// symptom of oversubscribed CPUs: it ranks below resources that
+		// are themselves at their limit, and only the first few are named.
+		score := cpu
+		if cpu < threadBusy {
+			if contended++; contended > 3 {
+				continue
+			}
+			score = 0.8 * min(1, cpu+wait)
 		}
 		name := a.t.Comm
 		proc := ""
@@ -105,10 +120,10 @@ func threadBottlenecks(samples []Sample, n float64) []Bottleneck {
 			proc = fmt.Sprintf(" of process %s", a.t.ProcessComm)
 		}
 		b := Bottleneck{Kind: "cpu", Subject: name, PID: a.t.PID, TID: a.t.TID, Utilization: r2(cpu), Rate: r2(cpu), Limit: 1, Unit: "cores",
-			score: cpu + wait,
+			score: score,
 			Evidence: []string{
-				fmt.Sprintf("/proc/%d/task/%d/schedstat: thread %s%s ran %.0f%% and waited for a CPU %.0f%% of the time (mean of %d samples)",
-					a.t.PID, a.t.TID, name, proc, 100*cpu, 100*wait, len(samples)),
+				fmt.Sprintf("/proc/%d/task/%d/schedstat: thread %s%s ran %.0f%% and waited for a CPU %.0f%% of the time (mean of %.0f samples)",
+					a.t.PID, a.t.TID, name, proc, 100*cpu, 100*wait, tn),
 			}}
 		if cpu >= threadBusy {
 			b.Why = fmt.Sprintf("thread %s (pid %d, tid %d) keeps one core busy: a single thread cannot use more than one core, "+
@@ -302,6 +317,12 @@ func diskBottlenecks(samples []Sample, n float64) []Bottleneck {
 					b.Evidence = append(b.Evidence, fmt.Sprintf("/proc/diskstats %s (stacked): %.0f%% busy, %.0f IOPS, await %.2f ms",
 						d, 100*x.util/n, (x.riops+x.wiops)/n, x.await/n))
 				}
+			}
+		}
+		for _, d := range a.last.Below {
+			if x, ok := m[d]; ok && len(b.Stack) == 0 {
+				b.Evidence = append(b.Evidence, fmt.Sprintf("/proc/diskstats %s (below %s): %.0f%% busy, %.0f IOPS, await %.2f ms",
+					d, subj, 100*x.util/n, (x.riops+x.wiops)/n, x.await/n))
 			}
 		}
 		switch {

@@ -205,6 +205,10 @@ type nicInfo struct {
 // one in the next interval.
 const threadScanShare = 0.10
 
+// primeDelay separates the two readings NewSampler takes to find busy
+// processes.
+const primeDelay = 200 * time.Millisecond
+
 // NewSampler takes the first reading. It works without root; what it
 // cannot read is listed in Skipped.
 func NewSampler(root *hostfs.Root) (*Sampler, error) {
@@ -220,6 +224,16 @@ func NewSampler(root *hostfs.Root) (*Sampler, error) {
 		s.skip("netlink qdisc", err)
 	}
 	s.prev, s.cur = newRaw(), newRaw()
+	// Prime: two quick readings find the busy processes, so that the
+	// reading the first interval starts from already has their threads.
+	if err := s.read(s.cur); err != nil {
+		return nil, err
+	}
+	time.Sleep(primeDelay)
+	if err := s.read(s.prev); err != nil {
+		return nil, err
+	}
+	s.delta(s.cur, s.prev)
 	if err := s.read(s.prev); err != nil {
 		return nil, err
 	}
