@@ -1,0 +1,132 @@
+package watch
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestParsers(t *testing.T) {
+	sc := make([][]byte, 0, 32)
+	var all CPUTimes
+	cores, err := parseStat([]byte("cpu  10 1 20 300 4 5 6 7 0 0\ncpu0 5 0 10 150 2 3 3 4 0 0\ncpu1 5 1 10 150 2 2 3 3 0 0\nintr 1 2\nctxt 5\n"), &all, nil, sc)
+	if err != nil || len(cores) != 2 || all.User != 10 || all.Steal != 7 || cores[1].IRQ != 2 || all.Total() != 353 {
+		t.Errorf("parseStat: %+v %+v %v", all, cores, err)
+	}
+	if _, err := parseStat([]byte("cpu  10 x 20 300 4 5 6 7\n"), &all, nil, sc); err == nil || !strings.Contains(err.Error(), "line 1") {
+		t.Errorf("garbled /proc/stat: %v", err)
+	}
+	p, err := parsePSI([]byte("some avg10=1.00 avg60=0.50 avg300=0.10 total=123456\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=789\n"), sc)
+	if err != nil || p.Some != 123456 || p.Full != 789 || !p.OK {
+		t.Errorf("parsePSI: %+v %v", p, err)
+	}
+	// A 5.5+ diskstats line (20 fields) and a 4.18 one (18 fields).
+	ds, err := parseDiskstats([]byte("   8       0 sda 1000 10 80000 500 2000 20 160000 900 2 1200 1400 0 0 0 0 50 30 0\n   7       0 loop0 5 0 40 1 0 0 0 0 0 2 1 0 0 0 0\n"), nil, nil, map[string]string{}, sc)
+	if err != nil || len(ds) != 2 || ds[0].Name != "sda" || ds[0].ReadSectors != 80000 || ds[0].WriteMS != 900 || ds[0].InFlight != 2 || ds[0].IOMS != 1200 || ds[0].WeightedMS != 1400 {
+		t.Errorf("parseDiskstats: %+v %v", ds, err)
+	}
+	nd, err := parseNetDev([]byte("Inter-|   Receive                                                |  Transmit\n face |bytes    packets errs drop fifo frame compressed multicast|bytes    packets errs drop fifo colls carrier compressed\n  eth0: 1000 10 0 3 0 0 0 0 2000 20 0 4 0 0 0 0\n"), nil, map[string]string{}, sc)
+	if err != nil || len(nd) != 1 || nd[0].RxBytes != 1000 || nd[0].TxBytes != 2000 || nd[0].RxDrop != 3 || nd[0].TxDrop != 4 {
+		t.Errorf("parseNetDev: %+v %v", nd, err)
+	}
+	tcp, err := parseSNMP([]byte("Tcp: RtoAlgorithm RtoMin RtoMax MaxConn ActiveOpens PassiveOpens AttemptFails EstabResets CurrEstab InSegs OutSegs RetransSegs InErrs OutRsts InCsumErrors\nTcp: 1 200 120000 -1 10 5 0 0 2 1000 2000 30 0 1 0\n"), sc)
+	if err != nil || tcp.OutSegs != 2000 || tcp.RetransSegs != 30 {
+		t.Errorf("parseSNMP: %+v %v", tcp, err)
+	}
+	sn, err := parseSoftnet([]byte("0000a000 00000001 00000002 00000000\n00000010 00000000 00000003 00000000\n"), sc)
+	if err != nil || sn.Processed != 0xa010 || sn.Dropped != 1 || sn.Squeezed != 5 {
+		t.Errorf("parseSoftnet: %+v %v", sn, err)
+	}
+	np, err := parseNFSdPool([]byte("# pool packets-arrived sockets-enqueued threads-woken threads-timedout\n0 100 7 93 0\n1 50 3 47 0\n"), sc)
+	if err != nil || np.Packets != 150 || np.SocketsEnqueued != 10 {
+		t.Errorf("parseNFSdPool: %+v %v", np, err)
+	}
+	md := parseMdstat([]byte("Personalities : [raid6] [raid5] [raid4]\nmd0 : active raid5 sdd[3] sdc[1] sdb[0]\n      3906764800 blocks super 1.2 level 5, 512k chunk, algorithm 2 [3/2] [UU_]\n      [==>..................]  recovery = 12.6% (246408960/1953382400) finish=180.4min speed=157680K/sec\n\nunused devices: <none>\n"))
+	if len(md) != 1 || md[0].Name != "md0" || md[0].Action != "recovery" || md[0].SpeedKiBs != 157680 || md[0].Percent != 12.6 {
+		t.Errorf("parseMdstat: %+v", md)
+	}
+	ts, err := parseTaskStat([]byte("1234 (md0_raid5) S 2 0 0 0 -1 2129984 0 0 0 0 150 350 0 0 20 0 1 0 100 0 0 18446744073709551615 0 0 0 0 0 0 0 2147483647 0 0 0 0 17 1 0 0 0 0 0\n"), sc)
+	if err != nil || string(ts.Comm) != "md0_raid5" || ts.Ticks != 500 || ts.Threads != 1 || ts.State != 'S' {
+		t.Errorf("parseTaskStat: %+v %v", ts, err)
+	}
+	// A comm with spaces and parentheses.
+	ts, err = parseTaskStat([]byte("77 (a) (b c) R 1 0 0 0 -1 0 0 0 0 0 7 3 0 0 20 0 4 0 1 0 0\n"), sc)
+	if err != nil || string(ts.Comm) != "a) (b c" || ts.Ticks != 10 || ts.Threads != 4 {
+		t.Errorf("parseTaskStat parens: %+v %v", ts, err)
+	}
+	var vm VM
+	parseKeyed([]byte("pgscan_kswapd 100\npgscan_direct 50\npgscan_anon 120\npgsteal_kswapd 90\nworkingset_refault_file 7\n"), sc, vm.setVmstat)
+	parseKeyed([]byte("MemTotal:       1000 kB\nDirty:           12 kB\nWriteback:        3 kB\n"), sc, vm.setMeminfo)
+	if vm.PgScan != 150 || vm.PgSteal != 90 || vm.Refault != 7 || vm.DirtyKiB != 12 || vm.WritebackKiB != 3 || vm.MemTotalKiB != 1000 {
+		t.Errorf("vmstat/meminfo: %+v", vm)
+	}
+}
+
+func repeat(n int, s Sample) []Sample {
+	out := make([]Sample, n)
+	for i := range out {
+		out[i] = s
+		out[i].T = float64(i + 1)
+	}
+	return out
+}
+
+func TestReason(t *testing.T) {
+	idle := CPUSample{BusyPct: 30, Cores: []CoreShare{{CPU: 0, BusyPct: 55}, {CPU: 1, BusyPct: 5}}}
+	cases := []struct {
+		name    string
+		samples []Sample
+		want    []string // kind:subject, most binding first
+	}{
+		{"idle machine", repeat(5, Sample{CPU: idle}), nil},
+		{"one smbd thread at a full core on a half-idle box",
+			repeat(5, Sample{CPU: idle, Threads: []ThreadSample{{PID: 900, TID: 901, Comm: "smbd", ProcessComm: "smbd", CPUPct: 98, WaitPct: 1}, {PID: 12, TID: 12, Comm: "sshd", CPUPct: 5}}}),
+			[]string{"cpu:smbd"}},
+		{"nic at its link speed",
+			repeat(5, Sample{CPU: idle, NICs: []NICSample{{Name: "eth0", TxBps: 940e6, SpeedBps: 1e9}, {Name: "eth1", RxBps: 10e6, SpeedBps: 1e9}}}),
+			[]string{"network:eth0"}},
+		{"nic at its tbf rate, far below link speed",
+			repeat(5, Sample{CPU: idle, NICs: []NICSample{{Name: "eth0", TxBps: 19.5e6, SpeedBps: 1e9, Qdisc: "tbf", QdiscRateBps: 20e6, OverlimitsPS: 300}}}),
+			[]string{"network:eth0"}},
+		{"member disk saturated under md0: the member is named, md0 in the stack",
+			repeat(5, Sample{CPU: idle, Disks: []DiskSample{
+				{Name: "md0", UtilPct: 99, ReadIOPS: 300, Below: []string{"sda", "sdb"}},
+				{Name: "sdb", UtilPct: 100, ReadIOPS: 150, QueueDepth: 8, AwaitMS: 40, Rotational: true},
+				{Name: "sda", UtilPct: 45, ReadIOPS: 150, QueueDepth: 1}}}),
+			[]string{"disk:sdb"}},
+		{"memory thrash outranks the disk it causes",
+			repeat(5, Sample{CPU: idle, PSI: PSISample{Available: true, MemSomePct: 35, MemFullPct: 10},
+				Memory: MemSample{PgScanPerS: 50000, PgStealPerS: 20000},
+				Disks:  []DiskSample{{Name: "sda", UtilPct: 95, QueueDepth: 4}}}),
+			[]string{"memory:memory", "disk:sda"}},
+		{"a brief spike is not a bottleneck",
+			append(repeat(4, Sample{CPU: idle}), Sample{CPU: idle, Disks: []DiskSample{{Name: "sda", UtilPct: 100}}}),
+			nil},
+		{"softirq on one core",
+			repeat(5, Sample{CPU: CPUSample{BusyPct: 50, Cores: []CoreShare{{CPU: 0, BusyPct: 95, SoftIRQPct: 85}, {CPU: 1, BusyPct: 5}}}}),
+			[]string{"cpu:cpu0 interrupts"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := Reason(c.samples)
+			var ks []string
+			for _, b := range got {
+				ks = append(ks, b.Kind+":"+b.Subject)
+				if b.Why == "" || b.Next == "" || len(b.Evidence) == 0 {
+					t.Errorf("%s: missing why/next/evidence: %+v", b.Subject, b)
+				}
+			}
+			if strings.Join(ks, ",") != strings.Join(c.want, ",") {
+				t.Errorf("got %v, want %v", ks, c.want)
+			}
+		})
+	}
+	// The stack and the rates are reported, not just the names.
+	md := Reason(repeat(3, Sample{Disks: []DiskSample{{Name: "md0", UtilPct: 99, Below: []string{"sdb"}}, {Name: "sdb", UtilPct: 100, QueueDepth: 8}}}))
+	if len(md) != 1 || strings.Join(md[0].Stack, ",") != "md0,sdb" {
+		t.Errorf("md stack: %+v", md)
+	}
+	sh := Reason(repeat(3, Sample{NICs: []NICSample{{Name: "eth0", TxBps: 19.5e6, Qdisc: "tbf", QdiscRateBps: 20e6}}}))
+	if len(sh) != 1 || sh[0].Limit != 20e6 || sh[0].Rate != 19.5e6 || sh[0].Utilization != 0.98 {
+		t.Errorf("shaper numbers: %+v", sh)
+	}
+}
