@@ -132,7 +132,11 @@ func threadBottlenecks(samples []Sample, n float64) []Bottleneck {
 			b.Why = fmt.Sprintf("thread %s (pid %d, tid %d) wanted a whole core but got %.0f%% of one: it waited %.0f%% of the time "+
 				"in a run queue, so the CPUs are oversubscribed by other work", name, a.t.PID, a.t.TID, 100*cpu, 100*wait)
 		}
-		b.Next = threadNext(name, a.t.ProcessComm, a.t.TID)
+		if cpu >= threadBusy {
+			b.Next = threadNext(name, a.t.ProcessComm, a.t.TID)
+		} else {
+			b.Next = "more threads are runnable than there are cores: stop or reschedule competing work, or give this one a larger share (nice, CPU affinity, a cgroup cpu.weight)"
+		}
 		out = append(out, b)
 	}
 	return out
