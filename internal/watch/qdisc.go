@@ -32,7 +32,7 @@ const (
 	tcaTbfParms   = 1
 	tcaTbfRate64  = 4
 	tcaHtbParms   = 1
-	tcaHtbCeil64  = 7
+	tcaHtbRate64  = 6
 	tcHRoot       = 0xFFFFFFFF
 	sizeofTcmsg   = 20
 )
@@ -169,8 +169,10 @@ func parseQdiscMsg(b []byte) (q Qdisc, parent uint32, ok bool) {
 	return q, parent, true
 }
 
-// parseHTBClassCeil returns the ceil in bits/s of an htb class message.
-func parseHTBClassCeil(b []byte) (ifindex int, parent uint32, ceil uint64, ok bool) {
+// parseHTBClassRate returns the rate in bits/s of an htb class message.
+// A top-level class has no parent to borrow from, so its rate (not its
+// ceil) is what it can send.
+func parseHTBClassRate(b []byte) (ifindex int, parent uint32, rate uint64, ok bool) {
 	if len(b) < sizeofTcmsg {
 		return 0, 0, 0, false
 	}
@@ -184,16 +186,16 @@ func parseHTBClassCeil(b []byte) (ifindex int, parent uint32, ceil uint64, ok bo
 		case tcaOptions:
 			attrs(v, func(t uint16, v []byte) {
 				switch {
-				case t == tcaHtbParms && len(v) >= 24 && ceil == 0:
-					// struct tc_htb_opt: rate (12 bytes), ceil (12 bytes): rate field last.
-					ceil = uint64(binary.NativeEndian.Uint32(v[20:])) * 8
-				case t == tcaHtbCeil64 && len(v) >= 8:
-					ceil = binary.NativeEndian.Uint64(v) * 8
+				case t == tcaHtbParms && len(v) >= 12 && rate == 0:
+					// struct tc_htb_opt starts with the rate's tc_ratespec, whose last field is bytes/s.
+					rate = uint64(binary.NativeEndian.Uint32(v[8:])) * 8
+				case t == tcaHtbRate64 && len(v) >= 8:
+					rate = binary.NativeEndian.Uint64(v) * 8
 				}
 			})
 		}
 	})
-	return ifindex, parent, ceil, kind == "htb"
+	return ifindex, parent, rate, kind == "htb"
 }
 
 func trimNul(v []byte) []byte {
@@ -204,7 +206,7 @@ func trimNul(v []byte) []byte {
 }
 
 // read returns the root qdisc of every interface, by ifindex, into out.
-// An htb root gets the largest ceil of its top-level classes as its rate.
+// An htb root gets the sum of its top-level classes' rates as its rate.
 func (q *qdiscReader) read(out map[int]Qdisc) error {
 	clear(out)
 	var htb []int
@@ -221,19 +223,20 @@ func (q *qdiscReader) read(out map[int]Qdisc) error {
 		if err != nil {
 			break
 		}
-		err = q.dump(unix.RTM_GETTCLASS, unix.RTM_NEWTCLASS, idx, classCeil(out))
+		err = q.dump(unix.RTM_GETTCLASS, unix.RTM_NEWTCLASS, idx, classRates(out))
 	}
 	return err
 }
 
-// classCeil folds htb class ceilings into their interface's root qdisc.
-func classCeil(out map[int]Qdisc) func(b []byte) {
+// classRates adds the rates of htb's top-level classes to their
+// interface's root qdisc.
+func classRates(out map[int]Qdisc) func(b []byte) {
 	return func(b []byte) {
-		idx, parent, ceil, ok := parseHTBClassCeil(b)
+		idx, parent, rate, ok := parseHTBClassRate(b)
 		qd, have := out[idx]
-		// A top-level class's parent is the qdisc handle itself (minor 0).
-		if ok && have && qd.Kind == "htb" && parent&0xFFFF == 0 && ceil > qd.RateBps {
-			qd.RateBps = ceil
+		// htb reports a top-level class's parent as TC_H_ROOT.
+		if ok && have && qd.Kind == "htb" && parent == tcHRoot {
+			qd.RateBps += rate
 			out[idx] = qd
 		}
 	}

@@ -259,6 +259,25 @@ func TestStagedCPUThread(t *testing.T) {
 
 func TestStagedNetworkShaper(t *testing.T) {
 	needRoot(t, "ip", "tc")
+	cases := []struct {
+		name  string
+		tc    [][]string
+		limit float64
+	}{
+		{"tbf", [][]string{{"qdisc", "add", "dev", "watch-va", "root", "tbf", "rate", "50mbit", "burst", "64kb", "latency", "50ms"}}, 50e6},
+		// htb shapes by class: a top-level class cannot borrow, so the
+		// limit is its rate; its child may borrow up to that.
+		{"htb", [][]string{
+			{"qdisc", "add", "dev", "watch-va", "root", "handle", "1:", "htb", "default", "10"},
+			{"class", "add", "dev", "watch-va", "parent", "1:", "classid", "1:1", "htb", "rate", "30mbit", "ceil", "30mbit"},
+			{"class", "add", "dev", "watch-va", "parent", "1:1", "classid", "1:10", "htb", "rate", "5mbit", "ceil", "30mbit"}}, 30e6},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) { stagedShaper(t, c.tc, c.limit) })
+	}
+}
+
+func stagedShaper(t *testing.T, tcCmds [][]string, limit float64) {
 	a, bns := "watch-a", "watch-b"
 	exec.Command("ip", "netns", "del", a).Run()
 	exec.Command("ip", "netns", "del", bns).Run()
@@ -271,7 +290,11 @@ func TestStagedNetworkShaper(t *testing.T) {
 	run(t, "ip", "-n", bns, "addr", "add", "10.188.0.2/24", "dev", "watch-vb")
 	run(t, "ip", "-n", a, "link", "set", "watch-va", "up")
 	run(t, "ip", "-n", bns, "link", "set", "watch-vb", "up")
-	run(t, "ip", "netns", "exec", a, "tc", "qdisc", "add", "dev", "watch-va", "root", "tbf", "rate", "50mbit", "burst", "64kb", "latency", "50ms")
+	for _, c := range tcCmds {
+		run(t, "ip", append([]string{"netns", "exec", a, "tc"}, c...)...)
+	}
+	// The sender and the watch run in the first namespace (where the
+	// shaper is), the receiver in the second.
 	child(t, []string{"ip", "netns", "exec", bns}, "sink", "10.188.0.2:5201")
 	child(t, []string{"ip", "netns", "exec", a}, "source", "10.188.0.2:5201")
 	self, _ := os.Executable()
@@ -287,14 +310,18 @@ func TestStagedNetworkShaper(t *testing.T) {
 	}
 	logResult(t, &res)
 	b := firstOf(t, &res, "network", func(b Bottleneck) bool { return b.Subject == "watch-va" })
-	if b.Limit != 50e6 {
-		t.Errorf("limit %v, want the tbf rate 50e6 bit/s", b.Limit)
+	if b.Limit != limit {
+		t.Errorf("limit %v, want the shaper's %v bit/s", b.Limit, limit)
 	}
 	if b.Utilization < 0.85 || b.Utilization > 1.1 {
 		t.Errorf("utilization %v of the shaper, want about 1", b.Utilization)
 	}
-	if !strings.Contains(strings.Join(b.Evidence, "\n"), "tbf") {
-		t.Errorf("evidence does not name the tbf qdisc: %q", b.Evidence)
+	kind := tcCmds[0][5]
+	if tcCmds[0][5] == "handle" {
+		kind = tcCmds[0][7]
+	}
+	if !strings.Contains(strings.Join(b.Evidence, "\n"), kind) {
+		t.Errorf("evidence does not name the %s qdisc: %q", kind, b.Evidence)
 	}
 }
 
