@@ -329,17 +329,26 @@ func diskBottlenecks(samples []Sample, n float64) []Bottleneck {
 					d, subj, 100*x.util/n, (x.riops+x.wiops)/n, x.await/n))
 			}
 		}
+		// A loop, md or dm device reports its own rotational flag; what
+		// seeks is the device below it.
+		rot := a.last.Rotational
+		if len(a.last.Below) > 0 {
+			rot = false
+			for _, d := range a.last.Below {
+				rot = rot || m[d] != nil && m[d].last.Rotational
+			}
+		}
 		switch {
 		case qd < 1.5:
 			b.Why = fmt.Sprintf("%s always has a request in flight but rarely more than one (queue depth %.1f): each I/O waits for the one before, "+
 				"so throughput is latency-bound (%.2f ms × %.0f IOPS ≈ the whole second)", subj, qd, await, iops)
-			if !a.last.Rotational {
+			if !rot {
 				b.Why += "; a solid-state device could serve more requests at once"
 			}
 			b.Next = "raise the parallelism of the workload (more threads or async I/O), larger requests and readahead for sequential reads (audit: blk-read-ahead, blk-scheduler); `nastune bench disk` shows what the device can do at higher queue depth"
 		default:
 			b.Why = fmt.Sprintf("%s is busy all the time with %.1f requests queued on average and %.2f ms per request: the device is saturated", subj, qd, await)
-			if a.last.Rotational && req < 64 {
+			if rot && req < 64 {
 				b.Why += "; small requests on a rotating disk are seek-bound"
 			}
 			b.Next = "spread the load over more devices or use faster ones; check the I/O scheduler, stripe geometry and md stripe cache (audit: blk-scheduler, fs-stripe-geometry, md-stripe-cache, bus-bench-vs-ceiling), then `nastune tune`"
