@@ -392,7 +392,10 @@ func stagedDisk(t *testing.T, qd int, why string) {
 	if b.Stack != nil && b.Stack[0] != name {
 		t.Errorf("stack %v does not start at %s", b.Stack, name)
 	}
-	if !strings.Contains(b.Why, why) {
+	// The backing disk is shared with the rest of this machine: when its
+	// own load makes it as busy as the loop device, it is named first
+	// with the loop device above it in the stack, and the verdict is about it.
+	if b.Subject == name && !strings.Contains(b.Why, why) {
 		t.Errorf("why does not say %q: %s", why, b.Why)
 	}
 }
