@@ -393,10 +393,10 @@ func parseNFSdPool(b []byte, scratch [][]byte) (NFSdPool, error) {
 
 // MDSync is a running resync/recovery/check of one md array.
 type MDSync struct {
-	Name      string
-	Action    string  // resync, recovery, check, reshape
-	Percent   float64 // done
-	SpeedKiBs uint64  // the kernel's own current speed
+	Name      string  `json:"name"`
+	Action    string  `json:"action"`          // resync, recovery, check, reshape
+	Percent   float64 `json:"percent"`         // done
+	SpeedKiBs uint64  `json:"speed_kib_per_s"` // the kernel's own current speed
 }
 
 // parseMdstat returns the arrays of /proc/mdstat with a progress line.

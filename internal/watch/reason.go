@@ -329,6 +329,12 @@ func diskBottlenecks(samples []Sample, n float64) []Bottleneck {
 					d, subj, 100*x.util/n, (x.riops+x.wiops)/n, x.await/n))
 			}
 		}
+		if last := samples[len(samples)-1]; len(last.MD) > 0 {
+			for _, md := range last.MD {
+				b.Evidence = append(b.Evidence, fmt.Sprintf("/proc/mdstat: %s %s %.1f%% done at %d KiB/s: it competes for the same disks (audit: md-rebuild-capped)",
+					md.Name, md.Action, md.Percent, md.SpeedKiBs))
+			}
+		}
 		// A loop, md or dm device reports its own rotational flag; what
 		// seeks is the device below it.
 		rot := a.last.Rotational

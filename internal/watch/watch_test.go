@@ -125,6 +125,11 @@ func TestReason(t *testing.T) {
 	if len(md) != 1 || strings.Join(md[0].Stack, ",") != "md0,sdb" {
 		t.Errorf("md stack: %+v", md)
 	}
+	// A running rebuild is evidence on a saturated disk.
+	rb := Reason(repeat(3, Sample{Disks: []DiskSample{{Name: "sdb", UtilPct: 100, QueueDepth: 4}}, MD: []MDSync{{Name: "md0", Action: "recovery", Percent: 12.6, SpeedKiBs: 157680}}}))
+	if len(rb) != 1 || !strings.Contains(strings.Join(rb[0].Evidence, "\n"), "md0 recovery 12.6% done at 157680 KiB/s") {
+		t.Errorf("md rebuild evidence: %+v", rb)
+	}
 	sh := Reason(repeat(3, Sample{NICs: []NICSample{{Name: "eth0", TxBps: 19.5e6, Qdisc: "tbf", QdiscRateBps: 20e6}}}))
 	if len(sh) != 1 || sh[0].Limit != 20e6 || sh[0].Rate != 19.5e6 || sh[0].Utilization != 0.98 {
 		t.Errorf("shaper numbers: %+v", sh)
