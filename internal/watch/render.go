@@ -61,6 +61,9 @@ func amount(b Bottleneck) string {
 	case "bytes/s":
 		return fmt.Sprintf("%.0f%% busy, %.1f MiB/s", 100*b.Utilization, b.Rate/(1<<20))
 	case "cores":
+		if b.Limit == 1 {
+			return fmt.Sprintf("%.2f of 1 core (%.0f%%)", b.Rate, 100*b.Utilization)
+		}
 		return fmt.Sprintf("%.2f of %g cores (%.0f%%)", b.Rate, b.Limit, 100*b.Utilization)
 	}
 	return fmt.Sprintf("%.0f%%", 100*b.Utilization)
