@@ -70,6 +70,7 @@ fuzz:
 	$(GO) test ./internal/parse/ethtool -run '^$$' -fuzz FuzzParsers -fuzztime 20s
 	$(GO) test ./internal/parse/storcmd -run '^$$' -fuzz FuzzStorCmd -fuzztime 20s
 	$(GO) test ./internal/snapshot -run '^$$' -fuzz FuzzUnpack -fuzztime 20s
+	$(GO) test ./internal/watch -run '^$$' -fuzz FuzzParsers -fuzztime 20s
 
 ## bench: speed and memory against peer tools, measured in the same run
 bench: build

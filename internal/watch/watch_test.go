@@ -1,6 +1,8 @@
 package watch
 
 import (
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -134,4 +136,108 @@ func TestReason(t *testing.T) {
 	if len(sh) != 1 || sh[0].Limit != 20e6 || sh[0].Rate != 19.5e6 || sh[0].Utilization != 0.98 {
 		t.Errorf("shaper numbers: %+v", sh)
 	}
+}
+
+// The /proc files prometheus/procfs tests its parsers against (see
+// testdata/real/procfs/ORIGIN): machine data other people collected.
+func TestRealProcfsFixtures(t *testing.T) {
+	dir := "testdata/real/procfs/proc/"
+	read := func(name string) []byte {
+		b, err := os.ReadFile(dir + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	sc := make([][]byte, 0, 32)
+	var all CPUTimes
+	cores, err := parseStat(read("stat"), &all, nil, sc)
+	if err != nil || len(cores) != 8 || all.User != 301854 || all.SoftIRQ != 3944 || cores[0].SoftIRQ != 3410 {
+		t.Errorf("stat: %d cores, %+v, %v", len(cores), all, err)
+	}
+	ds, err := parseDiskstats(read("diskstats"), nil, nil, map[string]string{}, sc)
+	if err != nil {
+		t.Fatalf("diskstats: %v", err)
+	}
+	found := 0
+	for _, d := range ds {
+		switch d.Name {
+		case "sda": // 4.x layout, 14 fields
+			found++
+			if d.Reads != 25354637 || d.ReadSectors != 1003346126 || d.IOMS != 9653880 || d.WeightedMS != 82621804 {
+				t.Errorf("sda: %+v", d)
+			}
+		case "sdb": // with discard counters, 18 fields
+			found++
+			if d.Reads != 326552 || d.WriteMS != 5007 || d.IOMS != 60730 || d.WeightedMS != 67070 {
+				t.Errorf("sdb: %+v", d)
+			}
+		}
+	}
+	if found != 2 {
+		t.Errorf("sda/sdb not both parsed: %d", found)
+	}
+	nd, err := parseNetDev(read("net/dev"), nil, map[string]string{}, sc)
+	if err != nil || len(nd) < 2 || nd[0].Name != "vethf345468" || nd[0].RxBytes != 648 || nd[0].TxBytes != 438 {
+		t.Errorf("net/dev: %+v %v", nd, err)
+	}
+	if sn, err := parseSoftnet(read("net/softnet_stat"), sc); err != nil || sn.Processed == 0 {
+		t.Errorf("softnet_stat: %+v %v", sn, err)
+	}
+	for _, f := range []string{"cpu", "io", "memory"} {
+		if p, err := parsePSI(read("pressure/"+f), sc); err != nil || !p.OK {
+			t.Errorf("pressure/%s: %+v %v", f, p, err)
+		}
+	}
+	ts, err := parseTaskStat(read("26231/stat"), sc)
+	if err != nil || string(ts.Comm) != "vim" || ts.Ticks != 1677+44 || ts.Threads != 1 {
+		t.Errorf("26231/stat: %+v %v", ts, err)
+	}
+	if run, wait, err := parseSchedstat(read("26231/schedstat"), sc); err != nil || run != 411605849 || wait != 93680043 {
+		t.Errorf("schedstat: %d %d %v", run, wait, err)
+	}
+	var vm VM
+	if err := parseKeyed(read("meminfo"), sc, vm.setMeminfo); err != nil || vm.MemTotalKiB != 15666184 || vm.DirtyKiB != 768 {
+		t.Errorf("meminfo: %+v %v", vm, err)
+	}
+	md := parseMdstat(read("mdstat"))
+	want := map[string]string{"recovery": "259783", "resync": "259783", "check": "114176", "reshape": "7640"}
+	for _, m := range md {
+		if w, ok := want[m.Action]; ok && strconv.FormatUint(m.SpeedKiBs, 10) == w {
+			delete(want, m.Action)
+		}
+		if m.Action == "resync" && m.SpeedKiBs == 0 {
+			t.Errorf("DELAYED/PENDING resync reported as running: %+v", m)
+		}
+	}
+	if len(want) != 0 {
+		t.Errorf("mdstat: missing %v in %+v", want, md)
+	}
+}
+
+// Garbled input gives an error or nothing, never a panic.
+func FuzzParsers(f *testing.F) {
+	for _, s := range []string{"cpu  1 2 3 4 5 6 7 8\ncpu0 1 2 3 4 5 6 7 8\n", "some total=1\nfull total=2\n",
+		"8 0 sda 1 2 3 4 5 6 7 8 9 10 11\n", "1 (a) R 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18\n",
+		"md0 : active raid1 sda[0]\n  [=>..]  resync =  8.5% (1/2) finish=1min speed=5K/sec\n", "Tcp: A B\nTcp: 1 2\n"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		sc := make([][]byte, 0, 8)
+		var all CPUTimes
+		parseStat(b, &all, nil, sc)
+		parsePSI(b, sc)
+		parseDiskstats(b, nil, nil, map[string]string{}, sc)
+		parseNetDev(b, nil, map[string]string{}, sc)
+		parseSNMP(b, sc)
+		parseSoftnet(b, sc)
+		parseNFSdPool(b, sc)
+		parseMdstat(b)
+		parseTaskStat(b, sc)
+		parseSchedstat(b, sc)
+		var vm VM
+		parseKeyed(b, sc, vm.setVmstat)
+		parseQdiscMsg(b)
+		parseHTBClassRate(b)
+	})
 }
