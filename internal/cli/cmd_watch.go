@@ -10,7 +10,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/nastune/nastune/internal/ceiling"
 	"github.com/nastune/nastune/internal/hostfs"
+	"github.com/nastune/nastune/internal/probe"
 	"github.com/nastune/nastune/internal/watch"
 )
 
@@ -72,7 +74,10 @@ func runWatch(ctx context.Context, o *watchOptions, env *Env) error {
 	if dur != 0 && dur < iv {
 		return usagef("watch for at least one interval", "--for %v is shorter than --interval %v", dur, iv)
 	}
-	opts := watch.Options{Interval: iv, For: dur}
+	// The path model (PCIe, SATA, USB links, arrays) lets watch tell a disk
+	// at its link's ceiling from one that is merely busy.
+	root := hostfs.Live()
+	opts := watch.Options{Interval: iv, For: dur, Ceilings: watch.CeilingsFrom(ceiling.Paths(probe.Collect(ctx, root)))}
 	if env.IsTTY && o.Output == "text" {
 		opts.OnSample = func(s watch.Sample, v []watch.Bottleneck) {
 			var b strings.Builder
@@ -81,7 +86,7 @@ func runWatch(ctx context.Context, o *watchOptions, env *Env) error {
 			fmt.Fprint(env.Stdout, b.String())
 		}
 	}
-	res, err := watch.Run(ctx, hostfs.Live(), opts)
+	res, err := watch.Run(ctx, root, opts)
 	if err != nil {
 		return err
 	}

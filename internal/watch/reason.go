@@ -34,6 +34,7 @@ const (
 	allBusy      = 0.90 // every CPU together
 	stealShare   = 0.20
 	diskBusy     = 0.80 // %util: busy 80% of the time already queues
+	diskCeiling  = 0.85 // of the path's modelled ceiling (internal/ceiling)
 	nicBusy      = 0.85 // of link speed or qdisc rate
 	memStall     = 0.10 // PSI memory some
 )
@@ -41,7 +42,21 @@ const (
 // Reason reads the samples of one watch and returns the bottlenecks, the
 // most binding first. It is a pure function: the same samples give the
 // same answer.
-func Reason(samples []Sample) []Bottleneck {
+func Reason(samples []Sample) []Bottleneck { return ReasonWith(samples, nil) }
+
+// Ceiling is what nastune's path model (internal/ceiling) says a block
+// device's path can carry, and the link that sets it.
+type Ceiling struct {
+	MBs  float64 // decimal megabytes per second
+	Link string  // the path's bottleneck link
+	Move string  // what would raise it
+}
+
+// ReasonWith is Reason with the modelled ceilings of block devices, by
+// name: a device moving data near its path's ceiling is a disk bottleneck
+// even when it is not busy all the time (a USB 2.0 bridge, a SATA link
+// negotiated down).
+func ReasonWith(samples []Sample, ceil map[string]Ceiling) []Bottleneck {
 	n := float64(len(samples))
 	if n == 0 {
 		return []Bottleneck{}
@@ -49,7 +64,7 @@ func Reason(samples []Sample) []Bottleneck {
 	var out []Bottleneck
 	out = append(out, threadBottlenecks(samples, n)...)
 	out = append(out, cpuBottlenecks(samples, n)...)
-	out = append(out, diskBottlenecks(samples, n)...)
+	out = append(out, diskBottlenecks(samples, n, ceil)...)
 	out = append(out, nicBottlenecks(samples, n)...)
 	out = append(out, memBottleneck(samples, n)...)
 	sort.SliceStable(out, func(i, j int) bool { return out[i].score > out[j].score })
@@ -227,7 +242,7 @@ func cpuBottlenecks(samples []Sample, n float64) []Bottleneck {
 	return out
 }
 
-func diskBottlenecks(samples []Sample, n float64) []Bottleneck {
+func diskBottlenecks(samples []Sample, n float64, ceil map[string]Ceiling) []Bottleneck {
 	type acc struct {
 		util, rbps, wbps, riops, wiops, await, qd, req float64
 		last                                           DiskSample
@@ -252,7 +267,14 @@ func diskBottlenecks(samples []Sample, n float64) []Bottleneck {
 		}
 	}
 	sat := map[string]bool{}
+	atCeil := map[string]float64{} // share of the modelled ceiling in use
 	for name, a := range m {
+		if c, ok := ceil[name]; ok && c.MBs > 0 {
+			if u := (a.rbps + a.wbps) / n / (c.MBs * 1e6); u >= diskCeiling {
+				atCeil[name] = u
+				sat[name] = true
+			}
+		}
 		if a.util/n >= diskBusy {
 			sat[name] = true
 		}
@@ -328,6 +350,17 @@ func diskBottlenecks(samples []Sample, n float64) []Bottleneck {
 				b.Evidence = append(b.Evidence, fmt.Sprintf("/proc/diskstats %s (below %s): %.0f%% busy, %.0f IOPS, await %.2f ms",
 					d, subj, 100*x.util/n, (x.riops+x.wiops)/n, x.await/n))
 			}
+		}
+		if u, ok := atCeil[subj]; ok {
+			c := ceil[subj]
+			b.Utilization, b.Limit, b.score = r2(max(u, util)), c.MBs*1e6, max(u, util)
+			b.Evidence = append(b.Evidence, fmt.Sprintf("path model: %s can carry %.0f MB/s, set by %s; it moved %.0f MB/s (%.0f%%)",
+				subj, c.MBs, c.Link, bps/1e6, 100*u))
+			b.Why = fmt.Sprintf("%s moves %.0f%% of what its path can carry (%.0f of %.0f MB/s): %s sets the pace, not the disk's busy time",
+				subj, 100*u, bps/1e6, c.MBs, c.Link)
+			b.Next = "raise the path's ceiling: " + c.Move + " (audit: bus-usb3-bridge-on-usb2, bus-usb-storage-not-uas, bus-sata-link-slow, bus-pcie-link-degraded, bus-shared-link-oversubscribed)"
+			out = append(out, b)
+			continue
 		}
 		if last := samples[len(samples)-1]; len(last.MD) > 0 {
 			for _, md := range last.MD {

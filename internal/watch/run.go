@@ -23,6 +23,9 @@ type Options struct {
 	// live view); the verdict covers the last Window samples.
 	OnSample func(s Sample, verdict []Bottleneck)
 	Window   int
+	// Ceilings are the modelled path ceilings of block devices (see
+	// CeilingsFrom); nil reasons on utilization alone.
+	Ceilings map[string]Ceiling
 }
 
 // Run samples root every Interval until For has passed or ctx ends (Ctrl-C),
@@ -63,13 +66,13 @@ loop:
 		res.Samples = append(res.Samples, smp)
 		if o.OnSample != nil {
 			from := max(0, len(res.Samples)-win)
-			o.OnSample(smp, Reason(res.Samples[from:]))
+			o.OnSample(smp, ReasonWith(res.Samples[from:], o.Ceilings))
 		}
 		if o.For > 0 && time.Duration(smp.T*float64(time.Second)) >= o.For-o.Interval/4 {
 			break
 		}
 	}
-	res.Bottlenecks = Reason(res.Samples)
+	res.Bottlenecks = ReasonWith(res.Samples, o.Ceilings)
 	if len(s.Skipped) > 0 {
 		res.Skipped = s.Skipped
 	}

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/nastune/nastune/internal/ceiling"
 )
 
 func TestParsers(t *testing.T) {
@@ -126,6 +128,16 @@ func TestReason(t *testing.T) {
 	md := Reason(repeat(3, Sample{Disks: []DiskSample{{Name: "md0", UtilPct: 99, Below: []string{"sdb"}}, {Name: "sdb", UtilPct: 100, QueueDepth: 8}}}))
 	if len(md) != 1 || strings.Join(md[0].Stack, ",") != "md0,sdb" {
 		t.Errorf("md stack: %+v", md)
+	}
+	// A USB 2.0 disk at its bridge's ceiling, though busy only 60% of the time.
+	paths := []ceiling.Path{{Name: "sda", Kind: "disk", CeilingMBs: 35, Bottleneck: "sda USB 2.0 usb-storage", Move: "a USB 3 port and a UAS-capable enclosure, or SATA"},
+		{Name: "eth0", Kind: "network", CeilingMBs: 117}}
+	usb := ReasonWith(repeat(3, Sample{Disks: []DiskSample{{Name: "sda", UtilPct: 60, ReadBps: 33e6, QueueDepth: 1}}}), CeilingsFrom(paths))
+	if len(usb) != 1 || usb[0].Subject != "sda" || usb[0].Limit != 35e6 || usb[0].Utilization != 0.94 || !strings.Contains(usb[0].Why, "USB 2.0") || !strings.Contains(usb[0].Next, "USB 3 port") {
+		t.Errorf("USB ceiling: %+v", usb)
+	}
+	if got := Reason(repeat(3, Sample{Disks: []DiskSample{{Name: "sda", UtilPct: 60, ReadBps: 33e6}}})); len(got) != 0 {
+		t.Errorf("without the model the same disk is not a bottleneck: %+v", got)
 	}
 	// A running rebuild is evidence on a saturated disk.
 	rb := Reason(repeat(3, Sample{Disks: []DiskSample{{Name: "sdb", UtilPct: 100, QueueDepth: 4}}, MD: []MDSync{{Name: "md0", Action: "recovery", Percent: 12.6, SpeedKiBs: 157680}}}))
