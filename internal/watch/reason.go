@@ -37,6 +37,7 @@ const (
 	diskCeiling  = 0.85 // of the path's modelled ceiling (internal/ceiling)
 	nicBusy      = 0.85 // of link speed or qdisc rate
 	memStall     = 0.10 // PSI memory some
+	nfsdQueued   = 0.10 // share of NFS requests that found no idle nfsd thread
 )
 
 // Reason reads the samples of one watch and returns the bottlenecks, the
@@ -223,6 +224,24 @@ func cpuBottlenecks(samples []Sample, n float64) []Bottleneck {
 			Why:      "the hypervisor ran other guests on this VM's CPUs: the VM gets less CPU than it has",
 			Next:     "ask for dedicated or more vCPUs; this is outside the guest's control"})
 	}
+	var sq, dr, pk, enq float64
+	for _, s := range samples {
+		sq += s.Softnet.SqueezedPerS
+		dr += s.Softnet.DroppedPerS
+		if s.NFSd != nil {
+			pk += s.NFSd.PacketsPerS
+			enq += s.NFSd.EnqueuedPerS
+		}
+	}
+	sq, dr = sq/n, dr/n
+	if pk > 0 && enq/pk >= nfsdQueued && pk/n >= 10 {
+		u := enq / pk
+		out = append(out, Bottleneck{Kind: "cpu", Subject: "nfsd threads", Utilization: r2(u), Rate: r2(enq / n), Limit: r2(pk / n), Unit: "requests/s",
+			score:    0.85 + u/10,
+			Evidence: []string{fmt.Sprintf("/proc/fs/nfsd/pool_stats: %.0f requests/s, %.0f/s (%.0f%%) found every nfsd thread busy and were queued", pk/n, enq/n, 100*u)},
+			Why:      "NFS requests wait for a free nfsd thread: the thread count, not a CPU or a disk, sets the pace",
+			Next:     "raise the number of nfsd threads (audit: nfs-threads-low), then `nastune tune`; if the threads are all waiting on disks, the disk verdicts apply first"})
+	}
 	ids := make([]int, 0, len(irq))
 	for c := range irq {
 		ids = append(ids, c)
@@ -234,10 +253,11 @@ func cpuBottlenecks(samples []Sample, n float64) []Bottleneck {
 			continue
 		}
 		out = append(out, Bottleneck{Kind: "cpu", Subject: fmt.Sprintf("cpu%d interrupts", c), Utilization: r2(v), Rate: r2(v), Limit: 1, Unit: "cores",
-			score:    v,
-			Evidence: []string{fmt.Sprintf("/proc/stat: cpu%d spent %.0f%% in irq+softirq", c, 100*v)},
-			Why:      "one CPU handles the interrupts and packet processing of a busy device: it runs out before the others are used",
-			Next:     "spread interrupts and packets over CPUs (RSS queues, RPS, irqbalance) (audit: nic-coalesce-single-core, net-softnet-squeeze, net-softnet-drops)"})
+			score: v,
+			Evidence: []string{fmt.Sprintf("/proc/stat: cpu%d spent %.0f%% in irq+softirq", c, 100*v),
+				fmt.Sprintf("/proc/net/softnet_stat: %.0f packets dropped/s, %.0f budget squeezes/s (all CPUs)", dr, sq)},
+			Why:  "one CPU handles the interrupts and packet processing of a busy device: it runs out before the others are used",
+			Next: "spread interrupts and packets over CPUs (RSS queues, RPS, irqbalance) (audit: nic-coalesce-single-core, net-softnet-squeeze, net-softnet-drops)"})
 	}
 	return out
 }
