@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -319,8 +320,12 @@ func wholeDisk(root *hostfs.Root, name string) string {
 // deviceOf names the whole block device holding a file (a loop device's
 // backing file), from the file's st_dev.
 func deviceOf(root *hostfs.Root, file string) string {
-	var st unix.Stat_t
-	if err := unix.Stat(file, &st); err != nil {
+	fi, err := root.Stat(file)
+	if err != nil {
+		return ""
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
 		return ""
 	}
 	link := fmt.Sprintf("/sys/dev/block/%d:%d", unix.Major(st.Dev), unix.Minor(st.Dev))

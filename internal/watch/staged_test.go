@@ -402,9 +402,18 @@ func stagedDisk(t *testing.T, qd int, why string) {
 
 func TestStagedMemoryPressure(t *testing.T) {
 	needRoot(t)
-	cg := "/sys/fs/cgroup/memory"
-	if _, err := os.Stat(cg + "/memory.limit_in_bytes"); err != nil {
-		t.Skip("needs the cgroup v1 memory controller at " + cg)
+	// cgroup v2 (memory.max) where the unified hierarchy has the memory
+	// controller, else cgroup v1 (memory.limit_in_bytes).
+	cg, limitFile := "", ""
+	if c, err := os.ReadFile("/sys/fs/cgroup/cgroup.controllers"); err == nil && strings.Contains(string(c), "memory") {
+		cg, limitFile = "/sys/fs/cgroup", "memory.max"
+		if sc, err := os.ReadFile(cg + "/cgroup.subtree_control"); err != nil || !strings.Contains(string(sc), "memory") {
+			t.Skip("cgroup v2 root does not delegate the memory controller (cgroup.subtree_control)")
+		}
+	} else if _, err := os.Stat("/sys/fs/cgroup/memory/memory.limit_in_bytes"); err == nil {
+		cg, limitFile = "/sys/fs/cgroup/memory", "memory.limit_in_bytes"
+	} else {
+		t.Skip("needs a memory cgroup controller (v2 memory.max or v1 memory.limit_in_bytes)")
 	}
 	if _, err := os.Stat("/proc/pressure/memory"); err != nil {
 		t.Skip("needs PSI (/proc/pressure/memory)")
@@ -429,7 +438,7 @@ func TestStagedMemoryPressure(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.Remove(g) })
-	if err := os.WriteFile(g+"/memory.limit_in_bytes", []byte("16M"), 0); err != nil {
+	if err := os.WriteFile(g+"/"+limitFile, []byte("16M"), 0); err != nil {
 		t.Fatal(err)
 	}
 	cmd, _ := child(t, []string{"sh", "-c", "echo $$ > " + g + "/cgroup.procs && exec \"$@\"", "sh"}, "thrash", img)
