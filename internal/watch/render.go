@@ -12,10 +12,16 @@ import (
 // rests on.
 func WriteText(w io.Writer, r *Result) {
 	fmt.Fprintf(w, "nastune watch: %d samples of %gs\n\n", len(r.Samples), r.IntervalS)
-	if len(r.Bottlenecks) == 0 {
+	if r.Dropped > 0 {
+		fmt.Fprintf(w, "(the %d oldest samples were dropped to bound memory; the verdict covers the last %d)\n\n", r.Dropped, len(r.Samples))
+	}
+	switch {
+	case len(r.Samples) == 0:
+		fmt.Fprintln(w, "No complete interval was sampled: watch for at least one interval.")
+	case len(r.Bottlenecks) == 0:
 		fmt.Fprintln(w, "No bottleneck: no CPU thread, disk, network link or memory was near its limit.")
 		fmt.Fprintln(w, "If a transfer was slow, the limit is outside this machine (the client, the path between) or the work was idle.")
-	} else {
+	default:
 		fmt.Fprintln(w, "Bottlenecks, most binding first:")
 	}
 	for i, b := range r.Bottlenecks {

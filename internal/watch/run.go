@@ -13,7 +13,14 @@ type Result struct {
 	Samples     []Sample          `json:"samples"`
 	Bottlenecks []Bottleneck      `json:"bottlenecks"`
 	Skipped     map[string]string `json:"not_collected,omitempty"` // source → why it could not be read
+	// Dropped counts the oldest samples discarded to bound memory on a
+	// long watch (more than Options.MaxSamples); the verdict covers the rest.
+	Dropped int `json:"dropped_samples,omitempty"`
 }
+
+// MaxSamples is the default bound on what a watch keeps (an hour at 1 s):
+// a small box can watch for days without growing.
+const MaxSamples = 3600
 
 // Options of one watch.
 type Options struct {
@@ -26,6 +33,8 @@ type Options struct {
 	// Ceilings are the modelled path ceilings of block devices (see
 	// CeilingsFrom); nil reasons on utilization alone.
 	Ceilings map[string]Ceiling
+	// MaxSamples kept (0: the MaxSamples constant); older ones are dropped.
+	MaxSamples int
 }
 
 // Run samples root every Interval until For has passed or ctx ends (Ctrl-C),
@@ -46,6 +55,10 @@ func Run(ctx context.Context, root *hostfs.Root, o Options) (*Result, error) {
 		defer t.Stop()
 		deadline = t.C
 	}
+	keep := o.MaxSamples
+	if keep <= 0 {
+		keep = MaxSamples
+	}
 	win := o.Window
 	if win <= 0 {
 		win = 5
@@ -62,6 +75,11 @@ loop:
 		smp, err := s.Next()
 		if err != nil {
 			return nil, err
+		}
+		if len(res.Samples) == keep {
+			copy(res.Samples, res.Samples[1:])
+			res.Samples = res.Samples[:keep-1]
+			res.Dropped++
 		}
 		res.Samples = append(res.Samples, smp)
 		if o.OnSample != nil {

@@ -632,10 +632,6 @@ func (s *Sampler) delta(p, c *raw) Sample {
 	}
 	sort.Slice(out.Disks, func(i, j int) bool { return out.Disks[i].UtilPct > out.Disks[j].UtilPct })
 	// NICs.
-	byIndex := map[int]string{}
-	for n, ni := range s.nics {
-		byIndex[ni.index] = n
-	}
 	for _, n := range c.nets {
 		var o *NetCounters
 		for i := range p.nets {

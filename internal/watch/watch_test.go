@@ -1,12 +1,15 @@
 package watch
 
 import (
+	"context"
 	"os"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nastune/nastune/internal/ceiling"
+	"github.com/nastune/nastune/internal/hostfs"
 )
 
 func TestParsers(t *testing.T) {
@@ -258,4 +261,20 @@ func FuzzParsers(f *testing.F) {
 		parseQdiscMsg(b)
 		parseHTBClassRate(b)
 	})
+}
+
+// A long watch keeps at most MaxSamples, the newest, and says so.
+func TestRunBounded(t *testing.T) {
+	res, err := Run(context.Background(), hostfs.Live(), Options{Interval: 100 * time.Millisecond, For: 700 * time.Millisecond, MaxSamples: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Samples) != 3 || res.Dropped < 3 || res.Samples[2].T < res.Samples[0].T {
+		t.Errorf("%d samples kept, %d dropped; want 3 newest kept and the rest counted", len(res.Samples), res.Dropped)
+	}
+	var b strings.Builder
+	WriteText(&b, res)
+	if !strings.Contains(b.String(), "oldest samples were dropped") {
+		t.Errorf("text does not say samples were dropped:\n%s", b.String())
+	}
 }
