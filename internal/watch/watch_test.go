@@ -278,3 +278,19 @@ func TestRunBounded(t *testing.T) {
 		t.Errorf("text does not say samples were dropped:\n%s", b.String())
 	}
 }
+
+// BenchmarkNext is one sample of this machine: every file read once, the
+// threads of busy processes, the qdisc dump and the rates.
+func BenchmarkNext(b *testing.B) {
+	s, err := NewSampler(hostfs.Live())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := s.Next(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
