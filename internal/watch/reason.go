@@ -14,7 +14,7 @@ type Bottleneck struct {
 	Subject     string   `json:"subject"`
 	PID         int      `json:"pid,omitempty"`
 	TID         int      `json:"tid,omitempty"`
-	Stack       []string `json:"stack,omitempty"` // block devices, top first, for md/dm/loop stacks
+	Stack       []string `json:"stack,omitempty"` // for a block device: the devices stacked above it (md, dm, loop), top layers first, then it
 	Utilization float64  `json:"utilization"`
 	Rate        float64  `json:"rate"`
 	Limit       float64  `json:"limit,omitempty"`
@@ -332,17 +332,25 @@ func diskBottlenecks(samples []Sample, n float64, ceil map[string]Ceiling) []Bot
 			}
 			subj = next
 		}
-		// Walk up: the full stack above the subject.
-		stack := []string{subj}
-		for cur := subj; ; {
-			up := above[cur]
-			if len(up) == 0 {
-				break
+		// Walk up: every device stacked above the subject (several loop
+		// devices or arrays can share one disk), top layers first.
+		var ups []string
+		seen := map[string]bool{subj: true}
+		for layer := []string{subj}; len(layer) > 0; {
+			var next []string
+			for _, d := range layer {
+				for _, u := range above[d] {
+					if !seen[u] {
+						seen[u] = true
+						next = append(next, u)
+					}
+				}
 			}
-			sort.Strings(up)
-			cur = up[0]
-			stack = append([]string{cur}, stack...)
+			sort.Strings(next)
+			ups = append(append([]string{}, next...), ups...)
+			layer = next
 		}
+		stack := append(ups, subj)
 		for _, d := range stack {
 			done[d] = true
 		}

@@ -55,7 +55,7 @@ func subject(b Bottleneck) string {
 		s += fmt.Sprintf(" (pid %d, tid %d)", b.PID, b.TID)
 	}
 	if len(b.Stack) > 1 {
-		s += " [" + strings.Join(b.Stack, " → ") + "]"
+		s += " [under " + strings.Join(b.Stack[:len(b.Stack)-1], ", ") + "]"
 	}
 	return s
 }

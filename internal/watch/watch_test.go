@@ -138,6 +138,12 @@ func TestReason(t *testing.T) {
 	if len(md) != 1 || strings.Join(md[0].Stack, ",") != "md0,sdb" {
 		t.Errorf("md stack: %+v", md)
 	}
+	// Two loop devices and an array on one saturated disk: all are above it.
+	shared := Reason(repeat(3, Sample{Disks: []DiskSample{{Name: "loop1", UtilPct: 50, Below: []string{"vda"}}, {Name: "loop0", UtilPct: 40, Below: []string{"vda"}},
+		{Name: "md0", UtilPct: 10, Below: []string{"vda", "vdb"}}, {Name: "dm-0", UtilPct: 10, Below: []string{"md0"}}, {Name: "vda", UtilPct: 99, QueueDepth: 3}}}))
+	if len(shared) != 1 || strings.Join(shared[0].Stack, ",") != "dm-0,loop0,loop1,md0,vda" {
+		t.Errorf("shared disk stack: %+v", shared)
+	}
 	// A USB 2.0 disk at its bridge's ceiling, though busy only 60% of the time.
 	paths := []ceiling.Path{{Name: "sda", Kind: "disk", CeilingMBs: 35, Bottleneck: "sda USB 2.0 usb-storage", Move: "a USB 3 port and a UAS-capable enclosure, or SATA"},
 		{Name: "eth0", Kind: "network", CeilingMBs: 117}}
