@@ -320,7 +320,11 @@ func diskBottlenecks(samples []Sample, n float64, ceil map[string]Ceiling) []Bot
 		// Walk down to the lowest saturated device as busy as this one;
 		// a lower device clearly less busy is not the limit.
 		subj := name
-		for {
+		// A loop device's backing disk also carries the rest of the host's
+		// filesystem: the loop device stays its own subject (the disk below
+		// is evidence, and a verdict of its own when saturated). md and dm
+		// members are dedicated to the array: the busiest one is named.
+		for !strings.HasPrefix(subj, "loop") {
 			next := ""
 			for _, b := range m[subj].last.Below {
 				if sat[b] && m[b].util >= m[subj].util-0.05*n {

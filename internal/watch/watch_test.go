@@ -144,6 +144,12 @@ func TestReason(t *testing.T) {
 	if len(shared) != 1 || strings.Join(shared[0].Stack, ",") != "dm-0,loop0,loop1,md0,vda" {
 		t.Errorf("shared disk stack: %+v", shared)
 	}
+	// A saturated loop device on a saturated disk: both named, the loop
+	// device with its queue-depth-1 explanation.
+	lp := Reason(repeat(3, Sample{Disks: []DiskSample{{Name: "loop0", UtilPct: 95, QueueDepth: 0.9, AwaitMS: 0.2, ReadIOPS: 4500, Below: []string{"vda"}}, {Name: "vda", UtilPct: 97, QueueDepth: 1.6}}}))
+	if len(lp) != 2 || lp[0].Subject != "vda" || lp[1].Subject != "loop0" || !strings.Contains(lp[1].Why, "rarely more than one") || !strings.Contains(strings.Join(lp[1].Evidence, " "), "vda (below loop0)") {
+		t.Errorf("loop on a busy disk: %+v", lp)
+	}
 	// A USB 2.0 disk at its bridge's ceiling, though busy only 60% of the time.
 	paths := []ceiling.Path{{Name: "sda", Kind: "disk", CeilingMBs: 35, Bottleneck: "sda USB 2.0 usb-storage", Move: "a USB 3 port and a UAS-capable enclosure, or SATA"},
 		{Name: "eth0", Kind: "network", CeilingMBs: 117}}
