@@ -211,9 +211,13 @@ func cpuBottlenecks(samples []Sample, n float64) []Bottleneck {
 	}
 	psi /= n
 	if busy >= allBusy {
+		ev := []string{fmt.Sprintf("/proc/stat: %d CPUs %.0f%% busy on average", cores, 100*busy), fmt.Sprintf("/proc/pressure/cpu: some %.0f%% of the time", psi)}
+		if top := topProcesses(samples, n, 3); top != "" {
+			ev = append(ev, "busiest processes (share of one core, threads sampled): "+top)
+		}
 		out = append(out, Bottleneck{Kind: "cpu", Subject: "all CPUs", Utilization: r2(busy), Rate: r2(busy * float64(cores)), Limit: float64(cores), Unit: "cores",
 			score:    busy,
-			Evidence: []string{fmt.Sprintf("/proc/stat: %d CPUs %.0f%% busy on average", cores, 100*busy), fmt.Sprintf("/proc/pressure/cpu: some %.0f%% of the time", psi)},
+			Evidence: ev,
 			Why:      "every CPU is busy and runnable tasks wait for one: work is queuing for CPU time",
 			Next:     "find the consumers (the threads listed in the samples); stop or reschedule competing jobs, or move work (compression, encryption, checksums) off this machine"})
 	}
@@ -538,4 +542,39 @@ func bits(v float64) string {
 		return fmt.Sprintf("%.0f kbit/s", v/1e3)
 	}
 	return fmt.Sprintf("%.0f bit/s", v)
+}
+
+// topProcesses names the k processes whose sampled threads used the most
+// CPU, averaged over the samples.
+func topProcesses(samples []Sample, n float64, k int) string {
+	type acc struct {
+		comm string
+		cpu  float64
+	}
+	m := map[int]*acc{}
+	for _, s := range samples {
+		for _, t := range s.Threads {
+			a := m[t.PID]
+			if a == nil {
+				a = &acc{comm: t.ProcessComm}
+				m[t.PID] = a
+			}
+			a.cpu += t.CPUPct / n
+		}
+	}
+	pids := make([]int, 0, len(m))
+	for p := range m {
+		pids = append(pids, p)
+	}
+	sort.Slice(pids, func(i, j int) bool {
+		return m[pids[i]].cpu > m[pids[j]].cpu || (m[pids[i]].cpu == m[pids[j]].cpu && pids[i] < pids[j])
+	})
+	var parts []string
+	for i, p := range pids {
+		if i == k {
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%s (pid %d) %.0f%%", m[p].comm, p, m[p].cpu))
+	}
+	return strings.Join(parts, ", ")
 }

@@ -138,6 +138,12 @@ func TestReason(t *testing.T) {
 	if len(md) != 1 || strings.Join(md[0].Stack, ",") != "md0,sdb" {
 		t.Errorf("md stack: %+v", md)
 	}
+	// Every CPU busy: the busiest processes are named as evidence.
+	busy := Reason(repeat(3, Sample{CPU: CPUSample{BusyPct: 97, Cores: []CoreShare{{CPU: 0, BusyPct: 97}, {CPU: 1, BusyPct: 97}}},
+		Threads: []ThreadSample{{PID: 5, TID: 5, Comm: "gzip", ProcessComm: "gzip", CPUPct: 60, WaitPct: 20}, {PID: 7, TID: 8, Comm: "worker", ProcessComm: "rsync", CPUPct: 30}}}))
+	if len(busy) == 0 || busy[0].Subject != "all CPUs" || !strings.Contains(strings.Join(busy[0].Evidence, " "), "gzip (pid 5) 60%, rsync (pid 7) 30%") {
+		t.Errorf("all CPUs: %+v", busy)
+	}
 	// Two loop devices and an array on one saturated disk: all are above it.
 	shared := Reason(repeat(3, Sample{Disks: []DiskSample{{Name: "loop1", UtilPct: 50, Below: []string{"vda"}}, {Name: "loop0", UtilPct: 40, Below: []string{"vda"}},
 		{Name: "md0", UtilPct: 10, Below: []string{"vda", "vdb"}}, {Name: "dm-0", UtilPct: 10, Below: []string{"md0"}}, {Name: "vda", UtilPct: 99, QueueDepth: 3}}}))
