@@ -79,12 +79,14 @@ fuzz:
 	$(GO) test ./internal/snapshot -run '^$$' -fuzz FuzzUnpack -fuzztime 20s
 	$(GO) test ./internal/parse/smart -run '^$$' -fuzz FuzzParse -fuzztime 20s
 	$(GO) test ./internal/parse/kmsg -run '^$$' -fuzz FuzzParse -fuzztime 20s
+	$(GO) test ./internal/watch -run '^$$' -fuzz FuzzParsers -fuzztime 20s
 
 ## bench: speed and memory against peer tools, measured in the same run
 bench: build
-	NASTUNE_APT_PACKAGES="inxi fio iperf3" ./scripts/ensure-deps.sh
+	NASTUNE_APT_PACKAGES="inxi fio iperf3 time" ./scripts/ensure-deps.sh
 	$(GO) run ./tools/benchaudit -bin ./$(BIN) -runs 30
 	$(GO) run ./tools/benchio -bin ./$(BIN)
+	/usr/bin/time -f 'watch --for 30: %U s user, %S s system, %e s elapsed, max RSS %M KiB (goal < 1%% of one core, < 15 MiB)' ./$(BIN) watch --for 30 -o json >/dev/null
 
 ## docs: regenerate docs/rules.md from the rule registry
 docs:

@@ -109,7 +109,8 @@ var metaNetVsStorage = rule.Meta{
 	Doc: "Clients read shares through the network: when the fastest wired link carries less TCP " +
 		"payload than the array or disk behind the shares can deliver, disk tuning does not show up " +
 		"on clients. A faster link (2.5/10 GbE), SMB3 multichannel over several links, or " +
-		"link aggregation for many clients (not one stream) is what moves the ceiling.",
+		"link aggregation for many clients (not one stream) is what moves the ceiling. " +
+		"`nastune watch` during a transfer shows whether the link is what is full.",
 	Refs: []string{"https://www.samba.org/samba/docs/current/man-html/smb.conf.5.html#SERVERMULTICHANNELSUPPORT", "https://docs.kernel.org/networking/bonding.html"},
 }
 
@@ -233,7 +234,9 @@ var metaBenchVsCeiling = rule.Meta{
 		"set against the ceiling of the device's path. Near the ceiling, only a faster medium or link " +
 		"helps (the bottleneck is named). Far below it, the throughput is lost above the links: " +
 		"read-ahead, scheduler, stripe cache, filesystem geometry, CPU (crypto, parity) — the other " +
-		"findings of this audit are where to look, and a bench after each change shows what helped.",
+		"findings of this audit are where to look, and a bench after each change shows what helped. " +
+		"While a slow transfer runs, `nastune watch` names what holds it back (a CPU thread, a disk, a link " +
+		"or shaper, memory).",
 	Refs: []string{"https://docs.kernel.org/block/index.html", "https://fio.readthedocs.io/en/latest/fio_doc.html"},
 }
 
@@ -288,7 +291,7 @@ var metaStorageVsNet = rule.Meta{
 	Doc: "When every array and disk delivers less than two thirds of what the fastest wired link " +
 		"carries, clients wait for the disks: larger socket buffers, jumbo frames or a faster network " +
 		"will not show. The storage path's bottleneck (a USB 2 link, one slow disk, a narrow controller " +
-		"slot) is what to change.",
+		"slot) is what to change. `nastune watch` during a transfer shows which device is full.",
 	Refs: []string{"https://docs.kernel.org/driver-api/usb/usb.html", "https://docs.kernel.org/networking/scaling.html"},
 }
 

@@ -1,0 +1,107 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/nastune/nastune/internal/ceiling"
+	"github.com/nastune/nastune/internal/hostfs"
+	"github.com/nastune/nastune/internal/probe"
+	"github.com/nastune/nastune/internal/watch"
+)
+
+type watchOptions struct {
+	For, Interval, Output string
+}
+
+func newWatchCmd(env *Env) *cobra.Command {
+	o := &watchOptions{}
+	cmd := &cobra.Command{
+		Use:   "watch [--for 30s] [--interval 1s] [-o text|json|html]",
+		Short: "Name the bottleneck of a transfer while it runs (CPU thread, disk, network, memory)",
+		Long: "watch samples this machine every interval while a transfer runs and names what limits it,\n" +
+			"most binding first: a thread at 100% of one core, a disk busy all the time, a link or shaper\n" +
+			"at its rate, memory reclaim. It reads /proc, /sys and netlink only, needs no root, and costs\n" +
+			"well under 1% of one core. On a terminal it shows a live screen; Ctrl-C prints the summary.\n" +
+			"--for and --interval take durations (30s, 2m) or bare numbers of seconds. See docs/watch.md.\n\n" + exitHelp,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runWatch(cmd.Context(), o, env) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.For, "for", "0", "how long to watch (0: until Ctrl-C)")
+	f.StringVar(&o.Interval, "interval", "1s", "time between samples")
+	f.StringVarP(&o.Output, "output", "o", "text", "output format: text, json or html")
+	return cmd
+}
+
+// secondsFlag reads a duration, where a bare number means seconds.
+func secondsFlag(name, v string) (time.Duration, error) {
+	v = strings.TrimSpace(v)
+	if f, err := strconv.ParseFloat(v, 64); err == nil {
+		if f < 0 {
+			return 0, usagef("e.g. --"+name+" 30s", "--%s %s is negative", name, v)
+		}
+		return time.Duration(f * float64(time.Second)), nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 {
+		return 0, usagef("e.g. --"+name+" 30s or --"+name+" 30", "--%s: %q is not a duration", name, v)
+	}
+	return d, nil
+}
+
+func runWatch(ctx context.Context, o *watchOptions, env *Env) error {
+	if err := outputFormat(o.Output, "text", "json", "html"); err != nil {
+		return err
+	}
+	dur, err := secondsFlag("for", o.For)
+	if err != nil {
+		return err
+	}
+	iv, err := secondsFlag("interval", o.Interval)
+	if err != nil {
+		return err
+	}
+	if iv < 100*time.Millisecond || iv > time.Hour {
+		return usagef("e.g. --interval 1s", "--interval %v is outside 0.1s-1h", iv)
+	}
+	if dur != 0 && dur < iv {
+		return usagef("watch for at least one interval", "--for %v is shorter than --interval %v", dur, iv)
+	}
+	// The path model (PCIe, SATA, USB links, arrays) lets watch tell a disk
+	// at its link's ceiling from one that is merely busy.
+	root := hostfs.Live()
+	opts := watch.Options{Interval: iv, For: dur, Ceilings: watch.CeilingsFrom(ceiling.Paths(probe.Collect(ctx, root)))}
+	if env.IsTTY && o.Output == "text" {
+		opts.OnSample = func(s watch.Sample, v []watch.Bottleneck) {
+			var b strings.Builder
+			b.WriteString("\x1b[H\x1b[2J")
+			watch.WriteLive(&b, s, v)
+			fmt.Fprint(env.Stdout, b.String())
+		}
+	}
+	res, err := watch.Run(ctx, root, opts)
+	if err != nil {
+		return err
+	}
+	if opts.OnSample != nil {
+		fmt.Fprint(env.Stdout, "\x1b[H\x1b[2J")
+	}
+	switch o.Output {
+	case "json":
+		enc := json.NewEncoder(env.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(res)
+	case "html":
+		watch.WriteHTML(env.Stdout, res)
+	default:
+		watch.WriteText(env.Stdout, res)
+	}
+	return nil
+}

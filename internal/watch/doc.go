@@ -1,0 +1,31 @@
+// Package watch names the bottleneck of work in progress: `nastune watch`.
+//
+// It follows Brendan Gregg's USE method — for every resource, its
+// utilization and its saturation — in three steps with plain data between
+// them:
+//
+//  1. Sampling (Sampler, sample.go): once per interval, one read of each
+//     kernel counter file through hostfs (/proc/stat, /proc/pressure/*,
+//     /proc/diskstats, /proc/net/dev, /proc/net/snmp, softnet_stat,
+//     vmstat, meminfo, nfsd pool_stats, mdstat), /proc/PID/stat of every
+//     process and /proc/PID/task/TID/{stat,schedstat} of the busy ones,
+//     and a netlink dump of the root qdiscs (qdisc.go) for shaping rates.
+//     Buffers and the netlink socket are reused; nothing is executed.
+//     Two readings become a Sample: rates and shares over the interval.
+//  2. Reasoning (Reason, reason.go): a pure function from samples (and,
+//     optionally, the modelled path ceilings of internal/ceiling) to
+//     Bottlenecks ordered by how binding they are: a thread on one core,
+//     every CPU, interrupts on one CPU, steal, nfsd threads; a device busy
+//     all the time or at its path's ceiling, with its md/dm/loop stack; an
+//     interface at its shaper's or its link's rate; memory stalls.
+//     Each carries its evidence, why and what to try next.
+//  3. Rendering (render.go): the live one-screen view, the text summary
+//     and a self-contained HTML page with SVG time series; JSON is the
+//     Result itself.
+//
+// Run ties them together for the command. The parsers (parse.go) are
+// tested on prometheus/procfs's real /proc fixtures and fuzzed; the staged
+// tests build each bottleneck for real (a spinning thread, a tbf/htb
+// shaper between network namespaces, a loop device at queue depth 1 and
+// 16, a memory cgroup thrashing) and check the verdict names it.
+package watch

@@ -1,0 +1,699 @@
+package watch
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/nastune/nastune/internal/hostfs"
+)
+
+// Sample is what one interval looked like: rates and shares computed from
+// two readings of the kernel's cumulative counters.
+type Sample struct {
+	T        float64        `json:"t_s"`        // seconds since the first reading, at the end of the interval
+	Interval float64        `json:"interval_s"` // measured length of this interval
+	CPU      CPUSample      `json:"cpu"`
+	PSI      PSISample      `json:"psi"`
+	Threads  []ThreadSample `json:"threads"` // top consumers, busiest first
+	Disks    []DiskSample   `json:"disks"`   // whole devices with I/O, busiest first
+	NICs     []NICSample    `json:"nics"`
+	TCP      TCPSample      `json:"tcp"`
+	Softnet  SoftnetSample  `json:"softnet"`
+	Memory   MemSample      `json:"memory"`
+	NFSd     *NFSdSample    `json:"nfsd,omitempty"`
+	MD       []MDSync       `json:"md,omitempty"`
+	Self     SelfSample     `json:"self"`
+}
+
+// CPUSample: percentages of each CPU's time (100 = one whole core).
+type CPUSample struct {
+	BusyPct float64     `json:"busy_pct"` // average over all CPUs
+	Cores   []CoreShare `json:"cores"`
+}
+
+// CoreShare splits one CPU's interval.
+type CoreShare struct {
+	CPU        int     `json:"cpu"`
+	BusyPct    float64 `json:"busy_pct"`
+	UserPct    float64 `json:"user_pct"`
+	SystemPct  float64 `json:"system_pct"`
+	IRQPct     float64 `json:"irq_pct"`
+	SoftIRQPct float64 `json:"softirq_pct"`
+	StealPct   float64 `json:"steal_pct"`
+	IOWaitPct  float64 `json:"iowait_pct"`
+}
+
+// PSISample is the share of the interval in which some (or all) runnable
+// tasks stalled on the resource, from /proc/pressure totals.
+type PSISample struct {
+	CPUSomePct float64 `json:"cpu_some_pct"`
+	IOSomePct  float64 `json:"io_some_pct"`
+	IOFullPct  float64 `json:"io_full_pct"`
+	MemSomePct float64 `json:"memory_some_pct"`
+	MemFullPct float64 `json:"memory_full_pct"`
+	Available  bool    `json:"available"`
+}
+
+// ThreadSample is one thread's (or single-threaded process's) share of one
+// core: on a CPU, and waiting in a run queue for one (schedstat).
+type ThreadSample struct {
+	PID         int     `json:"pid"`
+	TID         int     `json:"tid"`
+	Comm        string  `json:"comm"`         // the thread's name
+	ProcessComm string  `json:"process_comm"` // the process's name
+	CPUPct      float64 `json:"cpu_pct"`
+	WaitPct     float64 `json:"runqueue_wait_pct"`
+}
+
+// DiskSample is iostat -x for one whole device.
+type DiskSample struct {
+	Name       string   `json:"name"`
+	ReadBps    float64  `json:"read_bytes_per_s"`
+	WriteBps   float64  `json:"write_bytes_per_s"`
+	ReadIOPS   float64  `json:"read_iops"`
+	WriteIOPS  float64  `json:"write_iops"`
+	UtilPct    float64  `json:"util_pct"`
+	AwaitMS    float64  `json:"await_ms"`
+	AvgReqKiB  float64  `json:"avg_request_kib"`
+	QueueDepth float64  `json:"queue_depth"` // average requests in flight (aqu-sz)
+	InFlight   uint64   `json:"in_flight"`
+	Rotational bool     `json:"rotational"`
+	Below      []string `json:"below,omitempty"` // devices it sits on (md/dm slaves, a loop device's backing disk)
+}
+
+// NICSample is one interface's traffic against its limits.
+type NICSample struct {
+	Name         string  `json:"name"`
+	RxBps        float64 `json:"rx_bits_per_s"`
+	TxBps        float64 `json:"tx_bits_per_s"`
+	SpeedBps     float64 `json:"link_bits_per_s,omitempty"`
+	Qdisc        string  `json:"qdisc,omitempty"`
+	QdiscRateBps float64 `json:"qdisc_rate_bits_per_s,omitempty"`
+	Backlog      uint32  `json:"qdisc_backlog_bytes,omitempty"`
+	DropsPerS    float64 `json:"qdisc_drops_per_s,omitempty"`
+	OverlimitsPS float64 `json:"qdisc_overlimits_per_s,omitempty"`
+	RxDropPerS   float64 `json:"rx_drops_per_s,omitempty"`
+}
+
+// TCPSample: retransmitted segments, system-wide.
+type TCPSample struct {
+	RetransPerS float64 `json:"retrans_per_s"`
+	RetransPct  float64 `json:"retrans_pct"` // of segments sent
+}
+
+// SoftnetSample: packets the per-CPU backlog dropped, and NAPI polls cut
+// short by the budget (squeezes).
+type SoftnetSample struct {
+	DroppedPerS  float64 `json:"dropped_per_s"`
+	SqueezedPerS float64 `json:"squeezed_per_s"`
+}
+
+// MemSample is reclaim activity and dirty data.
+type MemSample struct {
+	PgScanPerS     float64 `json:"pgscan_per_s"`
+	PgStealPerS    float64 `json:"pgsteal_per_s"`
+	RefaultPerS    float64 `json:"refault_per_s"`
+	DirtyBytes     uint64  `json:"dirty_bytes"`
+	WritebackBytes uint64  `json:"writeback_bytes"`
+	AvailableBytes uint64  `json:"available_bytes"`
+	TotalBytes     uint64  `json:"total_bytes"`
+}
+
+// NFSdSample: requests per second and how many of them found no idle
+// nfsd thread (sockets enqueued).
+type NFSdSample struct {
+	PacketsPerS  float64 `json:"packets_per_s"`
+	EnqueuedPerS float64 `json:"sockets_enqueued_per_s"`
+}
+
+// SelfSample is what watch itself cost in this interval.
+type SelfSample struct {
+	CPUPct float64 `json:"cpu_pct"` // of one core
+	RSSKiB int64   `json:"max_rss_kib"`
+}
+
+// raw is one reading of every counter.
+type raw struct {
+	at      time.Time
+	cpu     CPUTimes
+	cores   []CPUTimes
+	psi     [3]PSI // cpu, io, memory
+	disks   []DiskCounters
+	nets    []NetCounters
+	qdisc   map[int]Qdisc
+	tcp     TCPCounters
+	softnet Softnet
+	vm      VM
+	nfsd    NFSdPool
+	procs   map[int]procCount
+	threads map[int]threadCount
+	selfCPU time.Duration
+	selfRSS int64
+}
+
+type procCount struct {
+	ticks   uint64
+	threads uint64
+	comm    string
+}
+
+type threadCount struct {
+	pid       int
+	run, wait uint64 // ns
+	comm      string
+}
+
+// Sampler reads the counters; Next returns the rates since the previous
+// call. It reuses its buffers, so a steady-state sample allocates little.
+type Sampler struct {
+	root    *hostfs.Root
+	prev    *raw
+	cur     *raw
+	start   time.Time
+	buf     []byte
+	scratch [][]byte
+	names   map[string]string
+	comms   map[string]string
+	devs    map[string]devInfo // whole block devices
+	keep    map[string]bool
+	nics    map[string]nicInfo
+	qr      *qdiscReader
+	// Skipped names sources that could not be read, once each.
+	Skipped   map[string]string
+	watchPIDs map[int]bool // processes whose threads are read this interval
+	noNFSd    bool
+}
+
+type devInfo struct {
+	rotational bool
+	below      []string
+}
+
+type nicInfo struct {
+	index    int
+	speedBps float64
+}
+
+// Threshold of one core above which a process's threads are read one by
+// one in the next interval.
+const threadScanShare = 0.10
+
+// primeDelay separates the two readings NewSampler takes to find busy
+// processes.
+const primeDelay = 200 * time.Millisecond
+
+// NewSampler takes the first reading. It works without root; what it
+// cannot read is listed in Skipped.
+func NewSampler(root *hostfs.Root) (*Sampler, error) {
+	if !root.IsLive() {
+		return nil, errors.New("watch needs the live system: a captured tree has no changing counters")
+	}
+	s := &Sampler{root: root, names: map[string]string{}, comms: map[string]string{}, Skipped: map[string]string{},
+		watchPIDs: map[int]bool{}, scratch: make([][]byte, 0, 64)}
+	s.discover()
+	if qr, err := newQdiscReader(); err == nil {
+		s.qr = qr
+	} else {
+		s.skip("netlink qdisc", err)
+	}
+	s.prev, s.cur = newRaw(), newRaw()
+	// Prime: two quick readings find the busy processes, so that the
+	// reading the first interval starts from already has their threads.
+	if err := s.read(s.cur); err != nil {
+		return nil, err
+	}
+	time.Sleep(primeDelay)
+	if err := s.read(s.prev); err != nil {
+		return nil, err
+	}
+	s.delta(s.cur, s.prev)
+	if err := s.read(s.prev); err != nil {
+		return nil, err
+	}
+	s.start = s.prev.at
+	return s, nil
+}
+
+func newRaw() *raw {
+	return &raw{qdisc: map[int]Qdisc{}, procs: map[int]procCount{}, threads: map[int]threadCount{}}
+}
+
+// Close releases the netlink socket.
+func (s *Sampler) Close() error {
+	if s.qr != nil {
+		return s.qr.Close()
+	}
+	return nil
+}
+
+func (s *Sampler) skip(src string, err error) {
+	if _, ok := s.Skipped[src]; !ok {
+		s.Skipped[src] = err.Error()
+	}
+}
+
+// discover lists block devices (with their stacking) and interfaces (with
+// link speeds). It runs once: devices that appear later are not watched.
+func (s *Sampler) discover() {
+	s.devs, s.keep, s.nics = map[string]devInfo{}, map[string]bool{}, map[string]nicInfo{}
+	ents, err := s.root.ReadDir("/sys/block")
+	if err != nil {
+		s.skip("/sys/block", err)
+	}
+	for _, e := range ents {
+		n := e.Name()
+		d := devInfo{}
+		if v, err := s.root.ReadString("/sys/block/" + n + "/queue/rotational"); err == nil {
+			d.rotational = v == "1"
+		}
+		if sl, err := s.root.ReadDir("/sys/block/" + n + "/slaves"); err == nil {
+			for _, x := range sl {
+				d.below = append(d.below, wholeDisk(s.root, x.Name()))
+			}
+		}
+		if bf, err := s.root.ReadString("/sys/block/" + n + "/loop/backing_file"); err == nil && bf != "" {
+			if dev := deviceOf(s.root, strings.TrimSuffix(bf, " (deleted)")); dev != "" {
+				d.below = append(d.below, dev)
+			}
+		}
+		s.devs[n] = d
+		s.keep[n] = true
+	}
+	nets, err := s.root.ReadDir("/sys/class/net")
+	if err != nil {
+		s.skip("/sys/class/net", err)
+	}
+	for _, e := range nets {
+		n := e.Name()
+		ni := nicInfo{}
+		if v, err := s.root.ReadString("/sys/class/net/" + n + "/ifindex"); err == nil {
+			ni.index, _ = strconv.Atoi(v)
+		}
+		// speed is Mb/s; -1 or unreadable (link down, virtual) means unknown.
+		if v, err := s.root.ReadString("/sys/class/net/" + n + "/speed"); err == nil {
+			if mb, err := strconv.ParseFloat(v, 64); err == nil && mb > 0 {
+				ni.speedBps = mb * 1e6
+			}
+		}
+		s.nics[n] = ni
+	}
+}
+
+// wholeDisk maps a partition name (sda1) to its disk (sda) via sysfs.
+func wholeDisk(root *hostfs.Root, name string) string {
+	if _, err := root.Stat("/sys/class/block/" + name + "/partition"); err == nil {
+		if p, err := root.RealPath("/sys/class/block/" + name + "/.."); err == nil {
+			return p[strings.LastIndexByte(p, '/')+1:]
+		}
+	}
+	return name
+}
+
+// deviceOf names the whole block device holding a file (a loop device's
+// backing file), from the file's st_dev.
+func deviceOf(root *hostfs.Root, file string) string {
+	fi, err := root.Stat(file)
+	if err != nil {
+		return ""
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return ""
+	}
+	link := fmt.Sprintf("/sys/dev/block/%d:%d", unix.Major(st.Dev), unix.Minor(st.Dev))
+	p, err := root.RealPath(link)
+	if err != nil {
+		return ""
+	}
+	return wholeDisk(root, p[strings.LastIndexByte(p, '/')+1:])
+}
+
+func (s *Sampler) readFile(name string) ([]byte, bool) {
+	b, err := s.root.ReadInto(name, s.buf)
+	s.buf = b[:0]
+	if err != nil {
+		s.skip(name, err)
+		return nil, false
+	}
+	return b, true
+}
+
+func (s *Sampler) read(r *raw) error {
+	r.at = time.Now()
+	b, ok := s.readFile("/proc/stat")
+	if !ok {
+		return fmt.Errorf("watch: cannot read /proc/stat: %s", s.Skipped["/proc/stat"])
+	}
+	var err error
+	if r.cores, err = parseStat(b, &r.cpu, r.cores, s.scratch); err != nil {
+		return err
+	}
+	for i, n := range []string{"cpu", "io", "memory"} {
+		r.psi[i] = PSI{}
+		if b, ok := s.readFile("/proc/pressure/" + n); ok {
+			if p, err := parsePSI(b, s.scratch); err == nil {
+				r.psi[i] = p
+			} else {
+				s.skip("/proc/pressure/"+n, err)
+			}
+		}
+	}
+	if b, ok := s.readFile("/proc/diskstats"); ok {
+		if r.disks, err = parseDiskstats(b, r.disks, s.keep, s.names, s.scratch); err != nil {
+			s.skip("/proc/diskstats", err)
+		}
+	}
+	if b, ok := s.readFile("/proc/net/dev"); ok {
+		if r.nets, err = parseNetDev(b, r.nets, s.names, s.scratch); err != nil {
+			s.skip("/proc/net/dev", err)
+		}
+	}
+	if s.qr != nil {
+		if err := s.qr.read(r.qdisc); err != nil {
+			s.skip("netlink qdisc", err)
+		}
+	}
+	if b, ok := s.readFile("/proc/net/snmp"); ok {
+		if r.tcp, err = parseSNMP(b, s.scratch); err != nil {
+			s.skip("/proc/net/snmp", err)
+		}
+	}
+	if b, ok := s.readFile("/proc/net/softnet_stat"); ok {
+		if r.softnet, err = parseSoftnet(b, s.scratch); err != nil {
+			s.skip("/proc/net/softnet_stat", err)
+		}
+	}
+	r.vm = VM{}
+	if b, ok := s.readFile("/proc/vmstat"); ok {
+		if err := parseKeyed(b, s.scratch, r.vm.setVmstat); err != nil {
+			s.skip("/proc/vmstat", err)
+		}
+	}
+	if b, ok := s.readFile("/proc/meminfo"); ok {
+		if err := parseKeyed(b, s.scratch, r.vm.setMeminfo); err != nil {
+			s.skip("/proc/meminfo", err)
+		}
+	}
+	r.nfsd = NFSdPool{}
+	if !s.noNFSd {
+		if b, ok := s.readFileQuiet("/proc/fs/nfsd/pool_stats"); !ok {
+			s.noNFSd = true // no nfsd: not an error, and not read again
+		} else {
+			if r.nfsd, err = parseNFSdPool(b, s.scratch); err != nil {
+				s.skip("/proc/fs/nfsd/pool_stats", err)
+			}
+		}
+	}
+	s.readTasks(r)
+	var ru unix.Rusage
+	if unix.Getrusage(unix.RUSAGE_SELF, &ru) == nil {
+		r.selfCPU = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+		r.selfRSS = ru.Maxrss
+	}
+	return nil
+}
+
+// readTasks reads /proc/PID/stat of every process, and the threads
+// (stat + schedstat) of the processes that used at least threadScanShare
+// of a core in the previous interval.
+func (s *Sampler) readTasks(r *raw) {
+	clear(r.procs)
+	clear(r.threads)
+	ents, err := s.root.ReadDir("/proc")
+	if err != nil {
+		s.skip("/proc", err)
+		return
+	}
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		dir := "/proc/" + e.Name()
+		b, err := s.root.ReadInto(dir+"/stat", s.buf)
+		s.buf = b[:0]
+		if err != nil {
+			continue // exited
+		}
+		t, err := parseTaskStat(b, s.scratch)
+		if err != nil {
+			s.skip(dir+"/stat", err)
+			continue
+		}
+		r.procs[pid] = procCount{ticks: t.Ticks, threads: t.Threads, comm: s.intern(t.Comm)}
+		if !s.watchPIDs[pid] {
+			continue
+		}
+		if t.Threads <= 1 {
+			s.readThread(r, pid, pid, dir)
+			continue
+		}
+		tasks, err := s.root.ReadDir(dir + "/task")
+		if err != nil {
+			continue
+		}
+		for _, te := range tasks {
+			if tid, err := strconv.Atoi(te.Name()); err == nil {
+				s.readThread(r, pid, tid, dir+"/task/"+te.Name())
+			}
+		}
+	}
+}
+
+func (s *Sampler) readThread(r *raw, pid, tid int, dir string) {
+	b, err := s.root.ReadInto(dir+"/stat", s.buf)
+	s.buf = b[:0]
+	if err != nil {
+		return
+	}
+	t, err := parseTaskStat(b, s.scratch)
+	if err != nil {
+		return
+	}
+	comm := s.intern(t.Comm)
+	b, err = s.root.ReadInto(dir+"/schedstat", s.buf)
+	s.buf = b[:0]
+	tc := threadCount{pid: pid, comm: comm}
+	if err == nil {
+		tc.run, tc.wait, err = parseSchedstat(b, s.scratch)
+	}
+	if err != nil {
+		// No schedstat (CONFIG_SCHED_INFO off): fall back to ticks.
+		s.skip("/proc/PID/task/TID/schedstat", err)
+		tc.run, tc.wait = t.Ticks*10_000_000, 0
+	}
+	r.threads[tid] = tc
+}
+
+func (s *Sampler) intern(b []byte) string {
+	if c, ok := s.comms[string(b)]; ok {
+		return c
+	}
+	c := string(b)
+	s.comms[c] = c
+	return c
+}
+
+// Next waits for nothing: it reads the counters now and returns the rates
+// since the previous reading.
+func (s *Sampler) Next() (Sample, error) {
+	if err := s.read(s.cur); err != nil {
+		return Sample{}, err
+	}
+	smp := s.delta(s.prev, s.cur)
+	s.prev, s.cur = s.cur, s.prev
+	return smp, nil
+}
+
+func pct(num, den float64) float64 {
+	if den <= 0 {
+		return 0
+	}
+	return round(100 * num / den)
+}
+
+func round(v float64) float64 { return float64(int64(v*100+0.5)) / 100 }
+
+func sub(a, b uint64) float64 {
+	if a < b {
+		return 0 // counter reset or wrapped
+	}
+	return float64(a - b)
+}
+
+// delta turns two readings into a Sample and picks the processes whose
+// threads the next reading looks at.
+func (s *Sampler) delta(p, c *raw) Sample {
+	dt := c.at.Sub(p.at).Seconds()
+	out := Sample{T: round(c.at.Sub(s.start).Seconds()), Interval: round(dt)}
+	if dt <= 0 {
+		return out
+	}
+	// CPU.
+	tot := sub(c.cpu.Total(), p.cpu.Total())
+	out.CPU.BusyPct = pct(tot-sub(c.cpu.Idle, p.cpu.Idle)-sub(c.cpu.IOWait, p.cpu.IOWait), tot)
+	for i := range c.cores {
+		if i >= len(p.cores) {
+			break
+		}
+		a, b := c.cores[i], p.cores[i]
+		t := sub(a.Total(), b.Total())
+		if t == 0 {
+			continue // offline
+		}
+		out.CPU.Cores = append(out.CPU.Cores, CoreShare{CPU: i,
+			BusyPct:    pct(t-sub(a.Idle, b.Idle)-sub(a.IOWait, b.IOWait), t),
+			UserPct:    pct(sub(a.User, b.User)+sub(a.Nice, b.Nice), t),
+			SystemPct:  pct(sub(a.System, b.System), t),
+			IRQPct:     pct(sub(a.IRQ, b.IRQ), t),
+			SoftIRQPct: pct(sub(a.SoftIRQ, b.SoftIRQ), t),
+			StealPct:   pct(sub(a.Steal, b.Steal), t),
+			IOWaitPct:  pct(sub(a.IOWait, b.IOWait), t)})
+	}
+	// PSI totals are microseconds.
+	us := dt * 1e6
+	if c.psi[0].OK {
+		out.PSI = PSISample{Available: true,
+			CPUSomePct: pct(sub(c.psi[0].Some, p.psi[0].Some), us),
+			IOSomePct:  pct(sub(c.psi[1].Some, p.psi[1].Some), us),
+			IOFullPct:  pct(sub(c.psi[1].Full, p.psi[1].Full), us),
+			MemSomePct: pct(sub(c.psi[2].Some, p.psi[2].Some), us),
+			MemFullPct: pct(sub(c.psi[2].Full, p.psi[2].Full), us)}
+	}
+	// Threads: schedstat nanoseconds; processes: ticks (USER_HZ is 100).
+	ns := dt * 1e9
+	for tid, t := range c.threads {
+		if o, ok := p.threads[tid]; ok && o.pid == t.pid {
+			run, wait := sub(t.run, o.run), sub(t.wait, o.wait)
+			if run+wait < 0.01*ns {
+				continue
+			}
+			out.Threads = append(out.Threads, ThreadSample{PID: t.pid, TID: tid, Comm: t.comm,
+				ProcessComm: c.procs[t.pid].comm, CPUPct: pct(run, ns), WaitPct: pct(wait, ns)})
+		}
+	}
+	clear(s.watchPIDs)
+	ticks := dt * 100
+	for pid, pc := range c.procs {
+		if o, ok := p.procs[pid]; ok && sub(pc.ticks, o.ticks) >= threadScanShare*ticks {
+			s.watchPIDs[pid] = true
+		}
+	}
+	sort.Slice(out.Threads, func(i, j int) bool {
+		a, b := out.Threads[i], out.Threads[j]
+		if a.CPUPct+a.WaitPct != b.CPUPct+b.WaitPct {
+			return a.CPUPct+a.WaitPct > b.CPUPct+b.WaitPct
+		}
+		return a.TID < b.TID
+	})
+	if len(out.Threads) > 8 {
+		out.Threads = out.Threads[:8]
+	}
+	// Disks.
+	ms := dt * 1000
+	for _, d := range c.disks {
+		var o *DiskCounters
+		for i := range p.disks {
+			if p.disks[i].Name == d.Name {
+				o = &p.disks[i]
+				break
+			}
+		}
+		if o == nil {
+			continue
+		}
+		rd, wr := sub(d.Reads, o.Reads), sub(d.Writes, o.Writes)
+		io := rd + wr
+		busy := sub(d.IOMS, o.IOMS)
+		if io == 0 && busy == 0 {
+			continue
+		}
+		info := s.devs[d.Name]
+		ds := DiskSample{Name: d.Name, Rotational: info.rotational, Below: info.below, InFlight: d.InFlight,
+			ReadBps:    round(sub(d.ReadSectors, o.ReadSectors) * 512 / dt),
+			WriteBps:   round(sub(d.WriteSectors, o.WriteSectors) * 512 / dt),
+			ReadIOPS:   round(rd / dt),
+			WriteIOPS:  round(wr / dt),
+			UtilPct:    min(100, pct(busy, ms)),
+			QueueDepth: round(sub(d.WeightedMS, o.WeightedMS) / ms)}
+		if io > 0 {
+			ds.AwaitMS = round((sub(d.ReadMS, o.ReadMS) + sub(d.WriteMS, o.WriteMS)) / io)
+			ds.AvgReqKiB = round((sub(d.ReadSectors, o.ReadSectors) + sub(d.WriteSectors, o.WriteSectors)) / 2 / io)
+		}
+		out.Disks = append(out.Disks, ds)
+	}
+	sort.Slice(out.Disks, func(i, j int) bool { return out.Disks[i].UtilPct > out.Disks[j].UtilPct })
+	// NICs.
+	for _, n := range c.nets {
+		var o *NetCounters
+		for i := range p.nets {
+			if p.nets[i].Name == n.Name {
+				o = &p.nets[i]
+				break
+			}
+		}
+		if o == nil || n.Name == "lo" {
+			continue
+		}
+		ni := s.nics[n.Name]
+		ns := NICSample{Name: n.Name, SpeedBps: ni.speedBps,
+			RxBps:      round(sub(n.RxBytes, o.RxBytes) * 8 / dt),
+			TxBps:      round(sub(n.TxBytes, o.TxBytes) * 8 / dt),
+			RxDropPerS: round(sub(n.RxDrop, o.RxDrop) / dt)}
+		if q, ok := c.qdisc[ni.index]; ok && ni.index > 0 {
+			ns.Qdisc = q.Kind
+			ns.QdiscRateBps = float64(q.RateBps)
+			ns.Backlog = q.Backlog
+			if oq, ok := p.qdisc[ni.index]; ok {
+				ns.DropsPerS = round(sub(q.Drops, oq.Drops) / dt)
+				ns.OverlimitsPS = round(sub(q.Overlimits, oq.Overlimits) / dt)
+			}
+		}
+		if ns.RxBps == 0 && ns.TxBps == 0 {
+			continue
+		}
+		out.NICs = append(out.NICs, ns)
+	}
+	sort.Slice(out.NICs, func(i, j int) bool {
+		return max(out.NICs[i].RxBps, out.NICs[i].TxBps) > max(out.NICs[j].RxBps, out.NICs[j].TxBps)
+	})
+	// TCP, softnet, memory, nfsd, md.
+	sent := sub(c.tcp.OutSegs, p.tcp.OutSegs)
+	out.TCP = TCPSample{RetransPerS: round(sub(c.tcp.RetransSegs, p.tcp.RetransSegs) / dt),
+		RetransPct: pct(sub(c.tcp.RetransSegs, p.tcp.RetransSegs), sent)}
+	out.Softnet = SoftnetSample{DroppedPerS: round(sub(c.softnet.Dropped, p.softnet.Dropped) / dt),
+		SqueezedPerS: round(sub(c.softnet.Squeezed, p.softnet.Squeezed) / dt)}
+	out.Memory = MemSample{PgScanPerS: round(sub(c.vm.PgScan, p.vm.PgScan) / dt),
+		PgStealPerS: round(sub(c.vm.PgSteal, p.vm.PgSteal) / dt), RefaultPerS: round(sub(c.vm.Refault, p.vm.Refault) / dt),
+		DirtyBytes: c.vm.DirtyKiB << 10, WritebackBytes: c.vm.WritebackKiB << 10,
+		AvailableBytes: c.vm.MemAvailableKiB << 10, TotalBytes: c.vm.MemTotalKiB << 10}
+	if c.nfsd.OK && p.nfsd.OK {
+		out.NFSd = &NFSdSample{PacketsPerS: round(sub(c.nfsd.Packets, p.nfsd.Packets) / dt),
+			EnqueuedPerS: round(sub(c.nfsd.SocketsEnqueued, p.nfsd.SocketsEnqueued) / dt)}
+	}
+	if b, ok := s.readFileQuiet("/proc/mdstat"); ok {
+		out.MD = parseMdstat(b)
+	}
+	out.Self = SelfSample{CPUPct: pct((c.selfCPU - p.selfCPU).Seconds(), dt), RSSKiB: c.selfRSS}
+	return out
+}
+
+func (s *Sampler) readFileQuiet(name string) ([]byte, bool) {
+	b, err := s.root.ReadInto(name, s.buf)
+	s.buf = b[:0]
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			s.skip(name, err)
+		}
+		return nil, false
+	}
+	return b, true
+}

@@ -1,0 +1,314 @@
+package watch
+
+import (
+	"context"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nastune/nastune/internal/ceiling"
+	"github.com/nastune/nastune/internal/hostfs"
+)
+
+func TestParsers(t *testing.T) {
+	sc := make([][]byte, 0, 32)
+	var all CPUTimes
+	cores, err := parseStat([]byte("cpu  10 1 20 300 4 5 6 7 0 0\ncpu0 5 0 10 150 2 3 3 4 0 0\ncpu1 5 1 10 150 2 2 3 3 0 0\nintr 1 2\nctxt 5\n"), &all, nil, sc)
+	if err != nil || len(cores) != 2 || all.User != 10 || all.Steal != 7 || cores[1].IRQ != 2 || all.Total() != 353 {
+		t.Errorf("parseStat: %+v %+v %v", all, cores, err)
+	}
+	if _, err := parseStat([]byte("cpu  10 x 20 300 4 5 6 7\n"), &all, nil, sc); err == nil || !strings.Contains(err.Error(), "line 1") {
+		t.Errorf("garbled /proc/stat: %v", err)
+	}
+	p, err := parsePSI([]byte("some avg10=1.00 avg60=0.50 avg300=0.10 total=123456\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=789\n"), sc)
+	if err != nil || p.Some != 123456 || p.Full != 789 || !p.OK {
+		t.Errorf("parsePSI: %+v %v", p, err)
+	}
+	// A 5.5+ diskstats line (20 fields) and a 4.18 one (18 fields).
+	ds, err := parseDiskstats([]byte("   8       0 sda 1000 10 80000 500 2000 20 160000 900 2 1200 1400 0 0 0 0 50 30 0\n   7       0 loop0 5 0 40 1 0 0 0 0 0 2 1 0 0 0 0\n"), nil, nil, map[string]string{}, sc)
+	if err != nil || len(ds) != 2 || ds[0].Name != "sda" || ds[0].ReadSectors != 80000 || ds[0].WriteMS != 900 || ds[0].InFlight != 2 || ds[0].IOMS != 1200 || ds[0].WeightedMS != 1400 {
+		t.Errorf("parseDiskstats: %+v %v", ds, err)
+	}
+	nd, err := parseNetDev([]byte("Inter-|   Receive                                                |  Transmit\n face |bytes    packets errs drop fifo frame compressed multicast|bytes    packets errs drop fifo colls carrier compressed\n  eth0: 1000 10 0 3 0 0 0 0 2000 20 0 4 0 0 0 0\n"), nil, map[string]string{}, sc)
+	if err != nil || len(nd) != 1 || nd[0].RxBytes != 1000 || nd[0].TxBytes != 2000 || nd[0].RxDrop != 3 || nd[0].TxDrop != 4 {
+		t.Errorf("parseNetDev: %+v %v", nd, err)
+	}
+	tcp, err := parseSNMP([]byte("Tcp: RtoAlgorithm RtoMin RtoMax MaxConn ActiveOpens PassiveOpens AttemptFails EstabResets CurrEstab InSegs OutSegs RetransSegs InErrs OutRsts InCsumErrors\nTcp: 1 200 120000 -1 10 5 0 0 2 1000 2000 30 0 1 0\n"), sc)
+	if err != nil || tcp.OutSegs != 2000 || tcp.RetransSegs != 30 {
+		t.Errorf("parseSNMP: %+v %v", tcp, err)
+	}
+	sn, err := parseSoftnet([]byte("0000a000 00000001 00000002 00000000\n00000010 00000000 00000003 00000000\n"), sc)
+	if err != nil || sn.Processed != 0xa010 || sn.Dropped != 1 || sn.Squeezed != 5 {
+		t.Errorf("parseSoftnet: %+v %v", sn, err)
+	}
+	np, err := parseNFSdPool([]byte("# pool packets-arrived sockets-enqueued threads-woken threads-timedout\n0 100 7 93 0\n1 50 3 47 0\n"), sc)
+	if err != nil || np.Packets != 150 || np.SocketsEnqueued != 10 {
+		t.Errorf("parseNFSdPool: %+v %v", np, err)
+	}
+	md := parseMdstat([]byte("Personalities : [raid6] [raid5] [raid4]\nmd0 : active raid5 sdd[3] sdc[1] sdb[0]\n      3906764800 blocks super 1.2 level 5, 512k chunk, algorithm 2 [3/2] [UU_]\n      [==>..................]  recovery = 12.6% (246408960/1953382400) finish=180.4min speed=157680K/sec\n\nunused devices: <none>\n"))
+	if len(md) != 1 || md[0].Name != "md0" || md[0].Action != "recovery" || md[0].SpeedKiBs != 157680 || md[0].Percent != 12.6 {
+		t.Errorf("parseMdstat: %+v", md)
+	}
+	ts, err := parseTaskStat([]byte("1234 (md0_raid5) S 2 0 0 0 -1 2129984 0 0 0 0 150 350 0 0 20 0 1 0 100 0 0 18446744073709551615 0 0 0 0 0 0 0 2147483647 0 0 0 0 17 1 0 0 0 0 0\n"), sc)
+	if err != nil || string(ts.Comm) != "md0_raid5" || ts.Ticks != 500 || ts.Threads != 1 || ts.State != 'S' {
+		t.Errorf("parseTaskStat: %+v %v", ts, err)
+	}
+	// A comm with spaces and parentheses.
+	ts, err = parseTaskStat([]byte("77 (a) (b c) R 1 0 0 0 -1 0 0 0 0 0 7 3 0 0 20 0 4 0 1 0 0\n"), sc)
+	if err != nil || string(ts.Comm) != "a) (b c" || ts.Ticks != 10 || ts.Threads != 4 {
+		t.Errorf("parseTaskStat parens: %+v %v", ts, err)
+	}
+	var vm VM
+	parseKeyed([]byte("pgscan_kswapd 100\npgscan_direct 50\npgscan_anon 120\npgsteal_kswapd 90\nworkingset_refault_file 7\n"), sc, vm.setVmstat)
+	parseKeyed([]byte("MemTotal:       1000 kB\nDirty:           12 kB\nWriteback:        3 kB\n"), sc, vm.setMeminfo)
+	if vm.PgScan != 150 || vm.PgSteal != 90 || vm.Refault != 7 || vm.DirtyKiB != 12 || vm.WritebackKiB != 3 || vm.MemTotalKiB != 1000 {
+		t.Errorf("vmstat/meminfo: %+v", vm)
+	}
+}
+
+func repeat(n int, s Sample) []Sample {
+	out := make([]Sample, n)
+	for i := range out {
+		out[i] = s
+		out[i].T = float64(i + 1)
+	}
+	return out
+}
+
+func TestReason(t *testing.T) {
+	idle := CPUSample{BusyPct: 30, Cores: []CoreShare{{CPU: 0, BusyPct: 55}, {CPU: 1, BusyPct: 5}}}
+	cases := []struct {
+		name    string
+		samples []Sample
+		want    []string // kind:subject, most binding first
+	}{
+		{"idle machine", repeat(5, Sample{CPU: idle}), nil},
+		{"one smbd thread at a full core on a half-idle box",
+			repeat(5, Sample{CPU: idle, Threads: []ThreadSample{{PID: 900, TID: 901, Comm: "smbd", ProcessComm: "smbd", CPUPct: 98, WaitPct: 1}, {PID: 12, TID: 12, Comm: "sshd", CPUPct: 5}}}),
+			[]string{"cpu:smbd"}},
+		{"nic at its link speed",
+			repeat(5, Sample{CPU: idle, NICs: []NICSample{{Name: "eth0", TxBps: 940e6, SpeedBps: 1e9}, {Name: "eth1", RxBps: 10e6, SpeedBps: 1e9}}}),
+			[]string{"network:eth0"}},
+		{"nic at its tbf rate, far below link speed",
+			repeat(5, Sample{CPU: idle, NICs: []NICSample{{Name: "eth0", TxBps: 19.5e6, SpeedBps: 1e9, Qdisc: "tbf", QdiscRateBps: 20e6, OverlimitsPS: 300}}}),
+			[]string{"network:eth0"}},
+		{"member disk saturated under md0: the member is named, md0 in the stack",
+			repeat(5, Sample{CPU: idle, Disks: []DiskSample{
+				{Name: "md0", UtilPct: 99, ReadIOPS: 300, Below: []string{"sda", "sdb"}},
+				{Name: "sdb", UtilPct: 100, ReadIOPS: 150, QueueDepth: 8, AwaitMS: 40, Rotational: true},
+				{Name: "sda", UtilPct: 45, ReadIOPS: 150, QueueDepth: 1}}}),
+			[]string{"disk:sdb"}},
+		{"memory thrash outranks the disk it causes",
+			repeat(5, Sample{CPU: idle, PSI: PSISample{Available: true, MemSomePct: 35, MemFullPct: 10},
+				Memory: MemSample{PgScanPerS: 50000, PgStealPerS: 20000},
+				Disks:  []DiskSample{{Name: "sda", UtilPct: 95, QueueDepth: 4}}}),
+			[]string{"memory:memory", "disk:sda"}},
+		{"a brief spike is not a bottleneck",
+			append(repeat(4, Sample{CPU: idle}), Sample{CPU: idle, Disks: []DiskSample{{Name: "sda", UtilPct: 100}}}),
+			nil},
+		{"nfsd threads exhausted",
+			repeat(5, Sample{CPU: idle, NFSd: &NFSdSample{PacketsPerS: 2000, EnqueuedPerS: 600}}),
+			[]string{"cpu:nfsd threads"}},
+		{"nfsd with idle threads",
+			repeat(5, Sample{CPU: idle, NFSd: &NFSdSample{PacketsPerS: 2000, EnqueuedPerS: 20}}),
+			nil},
+		{"softirq on one core",
+			repeat(5, Sample{CPU: CPUSample{BusyPct: 50, Cores: []CoreShare{{CPU: 0, BusyPct: 95, SoftIRQPct: 85}, {CPU: 1, BusyPct: 5}}}}),
+			[]string{"cpu:cpu0 interrupts"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := Reason(c.samples)
+			var ks []string
+			for _, b := range got {
+				ks = append(ks, b.Kind+":"+b.Subject)
+				if b.Why == "" || b.Next == "" || len(b.Evidence) == 0 {
+					t.Errorf("%s: missing why/next/evidence: %+v", b.Subject, b)
+				}
+			}
+			if strings.Join(ks, ",") != strings.Join(c.want, ",") {
+				t.Errorf("got %v, want %v", ks, c.want)
+			}
+		})
+	}
+	// The stack and the rates are reported, not just the names.
+	md := Reason(repeat(3, Sample{Disks: []DiskSample{{Name: "md0", UtilPct: 99, Below: []string{"sdb"}}, {Name: "sdb", UtilPct: 100, QueueDepth: 8}}}))
+	if len(md) != 1 || strings.Join(md[0].Stack, ",") != "md0,sdb" {
+		t.Errorf("md stack: %+v", md)
+	}
+	// Every CPU busy: the busiest processes are named as evidence.
+	busy := Reason(repeat(3, Sample{CPU: CPUSample{BusyPct: 97, Cores: []CoreShare{{CPU: 0, BusyPct: 97}, {CPU: 1, BusyPct: 97}}},
+		Threads: []ThreadSample{{PID: 5, TID: 5, Comm: "gzip", ProcessComm: "gzip", CPUPct: 60, WaitPct: 20}, {PID: 7, TID: 8, Comm: "worker", ProcessComm: "rsync", CPUPct: 30}}}))
+	if len(busy) == 0 || busy[0].Subject != "all CPUs" || !strings.Contains(strings.Join(busy[0].Evidence, " "), "gzip (pid 5) 60%, rsync (pid 7) 30%") {
+		t.Errorf("all CPUs: %+v", busy)
+	}
+	// Two loop devices and an array on one saturated disk: all are above it.
+	shared := Reason(repeat(3, Sample{Disks: []DiskSample{{Name: "loop1", UtilPct: 50, Below: []string{"vda"}}, {Name: "loop0", UtilPct: 40, Below: []string{"vda"}},
+		{Name: "md0", UtilPct: 10, Below: []string{"vda", "vdb"}}, {Name: "dm-0", UtilPct: 10, Below: []string{"md0"}}, {Name: "vda", UtilPct: 99, QueueDepth: 3}}}))
+	if len(shared) != 1 || strings.Join(shared[0].Stack, ",") != "dm-0,loop0,loop1,md0,vda" {
+		t.Errorf("shared disk stack: %+v", shared)
+	}
+	// A saturated loop device on a saturated disk: both named, the loop
+	// device with its queue-depth-1 explanation.
+	lp := Reason(repeat(3, Sample{Disks: []DiskSample{{Name: "loop0", UtilPct: 95, QueueDepth: 0.9, AwaitMS: 0.2, ReadIOPS: 4500, Below: []string{"vda"}}, {Name: "vda", UtilPct: 97, QueueDepth: 1.6}}}))
+	if len(lp) != 2 || lp[0].Subject != "vda" || lp[1].Subject != "loop0" || !strings.Contains(lp[1].Why, "rarely more than one") || !strings.Contains(strings.Join(lp[1].Evidence, " "), "vda (below loop0)") {
+		t.Errorf("loop on a busy disk: %+v", lp)
+	}
+	// A USB 2.0 disk at its bridge's ceiling, though busy only 60% of the time.
+	paths := []ceiling.Path{{Name: "sda", Kind: "disk", CeilingMBs: 35, Bottleneck: "sda USB 2.0 usb-storage", Move: "a USB 3 port and a UAS-capable enclosure, or SATA"},
+		{Name: "eth0", Kind: "network", CeilingMBs: 117}}
+	usb := ReasonWith(repeat(3, Sample{Disks: []DiskSample{{Name: "sda", UtilPct: 60, ReadBps: 33e6, QueueDepth: 1}}}), CeilingsFrom(paths))
+	if len(usb) != 1 || usb[0].Subject != "sda" || usb[0].Limit != 35e6 || usb[0].Utilization != 0.94 || !strings.Contains(usb[0].Why, "USB 2.0") || !strings.Contains(usb[0].Next, "USB 3 port") {
+		t.Errorf("USB ceiling: %+v", usb)
+	}
+	if got := Reason(repeat(3, Sample{Disks: []DiskSample{{Name: "sda", UtilPct: 60, ReadBps: 33e6}}})); len(got) != 0 {
+		t.Errorf("without the model the same disk is not a bottleneck: %+v", got)
+	}
+	// A running rebuild is evidence on a saturated disk.
+	rb := Reason(repeat(3, Sample{Disks: []DiskSample{{Name: "sdb", UtilPct: 100, QueueDepth: 4}}, MD: []MDSync{{Name: "md0", Action: "recovery", Percent: 12.6, SpeedKiBs: 157680}}}))
+	if len(rb) != 1 || !strings.Contains(strings.Join(rb[0].Evidence, "\n"), "md0 recovery 12.6% done at 157680 KiB/s") {
+		t.Errorf("md rebuild evidence: %+v", rb)
+	}
+	sh := Reason(repeat(3, Sample{NICs: []NICSample{{Name: "eth0", TxBps: 19.5e6, Qdisc: "tbf", QdiscRateBps: 20e6}}}))
+	if len(sh) != 1 || sh[0].Limit != 20e6 || sh[0].Rate != 19.5e6 || sh[0].Utilization != 0.98 {
+		t.Errorf("shaper numbers: %+v", sh)
+	}
+}
+
+// The /proc files prometheus/procfs tests its parsers against (see
+// testdata/real/procfs/ORIGIN): machine data other people collected.
+func TestRealProcfsFixtures(t *testing.T) {
+	dir := "testdata/real/procfs/proc/"
+	read := func(name string) []byte {
+		b, err := os.ReadFile(dir + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	sc := make([][]byte, 0, 32)
+	var all CPUTimes
+	cores, err := parseStat(read("stat"), &all, nil, sc)
+	if err != nil || len(cores) != 8 || all.User != 301854 || all.SoftIRQ != 3944 || cores[0].SoftIRQ != 3410 {
+		t.Errorf("stat: %d cores, %+v, %v", len(cores), all, err)
+	}
+	ds, err := parseDiskstats(read("diskstats"), nil, nil, map[string]string{}, sc)
+	if err != nil {
+		t.Fatalf("diskstats: %v", err)
+	}
+	found := 0
+	for _, d := range ds {
+		switch d.Name {
+		case "sda": // 4.x layout, 14 fields
+			found++
+			if d.Reads != 25354637 || d.ReadSectors != 1003346126 || d.IOMS != 9653880 || d.WeightedMS != 82621804 {
+				t.Errorf("sda: %+v", d)
+			}
+		case "sdb": // with discard counters, 18 fields
+			found++
+			if d.Reads != 326552 || d.WriteMS != 5007 || d.IOMS != 60730 || d.WeightedMS != 67070 {
+				t.Errorf("sdb: %+v", d)
+			}
+		}
+	}
+	if found != 2 {
+		t.Errorf("sda/sdb not both parsed: %d", found)
+	}
+	nd, err := parseNetDev(read("net/dev"), nil, map[string]string{}, sc)
+	if err != nil || len(nd) < 2 || nd[0].Name != "vethf345468" || nd[0].RxBytes != 648 || nd[0].TxBytes != 438 {
+		t.Errorf("net/dev: %+v %v", nd, err)
+	}
+	if sn, err := parseSoftnet(read("net/softnet_stat"), sc); err != nil || sn.Processed == 0 {
+		t.Errorf("softnet_stat: %+v %v", sn, err)
+	}
+	for _, f := range []string{"cpu", "io", "memory"} {
+		if p, err := parsePSI(read("pressure/"+f), sc); err != nil || !p.OK {
+			t.Errorf("pressure/%s: %+v %v", f, p, err)
+		}
+	}
+	ts, err := parseTaskStat(read("26231/stat"), sc)
+	if err != nil || string(ts.Comm) != "vim" || ts.Ticks != 1677+44 || ts.Threads != 1 {
+		t.Errorf("26231/stat: %+v %v", ts, err)
+	}
+	if run, wait, err := parseSchedstat(read("26231/schedstat"), sc); err != nil || run != 411605849 || wait != 93680043 {
+		t.Errorf("schedstat: %d %d %v", run, wait, err)
+	}
+	var vm VM
+	if err := parseKeyed(read("meminfo"), sc, vm.setMeminfo); err != nil || vm.MemTotalKiB != 15666184 || vm.DirtyKiB != 768 {
+		t.Errorf("meminfo: %+v %v", vm, err)
+	}
+	md := parseMdstat(read("mdstat"))
+	want := map[string]string{"recovery": "259783", "resync": "259783", "check": "114176", "reshape": "7640"}
+	for _, m := range md {
+		if w, ok := want[m.Action]; ok && strconv.FormatUint(m.SpeedKiBs, 10) == w {
+			delete(want, m.Action)
+		}
+		if m.Action == "resync" && m.SpeedKiBs == 0 {
+			t.Errorf("DELAYED/PENDING resync reported as running: %+v", m)
+		}
+	}
+	if len(want) != 0 {
+		t.Errorf("mdstat: missing %v in %+v", want, md)
+	}
+}
+
+// Garbled input gives an error or nothing, never a panic.
+func FuzzParsers(f *testing.F) {
+	for _, s := range []string{"cpu  1 2 3 4 5 6 7 8\ncpu0 1 2 3 4 5 6 7 8\n", "some total=1\nfull total=2\n",
+		"8 0 sda 1 2 3 4 5 6 7 8 9 10 11\n", "1 (a) R 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18\n",
+		"md0 : active raid1 sda[0]\n  [=>..]  resync =  8.5% (1/2) finish=1min speed=5K/sec\n", "Tcp: A B\nTcp: 1 2\n"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		sc := make([][]byte, 0, 8)
+		var all CPUTimes
+		parseStat(b, &all, nil, sc)
+		parsePSI(b, sc)
+		parseDiskstats(b, nil, nil, map[string]string{}, sc)
+		parseNetDev(b, nil, map[string]string{}, sc)
+		parseSNMP(b, sc)
+		parseSoftnet(b, sc)
+		parseNFSdPool(b, sc)
+		parseMdstat(b)
+		parseTaskStat(b, sc)
+		parseSchedstat(b, sc)
+		var vm VM
+		parseKeyed(b, sc, vm.setVmstat)
+		parseQdiscMsg(b)
+		parseHTBClassRate(b)
+	})
+}
+
+// A long watch keeps at most MaxSamples, the newest, and says so.
+func TestRunBounded(t *testing.T) {
+	res, err := Run(context.Background(), hostfs.Live(), Options{Interval: 100 * time.Millisecond, For: 700 * time.Millisecond, MaxSamples: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Samples) != 3 || res.Dropped < 3 || res.Samples[2].T < res.Samples[0].T {
+		t.Errorf("%d samples kept, %d dropped; want 3 newest kept and the rest counted", len(res.Samples), res.Dropped)
+	}
+	var b strings.Builder
+	WriteText(&b, res)
+	if !strings.Contains(b.String(), "oldest samples were dropped") {
+		t.Errorf("text does not say samples were dropped:\n%s", b.String())
+	}
+}
+
+// BenchmarkNext is one sample of this machine: every file read once, the
+// threads of busy processes, the qdisc dump and the rates.
+func BenchmarkNext(b *testing.B) {
+	s, err := NewSampler(hostfs.Live())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := s.Next(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
