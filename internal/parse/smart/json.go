@@ -33,6 +33,12 @@ type jsonReport struct {
 	Trim         *struct {
 		Supported bool `json:"supported"`
 	} `json:"trim"`
+	// smart_support.available is false for devices without SMART (RAID
+	// controller logical volumes, some bridges): smartctl's text says
+	// "SMART support is: Unavailable - device lacks SMART capability."
+	SmartSupport *struct {
+		Available *bool `json:"available"`
+	} `json:"smart_support"`
 	SmartStatus *struct {
 		Passed *bool `json:"passed"`
 	} `json:"smart_status"`
@@ -168,6 +174,9 @@ func ParseJSON(b []byte) (*facts.SMART, error) {
 	}
 	if j.Trim != nil {
 		s.TRIM = boolp(j.Trim.Supported)
+	}
+	if ss := j.SmartSupport; ss != nil && ss.Available != nil && !*ss.Available && s.NoAnswer == "" {
+		s.NoAnswer = "SMART support is: Unavailable (smart_support.available: false)"
 	}
 	if j.SmartStatus != nil {
 		s.Passed = j.SmartStatus.Passed

@@ -312,9 +312,14 @@ func TestSCSISelfTestsJSON(t *testing.T) {
 		s.SelfTests[0].Status != "Completed" || !s.SelfTests[0].Passed || s.SelfTests[0].Hours != 90 {
 		t.Errorf("scsi_self_test_N: log %v %+v", s.SelfTestLog, s.SelfTests)
 	}
-	in := `{"smartctl":{"version":[7,3]},"device":{"type":"scsi","protocol":"SCSI"},"temperature":{"current":0,"drive_trip":0}}`
+	// A RAID logical volume as smartctl -j reports it: no SMART, 0/0 page.
+	in := `{"smartctl":{"version":[7,3]},"device":{"type":"scsi","protocol":"SCSI"},"smart_support":{"available":false},"temperature":{"current":0,"drive_trip":0}}`
 	s, err := ParseJSON([]byte(in))
-	if err != nil || s.Temp != nil || s.TempLimit != nil {
-		t.Errorf("0/0 temperature page: %v %+v", err, s)
+	if err != nil || s.Temp != nil || s.TempLimit != nil || !strings.Contains(s.NoAnswer, "Unavailable") {
+		t.Errorf("RAID volume JSON: %v %+v", err, s)
+	}
+	// A disk with SMART says nothing of the kind.
+	if s := load(t, "telegraf-smartctl-scsi.json"); s.NoAnswer != "" || s.Temp == nil {
+		t.Errorf("telegraf SCSI: NoAnswer %q temp %v", s.NoAnswer, s.Temp)
 	}
 }
