@@ -82,17 +82,25 @@ var patterns = []pattern{
 	{kind: "media", re: regexp.MustCompile(`^(ata\d+)(?:\.\d+)?: error: \{[^}]*\bUNC\b`), key: 1},
 	{kind: "ata-error", re: regexp.MustCompile(`^(ata\d+)(?:\.\d+)?: exception Emask`), key: 1},
 	{kind: "media", re: regexp.MustCompile(`critical medium error, dev (\w+), sector \d+`), key: 1},
-	{kind: "media", re: regexp.MustCompile(`^sd [\d:]+: \[(\w+)\] (?:tag#\d+ )?Sense Key : Medium Error`), key: 1},
-	{kind: "io-error", re: regexp.MustCompile(`(?:^|: )I/O error, dev (\w+), sector \d+`), key: 1},
+	// Kernels before 4.x print two spaces after the disk name ("[sda]  Sense Key").
+	{kind: "media", re: regexp.MustCompile(`^sd [\d:]+: \[(\w+)\]\s+(?:tag#\d+ )?Sense Key : Medium Error`), key: 1},
+	{kind: "io-error", re: regexp.MustCompile(`(?:^|: )I/O error, dev ([\w-]+), sector \d+`), key: 1},
 	{kind: "uas-abort", re: regexp.MustCompile(`^sd [\d:]+: \[(\w+)\] (?:tag#\d+ )?uas_eh_abort_handler`), key: 1},
 	{kind: "uas-abort", re: regexp.MustCompile(`^sd (\d+:\d+:\d+:\d+): (?:tag#\d+ )?uas_eh_abort_handler`), key: 1},
 	{kind: "uas-reset", re: regexp.MustCompile(`^scsi (host\d+): uas_eh_device_reset_handler`), key: 1},
 	{kind: "usb-reset", re: regexp.MustCompile(`^usb (\d+-[\d.]+): reset (?:\S+ )*USB device number`), key: 1},
-	{kind: "nvme-timeout", re: regexp.MustCompile(`^nvme (nvme\d+): I/O \d+ QID \d+ timeout`), key: 1},
+	// "I/O 12 QID 5 timeout, aborting" (≤ 6.1); since 6.2 "I/O tag 0 (3000)
+	// opcode 0x1 (I/O Cmd) QID 1 timeout, aborting req_op:WRITE(1) size:131072".
+	{kind: "nvme-timeout", re: regexp.MustCompile(`^nvme (nvme\d+): I/O (?:tag )?\d+ (?:\([0-9a-f]+\) )?(?:opcode \S+ \([^)]*\) )?QID \d+ timeout`), key: 1},
 	{kind: "nvme-reset", re: regexp.MustCompile(`^nvme (nvme\d+): (?:controller is down; will reset|Removing after probe failure)`), key: 1},
-	{kind: "md-corrected", re: regexp.MustCompile(`^md/raid\d*:md\w*: read error corrected \(\d+ sectors at \d+ on (\w+)\)`), key: 1},
-	{kind: "md-read-error", re: regexp.MustCompile(`^md/raid\d*:md\w*: read error not correctable \(sector \d+ on (\w+)\)`), key: 1},
-	{kind: "md-failed", re: regexp.MustCompile(`^md/raid\d*:md\w*: Disk failure on (\w+), disabling device`), key: 1},
+	{kind: "md-corrected", re: regexp.MustCompile(`^md/raid\d*:md\w*: read error corrected \(\d+ sectors at \d+ on ([\w-]+)\)`), key: 1},
+	// raid5/6 (drivers/md/raid5.c): "read error not correctable" and, when the
+	// rewrite of the reconstructed data failed, "read error NOT corrected!!";
+	// kernels before 2.6.32 said "raid5:md0:". raid1/raid10: "md/raid1:md0:
+	// sdb1: unrecoverable I/O read error for block N".
+	{kind: "md-read-error", re: regexp.MustCompile(`^(?:md/raid\d*|raid[456]):md\w*: read error (?:not correctable|NOT corrected!!) \(sector \d+ on ([\w-]+)\)`), key: 1},
+	{kind: "md-read-error", re: regexp.MustCompile(`^md/raid1?0?:md\w*: ([\w-]+): unrecoverable I/O read error for block \d+`), key: 1},
+	{kind: "md-failed", re: regexp.MustCompile(`^md/raid\d*:md\w*: Disk failure on ([\w-]+), disabling device`), key: 1},
 }
 
 // Classify turns one message into an event, or reports false when the

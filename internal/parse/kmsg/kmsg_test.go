@@ -33,6 +33,19 @@ func TestClassify(t *testing.T) {
 		{"md/raid:md0: read error corrected (8 sectors at 262144 on sdc1)", "md-corrected", "sdc1"},
 		{"md/raid1:md1: Disk failure on sdb2, disabling device.", "md-failed", "sdb2"},
 		{"EXT4-fs (sda1): mounted filesystem with ordered data mode.", "", ""},
+		// Formats of other kernel versions (drivers/nvme/host/pci.c since 6.2,
+		// drivers/scsi before 4.x, drivers/md/raid5.c, raid1.c, raid10.c).
+		{"sd 0:0:0:0: [sda]  Sense Key : Medium Error [current] [descriptor]", "media", "sda"},
+		{"nvme nvme1: I/O tag 0 (3000) opcode 0x1 (I/O Cmd) QID 1 timeout, aborting req_op:WRITE(1) size:131072", "nvme-timeout", "nvme1"},
+		{"nvme nvme1: I/O tag 192 (80c0) opcode 0x1 (I/O Cmd) QID 1 timeout, reset controller", "nvme-timeout", "nvme1"},
+		{"nvme nvme1: I/O tag 28 (301c) QID 0 timeout, disable controller", "nvme-timeout", "nvme1"},
+		{"md/raid:md127: read error NOT corrected!! (sector 12345 on dm-3).", "md-read-error", "dm-3"},
+		{"raid5:md0: read error not correctable (sector 123 on sdb1).", "md-read-error", "sdb1"},
+		{"md/raid1:md0: sdb1: unrecoverable I/O read error for block 1234", "md-read-error", "sdb1"},
+		{"md/raid10:md2: sdd2: unrecoverable I/O read error for block 99", "md-read-error", "sdd2"},
+		{"md/raid:md0: Disk failure on dm-3, disabling device.", "md-failed", "dm-3"},
+		{"md/raid1:md0: read error corrected (8 sectors at 2056 on dm-1)", "md-corrected", "dm-1"},
+		{"blk_update_request: I/O error, dev dm-2, sector 2048", "io-error", "dm-2"},
 	}
 	for _, c := range cases {
 		ev, ok := Classify(c.msg)
@@ -105,6 +118,9 @@ func TestCorpus(t *testing.T) {
 		"uas-3-usb-reset.txt":                {"usb-reset"},
 		"nvme-cli-151-timeout-reset.txt":     {"nvme-timeout", "nvme-reset"},
 		"rpi-6661-nvme-down.txt":             {"nvme-reset", "io-error"},
+		"forum-2013-sense-double-space.txt":  {"media", "io-error"},
+		"lkml-2025-nvme-tag-timeout.txt":     {"nvme-timeout"},
+		"scylladb-1575-medium-tag.txt":       {"media"},
 	}
 	files, _ := filepath.Glob("../../../testdata/real/kmsg/*.txt")
 	if len(files) < 15 {

@@ -33,6 +33,12 @@ type jsonReport struct {
 	Trim         *struct {
 		Supported bool `json:"supported"`
 	} `json:"trim"`
+	// smart_support.available is false for devices without SMART (RAID
+	// controller logical volumes, some bridges): smartctl's text says
+	// "SMART support is: Unavailable - device lacks SMART capability."
+	SmartSupport *struct {
+		Available *bool `json:"available"`
+	} `json:"smart_support"`
 	SmartStatus *struct {
 		Passed *bool `json:"passed"`
 	} `json:"smart_status"`
@@ -169,6 +175,9 @@ func ParseJSON(b []byte) (*facts.SMART, error) {
 	if j.Trim != nil {
 		s.TRIM = boolp(j.Trim.Supported)
 	}
+	if ss := j.SmartSupport; ss != nil && ss.Available != nil && !*ss.Available && s.NoAnswer == "" {
+		s.NoAnswer = "SMART support is: Unavailable (smart_support.available: false)"
+	}
 	if j.SmartStatus != nil {
 		s.Passed = j.SmartStatus.Passed
 	}
@@ -195,6 +204,9 @@ func ParseJSON(b []byte) (*facts.SMART, error) {
 	}
 	if t := j.Temperature; t != nil {
 		s.Temp, s.TempMin, s.TempMax = t.Current, t.LifetimeMin, t.LifetimeMax
+		if scsiNoTemp(t.Current, t.DriveTrip) {
+			s.Temp, t.DriveTrip = nil, nil
+		}
 		switch {
 		case t.OpLimitMax != nil:
 			s.TempLimit = t.OpLimitMax
@@ -235,6 +247,10 @@ func ParseJSON(b []byte) (*facts.SMART, error) {
 			s.SelfTests = append(s.SelfTests, facts.SelfTest{Type: t.SelfTestCode.String, Status: t.SelfTestResult.String,
 				Passed: t.SelfTestResult.Value == 0, Hours: t.PowerOnHours})
 		}
+	}
+	s.SelfTests = append(s.SelfTests, scsiSelfTestsJSON(b)...)
+	if len(s.SelfTests) > 0 {
+		s.SelfTestLog = true
 	}
 	if p := j.PhyEvents; p != nil {
 		for _, e := range p.Table {
@@ -280,6 +296,49 @@ func ParseJSON(b []byte) (*facts.SMART, error) {
 	return s, nil
 }
 
+// scsiSelfTestsJSON reads the SCSI self-test log smartctl ≥ 7.2 prints as
+// "scsi_self_test_0" … "scsi_self_test_19" (newest first), each with a code,
+// a result (0 = "Completed"; SPC-4 self-test results 1-2 aborted, 3 unknown
+// error, 4-7 failed segment, 15 in progress) and the power-on hours.
+func scsiSelfTestsJSON(b []byte) []facts.SelfTest {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(b, &m) != nil {
+		return nil
+	}
+	var out []facts.SelfTest
+	for i := 0; i < 20; i++ {
+		raw, ok := m[fmt.Sprintf("scsi_self_test_%d", i)]
+		if !ok {
+			break
+		}
+		var t struct {
+			Code struct {
+				String string `json:"string"`
+			} `json:"code"`
+			Result struct {
+				Value  int    `json:"value"`
+				String string `json:"string"`
+			} `json:"result"`
+			PowerOnTime struct {
+				Hours int64 `json:"hours"`
+			} `json:"power_on_time"`
+		}
+		if json.Unmarshal(raw, &t) != nil {
+			continue
+		}
+		out = append(out, facts.SelfTest{Type: t.Code.String, Status: t.Result.String, Passed: t.Result.Value == 0, Hours: t.PowerOnTime.Hours})
+	}
+	return out
+}
+
+// scsiNoTemp: a SCSI device whose temperature log page answers 0 °C with a
+// 0 °C trip point (RAID controller logical volumes: MegaRAID, AVAGO, Intel
+// RS3) has no sensor behind it; smartctl prints the zeros, they are no
+// reading.
+func scsiNoTemp(cur, trip *int) bool {
+	return cur != nil && *cur == 0 && (trip == nil || *trip == 0)
+}
+
 func firstLog(l ...*jsonSelfTests) *jsonSelfTests {
 	for _, x := range l {
 		if x != nil {
@@ -301,7 +360,8 @@ func firstNonEmpty(s ...string) string {
 // noteMessage reads smartctl's own messages (JSON "messages", the text's
 // free lines): standby and devices that did not answer.
 func noteMessage(s *facts.SMART, m string) {
-	l := strings.ToLower(m)
+	// smartctl pads its "Key:   value" lines ("SMART support is:     Unavailable").
+	l := strings.ToLower(strings.Join(strings.Fields(m), " "))
 	switch {
 	case strings.Contains(l, "is in standby mode"), strings.Contains(l, "is in sleep mode"), strings.Contains(l, "is in idle_b mode") && strings.Contains(l, "exit("):
 		s.Standby = true

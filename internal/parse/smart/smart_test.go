@@ -239,3 +239,87 @@ func TestSCSIText(t *testing.T) {
 		t.Errorf("error counter log: %+v", s.SCSI)
 	}
 }
+
+// Real SCSI/SAS outputs of py-SMART's test set (ORIGIN), values read off
+// the files by hand.
+func TestSCSIRealOutputs(t *testing.T) {
+	// SAS SSD, smartctl 7.3 -x: five background self-tests logged (so no
+	// "never self-tested"), temperature from the environmental page.
+	s := load(t, "pysmart-sas_ssd_0_issue_57-x.txt")
+	if len(s.SelfTests) != 5 || !s.SelfTestLog || s.SelfTests[0].Type != "Background short" ||
+		s.SelfTests[0].Status != "Completed" || !s.SelfTests[0].Passed || s.SelfTests[0].Hours != 134 {
+		t.Errorf("SAS SSD self-tests: log %v %+v", s.SelfTestLog, s.SelfTests)
+	}
+	if s.Temp == nil || *s.Temp != 25 || s.TempMax == nil || *s.TempMax != 54 || s.TempMin == nil || *s.TempMin != 19 {
+		t.Errorf("SAS SSD temperature: %v %v %v", s.Temp, s.TempMin, s.TempMax)
+	}
+	if s.PowerOnHours == nil || *s.PowerOnHours != 146 || s.PowerOnMinutes != 2 {
+		t.Errorf("SAS SSD power-on: %v:%d", s.PowerOnHours, s.PowerOnMinutes)
+	}
+	// "No Self-tests have been logged" (capital S, SCSI) is an empty log.
+	s = load(t, "pysmart-sas_hdd_0_issue_51-scsi-all.txt")
+	if !s.SelfTestLog || len(s.SelfTests) != 0 || s.Temp == nil || *s.Temp != 32 {
+		t.Errorf("SAS HDD: log %v tests %v temp %v", s.SelfTestLog, s.SelfTests, s.Temp)
+	}
+	s = load(t, "pysmart-megaraid_jbod_sas_hdd_0_issue_85-scsi-all.txt")
+	if len(s.SelfTests) != 1 || s.SelfTests[0].Hours != 349 || !s.SelfTests[0].Passed {
+		t.Errorf("JBOD SAS HDD self-tests: %+v", s.SelfTests)
+	}
+	// RAID controller logical volumes: "SMART support is:     Unavailable"
+	// (padded) is no answer, and their 0 C / 0 C temperature page no reading.
+	for _, n := range []string{"pysmart-megaraid_vd_0-scsi-all.txt", "pysmart-unsupported_0-scsi-all.txt"} {
+		s = load(t, n)
+		if !strings.Contains(s.NoAnswer, "Unavailable - device lacks SMART capability") {
+			t.Errorf("%s: NoAnswer %q", n, s.NoAnswer)
+		}
+		if s.Temp != nil || s.TempLimit != nil {
+			t.Errorf("%s: temperature %v limit %v from a 0 C / 0 C page", n, *s.Temp, s.TempLimit)
+		}
+	}
+}
+
+func TestSCSISelfTestResults(t *testing.T) {
+	in := "smartctl 7.2 2020-12-30 r5155\n=== START OF READ SMART DATA SECTION ===\nSMART Health Status: OK\n\n" +
+		"SMART Self-test log\nNum  Test              Status                 segment  LifeTime  LBA_first_err [SK ASC ASQ]\n" +
+		"     Description                              number   (hours)\n" +
+		"# 1  Background long   Failed in segment -->       4   27316          1953524 [0x3 0x11 0x0]\n" +
+		"# 2  Background short  Completed, segment failed   -   27000                - [-   -    -]\n" +
+		"# 3  Background short  Self test in progress ...   -     NOW                - [-   -    -]\n" +
+		"# 4  Background short  Completed                   -   26000                - [-   -    -]\n"
+	s, err := ParseText([]byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []facts.SelfTest{
+		{Type: "Background long", Status: "Failed in segment -->", Hours: 27316},
+		{Type: "Background short", Status: "Completed, segment failed", Hours: 27000},
+		{Type: "Background short", Status: "Self test in progress ...", Hours: 0},
+		{Type: "Background short", Status: "Completed", Passed: true, Hours: 26000},
+	}
+	if len(s.SelfTests) != len(want) {
+		t.Fatalf("got %+v", s.SelfTests)
+	}
+	for i := range want {
+		if s.SelfTests[i] != want[i] {
+			t.Errorf("test %d: got %+v want %+v", i, s.SelfTests[i], want[i])
+		}
+	}
+}
+
+func TestSCSISelfTestsJSON(t *testing.T) {
+	s := load(t, "telegraf-smartctl-scsi_extended.json")
+	if !s.SelfTestLog || len(s.SelfTests) == 0 || s.SelfTests[0].Type != "Background long" ||
+		s.SelfTests[0].Status != "Completed" || !s.SelfTests[0].Passed || s.SelfTests[0].Hours != 90 {
+		t.Errorf("scsi_self_test_N: log %v %+v", s.SelfTestLog, s.SelfTests)
+	}
+	// A RAID logical volume as smartctl -j reports it: no SMART, 0/0 page.
+	in := `{"smartctl":{"version":[7,3]},"device":{"type":"scsi","protocol":"SCSI"},"smart_support":{"available":false},"temperature":{"current":0,"drive_trip":0}}`
+	s, err := ParseJSON([]byte(in))
+	if err != nil || s.Temp != nil || s.TempLimit != nil || !strings.Contains(s.NoAnswer, "Unavailable") {
+		t.Errorf("RAID volume JSON: %v %+v", err, s)
+	}
+	// A disk with SMART says nothing of the kind.
+	if s := load(t, "telegraf-smartctl-scsi.json"); s.NoAnswer != "" || s.Temp == nil {
+		t.Errorf("telegraf SCSI: NoAnswer %q temp %v", s.NoAnswer, s.Temp)
+	}
+}

@@ -16,11 +16,15 @@ var (
 	attrLong = regexp.MustCompile(`^\s*(\d+)\s+(\S+)\s+0x[0-9a-fA-F]+\s+(\d+)\s+(\d+)\s+(\S+)\s+(Pre-fail|Old_age)\s+\S+\s+(\S+)\s+(.*)$`)
 	// -x: ID# ATTRIBUTE_NAME FLAGS VALUE WORST THRESH FAIL RAW_VALUE
 	attrBrief = regexp.MustCompile(`^\s*(\d+)\s+(\S+)\s+([PO-][OS-][SR-][RE-][EC-][CK+-]\S*)\s+(\d+)\s+(\d+)\s+(\S+)\s+(\S+)\s+(.*)$`)
-	selfTest  = regexp.MustCompile(`^#\s*\d+\s+(\S.*?)\s{2,}(\S.*?)\s{2,}(?:\d+%|-)?\s*(\d+)\s+(\S+)\s*$`)
-	phyEvent  = regexp.MustCompile(`^0x([0-9a-fA-F]{4})\s+\d+\s+(\d+)\+?\s+(.*)$`)
-	sataVer   = regexp.MustCompile(`SATA [^,]*, ([\d.]+ Gb/s)(?: \(current: ([\d.]+ Gb/s)\))?`)
-	ercLine   = regexp.MustCompile(`^\s*(Read|Write):\s+(Disabled|\d+)`)
-	numRe     = regexp.MustCompile(`-?[\d,]+`)
+	// SCSI: "# 1  Background short  Completed                   -     134                 - [-   -    -]"
+	scsiSelfTest = regexp.MustCompile(`^#\s*\d+\s+(\S.*?)\s{2,}(\S.*?)\s{2,}(?:\d+|-)\s+(\d+|NOW)\s+(?:\d+|-)\s+\[.*\]\s*$`)
+	// SCSI environmental log page (SSDs, smartctl ≥ 7.3): "Current temperature = 25".
+	scsiEnvTemp = regexp.MustCompile(`^\s*(Current temperature|Lifetime maximum temperature|Lifetime minimum temperature) = (-?\d+)\s*$`)
+	selfTest    = regexp.MustCompile(`^#\s*\d+\s+(\S.*?)\s{2,}(\S.*?)\s{2,}(?:\d+%|-)?\s*(\d+)\s+(\S+)\s*$`)
+	phyEvent    = regexp.MustCompile(`^0x([0-9a-fA-F]{4})\s+\d+\s+(\d+)\+?\s+(.*)$`)
+	sataVer     = regexp.MustCompile(`SATA [^,]*, ([\d.]+ Gb/s)(?: \(current: ([\d.]+ Gb/s)\))?`)
+	ercLine     = regexp.MustCompile(`^\s*(Read|Write):\s+(Disabled|\d+)`)
+	numRe       = regexp.MustCompile(`-?[\d,]+`)
 )
 
 // ParseText reads the text smartctl prints (5.x/6.x/7.x without -j),
@@ -68,7 +72,7 @@ func ParseText(b []byte) (*facts.SMART, error) {
 				section = "selftest"
 			}
 			continue
-		case strings.HasPrefix(line, "No self-tests have been logged"):
+		case strings.HasPrefix(strings.ToLower(line), "no self-tests have been logged"):
 			s.SelfTestLog = true
 			continue
 		case strings.HasPrefix(line, "Error counter log"):
@@ -98,6 +102,14 @@ func ParseText(b []byte) (*facts.SMART, error) {
 				continue
 			}
 		case "selftest", "selftest-ext":
+			if m := scsiSelfTest.FindStringSubmatch(line); m != nil {
+				// SCSI results: "Completed" passed; "Completed, segment
+				// failed", "Failed in …", "Aborted …" did not.
+				h, _ := strconv.ParseInt(m[3], 10, 64)
+				st := strings.TrimSpace(m[2])
+				s.SelfTests = append(s.SelfTests, facts.SelfTest{Type: strings.TrimSpace(m[1]), Status: st, Passed: st == "Completed", Hours: h})
+				continue
+			}
 			if m := selfTest.FindStringSubmatch(line); m != nil {
 				h, _ := strconv.ParseInt(m[3], 10, 64)
 				st := strings.TrimSpace(m[2])
@@ -126,6 +138,18 @@ func ParseText(b []byte) (*facts.SMART, error) {
 				}
 				continue
 			}
+		}
+		if m := scsiEnvTemp.FindStringSubmatch(line); m != nil {
+			v, _ := strconv.Atoi(m[2])
+			switch m[1] {
+			case "Current temperature":
+				s.Temp = intp(v)
+			case "Lifetime maximum temperature":
+				s.TempMax = intp(v)
+			default:
+				s.TempMin = intp(v)
+			}
+			continue
 		}
 		if !hasColon {
 			continue
@@ -185,8 +209,8 @@ func ParseText(b []byte) (*facts.SMART, error) {
 				scsi.GrownDefects, scsiSeen = int64p(v), true
 			}
 		case "Accumulated power on time, hours":
-			// "hours:minutes 12345:20"
-			if f := strings.Fields(val); len(f) == 2 {
+			// "hours:minutes 12345:20", smartctl 7: "… 146:02 [8762 minutes]"
+			if f := strings.Fields(val); len(f) >= 2 && f[0] == "minutes" {
 				if h, m, ok := strings.Cut(f[1], ":"); ok {
 					hv, e1 := strconv.ParseInt(h, 10, 64)
 					mv, e2 := strconv.Atoi(m)
@@ -250,6 +274,9 @@ func ParseText(b []byte) (*facts.SMART, error) {
 	}
 	if !seen && len(s.Attributes) == 0 && !s.Standby && s.NoAnswer == "" && s.Temp == nil && !s.SelfTestLog && !nvmeSeen && !scsiSeen && s.ERC == nil && len(s.PhyEvents) == 0 {
 		return nil, errf("no smartctl header, health line or attribute table")
+	}
+	if scsiNoTemp(s.Temp, s.TempLimit) {
+		s.Temp, s.TempLimit = nil, nil
 	}
 	if nvmeSeen {
 		s.NVMe = &nvme
