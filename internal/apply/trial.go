@@ -24,7 +24,8 @@ const TrialChange = "tune-trial"
 // Trial writes value to the runtime attribute path as one journaled run
 // and reads it back. ErrNothingToDo: the attribute already holds value.
 func Trial(path, value string, o Options) (*Manifest, error) {
-	p := plan.Plan{Changes: []plan.Change{{ID: TrialChange, Kind: "sysfs", Target: path, To: value, Runtime: path}}}
+	from, _ := ReadValue(o, path)
+	p := plan.Plan{Changes: []plan.Change{{ID: TrialChange, Kind: "sysfs", Target: path, From: from, To: value, Runtime: path}}}
 	if strings.HasPrefix(path, "/proc/sys/") {
 		p.Changes[0].Kind = "sysctl"
 	}

@@ -28,6 +28,7 @@ type tuneOptions struct {
 	Runtime string
 	Budget  string
 	Devices []string
+	Knobs   string
 	Yes     bool
 	Output  string
 }
@@ -58,6 +59,7 @@ func newTuneCmd(env *Env) *cobra.Command {
 	f.StringVar(&o.Runtime, "runtime", "10", "time limit per test run: seconds or a duration")
 	f.StringVar(&o.Budget, "budget", "10m", "time for the whole tune; candidates left when it runs out are not tried")
 	f.StringArrayVar(&o.Devices, "device", nil, "only tune this device of the path (kernel name, e.g. sdb; repeatable)")
+	f.StringVar(&o.Knobs, "knobs", "", "only these attributes (comma-separated): read_ahead_kb, scheduler, nr_requests, stripe_cache_size")
 	f.BoolVar(&o.Yes, "yes", false, "start the trials without asking")
 	f.StringVarP(&o.Output, "output", "o", "text", "output format: text, json or html")
 	completeValues(cmd, "tests", bench.DiskTests...)
@@ -144,6 +146,16 @@ func runTune(ctx context.Context, o *tuneOptions, env *Env) error {
 	}
 	h := probe.Collect(ctx, hostfs.Live())
 	knobs := tune.Knobs("/sys", devs, h)
+	if o.Knobs != "" {
+		want := strings.Split(o.Knobs, ",")
+		for i, a := range want {
+			want[i] = strings.TrimSpace(a)
+			if !slices.Contains(tune.Attrs, want[i]) {
+				return usagef("knobs: "+strings.Join(tune.Attrs, ", "), "--knobs: unknown attribute %q", a)
+			}
+		}
+		knobs = slices.DeleteFunc(knobs, func(k tune.Knob) bool { return !slices.Contains(want, k.Attr) })
+	}
 	units := map[string]string{}
 	for _, t := range tests {
 		units[t] = tune.Unit(t)

@@ -25,6 +25,9 @@ type Knob struct {
 	Skipped []string `json:"skipped,omitempty"`
 }
 
+// Attrs are the attributes tune knows.
+var Attrs = []string{"read_ahead_kb", "scheduler", "nr_requests", "stripe_cache_size"}
+
 // ReadAheadLadder is the read-ahead values tried (KiB), bounded by the
 // memory cap the audit uses (rules.ReadAheadCapKB).
 var ReadAheadLadder = []int{128, 512, 1024, 4096}

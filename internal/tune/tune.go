@@ -13,11 +13,13 @@
 //  2. Trials, greedy per knob: each candidate value is applied runtime-only
 //     as its own journaled run (apply.Trial), measured TrialRuns times and
 //     compared with the best so far (the baseline, or the value this knob
-//     kept last). A gain above the threshold keeps it; otherwise it is
-//     reverted at once (apply.Undo) and the value read back.
+//     kept last). It is kept when its median gains more than the threshold
+//     and its slowest run beats the best's fastest (the min-max ranges do
+//     not overlap); otherwise it is reverted at once (apply.Undo) and the
+//     value read back.
 //  3. Final: everything kept is measured together; when the total does not
-//     hold (below baseline × (1+threshold), or below the best trial by more
-//     than the threshold) the last keep is reverted and the final run is
+//     hold (not beyond the baseline by the same rule, or below the best
+//     trial by more than the threshold) the last keep is reverted and the final run is
 //     measured again.
 //  4. Persist: the trial runs are reverted and the kept values applied
 //     again as one run, runtime value and persistent line (udev rule for
@@ -250,9 +252,9 @@ func Run(ctx context.Context, m Measurer, a Applier, o Options) (res *Result, er
 			tp := &res.Trials[len(res.Trials)-1]
 			tp.Stat = stat(ss, ref, o)
 			tp.Gain = round(gain(tp.Median, best.Median) * 100)
-			if gain(tp.Median, best.Median) > thr {
+			if beyond(tp.Stat, best, thr) {
 				tp.Verdict = "kept"
-				tp.Why = fmt.Sprintf("+%.1f%% > %.1f%% threshold", tp.Gain, res.ThresholdPct)
+				tp.Why = fmt.Sprintf("+%.1f%% > %.1f%% threshold, slowest run above the best's fastest", tp.Gain, res.ThresholdPct)
 				for _, l := range stack[:len(stack)-1] {
 					if l.knob == k.Path {
 						res.Trials[l.trial].Why += "; then " + v + " gained more"
@@ -265,6 +267,9 @@ func Run(ctx context.Context, m Measurer, a Applier, o Options) (res *Result, er
 			}
 			tp.Verdict = "reverted"
 			tp.Why = fmt.Sprintf("%+.1f%% ≤ %.1f%% threshold", tp.Gain, res.ThresholdPct)
+			if tp.Gain > res.ThresholdPct {
+				tp.Why = fmt.Sprintf("%+.1f%%, but its slowest run is not above the best's fastest (%.1f ≤ %.1f)", tp.Gain, minOf(tp.Values), maxOf(best.Values))
+			}
 			rb, rerr := a.Revert(id)
 			stack = stack[:len(stack)-1]
 			tp.ReadBack = rb
@@ -296,7 +301,7 @@ func Run(ctx context.Context, m Measurer, a Applier, o Options) (res *Result, er
 		f := stat(ss, ref, o)
 		res.Final = &f
 		res.FinalGain = round(gain(f.Median, res.Baseline.Median) * 100)
-		if gain(f.Median, res.Baseline.Median) > thr && f.Median >= best.Median*(1-thr) {
+		if beyond(f, res.Baseline, thr) && f.Median >= best.Median*(1-thr) {
 			o.Log("final: %.1f %s (%+.1f%% over the baseline): holds", f.Median, f.Unit, res.FinalGain)
 			break
 		}
@@ -364,6 +369,13 @@ func revertAll(a Applier, res *Result, stack *[]live, why string) error {
 	}
 	*stack = nil
 	return errors.Join(errs...)
+}
+
+// beyond says whether s beats ref beyond the noise band: its median gains
+// more than thr and its slowest run is faster than ref's fastest (the two
+// min-max ranges do not overlap).
+func beyond(s, ref Stat, thr float64) bool {
+	return gain(s.Median, ref.Median) > thr && minOf(s.Values) > maxOf(ref.Values)
 }
 
 func measure(ctx context.Context, m Measurer) (Sample, error) {
