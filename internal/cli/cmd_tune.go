@@ -27,6 +27,7 @@ type tuneOptions struct {
 	Size    string
 	Runtime string
 	Budget  string
+	Sample  string
 	Devices []string
 	Knobs   string
 	Yes     bool
@@ -57,6 +58,7 @@ func newTuneCmd(env *Env) *cobra.Command {
 	f.StringVar(&o.BS, "bs", "1M", "request size of the sequential tests: 16K, 128K, 1M")
 	f.StringVar(&o.Size, "size", "256M", "test file size")
 	f.StringVar(&o.Runtime, "runtime", "10", "time limit per test run: seconds or a duration")
+	f.StringVar(&o.Sample, "sample", "2s", "shortest measurement: the tests repeat until then, and count as one run")
 	f.StringVar(&o.Budget, "budget", "10m", "time for the whole tune; candidates left when it runs out are not tried")
 	f.StringArrayVar(&o.Devices, "device", nil, "only tune this device of the path (kernel name, e.g. sdb; repeatable)")
 	f.StringVar(&o.Knobs, "knobs", "", "only these attributes (comma-separated): read_ahead_kb, scheduler, nr_requests, stripe_cache_size")
@@ -103,6 +105,13 @@ func runTune(ctx context.Context, o *tuneOptions, env *Env) error {
 	budget, err := benchDuration("budget", o.Budget)
 	if err != nil {
 		return err
+	}
+	sample, err := benchDuration("sample", o.Sample)
+	if err != nil {
+		return err
+	}
+	if sample < 0 || sample > 10*time.Minute {
+		return usagef("e.g. --sample 2s", "--sample %v is outside 0-10m", sample)
 	}
 	if budget < 10*time.Second || budget > 24*time.Hour {
 		return usagef("e.g. --budget 10m", "--budget %v is outside 10s-24h", budget)
@@ -164,7 +173,11 @@ func runTune(ctx context.Context, o *tuneOptions, env *Env) error {
 	if o.Output == "text" {
 		w = env.Stdout
 	}
-	fmt.Fprintf(w, "tune %s: %s, %s requests, budget %s\n", o.File, strings.Join(tests, ","), o.BS, budget)
+	reqs := ""
+	if slices.ContainsFunc(tests, func(t string) bool { return strings.HasPrefix(t, "seq") }) {
+		reqs = ", sequential requests of " + o.BS
+	}
+	fmt.Fprintf(w, "tune %s: %s%s, budget %s\n", o.File, strings.Join(tests, ","), reqs, budget)
 	for _, d := range devs {
 		fmt.Fprintf(w, "  device %-8s %-5s %s\n", d.Name, d.Kind, d.Via)
 	}
@@ -193,7 +206,7 @@ func runTune(ctx context.Context, o *tuneOptions, env *Env) error {
 			fmt.Fprintf(env.Stderr, "nastune: warning: removing the test file: %v\n", err)
 		}
 	}()
-	m := tune.DiskMeasurer(o.File, size, tests, int(bs), runtime)
+	m := tune.DiskMeasurer(o.File, size, tests, int(bs), runtime, sample)
 	a := &tune.JournalApplier{Opts: aopts, Sys: "/sys", Devs: devs}
 	res, err := tune.Run(ctx, m, a, tune.Options{Tests: tests, Units: units, Knobs: knobs, Budget: budget,
 		Log: func(f string, args ...any) { fmt.Fprintf(env.Stderr, "nastune: "+f+"\n", args...) }})

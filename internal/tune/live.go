@@ -14,20 +14,43 @@ import (
 	"github.com/nastune/nastune/internal/plan"
 )
 
-// DiskMeasurer measures the tests once per call on one test file, kept
-// between calls (bench.RemoveTestFile removes it at the end).
-func DiskMeasurer(file string, size int64, tests []string, bs int, runtime time.Duration) Measurer {
+// DiskMeasurer measures the tests on one test file, kept between calls
+// (bench.RemoveTestFile removes it at the end). One sample repeats each
+// test until it has run for minTime and reports the total work over the
+// total time: a short burst of other I/O weighs less than in one pass.
+func DiskMeasurer(file string, size int64, tests []string, bs int, runtime, minTime time.Duration) Measurer {
 	return func(ctx context.Context) (Sample, error) {
-		r, err := bench.RunDisk(ctx, bench.DiskOptions{File: file, Size: size, Tests: tests, Runtime: runtime, Keep: true, Repeat: 1, SeqBlock: bs})
-		if err != nil {
-			return nil, err
+		type acc struct{ bytes, ios, secs float64 }
+		sum := map[string]*acc{}
+		for _, t := range tests {
+			sum[t] = &acc{}
+		}
+		start := time.Now()
+		for pass := 0; pass == 0 || time.Since(start) < minTime; pass++ {
+			r, err := bench.RunDisk(ctx, bench.DiskOptions{File: file, Size: size, Tests: tests, Runtime: runtime, Keep: true, Repeat: 1, SeqBlock: bs})
+			if err != nil {
+				return nil, err
+			}
+			for _, t := range r.Tests {
+				if t.Skipped != "" {
+					return nil, fmt.Errorf("%s: %s", t.Name, t.Skipped)
+				}
+				a := sum[t.Name]
+				a.bytes += float64(t.Bytes)
+				a.ios += t.IOPS * t.Seconds
+				a.secs += t.Seconds
+			}
 		}
 		s := Sample{}
-		for _, t := range r.Tests {
-			if t.Skipped != "" {
-				return nil, fmt.Errorf("%s: %s", t.Name, t.Skipped)
+		for name, a := range sum {
+			if a.secs <= 0 {
+				return nil, fmt.Errorf("%s: no time measured", name)
 			}
-			s[t.Name] = value(t)
+			if Unit(name) == "IOPS" {
+				s[name] = a.ios / a.secs
+			} else {
+				s[name] = a.bytes / a.secs / (1 << 20)
+			}
 		}
 		return s, nil
 	}
@@ -40,13 +63,6 @@ func Unit(test string) string {
 		return "IOPS"
 	}
 	return "MiB/s"
-}
-
-func value(t bench.TestResult) float64 {
-	if Unit(t.Name) == "IOPS" {
-		return t.IOPS
-	}
-	return t.MiBPerS
 }
 
 // JournalApplier makes trials and the final run through internal/apply.

@@ -22,12 +22,14 @@ func WriteText(w io.Writer, r *Result) {
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%.1f\t±%.1f%%\t%+.1f%%\t%s\n", t.Knob, t.From, t.To, t.Median, t.SpreadPct/2, t.Gain, t.Verdict)
 	}
-	if r.Final != nil {
-		fmt.Fprintf(tw, "final (all kept)\t\t\t%.1f\t±%.1f%%\t%+.1f%%\tholds\n", r.Final.Median, r.Final.SpreadPct/2, r.FinalGain)
+	if r.Final != nil && r.FinalBaseline != nil {
+		fmt.Fprintf(tw, "final: all kept\t\t\t%.1f\t±%.1f%%\t%+.1f%%\tholds\n", r.Final.Median, r.Final.SpreadPct/2, r.FinalGain)
+		fmt.Fprintf(tw, "final: baseline again\t\t\t%.1f\t±%.1f%%\t\t\n", r.FinalBaseline.Median, r.FinalBaseline.SpreadPct/2)
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "\nthreshold: a trial is kept when its median gains more than %.1f%% over the best before it\n", r.ThresholdPct)
-	fmt.Fprintf(w, "(the baseline's spread (max-min)/median, at least 5%%)\n")
+	fmt.Fprintf(w, "(the baseline's spread (max-min)/median, at least 5%%) and its slowest run beats the best's fastest;\n")
+	fmt.Fprintf(w, "the final run must beat the baseline measured again right after it by the same rule\n")
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
@@ -100,8 +102,9 @@ func WriteHTML(w io.Writer, r *Result) error {
 		}
 		rows = append(rows, htmlRow{Label: shortKnob(t.Knob) + " " + t.From + "→" + t.To, Color: c, S: t.Stat})
 	}
-	if r.Final != nil {
-		rows = append(rows, htmlRow{Label: "final (all kept)", Color: "#36c", S: *r.Final})
+	if r.Final != nil && r.FinalBaseline != nil {
+		rows = append(rows, htmlRow{Label: "final: all kept", Color: "#36c", S: *r.Final},
+			htmlRow{Label: "final: baseline again", Color: "#888", S: *r.FinalBaseline})
 	}
 	mx := 0.0
 	for _, row := range rows {

@@ -17,10 +17,11 @@
 //     and its slowest run beats the best's fastest (the min-max ranges do
 //     not overlap); otherwise it is reverted at once (apply.Undo) and the
 //     value read back.
-//  3. Final: everything kept is measured together; when the total does not
-//     hold (not beyond the baseline by the same rule, or below the best
-//     trial by more than the threshold) the last keep is reverted and the final run is
-//     measured again.
+//  3. Final: everything kept is measured together, then everything is
+//     reverted and the baseline measured again at once (the same load on
+//     the box for both); when the total does not beat that fresh baseline
+//     by the same rule, the last keep is dropped and the rest measured
+//     again.
 //  4. Persist: the trial runs are reverted and the kept values applied
 //     again as one run, runtime value and persistent line (udev rule for
 //     block attributes) together.
@@ -147,12 +148,15 @@ type Result struct {
 	Baseline     Stat     `json:"baseline"`
 	Trials       []Trial  `json:"trials"`
 	Final        *Stat    `json:"final,omitempty"`
-	// FinalGain is the final median against the baseline, in percent.
-	FinalGain   float64  `json:"final_gain"`
-	Kept        []Kept   `json:"kept"`
-	Knobs       []Knob   `json:"knobs"`
-	Notes       []string `json:"notes,omitempty"`
-	Interrupted bool     `json:"interrupted,omitempty"`
+	// FinalBaseline is the baseline measured again right after Final
+	// (everything reverted); FinalGain is Final's median against it, in
+	// percent.
+	FinalBaseline *Stat    `json:"final_baseline,omitempty"`
+	FinalGain     float64  `json:"final_gain"`
+	Kept          []Kept   `json:"kept"`
+	Knobs         []Knob   `json:"knobs"`
+	Notes         []string `json:"notes,omitempty"`
+	Interrupted   bool     `json:"interrupted,omitempty"`
 }
 
 // ErrInterrupted: a signal stopped the run; every trial was reverted.
@@ -178,10 +182,16 @@ func Run(ctx context.Context, m Measurer, a Applier, o Options) (res *Result, er
 		if ctx.Err() != nil {
 			res.Interrupted = true
 		}
-		if rerr := revertAll(a, res, &stack, "stopped: "+err.Error()); rerr != nil {
+		if _, rerr := revertTrials(a, &stack); rerr != nil {
 			err = fmt.Errorf("%w; reverting the trials also failed: %v (finish with: nastune undo)", err, rerr)
 		}
+		for i := range res.Trials {
+			if res.Trials[i].Verdict == "kept" {
+				res.Trials[i].Verdict, res.Trials[i].Why = "reverted", "stopped: "+err.Error()
+			}
+		}
 		res.Kept = []Kept{}
+		res.RunID = ""
 	}()
 	spent := func() time.Duration { return o.Now().Sub(start) }
 
@@ -287,49 +297,58 @@ func Run(ctx context.Context, m Measurer, a Applier, o Options) (res *Result, er
 		}
 	}
 
-	// Final run of everything kept, dropping the last keep while the total
-	// does not hold.
-	for len(stack) > 0 {
-		var ss []Sample
-		for i := 0; i < o.TrialRuns; i++ {
-			s, err := measure(ctx, m)
-			if err != nil {
-				return res, err
-			}
-			ss = append(ss, s)
+	// Final run of everything kept, then the baseline again (everything
+	// reverted) right after it, so both see the same load on the box;
+	// while the total does not beat that fresh baseline beyond the noise
+	// band, the last keep is dropped and the rest measured again.
+	keeps := slices.Clone(stack)
+	for len(keeps) > 0 {
+		fs, err := measureN(ctx, m, o.TrialRuns)
+		if err != nil {
+			return res, err
 		}
-		f := stat(ss, ref, o)
-		res.Final = &f
-		res.FinalGain = round(gain(f.Median, res.Baseline.Median) * 100)
-		if beyond(f, res.Baseline, thr) && f.Median >= best.Median*(1-thr) {
-			o.Log("final: %.1f %s (%+.1f%% over the baseline): holds", f.Median, f.Unit, res.FinalGain)
+		rbs, err := revertTrials(a, &stack)
+		if err != nil {
+			return res, err
+		}
+		bs, err := measureN(ctx, m, o.TrialRuns)
+		if err != nil {
+			return res, err
+		}
+		f, b := stat(fs, ref, o), stat(bs, ref, o)
+		res.Final, res.FinalBaseline = &f, &b
+		res.FinalGain = round(gain(f.Median, b.Median) * 100)
+		if beyond(f, b, thr) {
+			o.Log("final: %.1f %s, baseline again %.1f %s (%+.1f%%): holds", f.Median, f.Unit, b.Median, b.Unit, res.FinalGain)
 			break
 		}
-		last := stack[len(stack)-1]
+		last := keeps[len(keeps)-1]
+		keeps = keeps[:len(keeps)-1]
 		tp := &res.Trials[last.trial]
-		rb, rerr := a.Revert(last.runID)
-		stack = stack[:len(stack)-1]
-		tp.Verdict, tp.ReadBack = "reverted", rb
-		tp.Why = fmt.Sprintf("kept at first, but everything kept together measured %.1f %s (%+.1f%% over the baseline): the total did not hold", f.Median, f.Unit, res.FinalGain)
-		if rerr != nil {
-			return res, fmt.Errorf("reverting %s: %w", tp.Knob, rerr)
+		tp.Verdict, tp.ReadBack = "reverted", rbs[last.runID]
+		tp.Why = fmt.Sprintf("kept at first, but everything kept together measured %.1f %s against %.1f %s for the baseline measured again right after (%+.1f%%): the total did not hold",
+			f.Median, f.Unit, b.Median, b.Unit, res.FinalGain)
+		o.Log("final: %.1f %s against %.1f %s does not hold: dropping %s = %s", f.Median, f.Unit, b.Median, b.Unit, tp.Knob, tp.To)
+		res.Final, res.FinalBaseline = nil, nil
+		for i := range keeps {
+			id, err := a.Trial(keeps[i].knob, res.Trials[keeps[i].trial].To)
+			if err != nil {
+				return res, fmt.Errorf("applying %s again for the final run: %w", keeps[i].knob, err)
+			}
+			keeps[i].runID = id
+			stack = append(stack, keeps[i])
 		}
-		o.Log("final: %.1f %s does not hold: reverted %s to %s", f.Median, f.Unit, tp.Knob, rb)
-		best = res.Baseline
-		for _, l := range stack {
-			best = res.Trials[l.trial].Stat
-		}
-		res.Final = nil
 	}
-	if len(stack) == 0 {
+	if len(keeps) == 0 {
 		res.Notes = append(res.Notes, "nothing paid beyond the noise band: nothing kept, nothing persisted")
 		return res, nil
 	}
 
-	// Persist: revert the trial runs, then apply the kept values as one run.
-	// The value each knob keeps is that of its newest live trial.
+	// Persist: everything is reverted (the fresh baseline); apply the kept
+	// values as one run. The value each knob keeps is that of its newest
+	// keep.
 	last := map[string]string{}
-	for _, l := range stack {
+	for _, l := range keeps {
 		last[l.knob] = res.Trials[l.trial].To
 	}
 	var kept []Kept
@@ -337,9 +356,6 @@ func Run(ctx context.Context, m Measurer, a Applier, o Options) (res *Result, er
 		if v, ok := last[k.Path]; ok {
 			kept = append(kept, Kept{Knob: k.Path, From: orig[k.Path], To: v})
 		}
-	}
-	if err := revertAll(a, res, &stack, ""); err != nil {
-		return res, err
 	}
 	id, err := a.Persist(kept)
 	if err != nil {
@@ -349,10 +365,22 @@ func Run(ctx context.Context, m Measurer, a Applier, o Options) (res *Result, er
 	return res, nil
 }
 
-// revertAll reverts the live trial runs, newest first. why, when set,
-// marks kept trials as reverted with that reason (a stopped run keeps
-// nothing).
-func revertAll(a Applier, res *Result, stack *[]live, why string) error {
+func measureN(ctx context.Context, m Measurer, n int) ([]Sample, error) {
+	var ss []Sample
+	for i := 0; i < n; i++ {
+		s, err := measure(ctx, m)
+		if err != nil {
+			return nil, err
+		}
+		ss = append(ss, s)
+	}
+	return ss, nil
+}
+
+// revertTrials reverts the live trial runs, newest first, and returns the
+// value read back after each (by run ID).
+func revertTrials(a Applier, stack *[]live) (map[string]string, error) {
+	rbs := map[string]string{}
 	var errs []error
 	for i := len(*stack) - 1; i >= 0; i-- {
 		l := (*stack)[i]
@@ -361,14 +389,10 @@ func revertAll(a Applier, res *Result, stack *[]live, why string) error {
 			errs = append(errs, fmt.Errorf("%s (run %s): %w", l.knob, l.runID, err))
 			continue
 		}
-		if why != "" {
-			t := &res.Trials[l.trial]
-			t.Verdict, t.ReadBack = "reverted", rb
-			t.Why = why
-		}
+		rbs[l.runID] = rb
 	}
 	*stack = nil
-	return errors.Join(errs...)
+	return rbs, errors.Join(errs...)
 }
 
 // beyond says whether s beats ref beyond the noise band: its median gains
