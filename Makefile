@@ -76,6 +76,7 @@ bench: build
 	NASTUNE_APT_PACKAGES="inxi fio iperf3" ./scripts/ensure-deps.sh
 	$(GO) run ./tools/benchaudit -bin ./$(BIN) -runs 30
 	$(GO) run ./tools/benchio -bin ./$(BIN)
+	unshare -m --propagation private sh tools/benchtune/benchtune.sh ./$(BIN) /var/tmp
 
 ## docs: regenerate docs/rules.md from the rule registry
 docs:

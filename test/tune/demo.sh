@@ -38,7 +38,7 @@ echo "== demo 1: read-ahead sabotaged to 8 KiB, 16 KiB buffered sequential reads
 echo 8 > "$RA"
 DD8=$(ddread)
 say nastune tune --file mnt/tune.bench --tests seqread-buffered --bs 16K --device $N --knobs read_ahead_kb,scheduler --yes -o json
-"$BIN" tune --file "$S/mnt/tune.bench" --tests seqread-buffered --bs 16K --device "$N" --knobs read_ahead_kb,scheduler --yes -o json > "$S/demo1.json"
+"$BIN" tune --file "$S/mnt/tune.bench" --tests seqread-buffered --bs 16K --sample 1 --device "$N" --knobs read_ahead_kb,scheduler --yes -o json > "$S/demo1.json"
 cat "$S/demo1.json"
 KEPT=$(ra)
 echo "read_ahead_kb now $KEPT"
@@ -59,8 +59,8 @@ echo "undo restored read_ahead_kb 8 and removed the udev rule"
 
 echo "== demo 2: nothing pays (4 KiB O_DIRECT random reads never use read-ahead)"
 echo 128 > "$RA"
-say nastune tune --file mnt/tune.bench --tests randread4k-qd1 --runtime 1 --device $N --knobs read_ahead_kb --yes
-"$BIN" tune --file "$S/mnt/tune.bench" --tests randread4k-qd1 --runtime 1 --device "$N" --knobs read_ahead_kb --yes > "$S/demo2.txt"
+say nastune tune --file mnt/tune.bench --tests randread4k-qd1 --runtime 1 --sample 1 --device $N --knobs read_ahead_kb --yes
+"$BIN" tune --file "$S/mnt/tune.bench" --tests randread4k-qd1 --runtime 1 --sample 1 --device "$N" --knobs read_ahead_kb --yes > "$S/demo2.txt"
 cat "$S/demo2.txt"
 check 'grep -q "^kept: nothing" "$S/demo2.txt"'
 check '[ "$(ra)" = 128 ]'
@@ -68,7 +68,7 @@ check '[ ! -e /etc/udev/rules.d/90-nastune.rules ]'
 
 echo "== demo 3: SIGINT during a trial reverts it"
 echo 8 > "$RA"
-"$BIN" tune --file "$S/mnt/tune.bench" --tests seqread-buffered --bs 16K --device "$N" --knobs read_ahead_kb --yes > "$S/demo3.txt" 2>&1 &
+"$BIN" tune --file "$S/mnt/tune.bench" --tests seqread-buffered --bs 16K --sample 1 --device "$N" --knobs read_ahead_kb --yes > "$S/demo3.txt" 2>&1 &
 PID=$!
 i=0; while [ "$(ra)" = 8 ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done
 echo "trial live: read_ahead_kb $(ra)"
@@ -84,7 +84,7 @@ check '[ ! -e "$S/mnt/tune.bench" ]'
 
 echo "== demo 4: kill -9 during a trial; nastune undo finishes it, or the next tune"
 for finish in undo next; do
-	"$BIN" tune --file "$S/mnt/tune.bench" --tests seqread-buffered --bs 16K --device "$N" --knobs read_ahead_kb --yes > /dev/null 2>&1 &
+	"$BIN" tune --file "$S/mnt/tune.bench" --tests seqread-buffered --bs 16K --sample 1 --device "$N" --knobs read_ahead_kb --yes > /dev/null 2>&1 &
 	PID=$!
 	i=0; while [ "$(ra)" = 8 ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done
 	kill -9 $PID
