@@ -113,7 +113,7 @@ func newRoot(env *Env) *cobra.Command {
 	addAuditFlags(root, opts)
 	root.AddCommand(newAuditCmd(env), newSnapshotCmd(env), newReportCmd(env), newInventoryCmd(env), newPlanCmd(env), newApplyCmd(env), newUndoCmd(env),
 		newBenchCmd(env), newCalcCmd(env), newRulesCmd(env), newVersionCmd(env))
-	root.AddCommand(newTuneCmd(env))
+	root.AddCommand(newTuneCmd(env), newConfirmCmd(env))
 	root.SetHelpTemplate(root.HelpTemplate() + "\n" + exitHelp + "\n")
 	return root
 }

@@ -127,6 +127,7 @@ func runTune(ctx context.Context, o *tuneOptions, env *Env) error {
 	ctx, stop := benchSignals(ctx)
 	defer stop()
 
+	finishExpired(env)
 	aopts := apply.Options{}
 	if done, err := tune.FinishOrphans(aopts); err != nil {
 		return err

@@ -50,3 +50,31 @@ func TestTuneDemosOnLoopDevice(t *testing.T) {
 		t.Errorf("host /var/lib/nastune was created")
 	}
 }
+
+// TestApplyConfirm runs confirm.sh: `apply --confirm` reverts unless
+// confirmed, through a detached watchdog that survives its session.
+func TestApplyConfirm(t *testing.T) {
+	testutil.NeedAll(t, "namespaces", "unshare", "ip", "sysctl", "setsid", "go")
+	_, file, _, _ := runtime.Caller(0)
+	repo := filepath.Join(filepath.Dir(file), "..", "..")
+	bin := filepath.Join(t.TempDir(), "nastune")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/nastune")
+	build.Dir = repo
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	hostTS, _ := os.ReadFile("/proc/sys/net/ipv4/tcp_timestamps")
+	cmd := exec.Command("unshare", "-m", "-n", "--propagation", "private", "sh", filepath.Join(filepath.Dir(file), "confirm.sh"), bin, t.TempDir())
+	out, err := cmd.CombinedOutput()
+	t.Logf("transcript:\n%s", out)
+	if err != nil || !strings.Contains(string(out), "CONFIRM-OK") {
+		t.Fatalf("confirm run failed: %v", err)
+	}
+	if ts, _ := os.ReadFile("/proc/sys/net/ipv4/tcp_timestamps"); string(ts) != string(hostTS) {
+		t.Errorf("host tcp_timestamps changed")
+	}
+	if _, err := os.Stat("/var/lib/nastune"); err == nil {
+		t.Errorf("host /var/lib/nastune was created")
+	}
+}
