@@ -160,7 +160,8 @@ func revertUnconfirmed(id string, st ConfirmState, o Options) (bool, error) {
 	_, uerr := Undo(id, Options{Root: o.Root, StateDir: o.StateDir, Wait: true, Now: o.Now})
 	st.State = ConfirmReverted
 	if uerr != nil {
-		st.Error = uerr.Error()
+		// Left pending: the next apply or tune tries again and says why.
+		st.State, st.Error = ConfirmPending, uerr.Error()
 	}
 	l, err = lock(&o)
 	if err == nil {
