@@ -7,12 +7,14 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/nastune/nastune/internal/apply"
+	"github.com/nastune/nastune/internal/tune"
 )
 
 // `nastune confirm [RUN]` keeps a run applied with `apply --confirm`;
@@ -90,7 +92,8 @@ func armConfirm(env *Env, id string, d time.Duration) error {
 }
 
 // finishExpired reverts runs whose confirmation deadline passed with no
-// watchdog left (after a reboot); apply, undo and tune call it first.
+// watchdog left (after a reboot), and trials a killed tune left live;
+// apply and tune call it first.
 func finishExpired(env *Env) {
 	if os.Geteuid() != 0 {
 		return
@@ -104,5 +107,10 @@ func finishExpired(env *Env) {
 	}
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "nastune: warning: %v\n", err)
+	}
+	// A running tune's trials are its own: FinishOrphans leaves them (and
+	// says so in an error, which only tune itself acts on).
+	if ids, err := tune.FinishOrphans(apply.Options{}); err == nil && len(ids) > 0 {
+		fmt.Fprintf(env.Stderr, "nastune: reverted %d trial run(s) a killed tune left live: %s\n", len(ids), strings.Join(ids, ", "))
 	}
 }
