@@ -33,3 +33,22 @@ func TestTuneRefusals(t *testing.T) {
 		}
 	}
 }
+
+// On a terminal tune lists the devices and knobs under the path and asks
+// before the first trial; "n" changes and creates nothing.
+func TestTuneAsksOnTerminal(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("tune needs root")
+	}
+	d := benchDir(t)
+	file := d + "/t.tune"
+	var out, errb strings.Builder
+	code := Main(context.Background(), []string{"tune", "--file", file, "--knobs", "read_ahead_kb"},
+		Env{Stdout: &out, Stderr: &errb, Stdin: strings.NewReader("n\n"), IsTTY: true, Getenv: func(string) string { return "" }})
+	if code != ExitOK || !strings.Contains(out.String(), "read_ahead_kb") || !strings.Contains(out.String(), "[y/N]") || !strings.Contains(out.String(), "nothing tried") {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errb.String())
+	}
+	if _, err := os.Stat(file); !os.IsNotExist(err) {
+		t.Errorf("the test file was created before the answer: %v", err)
+	}
+}
