@@ -30,6 +30,7 @@ type tuneOptions struct {
 	Sample  string
 	Devices []string
 	Knobs   string
+	List    bool
 	Yes     bool
 	Output  string
 }
@@ -63,6 +64,7 @@ func newTuneCmd(env *Env) *cobra.Command {
 	f.StringArrayVar(&o.Devices, "device", nil, "only tune this device of the path (kernel name, e.g. sdb; repeatable)")
 	f.StringVar(&o.Knobs, "knobs", "", "only these attributes (comma-separated): read_ahead_kb, scheduler, nr_requests, stripe_cache_size")
 	f.BoolVar(&o.Yes, "yes", false, "start the trials without asking")
+	f.BoolVar(&o.List, "list", false, "only list the devices under PATH and the values tune would try (read-only)")
 	f.StringVarP(&o.Output, "output", "o", "text", "output format: text, json or html")
 	completeValues(cmd, "tests", bench.DiskTests...)
 	completeValues(cmd, "output", "text", "json", "html")
@@ -116,10 +118,10 @@ func runTune(ctx context.Context, o *tuneOptions, env *Env) error {
 	if budget < 10*time.Second || budget > 24*time.Hour {
 		return usagef("e.g. --budget 10m", "--budget %v is outside 10s-24h", budget)
 	}
-	if os.Geteuid() != 0 {
+	if os.Geteuid() != 0 && !o.List {
 		return usagef("run it as root: sudo nastune tune ...", "tune writes /sys attributes and /etc/udev, which needs root")
 	}
-	if !o.Yes && !env.IsTTY {
+	if !o.Yes && !env.IsTTY && !o.List {
 		return usagef("run `nastune tune --yes ...` to start the trials without asking", "nothing tried: not a terminal and no --yes")
 	}
 	// Signals stop the measurement; the trials are reverted before exit.
@@ -127,12 +129,14 @@ func runTune(ctx context.Context, o *tuneOptions, env *Env) error {
 	ctx, stop := benchSignals(ctx)
 	defer stop()
 
-	finishExpired(env)
 	aopts := apply.Options{}
-	if done, err := tune.FinishOrphans(aopts); err != nil {
-		return err
-	} else if len(done) > 0 {
-		fmt.Fprintf(env.Stderr, "nastune: reverted %d trial run(s) a killed tune left live: %s\n", len(done), strings.Join(done, ", "))
+	if !o.List {
+		finishExpired(env)
+		if done, err := tune.FinishOrphans(aopts); err != nil {
+			return err
+		} else if len(done) > 0 {
+			fmt.Fprintf(env.Stderr, "nastune: reverted %d trial run(s) a killed tune left live: %s\n", len(done), strings.Join(done, ", "))
+		}
 	}
 	devs, err := tune.DefaultResolver.Resolve(dirOf(o.File))
 	if err != nil {
@@ -170,8 +174,16 @@ func runTune(ctx context.Context, o *tuneOptions, env *Env) error {
 	for _, t := range tests {
 		units[t] = tune.Unit(t)
 	}
+	if o.List && o.Output == "json" {
+		b, err := json.MarshalIndent(map[string]any{"devices": devs, "knobs": knobs}, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(env.Stdout, "%s\n", b)
+		return err
+	}
 	w := env.Stderr
-	if o.Output == "text" {
+	if o.Output == "text" || o.List {
 		w = env.Stdout
 	}
 	reqs := ""
@@ -192,6 +204,9 @@ func runTune(ctx context.Context, o *tuneOptions, env *Env) error {
 	}
 	if n == 0 {
 		fmt.Fprintln(w, "nothing to try on this path")
+		return nil
+	}
+	if o.List {
 		return nil
 	}
 	if !o.Yes {

@@ -52,9 +52,8 @@ func Knobs(sys string, devs []Device, h *facts.Host) []Knob {
 	for _, d := range devs {
 		q := filepath.Join(sys, "block", d.Name, "queue")
 		path := func(attr string) string { return "/sys/block/" + d.Name + "/queue/" + attr }
-		// read_ahead_kb matters where the page cache reads: the top
-		// device and what sits under it unless a direct-I/O loop cuts
-		// the page cache off.
+		// read_ahead_kb matters where the page cache reads (see
+		// Device.PageCache).
 		if d.PageCache {
 			if cur, err := readInt(filepath.Join(q, "read_ahead_kb")); err == nil {
 				k := Knob{Path: path("read_ahead_kb"), Device: d.Name, Attr: "read_ahead_kb", Current: strconv.Itoa(cur)}

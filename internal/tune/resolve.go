@@ -18,9 +18,11 @@ type Device struct {
 	Kind string `json:"kind"` // disk, md, dm, loop
 	// Via says how it was reached from the file (for people).
 	Via string `json:"via"`
-	// PageCache is false when buffered reads of the file never go
-	// through this device's read-ahead: a device under a loop device in
-	// direct-I/O mode (the loop reads its backing file with O_DIRECT).
+	// PageCache says buffered reads of the file go through this device's
+	// read-ahead: the device the filesystem sits on, and the one under a
+	// buffered loop device's backing file. Members of md and dm get bios
+	// from above, never page-cache reads of their own; a loop device in
+	// direct-I/O mode reads its backing file with O_DIRECT.
 	PageCache bool `json:"page_cache"`
 	// BackingFile is the file behind a loop device.
 	BackingFile string `json:"backing_file,omitempty"`
@@ -112,6 +114,7 @@ func unescapeMount(s string) string {
 // walk adds the device maj:min (a partition is replaced by its disk) and
 // what it is built on.
 func (r Resolver) walk(maj, min uint32, via string, pageCache bool, out *[]Device, seen map[string]bool, depth int) error {
+	// pageCache: this device is the top of a stack the page cache reads.
 	if depth > 16 {
 		return errors.New("block devices nested more than 16 deep: a loop?")
 	}
@@ -148,7 +151,7 @@ func (r Resolver) walkName(name, via string, pageCache bool, out *[]Device, seen
 				sname = filepath.Base(filepath.Dir(l))
 			}
 		}
-		if err := r.walkName(sname, "member of "+name, pageCache, out, seen, depth+1); err != nil {
+		if err := r.walkName(sname, "member of "+name, false, out, seen, depth+1); err != nil {
 			return err
 		}
 	}
@@ -174,7 +177,7 @@ func (r Resolver) walkName(name, via string, pageCache bool, out *[]Device, seen
 			}
 			bmaj, bmin = unix.Major(ds.Rdev), unix.Minor(ds.Rdev)
 		}
-		return r.walk(bmaj, bmin, via, pageCache && !dio, out, seen, depth+1)
+		return r.walk(bmaj, bmin, via, !dio, out, seen, depth+1)
 	}
 	return nil
 }

@@ -75,6 +75,12 @@ func TestResolveThroughDmMdAndPartitions(t *testing.T) {
 	if got := strings.Join(names, " "); got != "dm-0:dm md0:md sda:disk sdb:disk" {
 		t.Fatalf("devices: %s", got)
 	}
+	// Only the device the filesystem sits on has page-cache read-ahead.
+	for _, d := range out {
+		if d.PageCache != (d.Name == "dm-0") {
+			t.Errorf("%s: page cache %v", d.Name, d.PageCache)
+		}
+	}
 	// 2 GiB of RAM: stripe_cache_size entries cost 4 KiB × 2 disks; 10%
 	// of RAM allows up to 26214 entries.
 	h := &facts.Host{Memory: facts.Memory{TotalBytes: 2 << 30, AvailableBytes: 1 << 30}}
@@ -92,6 +98,11 @@ func TestResolveThroughDmMdAndPartitions(t *testing.T) {
 	}
 	if _, ok := byPath["/sys/block/md0/queue/scheduler"]; ok {
 		t.Errorf("md has no scheduler to tune")
+	}
+	for _, n := range []string{"md0", "sda", "sdb"} {
+		if _, ok := byPath["/sys/block/"+n+"/queue/read_ahead_kb"]; ok {
+			t.Errorf("%s: read-ahead of a member is not on the page-cache path", n)
+		}
 	}
 	// The audit warns about none and kyber on a rotating disk: never tried.
 	if k := byPath["/sys/block/sda/queue/scheduler"]; strings.Join(k.Values, ",") != "bfq" || len(k.Skipped) != 2 {

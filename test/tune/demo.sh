@@ -14,7 +14,12 @@ truncate -s 1G "$S/disk.img"
 DEV=$(losetup -f --show --direct-io=on "$S/disk.img")
 N=$(basename "$DEV")
 RA=/sys/block/$N/queue/read_ahead_kb
-cleanup() { umount "$S/mnt" 2>/dev/null || true; losetup -d "$DEV" || true; }
+cleanup() {
+	umount "$S/mnt2" 2>/dev/null || true
+	[ -n "${DEV2:-}" ] && losetup -d "$DEV2" 2>/dev/null || true
+	umount "$S/mnt" 2>/dev/null || true
+	losetup -d "$DEV" || true
+}
 trap cleanup EXIT
 mkfs.xfs -q -f "$DEV"
 mkdir -p "$S/mnt"
@@ -33,6 +38,28 @@ ddread() {
 dd if=/dev/urandom of="$S/mnt/reader.dat" bs=1M count=256 status=none
 sync
 echo "device $N: loop dio=$(cat /sys/block/$N/loop/dio) over $S/disk.img"
+
+echo "== the path through a buffered loop device over a file on $N (direct I/O) over the disk"
+truncate -s 320M "$S/mnt/inner.img"
+DEV2=$(losetup -f --show --direct-io=off "$S/mnt/inner.img")
+N2=$(basename "$DEV2")
+mkfs.xfs -q -f "$DEV2"
+mkdir -p "$S/mnt2"
+mount "$DEV2" "$S/mnt2"
+say nastune tune --file mnt2/x --list
+"$BIN" tune --file "$S/mnt2/x" --list | tee "$S/list.txt"
+umount "$S/mnt2"
+losetup -d "$DEV2"
+rm "$S/mnt/inner.img"
+check 'grep -q "device $N2 .*loop .*filesystem of" "$S/list.txt"'
+check 'grep -q "device $N .*loop .*backing file of $N2$" "$S/list.txt"'
+check 'grep -q "backing file of $N (direct I/O)" "$S/list.txt"'
+# Read-ahead is a knob of both loop devices (the outer one reads its
+# backing file through the page cache), not of the disk under the
+# direct-I/O one.
+check 'grep -q "knob /sys/block/$N2/queue/read_ahead_kb" "$S/list.txt"'
+check 'grep -q "knob /sys/block/$N/queue/read_ahead_kb" "$S/list.txt"'
+check '[ "$(grep -c "queue/read_ahead_kb" "$S/list.txt")" = 2 ]'
 
 echo "== demo 1: read-ahead sabotaged to 8 KiB, 16 KiB buffered sequential reads"
 echo 8 > "$RA"

@@ -30,9 +30,10 @@ func TestTuneDemosOnLoopDevice(t *testing.T) {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	hostRules, _ := os.ReadDir("/etc/udev/rules.d")
-	// The scratch folder is on the real disk (not a tmpfs /tmp): the loop
-	// device's backing file must be on a block device.
-	scratch, err := os.MkdirTemp(repo, ".tune-demo-")
+	// The scratch folder is on a real disk (not a tmpfs /tmp): the loop
+	// device's backing file must be on a block device. Not in the
+	// repository either, where `git add` would pick it up.
+	scratch, err := os.MkdirTemp("/var/tmp", "nastune-tune-demo-")
 	if err != nil {
 		t.Fatal(err)
 	}
