@@ -621,6 +621,10 @@ type SATALink struct {
 	Link      string  `json:"link"`
 	SpeedGbps float64 `json:"speed_gbps,omitempty"`
 	LimitGbps float64 `json:"port_limit_gbps,omitempty"`
+	// SpeedRaw and LimitRaw are sata_spd and hw_sata_spd_limit as read
+	// ("3.0 Gbps"), for evidence.
+	SpeedRaw string `json:"speed_raw,omitempty"`
+	LimitRaw string `json:"port_limit_raw,omitempty"`
 }
 
 // USBLink describes the USB path of a disk.
