@@ -69,14 +69,14 @@ type SMART struct {
 	SelfTestLog bool       `json:"self_test_log,omitempty"`
 	PhyEvents   []PhyEvent `json:"sata_phy_events,omitempty"`
 	// Link speeds in Gb/s (SATA: "6.0 Gb/s (current: 1.5 Gb/s)").
-	LinkMaxGbps float64     `json:"link_max_gbps,omitempty"`
-	LinkCurGbps float64     `json:"link_current_gbps,omitempty"`
+	LinkMaxGbps float64 `json:"link_max_gbps,omitempty"`
+	LinkCurGbps float64 `json:"link_current_gbps,omitempty"`
 	// LinkQuote is the link speed field as smartctl printed it (text:
 	// "SATA 3.0, 6.0 Gb/s (current: 3.0 Gb/s)"; JSON: the interface_speed
 	// strings), for evidence.
 	LinkQuote string      `json:"link_quote,omitempty"`
-	NVMe        *NVMeHealth `json:"nvme,omitempty"`
-	SCSI        *SCSIHealth `json:"scsi,omitempty"`
+	NVMe      *NVMeHealth `json:"nvme,omitempty"`
+	SCSI      *SCSIHealth `json:"scsi,omitempty"`
 }
 
 // Attribute is one ATA SMART attribute.
