@@ -95,6 +95,10 @@ type ConfigError struct {
 	File string `json:"file"`
 	Line int    `json:"line"`
 	Msg  string `json:"msg"`
+	// InvalidValue: the line sets a yes/no, enumerated or size parameter
+	// to a value Samba refuses (smb-invalid-value and smb-inline-comment
+	// report it; smb-config-invalid does not repeat it).
+	InvalidValue bool `json:"invalid_value,omitempty"`
 }
 
 // SambaSetting is one parameter line.
