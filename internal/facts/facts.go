@@ -553,6 +553,9 @@ type BlockDevice struct {
 	// Transport is derived from the device path: "nvme", "usb", "sata",
 	// "scsi", "virtio", "mmc" or "" when unknown.
 	Transport string `json:"transport,omitempty"`
+	// Driver is the device's driver (/sys/block/X/device/driver:
+	// "virtio_blk", "vbd", "sd", "nvme"), "" when not read.
+	Driver string `json:"device_driver,omitempty"`
 	// Slaves are the devices an md/dm device is built on (whole disks or
 	// partitions); Holders are the md/dm devices built on this one or
 	// on its partitions.
