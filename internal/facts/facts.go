@@ -273,6 +273,10 @@ type Vdev struct {
 	// "spare-N" child holds the old and the new device in one position.
 	// 0 when every device is its own slot (then len(Devices)).
 	Slots int `json:"slots,omitempty"`
+	// Leaving are the devices being replaced: every child of a
+	// "replacing-N" but its last, which takes the position when the
+	// resilver ends. They are in Devices too.
+	Leaving []string `json:"leaving,omitempty"`
 	// DRAID is the layout of a dRAID vdev ("draid2:4d:8c:1s-0").
 	DRAID *DRAIDLayout `json:"draid,omitempty"`
 }
