@@ -197,6 +197,10 @@ type MDArray struct {
 	SyncWaiting string `json:"sync_waiting,omitempty"`
 	// SyncFinish is the estimate of /proc/mdstat ("61.8min").
 	SyncFinish string `json:"sync_finish,omitempty"`
+	// SysfsConflict says how /sys/block/mdX/md disagrees with the array's
+	// /proc/mdstat line (level, member count); then every value comes from
+	// /proc/mdstat alone. "" when they agree or sysfs is absent.
+	SysfsConflict string `json:"sysfs_conflict,omitempty"`
 }
 
 // MDMember is one device of an array.
