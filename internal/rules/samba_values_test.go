@@ -127,3 +127,62 @@ func TestSmbValuesAgainstTestparm(t *testing.T) {
 		})
 	}
 }
+
+// smbConfOf cuts etc/samba/smb.conf out of a txtar tree.
+func smbConfOf(t *testing.T, file string) (string, bool) {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(b), "\n-- etc/samba/smb.conf --\n")
+	if !ok {
+		return "", false
+	}
+	if i := strings.Index(rest, "\n-- "); i >= 0 {
+		rest = rest[:i+1]
+	}
+	return rest, true
+}
+
+// TestSmbLoadVerdictMatchesTestparm: over every smb.conf of the real
+// corpus and the fixture hosts (those without includes), nastune's
+// verdict "smbd loads this file" (no load error, no crit value finding)
+// is testparm's.
+func TestSmbLoadVerdictMatchesTestparm(t *testing.T) {
+	testparm, err := exec.LookPath("testparm")
+	if err != nil {
+		t.Skip("testparm not installed")
+	}
+	trees, _ := filepath.Glob("../../testdata/real/smb-*/tree.txtar")
+	hosts, _ := filepath.Glob("../../testdata/hosts/*.txtar")
+	n := 0
+	for _, tree := range append(trees, hosts...) {
+		conf, ok := smbConfOf(t, tree)
+		if !ok || strings.Contains(strings.ToLower(conf), "include") {
+			continue
+		}
+		n++
+		t.Run(filepath.Base(filepath.Dir(tree))+"/"+filepath.Base(tree), func(t *testing.T) {
+			f := filepath.Join(t.TempDir(), "smb.conf")
+			if err := os.WriteFile(f, []byte(conf), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out, _ := exec.Command(testparm, "-s", f).CombinedOutput()
+			samba := !strings.Contains(string(out), "Error loading services")
+			h, fs := runTree(t, map[string]string{"etc/samba/smb.conf": conf})
+			ours := h.Samba != nil && h.Samba.LoadError == nil
+			for _, x := range fs {
+				if (x.ID == "smb-inline-comment" || x.ID == "smb-invalid-value") && x.Severity.String() == "crit" {
+					ours = false
+				}
+			}
+			if ours != samba {
+				t.Errorf("nastune says loads=%v, testparm loads=%v:\n%s", ours, samba, out)
+			}
+		})
+	}
+	if n < 8 {
+		t.Errorf("only %d smb.conf files checked", n)
+	}
+}
