@@ -6,6 +6,4 @@ package realcorpus_test
 // are TREE|CHECK|FINDING-ID. When a fix lands, the test logs "no longer
 // occurs" for the key; delete it then. Do not add entries to silence a
 // new violation without writing down who fixes it.
-var knownViolations = map[string]string{
-	"hosts/real-states|plan-edits-rejected-config|smb-wide-links-insecure": "exists once the rules branch and its real-states fixture are merged; plan edits an smb.conf testparm already rejects",
-}
+var knownViolations = map[string]string{}
