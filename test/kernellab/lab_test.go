@@ -344,21 +344,29 @@ func checkMDStates(t *testing.T, res results) {
 	if !strings.Contains(st, "(F)") || !strings.Contains(st, "[10/10]") {
 		t.Fatalf("md-rebuilt: expected 10/10 with a member listed (F):\n%s", st)
 	}
-	f := res.audit(t, "md-rebuilt").find("md-degraded", "")
-	pending(t, "md-rebuilt-not-degraded", f == nil,
-		"md-rebuilt: md-degraded on an array rebuilt onto a spare ([10/10], md/degraded 0) because the failed member is still listed: %v", f)
+	rebuilt := res.audit(t, "md-rebuilt")
+	if f := rebuilt.find("md-degraded", ""); f != nil {
+		t.Errorf("md-rebuilt: md-degraded on an array rebuilt onto a spare ([10/10]) because the failed member is still listed: %s", f.Why)
+	}
+	if f := rebuilt.find("md-failed-member", "md1"); f == nil || f.Severity != "info" || !strings.Contains(f.Why, "vdj") {
+		t.Errorf("md-rebuilt: want an info md-failed-member naming vdj, the member still listed (F): %+v", f)
+	}
+	// mdadm --fail is an administrative act: md logs "Disk failure on vdj"
+	// with no I/O error before it, so the disk's media is not in question.
+	if dm, ok := res["dmesg"]; !ok || bytes.Contains(dm, []byte("I/O error")) || !bytes.Contains(dm, []byte("Disk failure on vdj")) {
+		t.Errorf("the guest's kernel log is missing or holds I/O errors besides mdadm --fail's \"Disk failure on vdj\":\n%s", dm)
+	} else {
+		f := res.audit(t, "md-degraded").find("health-media-errors", "vdj")
+		pending(t, "md-fail-not-media", f == nil,
+			"md-degraded: health-media-errors (crit, \"its media is failing\") on vdj after mdadm --fail; the kernel log has no I/O or read error, only md's \"Disk failure on vdj, disabling device\": %+v", f)
+	}
 	if !strings.Contains(res.file(t, "md-inactive", "mdstat"), "inactive") {
 		t.Fatalf("md-inactive: array not inactive:\n%s", res.file(t, "md-inactive", "mdstat"))
 	}
 	inact := res.audit(t, "md-inactive")
-	var mdf *finding
-	for i, f := range inact.Findings {
-		if strings.HasPrefix(f.ID, "md-") && f.Severity == "crit" {
-			mdf = &inact.Findings[i]
-		}
+	if f := inact.find("md-inactive", "md1"); f == nil || f.Severity != "crit" {
+		t.Errorf("md-inactive: no crit md-inactive for an inactive array (7 of 10 members, not running): %v", inact.ids())
 	}
-	pending(t, "md-inactive-reported", mdf != nil,
-		"md-inactive: no crit md finding for an inactive array (7 of 10 members, not running): %v", inact.ids())
 	if !strings.Contains(res.file(t, "md-reshaping", "mdstat"), "reshape =") {
 		t.Fatalf("md-reshaping: no reshape in mdstat:\n%s", res.file(t, "md-reshaping", "mdstat"))
 	}
@@ -384,10 +392,26 @@ func checkBond(t *testing.T, res results) {
 			t.Errorf("bond-lacp: no %s for an 802.3ad bond hashing layer2: %v", id, ok.ids())
 		}
 	}
-	user := res.report(t, "bond-lacp", "audit-user.json")
-	uf := user.find("bond-lacp-not-negotiated", "")
-	pending(t, "bond-lacp-user-not-negotiated", uf == nil,
-		"bond-lacp as nobody: bond-lacp-not-negotiated on a negotiated bond: the partner lines of /proc/net/bonding are root-only, so their absence is not collected, not a fault: %+v", uf)
+	// as nobody the partner block of /proc/net/bonding is missing: not
+	// collected, not a fault
+	if strings.Contains(res.cmd(t, "bond-lacp", "procfs-user"), "Partner Mac Address") {
+		t.Fatalf("bond-lacp: nobody reads the partner block:\n%s", res.cmd(t, "bond-lacp", "procfs-user"))
+	}
+	var user struct {
+		report
+		NotCollected []struct{ Source, Reason string } `json:"not_collected"`
+	}
+	if err := json.Unmarshal([]byte(res.file(t, "bond-lacp", "audit-user.json")), &user); err != nil {
+		t.Fatal(err)
+	}
+	if f := user.find("bond-lacp-not-negotiated", ""); f != nil {
+		t.Errorf("bond-lacp as nobody: bond-lacp-not-negotiated on a negotiated bond without the root-only partner block: %s", f.Why)
+	}
+	if !slices.ContainsFunc(user.NotCollected, func(n struct{ Source, Reason string }) bool {
+		return strings.Contains(n.Source, "/proc/net/bonding/bond0") && strings.Contains(n.Reason, "root")
+	}) {
+		t.Errorf("bond-lacp as nobody: the partner block is not listed as not collected (needs root): %+v", user.NotCollected)
+	}
 	none := res.audit(t, "bond-lacp-none")
 	if f := none.find("bond-lacp-not-negotiated", "bond0"); f == nil {
 		t.Errorf("bond-lacp-none: no bond-lacp-not-negotiated with a peer that does not speak LACP: %v", none.ids())

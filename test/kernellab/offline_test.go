@@ -91,10 +91,10 @@ func TestLabSnapshots(t *testing.T) {
 		"md-stripe":        {not: []string{"md-stripe-cache", "md-degraded"}},
 		"xfs-matched":      {not: []string{"fs-stripe-geometry"}},
 		"xfs-mismatched":   {want: []string{"fs-stripe-geometry"}},
-		"md-degraded":      {want: []string{"md-degraded"}},
 		"md-recovering":    {want: []string{"md-degraded"}},
-		"md-rebuilt":       {pendingNot: []string{"md-degraded"}},
-		"md-inactive":      {pendingWant: []string{"md-*"}}, // any crit md finding for the inactive array
+		"md-degraded":      {want: []string{"md-degraded"}, pendingNot: []string{"health-media-errors"}}, // mdadm --fail is no media error
+		"md-rebuilt":       {want: []string{"md-failed-member"}, not: []string{"md-degraded"}},
+		"md-inactive":      {want: []string{"md-inactive"}},
 		"md-reshaping":     {not: []string{"md-degraded"}},
 		"bond-lacp":        {want: []string{"bond-hash-layer2", "bond-single-stream"}, not: []string{"bond-lacp-not-negotiated", "bond-aggregator-split"}},
 		"bond-lacp-none":   {want: []string{"bond-lacp-not-negotiated"}},
