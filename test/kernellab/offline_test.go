@@ -103,6 +103,9 @@ func TestLabSnapshots(t *testing.T) {
 		"bond-mtu":         {want: []string{"bond-mtu-mismatch"}},
 		"nfsd-one":         {want: []string{"nfs-threads-low"}},
 		"nfsd-applied":     {not: []string{"nfs-threads-low"}},
+		"smart-healthy":    {not: []string{"health-smart-failed", "health-media-errors", "health-link-errors", "health-hot", "health-wear", "health-io-errors"}},
+		"smart-standby":    {not: []string{"health-smart-failed", "health-media-errors", "health-link-errors", "health-hot", "health-wear", "health-io-errors"}},
+		"smart-missing":    {not: []string{"health-smart-failed", "health-media-errors", "health-no-selftest", "health-hot"}},
 	}
 	for _, d := range dirs {
 		step := strings.TrimPrefix(filepath.Base(d), "lab-")
