@@ -144,6 +144,51 @@ func TestLabSnapshots(t *testing.T) {
 				}
 				pending(t, strings.TrimSuffix(id, "*"), found, "%s: no %s finding: %v", step, id, rep.ids())
 			}
+			if strings.HasPrefix(step, "smart-") {
+				checkSmartSnapshot(t, bin, step, filepath.Join(d, "snapshot.tar.gz"))
+			}
 		})
+	}
+}
+
+// checkSmartSnapshot: the inventory of a recorded smart step against the
+// smartctl output the snapshot holds (smart-healthy, smart-standby), or
+// nothing collected without smartctl (smart-missing).
+func checkSmartSnapshot(t *testing.T, bin, step, snap string) {
+	t.Helper()
+	out, err := exec.Command(bin, "inventory", "disks", "--from", snap, "-o", "json").Output()
+	if err != nil {
+		t.Fatalf("inventory disks --from: %v", err)
+	}
+	var inv struct {
+		Disks []diskRow `json:"disks"`
+	}
+	if err := json.Unmarshal(out, &inv); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := 0
+	for _, d := range inv.Disks {
+		if !strings.HasPrefix(d.Name, "sd") && !strings.HasPrefix(d.Name, "nvme") {
+			continue
+		}
+		seen++
+		if step == "smart-missing" {
+			if d.TempC != nil || d.PowerOnHours != nil || strings.HasPrefix(d.Name, "nvme") && d.Health != "" {
+				t.Errorf("%s: %s shows HEALTH %q, %s °C, %s h without smartctl", step, d.Name, d.Health, intp(d.TempC), intp(d.PowerOnHours))
+			}
+			continue
+		}
+		o := parseSmartctl(t, d.Name, snapshotFile(t, string(b), ".nastune/commands/smartctl_-x_-j_%dev%"+d.Name+".txt"))
+		if d.Health != "ok" || intp(d.TempC) != intp(o.Temperature.Current) || intp(d.PowerOnHours) != intp(o.PowerOnTime.Hours) {
+			t.Errorf("%s: %s shows HEALTH %q, %s °C, %s h; smartctl read %v, %s °C, %s h", step, d.Name, d.Health,
+				intp(d.TempC), intp(d.PowerOnHours), o.SmartStatus, intp(o.Temperature.Current), intp(o.PowerOnTime.Hours))
+		}
+	}
+	if seen != 3 {
+		t.Errorf("%s: %d AHCI/NVMe disks in the inventory, want 3", step, seen)
 	}
 }
