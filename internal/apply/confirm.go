@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"syscall"
 	"time"
 )
 
@@ -191,4 +193,26 @@ func FinishExpired(o Options) ([]string, error) {
 		done = append(done, r.ID)
 	}
 	return done, nil
+}
+
+// StartWatchdog starts `nastune confirm --watch ID` (this binary),
+// detached in a new session with no terminal, so it outlives the SSH
+// session that ran apply and reverts the run at its deadline.
+func StartWatchdog(id string) error {
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+	if err != nil {
+		return err
+	}
+	defer null.Close()
+	cmd := exec.Command(exe, "confirm", "--watch", id)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = null, null, null
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	return cmd.Process.Release()
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"os/signal"
 	"strings"
 	"syscall"
@@ -71,22 +70,9 @@ func armConfirm(env *Env, id string, d time.Duration) error {
 	if err := apply.ArmConfirm(id, deadline, apply.Options{}); err != nil {
 		return err
 	}
-	exe, err := os.Executable()
-	if err != nil {
-		return err
-	}
-	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
-	if err != nil {
-		return err
-	}
-	defer null.Close()
-	cmd := exec.Command(exe, "confirm", "--watch", id)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = null, null, null
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Start(); err != nil {
+	if err := apply.StartWatchdog(id); err != nil {
 		return fmt.Errorf("starting the watchdog: %w (the run stays applied: nastune undo %s reverts it)", err, id)
 	}
-	_ = cmd.Process.Release()
 	fmt.Fprintf(env.Stdout, "run %s reverts at %s unless confirmed: nastune confirm %s\n", id, deadline.Format(time.TimeOnly), id)
 	return nil
 }

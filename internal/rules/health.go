@@ -340,11 +340,18 @@ func diskMedia(h *facts.Host, d facts.BlockDevice) mediaState {
 		m.what = append(m.what, fmt.Sprintf("%d medium errors in the kernel log", len(evs)))
 		m.sev = rule.Crit
 	}
-	if evs := events(h, d.Name, "md-read-error", "md-failed"); len(evs) > 0 {
+	if evs := events(h, d.Name, "md-read-error"); len(evs) > 0 {
 		m.hit = true
-		m.ev = append(m.ev, logEvidence(h, evs, "md read errors not corrected or member failures")...)
-		m.what = append(m.what, fmt.Sprintf("md could not correct %d read errors or failed the member", len(evs)))
+		m.ev = append(m.ev, logEvidence(h, evs, "md read errors not corrected")...)
+		m.what = append(m.what, fmt.Sprintf("md could not correct %d read errors", len(evs)))
 		m.sev = rule.Crit
+	}
+	// "Disk failure on X, disabling device" alone says md dropped the
+	// member, not why: `mdadm --fail` by an admin prints the same line. It
+	// supports media evidence found above but is none by itself (the md
+	// rules report the failed member).
+	if evs := events(h, d.Name, "md-failed"); len(evs) > 0 && m.hit {
+		m.ev = append(m.ev, logEvidence(h, evs, "md failed the member")...)
 	}
 	if evs := events(h, d.Name, "md-corrected"); len(evs) > 0 && m.hit {
 		m.ev = append(m.ev, logEvidence(h, evs, "read errors md corrected from redundancy")...)
@@ -868,15 +875,22 @@ func HealthLevel(h *facts.Host, d facts.BlockDevice) int {
 			}
 		}
 	}
+	if level == 0 && (d.Health.SMART == nil || d.Health.SMART.Standby) {
+		// Without SMART a quiet kernel log is no proof of health: the
+		// disk's state is not collected, not "ok".
+		return -1
+	}
 	return level
 }
 
+// hasEvents tells whether the kernel log holds a problem event for disk;
+// "link up" lines are logged at every boot and say nothing about health.
 func hasEvents(h *facts.Host, disk string) bool {
 	if h.KernelLog == nil {
 		return false
 	}
 	for _, e := range h.KernelLog.Events {
-		if e.Disk == disk {
+		if e.Disk == disk && e.Kind != "link-up" {
 			return true
 		}
 	}

@@ -264,3 +264,45 @@ func TestHealthEvidenceQuotesItsFile(t *testing.T) {
 		}
 	}
 }
+
+// TestAdminFailIsNotMedia: on the qemu lab's Debian 6.1 kernel `mdadm
+// --fail` logs "Disk failure on vdj, disabling device." and nothing else
+// about vdj. That says md dropped the member, not that its media fails:
+// no health-media-errors (the md rules report the failed member). And a
+// disk without SMART whose only kernel-log lines are boot-time "link up"
+// lines has no known health (HealthLevel -1, shown as not collected), not
+// "ok".
+func TestAdminFailIsNotMedia(t *testing.T) {
+	log := []byte("[  101.2] md/raid:md1: Disk failure on vdj, disabling device.\n" +
+		"[  101.2] md/raid:md1: Operation continuing on 9 devices.\n")
+	kl := &facts.KernelLog{Source: "/dev/kmsg"}
+	for _, e := range kmsg.Parse(log) {
+		if e.Key == "vdj" {
+			e.Disk = "vdj"
+		}
+		kl.Events = append(kl.Events, e)
+	}
+	if len(kl.Events) == 0 {
+		t.Fatal("the md failure line was not parsed")
+	}
+	h := &facts.Host{KernelLog: kl, Block: []facts.BlockDevice{{Name: "vdj", Kind: "disk", Health: &facts.DiskHealth{}}}}
+	for _, f := range Run(rule.Input{Host: h}) {
+		if f.ID == metaMedia.ID {
+			t.Errorf("an administrative md fail read as failing media: %+v", f.Evidence)
+		}
+	}
+	if l := HealthLevel(h, h.Block[0]); l != -1 {
+		t.Errorf("HealthLevel without SMART after an md fail = %d, want -1 (not collected)", l)
+	}
+
+	boot := []byte("[    1.9] ata1: SATA link up 1.5 Gbps (SStatus 113 SControl 300)\n")
+	kl2 := &facts.KernelLog{Source: "/dev/kmsg"}
+	for _, e := range kmsg.Parse(boot) {
+		e.Disk = "sda"
+		kl2.Events = append(kl2.Events, e)
+	}
+	h2 := &facts.Host{KernelLog: kl2, Block: []facts.BlockDevice{{Name: "sda", Kind: "disk", Health: &facts.DiskHealth{}}}}
+	if l := HealthLevel(h2, h2.Block[0]); l != -1 {
+		t.Errorf("HealthLevel with only a link-up line and no SMART = %d, want -1", l)
+	}
+}
