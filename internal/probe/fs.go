@@ -26,7 +26,18 @@ func (p *prober) filesystems() {
 		fs.Backing = p.backing(m.Device)
 		var g superblock.Geometry
 		var err error
+		// A snapshot of a live run holds the superblock it read (the
+		// first 4 KiB of the device, as a regular file): replay it.
+		var head []byte
+		if !p.root.IsLive() {
+			if b, herr := p.root.ReadHead(m.Device, superblock.ReadSize); herr == nil && len(b) >= 512 {
+				head = b
+			}
+		}
 		switch {
+		case head != nil:
+			g, err = superblock.Parse(head)
+			fs.Source = m.Device + " superblock"
 		case p.root.IsLive():
 			var b []byte
 			if b, err = p.root.ReadHead(m.Device, superblock.ReadSize); err != nil {

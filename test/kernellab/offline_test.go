@@ -92,7 +92,7 @@ func TestLabSnapshots(t *testing.T) {
 		"xfs-matched":      {not: []string{"fs-stripe-geometry"}},
 		"xfs-mismatched":   {want: []string{"fs-stripe-geometry"}},
 		"md-recovering":    {want: []string{"md-degraded"}},
-		"md-degraded":      {want: []string{"md-degraded"}, pendingNot: []string{"health-media-errors"}}, // mdadm --fail is no media error
+		"md-degraded":      {want: []string{"md-degraded"}, not: []string{"health-media-errors"}}, // mdadm --fail is no media error
 		"md-rebuilt":       {want: []string{"md-failed-member"}, not: []string{"md-degraded"}},
 		"md-inactive":      {want: []string{"md-inactive"}},
 		"md-reshaping":     {not: []string{"md-degraded"}},

@@ -329,6 +329,9 @@ scenario_smart() {
 	SATA0=$(sdisk LABSATA0)
 	SATA1=$(sdisk LABSATA1)
 	NVME=$(sdisk LABNVME0)
+	# nastune looks for tools only in the system folders (sudo's
+	# secure_path), never on the caller's $PATH: install smartctl there.
+	cp /opt/smartmontools/sbin/smartctl /usr/sbin/smartctl
 	PATH=/opt/smartmontools/sbin:$PATH
 	# healthy: smartctl's own reading of each disk, then nastune's
 	cap smart-healthy disks echo $SATA0 $SATA1 $NVME
@@ -343,7 +346,8 @@ scenario_smart() {
 	cap smart-standby inventory nastune inventory disks -o json
 	record smart-standby
 	cap smart-standby mode-after hdparm -C $SATA1
-	# no smartctl on PATH: not collected
+	# no smartctl installed: not collected
+	rm -f /usr/sbin/smartctl
 	PATH=/sbin:/bin:/usr/sbin:/usr/bin
 	cap smart-missing inventory nastune inventory disks -o json
 	cap smart-missing inventory-text nastune inventory disks
