@@ -39,12 +39,11 @@ const (
 	refZonedSysfs  = "https://docs.kernel.org/block/queue-sysfs.html"
 )
 
-// hdd reports whether d spins (smartctl's rotation rate, else the queue).
+// hdd reports whether d spins (SMART's protocol and rotation rate, else
+// the queue; see DiskRotational).
 func hdd(d facts.BlockDevice) bool {
-	if s := smartOf(d); s != nil && s.RotationRPM != nil {
-		return *s.RotationRPM > 0
-	}
-	return d.Rotational != nil && *d.Rotational
+	r := DiskRotational(d)
+	return r != nil && *r
 }
 
 // smartOf returns the disk's SMART report when one was read and the disk
