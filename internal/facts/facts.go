@@ -489,6 +489,11 @@ type BondSlave struct {
 	Duplex       string `json:"duplex,omitempty"`
 	LinkFailures int    `json:"link_failures,omitempty"`
 	AggregatorID int    `json:"aggregator_id,omitempty"`
+	// ActorChurn and PartnerChurn are the 802.3ad "Actor/Partner Churn
+	// State" lines (none, monitoring, churned); bond_procfs.c prints them
+	// and the Aggregator ID to any reader, unlike the partner details.
+	ActorChurn   string `json:"actor_churn,omitempty"`
+	PartnerChurn string `json:"partner_churn,omitempty"`
 }
 
 // UDPStats are the UDP counters the buffer rules use.

@@ -14,6 +14,7 @@ var bondRules = []rule.Rule{
 	{Meta: metaBondSlaveDown, Check: checkBondSlaveDown},
 	{Meta: metaBondFlapping, Check: checkBondFlapping},
 	{Meta: metaAggSplit, Check: checkAggSplit},
+	{Meta: metaBondChurned, Check: checkBondChurned},
 	{Meta: metaHashLayer2, Check: checkHashLayer2},
 	{Meta: metaBondSingleStream, Check: checkBondSingleStream},
 	{Meta: metaBondMTU, Check: checkBondMTU},
@@ -185,6 +186,10 @@ var metaAggSplit = rule.Meta{
 func checkAggSplit(in rule.Input) []rule.Finding {
 	var out []rule.Finding
 	for _, b := range bonds(in.Host) {
+		if b.Bond.Mode == "802.3ad" && !b.Bond.PartnerInfo {
+			out = append(out, aggSplitUnprivileged(b)...)
+			continue
+		}
 		if b.Bond.Mode != "802.3ad" || b.Bond.AggregatorID == 0 {
 			continue
 		}
