@@ -14,7 +14,6 @@ var bondRules = []rule.Rule{
 	{Meta: metaBondSlaveDown, Check: checkBondSlaveDown},
 	{Meta: metaBondFlapping, Check: checkBondFlapping},
 	{Meta: metaAggSplit, Check: checkAggSplit},
-	{Meta: metaBondChurned, Check: checkBondChurned},
 	{Meta: metaHashLayer2, Check: checkHashLayer2},
 	{Meta: metaBondSingleStream, Check: checkBondSingleStream},
 	{Meta: metaBondMTU, Check: checkBondMTU},
