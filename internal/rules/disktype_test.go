@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -48,6 +49,41 @@ func TestDiskRotationalOverBridge(t *testing.T) {
 			}
 			if tt.wantHot && tt.wantRot && !strings.Contains(fs[0].Why, "50 °C a hard disk") {
 				t.Errorf("why: %s", fs[0].Why)
+			}
+		})
+	}
+}
+
+// health-no-selftest quotes what the smartctl output says (a text line, or
+// the JSON member with its count) and, since smartctl output was read,
+// recommends the smartd schedule and a test, never an install.
+func TestNoSelfTestEvidence(t *testing.T) {
+	tests := []struct{ file, quote string }{
+		{"pysmart-sas_hdd_0_issue_51-scsi-all.txt", "No Self-tests have been logged"},
+		{"scrutiny-smart-ata-failed-scrutiny.json", "ata_smart_self_test_log.extended.count: 0"},
+		{"telegraf-smartctl-usb.json", "ata_smart_self_test_log.standard.count: 0"},
+		{"telegraf-smartctl-nvme.json", `nvme_self_test_log: no "table"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			h, _ := corpusHost(t, filepath.Join(smartCorpus, tt.file))
+			fs := checkNoSelfTest(rule.Input{Host: h})
+			if len(fs) != 1 {
+				t.Fatalf("findings: %v", fs)
+			}
+			f := fs[0]
+			if len(f.Evidence) != 1 || f.Evidence[0].Value != tt.quote {
+				t.Errorf("evidence %+v, want %q", f.Evidence, tt.quote)
+			}
+			b, _ := os.ReadFile(filepath.Join(smartCorpus, tt.file))
+			member, _, _ := strings.Cut(tt.quote, ".")
+			member, _, _ = strings.Cut(member, ":")
+			if !strings.Contains(string(b), tt.quote) && !strings.Contains(string(b), `"`+member+`"`) {
+				t.Errorf("%q is not in the file", tt.quote)
+			}
+			r := f.Recommendation
+			if r == nil || strings.Contains(r.Target, "install") || !strings.Contains(r.Target, "smartd.conf") || !strings.Contains(r.Target, "smartctl -t long") {
+				t.Errorf("recommendation: %+v", r)
 			}
 		})
 	}
