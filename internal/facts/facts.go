@@ -254,6 +254,21 @@ type Pool struct {
 	SizeBytes  uint64 `json:"size_bytes,omitempty"`
 	AllocBytes uint64 `json:"alloc_bytes,omitempty"`
 	Vdevs      []Vdev `json:"vdevs"`
+	// Scan is the "scan:" paragraph of zpool status when a resilver or
+	// scrub is running (nil otherwise).
+	Scan *PoolScan `json:"scan,omitempty"`
+}
+
+// PoolScan is a running resilver or scrub.
+type PoolScan struct {
+	Kind    string  `json:"kind"`              // resilver, scrub
+	Since   string  `json:"since,omitempty"`   // "Wed Apr  8 23:23:38 2015"
+	Percent float64 `json:"percent,omitempty"` // "0.39% done"
+	ToGo    string  `json:"to_go,omitempty"`   // "0h46m", "01:10:11"
+	// Line and DoneLine quote zpool status (the scan: line and the line
+	// with "% done") for evidence.
+	Line     string `json:"line"`
+	DoneLine string `json:"done_line,omitempty"`
 }
 
 // Vdev is a top-level vdev: raidzN, mirror or a single disk.

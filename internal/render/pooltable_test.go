@@ -16,8 +16,12 @@ func TestPoolTableAshiftAndWidth(t *testing.T) {
 		vdev facts.Vdev
 		want string
 	}{
-		{facts.Vdev{Name: "raidz2-0", Type: "raidz2", Devices: []string{"a", "b", "c", "d-old", "d", "e"}, Slots: 5}, "raidz2-0  raidz2  pool default  5"},
-		{facts.Vdev{Name: "mirror-1", Type: "mirror", Devices: []string{"x", "y"}, Ashift: 12}, "mirror-1  mirror  12            2"},
+		{facts.Vdev{Name: "raidz2-0", Type: "raidz2", Devices: []string{"a", "b", "c", "d-old", "d", "e"}, Slots: 5}, "raidz2-0  data  raidz2  pool default  5"},
+		{facts.Vdev{Name: "mirror-1", Type: "mirror", Devices: []string{"x", "y"}, Ashift: 12}, "mirror-1  data  mirror  12            2"},
+		// openzfs/zfs#3267: a log mirror and cache devices are not data vdevs.
+		{facts.Vdev{Name: "mirror-1", Type: "mirror", Class: "logs", Devices: []string{"sda3", "sdb3"}}, "mirror-1 log mirror pool default 2"},
+		{facts.Vdev{Name: "sda4", Type: "disk", Class: "cache", Devices: []string{"sda4"}}, "sda4 cache disk pool default 1"},
+		{facts.Vdev{Name: "sdz", Type: "disk", Class: "spares", Devices: []string{"sdz"}}, "sdz spare disk pool default 1"},
 	}
 	for _, tt := range tests {
 		var b bytes.Buffer

@@ -203,14 +203,14 @@ func diskGrids(d inventory.Disks) []grid {
 		out = append(out, g)
 	}
 	if len(d.Pools) > 0 {
-		g := grid{Title: "ZFS pools", Header: []string{"POOL", "HEALTH", "SIZE", "VDEV", "TYPE", "ASHIFT", "DEVICES"}}
+		g := grid{Title: "ZFS pools", Header: []string{"POOL", "HEALTH", "SIZE", "VDEV", "CLASS", "TYPE", "ASHIFT", "DEVICES"}}
 		for _, p := range d.Pools {
 			for _, v := range p.Vdevs {
 				ashift := txt("pool default") // not read from zdb: the pool's setting (0 = detected per vdev)
 				if v.Ashift > 0 {
 					ashift = num(strconv.Itoa(v.Ashift), float64(v.Ashift))
 				}
-				g.Rows = append(g.Rows, []cell{txt(p.Name), txt(p.Health), sizeCell(p.SizeBytes), txt(v.Name), txt(v.Type),
+				g.Rows = append(g.Rows, []cell{txt(p.Name), txt(p.Health), sizeCell(p.SizeBytes), txt(v.Name), txt(vdevClass(v)), txt(v.Type),
 					ashift, num(strconv.Itoa(v.Width()), float64(v.Width()))})
 			}
 		}

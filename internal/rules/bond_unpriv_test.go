@@ -93,3 +93,26 @@ func TestBondUnprivilegedChurn(t *testing.T) {
 		})
 	}
 }
+
+// openzfs/zfs#3267: a resilver after zpool attach is an info note with its
+// progress; the log mirror and cache devices are no data vdevs (no raidz or
+// ceiling judgement counts them).
+func TestZFSResilverReal(t *testing.T) {
+	h, fs := runTree(t, realTreeFiles(t, "attack-zfs-3267-slog-attach-resilver"))
+	r := byID(fs, "zfs-resilvering")
+	if len(r) != 1 || r[0].Severity.String() != "info" || !hasAll(text(r[0]), "Pool tank is resilvering", "0.39% done", "0h46m to go", "scan: resilver in progress since Wed Apr  8 23:23:38 2015", "0 resilvered, 0.39% done") {
+		t.Fatalf("zfs-resilvering: %+v", r)
+	}
+	data := 0
+	for _, v := range h.ZFS.Pools[0].Vdevs {
+		if v.Class == "" {
+			data++
+		}
+	}
+	if data != 1 {
+		t.Errorf("data vdevs: %d (%+v)", data, h.ZFS.Pools[0].Vdevs)
+	}
+	if len(byID(fs, "zfs-raidz-efficiency")) != 0 {
+		t.Errorf("raidz rule on a mirror pool: %v", ids(fs, "zfs"))
+	}
+}
