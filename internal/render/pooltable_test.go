@@ -34,3 +34,29 @@ func TestPoolTableAshiftAndWidth(t *testing.T) {
 		}
 	}
 }
+
+// check_raid issue 34 (testdata/real/attack-md-imsm-container-volume-active):
+// the IMSM container is shown as a container, not a level-less array of
+// spares; its volume names it.
+func TestMDContainerRow(t *testing.T) {
+	d := inventory.Disks{Arrays: []facts.MDArray{
+		{Name: "md127", Level: "raid1", Metadata: "external:/md0/0", Status: "UU", RaidDisks: 2,
+			Members: []facts.MDMember{{Device: "sda", Role: "active"}, {Device: "sdb", Role: "active"}}},
+		{Name: "md0", Metadata: "external:imsm", Inactive: true,
+			Members: []facts.MDMember{{Device: "sda", Role: "spare"}, {Device: "sdb", Role: "spare"}}},
+		{Name: "md1", Level: "raid5", Metadata: "1.2", Members: []facts.MDMember{{Device: "sdc", Role: "spare"}}},
+	}}
+	var b bytes.Buffer
+	if err := DiskTables(&b, d); err != nil {
+		t.Fatal(err)
+	}
+	out := strings.Join(strings.Fields(b.String()), " ")
+	for _, want := range []string{"md127 raid1 in md0", "md0 container imsm", "sda sdb", "sdc(spare)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in\n%s", want, b.String())
+		}
+	}
+	if strings.Contains(out, "sda(spare)") {
+		t.Errorf("container members shown as spares:\n%s", b.String())
+	}
+}

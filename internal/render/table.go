@@ -185,18 +185,14 @@ func diskGrids(d inventory.Disks) []grid {
 		for _, a := range d.Arrays {
 			var mem []string
 			for _, m := range a.Members {
-				s := m.Device
-				if m.Role != "active" {
-					s += "(" + m.Role + ")"
-				}
-				mem = append(mem, s)
+				mem = append(mem, m.Device+mdMemberRole(a, m))
 			}
 			sync := a.SyncAction
 			if a.Progress > 0 {
 				// /proc/mdstat's speed is in KiB/s (K/sec).
 				sync += fmt.Sprintf(" %.1f%% %s", a.Progress, units.ByteRate(float64(a.SyncSpeed)*1024))
 			}
-			g.Rows = append(g.Rows, []cell{txt(a.Name), txt(a.Level), sizeCell(a.SizeBytes), sizeCell(uint64(a.ChunkBytes)),
+			g.Rows = append(g.Rows, []cell{txt(a.Name), txt(mdLevel(a)), sizeCell(a.SizeBytes), sizeCell(uint64(a.ChunkBytes)),
 				num(strconv.Itoa(a.RaidDisks), float64(a.RaidDisks)), txt(a.Status), txt(sync),
 				num(strconv.Itoa(a.StripeCacheSize), float64(a.StripeCacheSize)), txt(strings.Join(mem, " "))})
 		}
