@@ -40,3 +40,34 @@ func TestNTLMv1(t *testing.T) {
 		})
 	}
 }
+
+// Shares defined in an included file (Unraid keeps them in
+// /etc/samba/smb-shares.conf) are seen by the share rules, and evidence
+// cites the included file and line.
+func TestSambaIncludedShares(t *testing.T) {
+	files := realTreeFiles(t, "attack-smb-unraid-global")
+	files["etc/samba/smb-shares.conf"] = "[media]\n\tpath = /mnt/user/media\n\tcomment = \n\tbrowseable = yes\n\twriteable = yes\n\tfollow symlinks = no\n"
+	h, fs := runTree(t, files)
+	if _, ok := h.Samba.Shares["media"]; !ok {
+		t.Fatalf("share from the include not seen: %v", h.Samba.Shares)
+	}
+	found := false
+	for _, f := range fs {
+		for _, e := range f.Evidence {
+			if len(e.Source) > 26 && e.Source[:26] == "/etc/samba/smb-shares.conf" {
+				found = true
+				if e.Source != "/etc/samba/smb-shares.conf:6" {
+					t.Errorf("%s cites %s: %s", f.ID, e.Source, e.Value)
+				}
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no finding cites the included file: %v", ids(fs, "samba"))
+	}
+	for _, n := range h.NotCollected {
+		if n.Source == "/etc/samba/smb-shares.conf" {
+			t.Errorf("read include reported as not collected: %+v", n)
+		}
+	}
+}
