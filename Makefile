@@ -87,6 +87,7 @@ bench: build
 	$(GO) run ./tools/benchaudit -bin ./$(BIN) -runs 30
 	$(GO) run ./tools/benchio -bin ./$(BIN)
 	/usr/bin/time -f 'watch --for 30: %U s user, %S s system, %e s elapsed, max RSS %M KiB (goal < 1%% of one core, < 15 MiB)' ./$(BIN) watch --for 30 -o json >/dev/null
+	unshare -m --propagation private sh tools/benchtune/benchtune.sh ./$(BIN) /var/tmp
 
 ## docs: regenerate docs/rules.md from the rule registry
 docs:

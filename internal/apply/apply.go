@@ -132,11 +132,21 @@ func (o *Options) currentValue(p string) (string, error) {
 		return readValue(o.Root, p)
 	}
 	b, err := o.ReadFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		// A preview of a captured tree (or a plan for an attribute the
+		// kernel does not offer now): show the change, never fail on it.
+		// Apply itself reads without the hook and refuses a missing target.
+		return Absent, nil
+	}
 	if err != nil {
 		return "", err
 	}
 	return valueOf(b), nil
 }
+
+// Absent is the current value a preview shows for a runtime attribute that
+// the tree it reads does not hold (captures keep only what audit read).
+const Absent = "(absent)"
 
 func (o *Options) runsDir() string { return filepath.Join(o.Root, o.StateDir, "runs") }
 

@@ -81,6 +81,9 @@ type DiskOptions struct {
 	Force   bool // overwrite a file nastune did not create
 	Keep    bool // keep the file afterwards
 	Repeat  int
+	// SeqBlock is the request size of the sequential tests (0: 1 MiB); a
+	// multiple of 4 KiB (O_DIRECT alignment), at most 16 MiB.
+	SeqBlock int
 	// Progress, when set, is called as tests advance (0..1 of the run).
 	Progress func(test string, frac float64)
 
@@ -125,6 +128,9 @@ func setup(ctx context.Context, o *DiskOptions, engine string) (res *DiskResult,
 		return nil, nil, fmt.Errorf("size %d is below the 16 MiB minimum", o.Size)
 	}
 	o.Size = o.Size / seqBlock * seqBlock
+	if o.SeqBlock < 0 || o.SeqBlock%align != 0 || o.SeqBlock > 16<<20 {
+		return nil, nil, fmt.Errorf("block size %d: give a multiple of 4 KiB up to 16 MiB", o.SeqBlock)
+	}
 	if o.Runtime <= 0 {
 		o.Runtime = 10 * time.Second
 	}
@@ -256,7 +262,11 @@ func seq(ctx context.Context, name string, o DiskOptions, direct, write bool, pr
 		_ = unix.Fsync(fd)
 		_ = unix.Fadvise(fd, 0, 0, unix.FADV_DONTNEED)
 	}
-	buf, free, err := alignedBuf(seqBlock)
+	bs := int64(seqBlock)
+	if o.SeqBlock > 0 {
+		bs = int64(o.SeqBlock)
+	}
+	buf, free, err := alignedBuf(int(bs))
 	if err != nil {
 		return TestResult{}, err
 	}
@@ -266,7 +276,7 @@ func seq(ctx context.Context, name string, o DiskOptions, direct, write bool, pr
 	start := time.Now()
 	deadline := start.Add(o.Runtime)
 	var done int64
-	for off := int64(0); off < o.Size; off += seqBlock {
+	for off := int64(0); off+bs <= o.Size; off += bs {
 		if ctx.Err() != nil || time.Now().After(deadline) {
 			break
 		}
@@ -282,7 +292,7 @@ func seq(ctx context.Context, name string, o DiskOptions, direct, write bool, pr
 		}
 		h.add(time.Since(t0))
 		done += int64(n)
-		if off%(64*seqBlock) == 0 {
+		if off%(64*seqBlock) < bs {
 			prog(float64(off) / float64(o.Size))
 		}
 	}

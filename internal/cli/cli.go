@@ -174,7 +174,7 @@ func newRoot(env *Env) *cobra.Command {
 	root.Flags().BoolP("version", "V", false, "print the version and exit")
 	root.AddCommand(newAuditCmd(env), newSnapshotCmd(env), newReportCmd(env), newInventoryCmd(env), newPlanCmd(env), newApplyCmd(env), newUndoCmd(env),
 		newBenchCmd(env), newCalcCmd(env), newRulesCmd(env), newVersionCmd(env))
-	root.AddCommand(newWatchCmd(env))
+	root.AddCommand(newWatchCmd(env), newTuneCmd(env), newConfirmCmd(env))
 	setupExamples(root)
 	setupHelp(root)
 	setupCompletion(root)

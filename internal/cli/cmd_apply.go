@@ -24,6 +24,8 @@ type applyOptions struct {
 	Root   string
 	RTT    string
 	Wait   bool
+	// Confirm > 0: revert unless `nastune confirm` comes within it.
+	Confirm time.Duration
 }
 
 func newApplyCmd(env *Env) *cobra.Command {
@@ -46,6 +48,7 @@ func newApplyCmd(env *Env) *cobra.Command {
 	f.StringVar(&o.Root, "root", "/", "refused: a captured tree is not a live system")
 	f.StringVar(&o.RTT, "rtt", "500us", "round-trip time to size TCP buffers for")
 	f.BoolVar(&o.Wait, "wait", false, "wait for another running apply or undo to finish (then plan again)")
+	f.DurationVar(&o.Confirm, "confirm", 0, "revert on its own unless `nastune confirm` comes within this time (e.g. 120s), also when the session dies")
 	return cmd
 }
 
@@ -67,6 +70,7 @@ func runApply(ctx context.Context, o *applyOptions, env *Env) error {
 	if !o.Yes && !env.IsTTY {
 		return usagef("review with `nastune plan`, then run `nastune apply --yes`", "nothing applied: not a terminal and no --yes")
 	}
+	finishExpired(env)
 	p, err := makePlan(ctx, "/", o.RTT, o.Only)
 	if err != nil {
 		return err
@@ -126,6 +130,11 @@ func runApply(ctx context.Context, o *applyOptions, env *Env) error {
 		}
 	}
 	fmt.Fprintf(env.Stdout, "applied run %s: %s Undo with: nastune undo %s\n", m.ID, stepCount(len(p.Changes), values, files), m.ID)
+	if o.Confirm > 0 {
+		if err := armConfirm(env, m.ID, o.Confirm); err != nil {
+			return err
+		}
+	}
 	for _, c := range p.Changes {
 		for _, n := range c.Needs {
 			if o.Reload && strings.HasPrefix(n, "reload smbd") {

@@ -337,10 +337,12 @@ func setupCompletion(root *cobra.Command) {
 				return v, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
 			})
 		}
-		if c.Name() == "disk" && c.Parent() != nil && c.Parent().Name() == "bench" {
+		if (c.Name() == "disk" && c.Parent() != nil && c.Parent().Name() == "bench") || c.Name() == "tune" {
 			reg("tests", func(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 				return completeList(bench.DiskTests, nil, toComplete)
 			})
+		}
+		if c.Name() == "disk" && c.Parent() != nil && c.Parent().Name() == "bench" {
 			reg("engine", completeValues("builtin", "fio"))
 		}
 		if c.Name() == "net" && c.Parent() != nil && c.Parent().Name() == "bench" {
@@ -385,6 +387,8 @@ var placeholders = map[string]string{
 	"token": "SECRET", "tests": "LIST", "engine": "ENGINE", "size": "SIZE", "disk-size": "SIZE", "ram": "SIZE",
 	"chunk": "SIZE", "avg-request": "SIZE", "fs-block": "SIZE", "recordsize": "SIZE", "bandwidth": "RATE",
 	"level": "LEVEL", "vdev": "TYPE:DISKS", "time": "DURATION", "runtime": "DURATION", "interval": "DURATION", "run": "ID", "discard": "RUN_ID", "max-bytes": "SIZE",
+	"bs": "SIZE", "budget": "DURATION", "sample": "DURATION", "for": "DURATION", "confirm": "DURATION", "device": "DEV", "knobs": "LIST",
+	"auth": "DIGEST", "cipher": "CIPHER", "outer": "IPV", "proto": "PROTO",
 }
 
 // flagUsages writes a command's flags, one per line, aligned: the value

@@ -95,6 +95,10 @@ type ConfigError struct {
 	File string `json:"file"`
 	Line int    `json:"line"`
 	Msg  string `json:"msg"`
+	// InvalidValue: the line sets a yes/no, enumerated or size parameter
+	// to a value Samba refuses (smb-invalid-value and smb-inline-comment
+	// report it; smb-config-invalid does not repeat it).
+	InvalidValue bool `json:"invalid_value,omitempty"`
 }
 
 // SambaSetting is one parameter line.
@@ -193,6 +197,10 @@ type MDArray struct {
 	SyncWaiting string `json:"sync_waiting,omitempty"`
 	// SyncFinish is the estimate of /proc/mdstat ("61.8min").
 	SyncFinish string `json:"sync_finish,omitempty"`
+	// SysfsConflict says how /sys/block/mdX/md disagrees with the array's
+	// /proc/mdstat line (level, member count); then every value comes from
+	// /proc/mdstat alone. "" when they agree or sysfs is absent.
+	SysfsConflict string `json:"sysfs_conflict,omitempty"`
 }
 
 // MDMember is one device of an array.
@@ -284,6 +292,10 @@ type Vdev struct {
 	// "spare-N" child holds the old and the new device in one position.
 	// 0 when every device is its own slot (then len(Devices)).
 	Slots int `json:"slots,omitempty"`
+	// Leaving are the devices being replaced: every child of a
+	// "replacing-N" but its last, which takes the position when the
+	// resilver ends. They are in Devices too.
+	Leaving []string `json:"leaving,omitempty"`
 	// DRAID is the layout of a dRAID vdev ("draid2:4d:8c:1s-0").
 	DRAID *DRAIDLayout `json:"draid,omitempty"`
 }
@@ -569,6 +581,9 @@ type BlockDevice struct {
 	// Transport is derived from the device path: "nvme", "usb", "sata",
 	// "scsi", "virtio", "mmc" or "" when unknown.
 	Transport string `json:"transport,omitempty"`
+	// Driver is the device's driver (/sys/block/X/device/driver:
+	// "virtio_blk", "vbd", "sd", "nvme"), "" when not read.
+	Driver string `json:"device_driver,omitempty"`
 	// Slaves are the devices an md/dm device is built on (whole disks or
 	// partitions); Holders are the md/dm devices built on this one or
 	// on its partitions.
@@ -641,6 +656,10 @@ type SATALink struct {
 	Link      string  `json:"link"`
 	SpeedGbps float64 `json:"speed_gbps,omitempty"`
 	LimitGbps float64 `json:"port_limit_gbps,omitempty"`
+	// SpeedRaw and LimitRaw are sata_spd and hw_sata_spd_limit as read
+	// ("3.0 Gbps"), for evidence.
+	SpeedRaw string `json:"speed_raw,omitempty"`
+	LimitRaw string `json:"port_limit_raw,omitempty"`
 }
 
 // USBLink describes the USB path of a disk.

@@ -73,10 +73,14 @@ type SMART struct {
 	SelfTestLogQuote string     `json:"self_test_log_quote,omitempty"`
 	PhyEvents        []PhyEvent `json:"sata_phy_events,omitempty"`
 	// Link speeds in Gb/s (SATA: "6.0 Gb/s (current: 1.5 Gb/s)").
-	LinkMaxGbps float64     `json:"link_max_gbps,omitempty"`
-	LinkCurGbps float64     `json:"link_current_gbps,omitempty"`
-	NVMe        *NVMeHealth `json:"nvme,omitempty"`
-	SCSI        *SCSIHealth `json:"scsi,omitempty"`
+	LinkMaxGbps float64 `json:"link_max_gbps,omitempty"`
+	LinkCurGbps float64 `json:"link_current_gbps,omitempty"`
+	// LinkQuote is the link speed field as smartctl printed it (text:
+	// "SATA 3.0, 6.0 Gb/s (current: 3.0 Gb/s)"; JSON: the interface_speed
+	// strings), for evidence.
+	LinkQuote string      `json:"link_quote,omitempty"`
+	NVMe      *NVMeHealth `json:"nvme,omitempty"`
+	SCSI      *SCSIHealth `json:"scsi,omitempty"`
 }
 
 // Attribute is one ATA SMART attribute.
@@ -136,6 +140,15 @@ type SCSIHealth struct {
 	// Uncorrected are the error counter log's total uncorrected errors
 	// (read + write + verify).
 	Uncorrected *int64 `json:"uncorrected,omitempty"`
+	// UncorrectedBy are the per-counter values behind Uncorrected
+	// ("read", "write", "verify"), in the order smartctl prints them.
+	UncorrectedBy []SCSICounter `json:"uncorrected_by,omitempty"`
+}
+
+// SCSICounter is one row of the SCSI error counter log.
+type SCSICounter struct {
+	Op          string `json:"op"`
+	Uncorrected int64  `json:"uncorrected"`
 }
 
 // KernelLog is what the kernel log (/dev/kmsg or a captured dmesg) says

@@ -155,7 +155,7 @@ func change(h *facts.Host, f rule.Finding) (Change, string) {
 			return c, r.Target
 		}
 		c.Persist = &Persist{File: file, Edit: &Edit{Format: "smbconf", Section: section, Key: key, Value: r.Value}}
-		if s := h.Samba; s != nil && s.LoadError != nil && file == s.LoadError.File {
+		if s := h.Samba; s != nil && s.LoadError != nil && (file == s.LoadError.File || file == s.ConfigFile) {
 			// No edit of a file Samba cannot load passes testparm: fix the
 			// error first, then set the value.
 			return c, fmt.Sprintf("fix %s line %d first (%s), then set [%s] %s = %s",

@@ -165,6 +165,9 @@ func (p *prober) blockDev(name string) (facts.BlockDevice, bool) {
 		}
 	}
 	if d.Kind == "disk" {
+		if l, err := p.root.Readlink(dir + "/device/driver"); err == nil {
+			d.Driver = path.Base(l)
+		}
 		d.Vendor, _ = p.optional(dir + "/device/vendor")
 		if m, ok := p.optional(dir + "/device/model"); ok {
 			d.Model = m

@@ -102,9 +102,10 @@ func (p *prober) sataLink(real string) *facts.SATALink {
 		if !ok {
 			return nil
 		}
-		l := &facts.SATALink{Link: "link" + m[1], SpeedGbps: parseGbps(spd)}
+		l := &facts.SATALink{Link: "link" + m[1], SpeedGbps: parseGbps(spd), SpeedRaw: strings.TrimSpace(spd)}
 		if lim, ok := p.optional(dir + "hw_sata_spd_limit"); ok {
 			l.LimitGbps = parseGbps(lim)
+			l.LimitRaw = strings.TrimSpace(lim)
 		}
 		return l
 	}

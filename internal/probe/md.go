@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -43,21 +44,48 @@ func (p *prober) mdArray(a kernfmt.MDStat) facts.MDArray {
 	if a.RaidDisks > 0 && a.ActiveDisks < a.RaidDisks {
 		m.Degraded = a.RaidDisks - a.ActiveDisks
 	}
-	if v, ok := p.optional(dir + "level"); ok && v != "" {
-		m.Level = v
-	}
-	m.State, _ = p.optional(dir + "array_state")
+	m.Members = mdMembersOf(p, a)
+	// One source per array: on a live machine sysfs and mdstat agree; in a
+	// tree put together from different machines (or a capture taken while
+	// the array changed) they may not, and blending them gives impossible
+	// statements ("raid6 with 2 members"). Then only the mdstat line is used.
+	level, hasLevel := p.optional(dir + "level")
+	rdNow, rdBefore, hasRD := 0, 0, false
 	if v, ok := p.optional(dir + "raid_disks"); ok && v != "" {
 		if now, before, err := kernfmt.ParseMDRaidDisks(v); err == nil {
-			m.RaidDisks, m.RaidDisksBefore = now, before
+			rdNow, rdBefore, hasRD = now, before, true
 		} else {
 			p.skip(dir+"raid_disks", err.Error())
 		}
 	}
+	var conflict []string
+	if hasLevel && level != "" && a.Level != "" && level != a.Level {
+		conflict = append(conflict, fmt.Sprintf("level %s there, %s in /proc/mdstat", level, a.Level))
+	}
+	if hasRD && a.RaidDisks > 0 && rdNow != a.RaidDisks && rdBefore != a.RaidDisks {
+		conflict = append(conflict, fmt.Sprintf("raid_disks %d there, [%d/%d] in /proc/mdstat", rdNow, a.RaidDisks, a.ActiveDisks))
+	}
+	if len(conflict) > 0 {
+		m.SysfsConflict = strings.Join(conflict, "; ")
+		p.skip(strings.TrimSuffix(dir, "/"), "disagrees with /proc/mdstat ("+m.SysfsConflict+"): "+a.Name+" is described from /proc/mdstat alone")
+		if m.SyncAction == "" && a.Action != "" && a.Waiting == "" {
+			m.SyncAction = strings.Replace(a.Action, "recovery", "recover", 1)
+		}
+		return m
+	}
+	if hasLevel && level != "" {
+		m.Level = level
+	}
+	m.State, _ = p.optional(dir + "array_state")
+	if hasRD {
+		m.RaidDisks, m.RaidDisksBefore = rdNow, rdBefore
+	}
 	if v, ok := p.optInt(dir + "chunk_size"); ok {
 		m.ChunkBytes = v
 	}
-	if v, ok := p.optInt(dir + "degraded"); ok {
+	// The status map of /proc/mdstat ([UU_]) wins for degraded; md/degraded
+	// only where mdstat shows no map.
+	if v, ok := p.optInt(dir + "degraded"); ok && a.Status == "" {
 		m.Degraded = v
 	}
 	m.SyncAction, _ = p.optional(dir + "sync_action")
@@ -84,6 +112,12 @@ func (p *prober) mdArray(a kernfmt.MDStat) facts.MDArray {
 	if m.Bitmap == "" {
 		m.Bitmap, _ = p.optional(dir + "bitmap/location")
 	}
+	return m
+}
+
+// mdMembersOf lists an array's members from its /proc/mdstat line.
+func mdMembersOf(p *prober, a kernfmt.MDStat) []facts.MDMember {
+	var out []facts.MDMember
 	for _, mem := range a.Members {
 		role := "active"
 		switch {
@@ -100,10 +134,10 @@ func (p *prober) mdArray(a kernfmt.MDStat) facts.MDArray {
 		if d := diskOfName(p.h, mem.Name); d != "" {
 			disk = d
 		}
-		m.Members = append(m.Members, facts.MDMember{Device: mem.Name, Disk: disk, Role: role, Slot: mem.Index,
+		out = append(out, facts.MDMember{Device: mem.Name, Disk: disk, Role: role, Slot: mem.Index,
 			WriteMostly: strings.Contains(mem.Flags, "W")})
 	}
-	return m
+	return out
 }
 
 // speedLimit reads "1000 (system)" or "50000 (local)".

@@ -2,6 +2,7 @@ package probe
 
 import (
 	"errors"
+	"fmt"
 	"path"
 	"strconv"
 	"strings"
@@ -33,6 +34,17 @@ func (p *prober) samba() {
 	exp := p.sambaIncludes(cfg)
 	for i, x := range exp.Config.Params {
 		s.Settings = append(s.Settings, facts.SambaSetting{Section: x.Section, Name: x.Name, Key: x.Key, Value: x.Value, File: exp.Files[i], Line: x.Line, Text: x.Text})
+	}
+	if s.LoadError == nil {
+		// An illegal yes/no, enum or size value makes Samba's loader fail
+		// ("Error loading services."): smbd does not start with the file.
+		for _, x := range s.Settings {
+			if smbconf.Known(x.Key) && !smbconf.Valid(x.Key, x.Value) {
+				s.LoadError = &facts.ConfigError{File: x.File, Line: x.Line, InvalidValue: true,
+					Msg: fmt.Sprintf("%q is not a legal value for %s", x.Value, x.Name)}
+				break
+			}
+		}
 	}
 	eff := exp.Config.Effective()
 	s.Source = "smb.conf + documented defaults"

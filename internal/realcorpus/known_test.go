@@ -6,7 +6,4 @@ package realcorpus_test
 // are TREE|CHECK|FINDING-ID. When a fix lands, the test logs "no longer
 // occurs" for the key; delete it then. Do not add entries to silence a
 // new violation without writing down who fixes it.
-var knownViolations = map[string]string{
-	// Two edits (wide links, ntlm auth) since the fixture carries Unraid's ntlm auth = Yes: the subject is "plan".
-	"hosts/real-states|plan-edits-rejected-config|plan": "exists once the rules branch and its real-states fixture are merged; plan edits an smb.conf testparm already rejects",
-}
+var knownViolations = map[string]string{}

@@ -29,7 +29,9 @@ var metaScheduler = rule.Meta{
 		"(cfq, deadline and noop were removed). Rotating disks want mq-deadline (deadline on older " +
 		"kernels), which sorts and batches seeks; NVMe wants none, as the device queues better than " +
 		"software can; bfq costs CPU that a slow ARM NAS does not have. md and dm devices have no " +
-		"scheduler of their own: set it on their member disks.",
+		"scheduler of their own: set it on their member disks. In a virtual machine (virtio, Xen, " +
+		"VMware, Hyper-V disks) the host queues and sorts the real disks' I/O and the guest's " +
+		"rotational flag describes nothing it can seek on: none is fine there and nastune says nothing.",
 	Refs: []string{refSwitchSch, refQueueSys, "https://docs.kernel.org/block/deadline-iosched.html"},
 }
 
@@ -42,6 +44,10 @@ func schedulerWant(h *facts.Host, d facts.BlockDevice) (want, why string) {
 		return "deadline", fmt.Sprintf("On this pre-blk-mq kernel (%s) deadline serves a file server's parallel "+
 			"readers with less seek thrash and CPU than %s.", h.Kernel.Release, cur)
 	case legacy:
+		return "", ""
+	case rot && (cur == "none" || cur == "kyber") && virtualDisk(d):
+		// The host schedules the real disks; the guest's rotational flag
+		// describes nothing it can seek on.
 		return "", ""
 	case rot && (cur == "none" || cur == "kyber"):
 		return "mq-deadline", fmt.Sprintf("%s does not sort requests by position, so a rotating disk seeks back "+
@@ -83,6 +89,29 @@ func checkScheduler(in rule.Input) []rule.Finding {
 		out = append(out, f)
 	}
 	return out
+}
+
+// virtualDisk reports a paravirtual or emulated disk of a virtual machine
+// (virtio, Xen, VMware, Hyper-V, VirtualBox, QEMU's emulated disks): its
+// I/O is queued and sorted again by the host, which knows the real disks.
+// Known from the driver (/sys/block/X/device/driver), the name (vdX,
+// xvdX), the bus in the device path, or the vendor and model strings
+// the hypervisor reports.
+func virtualDisk(d facts.BlockDevice) bool {
+	switch d.Driver {
+	case "virtio_blk", "vbd", "xen-blkfront", "xen_blkfront":
+		return true
+	}
+	if d.Transport == "virtio" || strings.HasPrefix(d.Name, "vd") || strings.HasPrefix(d.Name, "xvd") {
+		return true
+	}
+	vm := strings.ToLower(strings.TrimSpace(d.Vendor) + " " + strings.TrimSpace(d.Model))
+	for _, s := range []string{"qemu", "vmware", "msft virtual", "virtual disk", "vbox", "xen"} {
+		if strings.Contains(vm, s) {
+			return true
+		}
+	}
+	return false
 }
 
 func schedulerBasis(d facts.BlockDevice) string {

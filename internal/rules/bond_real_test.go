@@ -162,6 +162,66 @@ Permanent HW addr: 00:1f:f3:af:d3:f1
 Slave queue ID: 0
 `
 
+// labABDown and labABFlapped are /proc/net/bonding/bond1 of the Debian
+// 6.1 kernel in the qemu lab (testdata/real/lab-bond-ab-down and
+// lab-bond-ab-flapping): the backup's peer down, and the backup after six
+// down/up cycles, up again.
+const labABDown = `Ethernet Channel Bonding Driver: v6.1.0-56-amd64
+
+Bonding Mode: fault-tolerance (active-backup)
+Primary Slave: None
+Currently Active Slave: a2
+MII Status: up
+MII Polling Interval (ms): 100
+Up Delay (ms): 0
+Down Delay (ms): 0
+Peer Notification Delay (ms): 0
+
+Slave Interface: a2
+MII Status: up
+Speed: 10000 Mbps
+Duplex: full
+Link Failure Count: 0
+Permanent HW addr: 7e:1e:ea:ee:66:b7
+Slave queue ID: 0
+
+Slave Interface: a3
+MII Status: down
+Speed: 10000 Mbps
+Duplex: full
+Link Failure Count: 1
+Permanent HW addr: 46:a5:ae:41:24:9e
+Slave queue ID: 0
+`
+
+const labABFlapped = `Ethernet Channel Bonding Driver: v6.1.0-56-amd64
+
+Bonding Mode: fault-tolerance (active-backup)
+Primary Slave: None
+Currently Active Slave: a2
+MII Status: up
+MII Polling Interval (ms): 100
+Up Delay (ms): 0
+Down Delay (ms): 0
+Peer Notification Delay (ms): 0
+
+Slave Interface: a2
+MII Status: up
+Speed: 10000 Mbps
+Duplex: full
+Link Failure Count: 0
+Permanent HW addr: 7e:1e:ea:ee:66:b7
+Slave queue ID: 0
+
+Slave Interface: a3
+MII Status: up
+Speed: 10000 Mbps
+Duplex: full
+Link Failure Count: 6
+Permanent HW addr: 46:a5:ae:41:24:9e
+Slave queue ID: 0
+`
+
 func bondTree(content string) map[string]string {
 	return map[string]string{
 		"sys/class/net/bond0/uevent": "DEVTYPE=bond\nINTERFACE=bond0\nIFINDEX=4\n",
@@ -187,6 +247,10 @@ func TestBondRealFiles(t *testing.T) {
 		{"no root: partner not collected, no LACP claim", telegrafLACPUser,
 			[]string{"bond-slave-down eth1"},
 			map[string]string{"bond-slave-down eth1": "runs on 1 of 2 links"}, true},
+		{"lab: active-backup, backup down", labABDown,
+			[]string{"bond-slave-down a3"},
+			map[string]string{"bond-slave-down a3": "MII Status: down"}, false},
+		{"lab: six link failures, all up again: nothing", labABFlapped, nil, nil, false},
 		{"flapping slaves named with counts", insightsMode1Flaps,
 			[]string{"bond-link-flapping em3", "bond-link-flapping p2p3"},
 			map[string]string{

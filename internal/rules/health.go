@@ -314,7 +314,7 @@ func diskMedia(h *facts.Host, d facts.BlockDevice) mediaState {
 				add(sev, rule.Ev(src, fmt.Sprintf("Elements in grown defect list: %d", *c.GrownDefects)), fmt.Sprintf("%d grown defects", *c.GrownDefects))
 			}
 			if c.Uncorrected != nil && *c.Uncorrected > 0 {
-				add(rule.Crit, rule.Ev(src, fmt.Sprintf("error counter log: %d uncorrected errors", *c.Uncorrected)), fmt.Sprintf("%d uncorrected read/write/verify errors", *c.Uncorrected))
+				add(rule.Crit, rule.Ev(src, scsiUncorrectedQuote(s.Format, c)), fmt.Sprintf("%d uncorrected read/write/verify errors", *c.Uncorrected))
 			}
 		}
 		if n := s.NVMe; n != nil {
@@ -466,7 +466,11 @@ func linkState(h *facts.Host, d facts.BlockDevice) (ev []rule.Evidence, what []s
 		if d.SATA.SpeedGbps < best {
 			hit = true
 			warn()
-			ev = append(ev, rule.Ev("/sys/class/ata_link/"+d.SATA.Link+"/sata_spd", fmt.Sprintf("%.1f Gb/s (port supports %.1f, disk %.1f)", d.SATA.SpeedGbps, d.SATA.LimitGbps, diskMax)))
+			// Each value cited from the file it was read from.
+			dir := "/sys/class/ata_link/" + d.SATA.Link + "/"
+			ev = append(ev, rule.Ev(dir+"sata_spd", orStr(d.SATA.SpeedRaw, fmt.Sprintf("%.1f Gbps", d.SATA.SpeedGbps))+" (current link speed)"),
+				rule.Ev(dir+"hw_sata_spd_limit", orStr(d.SATA.LimitRaw, fmt.Sprintf("%.1f Gbps", d.SATA.LimitGbps))+" (the port's limit)"),
+				rule.Ev(smartSource(d), orStr(s.LinkQuote, fmt.Sprintf("%.1f Gb/s", diskMax))+" (the disk's maximum)"))
 			what = append(what, fmt.Sprintf("its link runs at %.1f Gb/s where disk and port support %.1f", d.SATA.SpeedGbps, best))
 		}
 	}
@@ -960,4 +964,34 @@ func annotateSick(h *facts.Host, fs []rule.Finding) []rule.Finding {
 		}
 	}
 	return fs
+}
+
+// scsiUncorrectedQuote cites the SCSI error counter log's per-counter
+// totals of uncorrected errors as smartctl prints them (JSON: the
+// total_uncorrected_errors field of each counter; text: the last column
+// of the read/write/verify rows), not their sum, which occurs nowhere.
+func scsiUncorrectedQuote(format string, c *facts.SCSIHealth) string {
+	if len(c.UncorrectedBy) == 0 {
+		return fmt.Sprintf("error counter log: %d uncorrected errors", *c.Uncorrected)
+	}
+	json := format == "json"
+	var parts []string
+	for _, x := range c.UncorrectedBy {
+		if json {
+			parts = append(parts, fmt.Sprintf("%s.total_uncorrected_errors: %d", x.Op, x.Uncorrected))
+		} else {
+			parts = append(parts, fmt.Sprintf("%s: %d", x.Op, x.Uncorrected))
+		}
+	}
+	if json {
+		return "scsi_error_counter_log " + strings.Join(parts, ", ")
+	}
+	return "Error counter log, total uncorrected: " + strings.Join(parts, ", ")
+}
+
+func orStr(s, def string) string {
+	if s != "" {
+		return s
+	}
+	return def
 }

@@ -205,3 +205,62 @@ func TestNVMeWarningBits(t *testing.T) {
 		t.Errorf("reserved: %v", got)
 	}
 }
+
+var evNumber = regexp.MustCompile(`(?:0x[0-9a-fA-F]+|\d+(?:\.\d+)?)`)
+
+// TestHealthEvidenceQuotesItsFile: every number in an evidence line occurs
+// in the file that line cites — the smartctl output (per-counter SCSI
+// uncorrected totals, not their sum; the SATA version field) or the
+// ata_link sysfs file it was read from. Each real smartctl report is put
+// behind a SATA link that runs at 1.5 Gbps on a 6.0 Gbps port, so the
+// link rule speaks wherever the disk reports a faster interface.
+func TestHealthEvidenceQuotesItsFile(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join(smartCorpus, "*"))
+	sysfs := map[string]string{
+		"/sys/class/ata_link/link2/sata_spd":          "1.5 Gbps\n",
+		"/sys/class/ata_link/link2/hw_sata_spd_limit": "6.0 Gbps\n",
+	}
+	seen := map[string]bool{}
+	for _, f := range files {
+		if filepath.Base(f) == "ORIGIN" {
+			continue
+		}
+		raw, _ := os.ReadFile(f)
+		h, _ := corpusHost(t, f)
+		h.Block[0].SATA = &facts.SATALink{Link: "link2", SpeedGbps: 1.5, LimitGbps: 6,
+			SpeedRaw: strings.TrimSpace(sysfs["/sys/class/ata_link/link2/sata_spd"]),
+			LimitRaw: strings.TrimSpace(sysfs["/sys/class/ata_link/link2/hw_sata_spd_limit"])}
+		for _, r := range healthRules {
+			for _, x := range r.Check(rule.Input{Host: h}) {
+				if x.ID != "health-media-errors" && x.ID != "health-link-errors" {
+					continue
+				}
+				for _, e := range x.Evidence {
+					content, ok := sysfs[e.Source]
+					if e.Source == filepath.Base(f) {
+						content, ok = string(raw), true
+					}
+					if !ok {
+						continue
+					}
+					seen[x.ID+" "+strings.TrimPrefix(filepath.Ext(e.Source), ".")] = true
+					for _, n := range evNumber.FindAllString(e.Value, -1) {
+						if strings.HasPrefix(n, "0x") {
+							continue // an ID smartctl's JSON writes in decimal
+						}
+						if !strings.Contains(content, n) {
+							t.Errorf("%s: %s evidence %q: %s does not occur in %s", filepath.Base(f), x.ID, e.Value, n, e.Source)
+						}
+					}
+				}
+			}
+		}
+	}
+	// The corpus holds SCSI reports with uncorrected errors (JSON) and
+	// SATA disks faster than 1.5 Gb/s (text and JSON).
+	for _, k := range []string{"health-media-errors json", "health-link-errors json", "health-link-errors txt", "health-link-errors "} {
+		if !seen[k] {
+			t.Errorf("no %q evidence checked; seen %v", k, seen)
+		}
+	}
+}

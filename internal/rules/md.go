@@ -99,6 +99,9 @@ func checkMDDegraded(in rule.Input) []rule.Finding {
 		}
 		faulty := mdMembers(a, "faulty")
 		why := fmt.Sprintf("%s (%s) runs with %d of its %d members missing", mdDev(a.Name), a.Level, missing, mdWidth(a))
+		if a.SysfsConflict != "" {
+			why += fmt.Sprintf(" (per /proc/mdstat; /sys/block/%s/md disagrees: %s)", a.Name, a.SysfsConflict)
+		}
 		ev := []rule.Evidence{mdMapEvidence(a)}
 		var names []string
 		for _, m := range faulty {

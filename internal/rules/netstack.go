@@ -299,9 +299,15 @@ var metaSoftnetSqueeze = rule.Meta{
 	Doc: "The third column of /proc/net/softnet_stat (time_squeeze) counts how often the receive " +
 		"softirq stopped with work left because net.core.netdev_budget (packets) or " +
 		"netdev_budget_usecs ran out. When it grows, a larger budget lets one softirq run drain more; " +
-		"raising netdev_max_backlog does not help.",
+		"raising netdev_max_backlog does not help. It counts since boot, so nastune rates it like the " +
+		"drops: per hour of uptime (from 10 per hour) and against the packets processed (more than one " +
+		"per 1000); a single squeeze after boot is noise.",
 	Refs: []string{refNetSysctl + "#netdev-budget", refScaling},
 }
+
+// softnetSqueezePerHour is the average time_squeeze rate from which the
+// budget is worth a look (a fresh boot's single squeeze is not).
+const softnetSqueezePerHour = 10
 
 func checkSoftnetSqueeze(in rule.Input) []rule.Finding {
 	h := in.Host
@@ -311,13 +317,32 @@ func checkSoftnetSqueeze(in rule.Input) []rule.Finding {
 	if !ok || squeeze == 0 || squeeze*1000 < processed {
 		return nil
 	}
+	ev := []rule.Evidence{softnetEvidence(h, func(c facts.SoftnetCPU) uint64 { return c.TimeSqueeze }, "time_squeeze"),
+		rule.Ev(sysctlSource("net.core.netdev_budget"), itoa(budget))}
+	if h.UptimeSeconds <= 0 {
+		// No rate without the uptime: a handful of squeezes is noise;
+		// many are worth a second look, but no change.
+		if squeeze < 100 {
+			return nil
+		}
+		f := metaSoftnetSqueeze.New("net.core.netdev_budget", fmt.Sprintf(
+			"Receive processing ran out of budget %d times for %d packets since boot; the uptime is unknown, so the rate is not.", squeeze, processed), ev...)
+		f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice,
+			Target: "read /proc/net/softnet_stat again after an hour of normal load; raise net.core.netdev_budget only if the third column keeps growing",
+			Basis:  "since-boot count without uptime"}
+		return []rule.Finding{f}
+	}
+	hours := h.UptimeSeconds / 3600
+	rate := float64(squeeze) / max(hours, 1)
+	if rate < softnetSqueezePerHour {
+		return nil
+	}
+	ev = append(ev, rule.Ev("/proc/uptime", fmt.Sprintf("%.2f", h.UptimeSeconds)))
 	f := metaSoftnetSqueeze.New("net.core.netdev_budget", fmt.Sprintf(
-		"Receive processing ran out of budget %d times for %d packets.", squeeze, processed),
-		softnetEvidence(h, func(c facts.SoftnetCPU) uint64 { return c.TimeSqueeze }, "time_squeeze"),
-		rule.Ev(sysctlSource("net.core.netdev_budget"), itoa(budget)))
+		"Receive processing ran out of budget %d times for %d packets in %.1f hours of uptime (%.0f per hour on average).", squeeze, processed, hours, rate), ev...)
 	f.Recommendation = &rule.Recommendation{Kind: rule.KindSysctl, Target: "net.core.netdev_budget",
 		Current: itoa(budget), Value: itoa(min(budget*2, 2400)),
-		Basis: "double the budget and watch time_squeeze; on a single slow core measure latency too"}
+		Basis: fmt.Sprintf("%.0f squeezes per hour ≥ %d and more than one per 1000 packets; double the budget and watch time_squeeze; on a single slow core measure latency too", rate, softnetSqueezePerHour)}
 	return []rule.Finding{f}
 }
 

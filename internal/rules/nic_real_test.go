@@ -136,6 +136,52 @@ const virtioStats = `NIC statistics:
      tx_queue_0_drops: 3
 `
 
+// Per-queue layouts of other drivers, as their ethtool_get_strings
+// names them: be2net "rxqN: name" (the insights-core sample in
+// testdata/real/nic-insights-perqueue-stats), ena "queue_N_rx_name", bnxt
+// "[N]: name", mlx5 "rxN_name".
+const be2netStats = `NIC statistics:
+     rx_crc_errors: 0
+     rxq0: rx_bytes: 7286473820
+     rxq0: rx_pkts: 5000000
+     rxq0: rx_drops_no_frags: 5000
+     rxq1: rx_bytes: 7286473820
+     rxq1: rx_pkts: 5000000
+     rxq1: rx_drops_no_frags: 5000
+     txq0: tx_compl: 3000000
+     txq0: tx_drv_drops: 9
+`
+
+const enaStats = `NIC statistics:
+     tx_timeout: 0
+     queue_0_tx_cnt: 1923777
+     queue_0_tx_dma_mapping_err: 0
+     queue_0_rx_cnt: 2741102
+     queue_0_rx_page_alloc_fail: 0
+     queue_0_rx_dropped: 120
+     queue_1_rx_cnt: 2208220
+     queue_1_rx_dropped: 80
+`
+
+const bnxtStats = `NIC statistics:
+     [0]: rx_ucast_packets: 1043
+     [0]: rx_discards: 12
+     [1]: rx_ucast_packets: 2210
+     [1]: rx_discards: 30
+     [0]: tx_ucast_packets: 991
+`
+
+const mlx5Stats = `NIC statistics:
+     rx_packets: 91230044
+     rx0_packets: 45615022
+     rx0_buff_alloc_err: 0
+     rx0_cache_full: 0
+     rx0_dropped: 77
+     rx1_packets: 45615022
+     rx1_dropped: 23
+     tx0_dropped: 4
+`
+
 const ring256of4096 = `Ring parameters for eth0:
 Pre-set maximums:
 RX:		4096
@@ -170,6 +216,12 @@ func TestNICRealEthtool(t *testing.T) {
 			map[string]string{"nic-ring-drops": "warn|dropped 1690 received frames"}},
 		{"virtio: per-queue drops read", "1000", map[string]string{"-S": virtioStats, "-g": ring256of4096},
 			map[string]string{"nic-ring-drops": "warn|dropped 405 received frames"}},
+		{"be2net rxqN: per-queue drops read, tx not counted", "1000", map[string]string{"-S": be2netStats, "-g": ring256of4096},
+			map[string]string{"nic-ring-drops": "warn|dropped 10000 received frames"}},
+		{"ena queue_N_rx_dropped", "1000", map[string]string{"-S": enaStats, "-g": ring256of4096},
+			map[string]string{"nic-ring-drops": "warn|dropped 200 received frames"}},
+		{"mlx5 rxN_dropped, tx not counted", "1000", map[string]string{"-S": mlx5Stats, "-g": ring256of4096},
+			map[string]string{"nic-ring-drops": "warn|dropped 100 received frames"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -454,28 +454,58 @@ func checkSmbProtocolNone(in rule.Input) []rule.Finding {
 }
 
 var metaSmbInlineComment = rule.Meta{
-	ID: "smb-inline-comment", Family: "samba", Severity: rule.Warn, Since: "0.6.0",
-	Title: "smb.conf value with an inline comment, which Samba ignores",
+	ID: "smb-inline-comment", Family: "samba", Severity: rule.Crit, Since: "0.6.0",
+	Title: "smb.conf value with an inline comment, which Samba reads as part of the value",
 	Doc: "smb.conf has comment lines (starting with # or ;) but no inline comments: in " +
 		"`server signing = mandatory  # strict` the value is the whole text after '='. For a " +
-		"yes/no or an enumerated parameter that text is not a legal value, so Samba logs a warning " +
-		"and ignores the line: the parameter keeps its default. The admin believes the setting is " +
-		"in force; it is not. Put comments on their own line.",
-	Refs: []string{refSmbConf + "#FILEFORMAT", "https://www.samba.org/samba/docs/current/man-html/testparm.1.html"},
+		"yes/no, an enumerated or a size parameter that text is not a legal value, and Samba's " +
+		"loader fails: testparm prints \"value is not boolean!\" or \"Ignoring invalid value\" and " +
+		"then \"Error loading services.\", smbd exits at start (source3/smbd/server.c: " +
+		"`if (!reload_services(NULL, NULL, false)) exit(1);`), and a running smbd that reloads the " +
+		"file keeps its old settings until its next restart (crit). For a text parameter (path, " +
+		"workgroup, force user, hosts allow…) the comment becomes part of the value: the share's " +
+		"path is `/srv/data # main`, the user `nobody # guest` (warn). Numbers (`max connections = " +
+		"10 # x`) keep their leading digits and are not reported. Put comments on their own line.",
+	Refs: []string{refSmbConf + "#FILEFORMAT", "https://www.samba.org/samba/docs/current/man-html/testparm.1.html",
+		"https://gitlab.com/samba-team/samba/-/blob/master/source3/smbd/server.c"},
 }
 
 var metaSmbInvalidValue = rule.Meta{
-	ID: "smb-invalid-value", Family: "samba", Severity: rule.Warn, Since: "0.6.0",
-	Title: "smb.conf value that Samba does not accept",
-	Doc: "Samba ignores a line whose yes/no or enumerated value it does not know (a typo, an " +
-		"option name from another version): the parameter keeps its previous value, usually the " +
-		"default, and only the log says so. The line suggests a setting that is not in force.",
-	Refs: []string{refSmbConf, "https://www.samba.org/samba/docs/current/man-html/testparm.1.html"},
+	ID: "smb-invalid-value", Family: "samba", Severity: rule.Crit, Since: "0.6.0",
+	Title: "smb.conf value that Samba does not accept: smbd does not start",
+	Doc: "An illegal value for a yes/no, enumerated or size parameter (a typo, a value from " +
+		"another Samba version) makes Samba's loader fail: testparm prints the value with \"value " +
+		"is not boolean!\" or \"Ignoring invalid value\" and then \"Error loading services.\"; " +
+		"smbd exits at start (source3/smbd/server.c: `if (!reload_services(NULL, NULL, false)) " +
+		"exit(1);`), so the next restart or reboot leaves the shares offline, and a running smbd " +
+		"that reloads the file keeps its old settings. Nothing the file says is in force until the " +
+		"line is fixed; nastune plans no automatic edit of such a file.",
+	Refs: []string{refSmbConf, "https://www.samba.org/samba/docs/current/man-html/testparm.1.html",
+		"https://gitlab.com/samba-team/samba/-/blob/master/source3/smbd/server.c"},
 }
 
-// checkSmbValues reports lines Samba ignores for an illegal boolean or
-// enum value: smb-inline-comment (inline true) when the text before a '#'
-// or ';' would have been legal, smb-invalid-value otherwise.
+// smbLoadFails says what an illegal value does to smbd.
+const smbLoadFails = "testparm answers \"Error loading services.\" and smbd refuses to start with this file " +
+	"(the next restart or reboot leaves the shares offline); a running smbd that reloads it keeps its old settings"
+
+// inlineComment returns the text before an inline comment in a text
+// value: a '#' after whitespace, with text before it (';' separates shell
+// commands in command parameters, so it is not taken as a comment here).
+func inlineComment(v string) (before string, ok bool) {
+	for i := 1; i < len(v); i++ {
+		if v[i] == '#' && (v[i-1] == ' ' || v[i-1] == '\t') {
+			b := strings.TrimSpace(v[:i])
+			return b, b != ""
+		}
+	}
+	return v, false
+}
+
+// checkSmbValues reports lines whose value Samba refuses (a yes/no, enum
+// or size parameter: the file does not load) and text parameters whose
+// value swallowed an inline comment: smb-inline-comment (inline true) when
+// the text before a '#' or ';' would have been the meant value,
+// smb-invalid-value otherwise.
 func checkSmbValues(in rule.Input, inline bool) []rule.Finding {
 	s := in.Host.Samba
 	if s == nil {
@@ -483,22 +513,34 @@ func checkSmbValues(in rule.Input, inline bool) []rule.Finding {
 	}
 	var out []rule.Finding
 	for _, x := range s.Settings {
-		if !smbconf.Known(x.Key) || smbconf.Valid(x.Key, x.Value) {
-			continue
-		}
-		inForce := s.Global[x.Key]
-		if !strings.EqualFold(x.Section, "global") {
-			inForce = shareValue(s, x.Section, x.Key)
-		}
-		if inForce == "" {
-			inForce = "its default"
-		}
 		quote := x.Text
 		if quote == "" {
 			quote = fmt.Sprintf("%s = %s", x.Name, x.Value)
 		}
 		ev := rule.Ev(fmt.Sprintf("%s:%d", x.File, x.Line), quote)
 		subject := fmt.Sprintf("%s:%d", x.File, x.Line)
+		if !smbconf.Known(x.Key) {
+			// Text parameters keep the comment in the value.
+			meant, ok := inlineComment(x.Value)
+			if !inline || !ok || !smbconf.TypeOf(x.Key).Text() {
+				continue
+			}
+			f := metaSmbInlineComment.New(subject, fmt.Sprintf(
+				"[%s] %s = %s: Samba has no inline comments, so the comment is part of the value: Samba uses %s = %q, not %q.",
+				x.Section, x.Name, x.Value, x.Name, x.Value, meant), ev)
+			f.Severity = rule.Warn
+			if x.Key == "comment" || x.Key == "serverstring" {
+				f.Severity = rule.Info // only shown to clients
+			}
+			f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice,
+				Target: fmt.Sprintf("move the comment of line %d of %s to its own line, so that it reads `%s = %s`; check with testparm -s", x.Line, x.File, x.Name, meant),
+				Basis:  "smb.conf(5): no inline comments; text values keep the comment (testparm -s prints it)"}
+			out = append(out, f)
+			continue
+		}
+		if smbconf.Valid(x.Key, x.Value) {
+			continue
+		}
 		meant, ok := smbconf.CommentTail(x.Value)
 		isComment := ok && smbconf.Valid(x.Key, meant)
 		if isComment != inline {
@@ -506,19 +548,19 @@ func checkSmbValues(in rule.Input, inline bool) []rule.Finding {
 		}
 		if isComment {
 			f := metaSmbInlineComment.New(subject, fmt.Sprintf(
-				"[%s] %s = %s: Samba has no inline comments, so the value is the whole text, which is not valid; Samba ignores the line. The line reads as %s = %s, but Samba uses %s.",
-				x.Section, x.Name, x.Value, x.Name, meant, inForce), ev)
+				"[%s] %s = %s: Samba has no inline comments, so the value is the whole text, which is not a legal value: %s. The line reads as %s = %s, but nothing in this file is in force until the line is fixed.",
+				x.Section, x.Name, x.Value, smbLoadFails, x.Name, meant), ev)
 			f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice,
-				Target: fmt.Sprintf("move the comment of line %d of %s to its own line, so that it reads `%s = %s`, if that is what you want; check with testparm -s", x.Line, x.File, x.Name, meant),
-				Basis:  "smb.conf(5): no inline comments"}
+				Target: fmt.Sprintf("move the comment of line %d of %s to its own line, so that it reads `%s = %s`; check with testparm -s before restarting smbd", x.Line, x.File, x.Name, meant),
+				Basis:  "smb.conf(5): no inline comments; an illegal value fails the load"}
 			out = append(out, f)
 			continue
 		}
 		f := metaSmbInvalidValue.New(subject, fmt.Sprintf(
-			"[%s] %s = %s is not a value Samba accepts for %s; Samba ignores the line and uses %s.", x.Section, x.Name, x.Value, x.Name, inForce), ev)
+			"[%s] %s = %s is not a value Samba accepts for %s: %s.", x.Section, x.Name, x.Value, x.Name, smbLoadFails), ev)
 		f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice,
-			Target: fmt.Sprintf("fix or remove line %d of %s (testparm -s lists the values in force)", x.Line, x.File),
-			Basis:  "illegal value for a yes/no or enumerated parameter"}
+			Target: fmt.Sprintf("fix or remove line %d of %s, then check with testparm -s before restarting smbd", x.Line, x.File),
+			Basis:  "illegal value for a yes/no, enumerated or size parameter fails the load"}
 		out = append(out, f)
 	}
 	return out
@@ -591,8 +633,8 @@ var metaSmbInvalid = rule.Meta{
 
 func checkSmbInvalid(in rule.Input) []rule.Finding {
 	s := in.Host.Samba
-	if s == nil || s.LoadError == nil {
-		return nil
+	if s == nil || s.LoadError == nil || s.LoadError.InvalidValue {
+		return nil // an illegal value: smb-invalid-value / smb-inline-comment say it
 	}
 	e := s.LoadError
 	f := metaSmbInvalid.New(e.File, fmt.Sprintf("%s line %d: %s. smbd refuses the file.", e.File, e.Line, e.Msg),

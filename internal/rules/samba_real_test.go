@@ -63,12 +63,12 @@ func TestSambaRealConfigs(t *testing.T) {
 		{"stock Debian: nothing wrong", "", "", map[string]string{
 			"smb-inline-comment": "", "smb-invalid-value": "", "smb-wide-links-insecure": "", "smb-protocol-none": "", "smb-smb1-enabled": ""}},
 		{"inline comment on signing", "   server signing = mandatory  # all clients must sign\n", "", map[string]string{
-			"smb-inline-comment": "warn|The line reads as server signing = mandatory, but Samba uses default",
+			"smb-inline-comment": "crit|The line reads as server signing = mandatory, but nothing in this file is in force",
 			"smb-invalid-value":  ""}},
 		{"inline comment on a share boolean", "", "[scans]\n   path = /srv/scans\n   read only = no ; scanners write here\n", map[string]string{
-			"smb-inline-comment": "warn|but Samba uses yes"}},
+			"smb-inline-comment": "crit|smbd refuses to start with this file"}},
 		{"typo in an enum", "   server min protocol = SMB4\n", "", map[string]string{
-			"smb-invalid-value": "warn|SMB4 is not a value Samba accepts", "smb-inline-comment": "", "smb-smb1-enabled": ""}},
+			"smb-invalid-value": "crit|SMB4 is not a value Samba accepts", "smb-inline-comment": "", "smb-smb1-enabled": ""}},
 		{"wide links active with unix extensions off", "   unix extensions = no\n", mediaShare + "   wide links = yes\n", map[string]string{
 			"smb-wide-links-insecure": "warn|wide links is active because unix extensions = no"}},
 		{"wide links with the insecure override", "   allow insecure wide links = yes\n", mediaShare + "   wide links = yes\n", map[string]string{

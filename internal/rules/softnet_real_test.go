@@ -47,3 +47,50 @@ func TestSoftnetDropRate(t *testing.T) {
 		})
 	}
 }
+
+// time_squeeze is rated per hour of uptime and per processed packet.
+// The first row is the Debian 6.1 kernel in the qemu lab just after boot
+// (26 packets, one squeeze); the second is procfs's fixture row.
+func TestSoftnetSqueezeRate(t *testing.T) {
+	labBoot := "0000001a 00000000 00000001 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000\n"
+	procfs := "00953d1a 00000446 000000b1 00000000 00000000 00000000 00000000 00000000 00000000 008eeb9a 0000002b 000000dc 00000001\n"
+	busy := "00004e20 00000000 00000064 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000\n" +
+		"00004e20 00000000 00000064 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000001\n" // 200 squeezes in 40000 packets
+	tests := []struct {
+		name, softnet, uptime string
+		want                  string
+	}{
+		{"lab: one squeeze in 26 packets after boot", labBoot, "95.31 180.02\n", ""},
+		{"lab row, uptime unknown", labBoot, "", ""},
+		{"177 squeezes in 9.8M packets", procfs, "3600.00 7000.00\n", ""},
+		{"200 squeezes in 40000 packets in an hour", busy, "3600.00 7000.00\n", "info|(200 per hour on average)"},
+		{"200 squeezes in a month", busy, "2592000.00 5000000.00\n", ""},
+		{"200 squeezes, uptime unknown: advice only", busy, "", "info|uptime is unknown"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			files := map[string]string{
+				"proc/net/softnet_stat":           tt.softnet,
+				"proc/sys/net/core/netdev_budget": "300\n",
+			}
+			if tt.uptime != "" {
+				files["proc/uptime"] = tt.uptime
+			}
+			_, fs := runTree(t, files)
+			got := byID(fs, "net-softnet-squeeze")
+			if tt.want == "" {
+				if len(got) != 0 {
+					t.Fatalf("fired: %s", text(got[0]))
+				}
+				return
+			}
+			sev, sub, _ := strings.Cut(tt.want, "|")
+			if len(got) != 1 || got[0].Severity.String() != sev || !strings.Contains(text(got[0]), sub) {
+				t.Fatalf("%+v\nwant %s with %q", got, sev, sub)
+			}
+			if strings.Contains(tt.name, "unknown") && got[0].Recommendation.Kind == "sysctl" {
+				t.Error("no sysctl change without a rate")
+			}
+		})
+	}
+}

@@ -3,6 +3,7 @@ package rules
 import (
 	"fmt"
 	"math/bits"
+	"slices"
 	"strings"
 
 	"github.com/nastune/nastune/internal/calc"
@@ -120,6 +121,9 @@ func checkPoolSdX(in rule.Input) []rule.Finding {
 		var bad []string
 		for _, v := range p.Vdevs {
 			for _, d := range v.Devices {
+				if slices.Contains(v.Leaving, d) {
+					continue // being replaced: leaves the pool when the resilver ends
+				}
 				base := strings.TrimPrefix(d, "/dev/")
 				if strings.HasPrefix(base, "sd") || strings.HasPrefix(base, "vd") || strings.HasPrefix(base, "hd") {
 					bad = append(bad, d)

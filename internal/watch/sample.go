@@ -416,7 +416,7 @@ func (s *Sampler) read(r *raw) error {
 	var ru unix.Rusage
 	if unix.Getrusage(unix.RUSAGE_SELF, &ru) == nil {
 		r.selfCPU = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-		r.selfRSS = ru.Maxrss
+		r.selfRSS = int64(ru.Maxrss) // int32 on 32-bit targets
 	}
 	return nil
 }

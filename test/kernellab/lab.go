@@ -26,6 +26,9 @@ var guestFiles embed.FS
 var Modules = []string{
 	"virtio_pci", "virtio_blk", "md_mod", "raid456", "raid1", "raid0", "bonding", "veth",
 	"nfsd", "md5", "crc32c_generic", "crc32c_intel", "dm_mod", "dm_crypt", "xts", "ecb", "aesni_intel", "aes_generic", "xfs", "loop",
+	// the smart scenario's AHCI and NVMe disks (crct10dif and crc64-rocksoft
+	// are what sd_mod's and nvme's t10-pi asks the crypto API for)
+	"ahci", "sd_mod", "nvme", "crct10dif_generic", "crc64_rocksoft_generic",
 }
 
 // Tools copied into the guest with their shared libraries (host path →
@@ -58,6 +61,39 @@ type Kernel struct {
 	NFSConf []byte // nfs-common's stock /etc/nfs.conf
 	NFSPkg  string // nfs-common version
 	RPCNFSD []byte // nfs-kernel-server's rpc.nfsd (needs only libc)
+	// Debian packages unpacked for the smart scenario: smartmontools
+	// (smartctl and its drive database) and hdparm, the independent
+	// power-mode oracle.
+	Smart, Hdparm DebTree
+}
+
+// DebTree is a Debian package unpacked into Dir.
+type DebTree struct {
+	Package, Version, Dir string
+}
+
+// fetchTree fetches pkg (unless cached) and unpacks it once.
+func fetchTree(ctx context.Context, cache, pkg string) (DebTree, error) {
+	deb, err := fetchDeb(ctx, cache, pkg)
+	if err != nil {
+		return DebTree{}, err
+	}
+	v, err := run(ctx, cache, "dpkg-deb", "-f", deb, "Version")
+	if err != nil {
+		return DebTree{}, err
+	}
+	dt := DebTree{Package: pkg, Version: strings.TrimSpace(v), Dir: strings.TrimSuffix(deb, ".deb")}
+	if _, err := os.Stat(dt.Dir); err != nil {
+		tmp := dt.Dir + ".tmp"
+		_ = os.RemoveAll(tmp)
+		if _, err := run(ctx, cache, "dpkg-deb", "-x", deb, tmp); err != nil {
+			return DebTree{}, err
+		}
+		if err := os.Rename(tmp, dt.Dir); err != nil {
+			return DebTree{}, err
+		}
+	}
+	return dt, nil
 }
 
 // CacheDir is where packages are fetched and unpacked.
@@ -153,6 +189,12 @@ func FetchKernel(ctx context.Context, cache string) (*Kernel, error) {
 		}
 	}
 	if k.RPCNFSD, err = os.ReadFile(filepath.Join(srvDir, "usr/sbin/rpc.nfsd")); err != nil {
+		return nil, err
+	}
+	if k.Smart, err = fetchTree(ctx, cache, "smartmontools"); err != nil {
+		return nil, err
+	}
+	if k.Hdparm, err = fetchTree(ctx, cache, "hdparm"); err != nil {
 		return nil, err
 	}
 	return k, nil
@@ -281,6 +323,9 @@ func addBinary(ctx context.Context, t Tree, src, dst string) error {
 	if err != nil {
 		return nil // static
 	}
+	if l, _, ok := strings.Cut(string(out), "not found"); ok {
+		return fmt.Errorf("ldd %s: a library is not installed on the host: %s", src, l[strings.LastIndex(l, "\n")+1:])
+	}
 	for _, m := range lddRe.FindAllStringSubmatch(string(out), -1) {
 		lib := m[1]
 		real, err := filepath.EvalSymlinks(lib)
@@ -388,6 +433,16 @@ func Build(ctx context.Context, k *Kernel, o BuildOptions) (Tree, error) {
 	t.File("/usr/sbin/rpc.nfsd", 0o755, k.RPCNFSD)
 	t.File("/etc/services", 0o644, []byte("nfs\t\t2049/tcp\nnfs\t\t2049/udp\n")) // rpc.nfsd resolves "nfs"
 	t.File("/etc/lab-kernel", 0o644, []byte(k.Package+" "+k.Version+"\n"))
+	// smartctl off PATH (/opt/smartmontools/sbin): only the smart scenario
+	// puts it there, so it can also take it away. Its drive database is the
+	// one built in (Debian's /var/lib/smartmontools/drivedb is empty until
+	// update-smart-drivedb runs). hdparm checks the power mode.
+	if err := addBinary(ctx, t, filepath.Join(k.Smart.Dir, "usr/sbin/smartctl"), "/opt/smartmontools/sbin/smartctl"); err != nil {
+		return nil, fmt.Errorf("smartctl: %w", err)
+	}
+	if err := addBinary(ctx, t, filepath.Join(k.Hdparm.Dir, "sbin/hdparm"), "/sbin/hdparm"); err != nil {
+		return nil, fmt.Errorf("hdparm: %w", err)
+	}
 	for _, d := range []string{"/proc", "/sys", "/dev", "/run", "/tmp", "/mnt", "/root", "/var/tmp", "/var/lib", "/etc/mdadm", "/etc/sysctl.d"} {
 		t.Dir(d)
 	}
@@ -417,11 +472,12 @@ func fsWalk(f embed.FS, dir string, fn func(string, []byte)) error {
 	return nil
 }
 
-// Disk is one virtio disk of the guest, found there by its serial.
+// Disk is one disk of the guest, found there by its serial.
 type Disk struct {
 	Serial string
 	Path   string
-	Size   int64 // sparse file size in bytes
+	Size   int64  // sparse file size in bytes
+	Bus    string // "" virtio-blk, "ahci" (qemu's emulated SATA disk), "nvme"
 }
 
 // BootOptions configure one boot.
@@ -454,9 +510,21 @@ func Boot(ctx context.Context, o BootOptions) error {
 		"-nographic", "-no-reboot", "-nodefaults", "-serial", "mon:stdio",
 		"-kernel", o.Kernel.Vmlinuz, "-initrd", o.Initramfs,
 		"-append", "console=ttyS0 panic=-1 quiet loglevel=4 " + o.Append}
+	ahci := 0
 	for i, d := range o.Disks {
-		args = append(args, "-drive", fmt.Sprintf("file=%s,if=none,id=d%d,format=raw,cache=unsafe", d.Path, i),
-			"-device", fmt.Sprintf("virtio-blk-pci,drive=d%d,serial=%s", i, d.Serial))
+		args = append(args, "-drive", fmt.Sprintf("file=%s,if=none,id=d%d,format=raw,cache=unsafe", d.Path, i))
+		switch d.Bus {
+		case "ahci": // one AHCI controller (6 ports) for all of them
+			if ahci == 0 {
+				args = append(args, "-device", "ahci,id=ahci")
+			}
+			args = append(args, "-device", fmt.Sprintf("ide-hd,drive=d%d,bus=ahci.%d,serial=%s", i, ahci, d.Serial))
+			ahci++
+		case "nvme":
+			args = append(args, "-device", fmt.Sprintf("nvme,drive=d%d,serial=%s", i, d.Serial))
+		default:
+			args = append(args, "-device", fmt.Sprintf("virtio-blk-pci,drive=d%d,serial=%s", i, d.Serial))
+		}
 	}
 	if o.Timeout > 0 {
 		var cancel context.CancelFunc
@@ -551,7 +619,9 @@ func Prepare(ctx context.Context, repo, work string) (*Kernel, string, error) {
 const MemberSize = 4_000_000_000_000
 
 // LabDisks are the guest's disks in work: 12 md members m00…m11 (10
-// members, a spare, one to grow onto), a dm-crypt disk and the results disk.
+// members, a spare, one to grow onto), a dm-crypt disk, the smart
+// scenario's two AHCI disks and NVMe disk (their drivers load only there)
+// and the results disk.
 func LabDisks(work string) []Disk {
 	var ds []Disk
 	for i := 0; i < 12; i++ {
@@ -560,5 +630,8 @@ func LabDisks(work string) []Disk {
 	}
 	return append(ds,
 		Disk{Serial: "crypt", Path: filepath.Join(work, "crypt.img"), Size: 64 << 20},
+		Disk{Serial: "LABSATA0", Path: filepath.Join(work, "sata0.img"), Size: 256 << 20, Bus: "ahci"},
+		Disk{Serial: "LABSATA1", Path: filepath.Join(work, "sata1.img"), Size: 256 << 20, Bus: "ahci"},
+		Disk{Serial: "LABNVME0", Path: filepath.Join(work, "nvme0.img"), Size: 256 << 20, Bus: "nvme"},
 		Disk{Serial: "results", Path: filepath.Join(work, "results.img"), Size: 256 << 20})
 }

@@ -91,10 +91,10 @@ func TestLabSnapshots(t *testing.T) {
 		"md-stripe":        {not: []string{"md-stripe-cache", "md-degraded"}},
 		"xfs-matched":      {not: []string{"fs-stripe-geometry"}},
 		"xfs-mismatched":   {want: []string{"fs-stripe-geometry"}},
-		"md-degraded":      {want: []string{"md-degraded"}},
 		"md-recovering":    {want: []string{"md-degraded"}},
-		"md-rebuilt":       {pendingNot: []string{"md-degraded"}},
-		"md-inactive":      {pendingWant: []string{"md-*"}}, // any crit md finding for the inactive array
+		"md-degraded":      {want: []string{"md-degraded"}, pendingNot: []string{"health-media-errors"}}, // mdadm --fail is no media error
+		"md-rebuilt":       {want: []string{"md-failed-member"}, not: []string{"md-degraded"}},
+		"md-inactive":      {want: []string{"md-inactive"}},
 		"md-reshaping":     {not: []string{"md-degraded"}},
 		"bond-lacp":        {want: []string{"bond-hash-layer2", "bond-single-stream"}, not: []string{"bond-lacp-not-negotiated", "bond-aggregator-split"}},
 		"bond-lacp-none":   {want: []string{"bond-lacp-not-negotiated"}},
@@ -103,6 +103,9 @@ func TestLabSnapshots(t *testing.T) {
 		"bond-mtu":         {want: []string{"bond-mtu-mismatch"}},
 		"nfsd-one":         {want: []string{"nfs-threads-low"}},
 		"nfsd-applied":     {not: []string{"nfs-threads-low"}},
+		"smart-healthy":    {not: []string{"health-smart-failed", "health-media-errors", "health-link-errors", "health-hot", "health-wear", "health-io-errors"}},
+		"smart-standby":    {not: []string{"health-smart-failed", "health-media-errors", "health-link-errors", "health-hot", "health-wear", "health-io-errors"}},
+		"smart-missing":    {not: []string{"health-smart-failed", "health-media-errors", "health-no-selftest", "health-hot"}},
 	}
 	for _, d := range dirs {
 		step := strings.TrimPrefix(filepath.Base(d), "lab-")
@@ -141,6 +144,51 @@ func TestLabSnapshots(t *testing.T) {
 				}
 				pending(t, strings.TrimSuffix(id, "*"), found, "%s: no %s finding: %v", step, id, rep.ids())
 			}
+			if strings.HasPrefix(step, "smart-") {
+				checkSmartSnapshot(t, bin, step, filepath.Join(d, "snapshot.tar.gz"))
+			}
 		})
+	}
+}
+
+// checkSmartSnapshot: the inventory of a recorded smart step against the
+// smartctl output the snapshot holds (smart-healthy, smart-standby), or
+// nothing collected without smartctl (smart-missing).
+func checkSmartSnapshot(t *testing.T, bin, step, snap string) {
+	t.Helper()
+	out, err := exec.Command(bin, "inventory", "disks", "--from", snap, "-o", "json").Output()
+	if err != nil {
+		t.Fatalf("inventory disks --from: %v", err)
+	}
+	var inv struct {
+		Disks []diskRow `json:"disks"`
+	}
+	if err := json.Unmarshal(out, &inv); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := 0
+	for _, d := range inv.Disks {
+		if !strings.HasPrefix(d.Name, "sd") && !strings.HasPrefix(d.Name, "nvme") {
+			continue
+		}
+		seen++
+		if step == "smart-missing" {
+			if d.TempC != nil || d.PowerOnHours != nil || strings.HasPrefix(d.Name, "nvme") && d.Health != "" {
+				t.Errorf("%s: %s shows HEALTH %q, %s °C, %s h without smartctl", step, d.Name, d.Health, intp(d.TempC), intp(d.PowerOnHours))
+			}
+			continue
+		}
+		o := parseSmartctl(t, d.Name, snapshotFile(t, string(b), ".nastune/commands/smartctl_-x_-j_%dev%"+d.Name+".txt"))
+		if d.Health != "ok" || intp(d.TempC) != intp(o.Temperature.Current) || intp(d.PowerOnHours) != intp(o.PowerOnTime.Hours) {
+			t.Errorf("%s: %s shows HEALTH %q, %s °C, %s h; smartctl read %v, %s °C, %s h", step, d.Name, d.Health,
+				intp(d.TempC), intp(d.PowerOnHours), o.SmartStatus, intp(o.Temperature.Current), intp(o.PowerOnTime.Hours))
+		}
+	}
+	if seen != 3 {
+		t.Errorf("%s: %d AHCI/NVMe disks in the inventory, want 3", step, seen)
 	}
 }

@@ -143,3 +143,38 @@ func TestFeatureAnnotationsAndQueueStats(t *testing.T) {
 		t.Errorf("%v %v", st, err)
 	}
 }
+
+// ParseStats accepts every per-queue layout drivers print: the value is
+// after the last colon, the name keeps its queue prefix.
+func TestParseStatsPerQueueLayouts(t *testing.T) {
+	tests := []struct {
+		driver, in string
+		want       map[string]uint64
+	}{
+		{"be2net", "NIC statistics:\n     rxq0: rx_pkts: 5000000\n     rxq0: rx_drops_no_frags: 5000\n     txq1: tx_compl: 3\n",
+			map[string]uint64{"rxq0: rx_pkts": 5000000, "rxq0: rx_drops_no_frags": 5000, "txq1: tx_compl": 3}},
+		{"virtio_net", "NIC statistics:\n     rx_queue_0_packets: 5302017\n     rx_queue_0_drops: 310\n",
+			map[string]uint64{"rx_queue_0_packets": 5302017, "rx_queue_0_drops": 310}},
+		{"ena", "NIC statistics:\n     tx_timeout: 0\n     queue_0_rx_dropped: 120\n",
+			map[string]uint64{"tx_timeout": 0, "queue_0_rx_dropped": 120}},
+		{"bnxt", "NIC statistics:\n     [0]: rx_discards: 12\n     [1]: rx_discards: 30\n",
+			map[string]uint64{"[0]: rx_discards": 12, "[1]: rx_discards": 30}},
+		{"mlx5", "NIC statistics:\n     rx0_dropped: 77\n     tx0_dropped: 4\n",
+			map[string]uint64{"rx0_dropped": 77, "tx0_dropped": 4}},
+		{"vmxnet3", "NIC statistics:\n     Tx Queue#: 0\n       TSO pkts tx: 0\n       drv dropped tx total: 2\n     Rx Queue#: 0\n       drv dropped rx total: 9\n",
+			map[string]uint64{"Tx Queue#": 0, "drv dropped tx total": 2, "drv dropped rx total": 9, "TSO pkts tx": 0}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.driver, func(t *testing.T) {
+			got, err := ParseStats([]byte(tt.in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for k, v := range tt.want {
+				if g, ok := got[k]; !ok || g != v {
+					t.Errorf("%q = %d (%v), want %d; all %v", k, g, ok, v, got)
+				}
+			}
+		})
+	}
+}

@@ -271,6 +271,7 @@ func ParseJSON(b []byte) (*facts.SMART, error) {
 	if is := j.InterfaceSpeed; is != nil {
 		if is.Max != nil {
 			s.LinkMaxGbps = gbps(is.Max.String)
+			s.LinkQuote = "interface_speed max " + is.Max.String
 		}
 		if is.Current != nil {
 			s.LinkCurGbps = gbps(is.Current.String)
@@ -293,11 +294,12 @@ func ParseJSON(b []byte) (*facts.SMART, error) {
 		s.SCSI = &facts.SCSIHealth{GrownDefects: j.GrownDefects}
 		if e := j.SCSIErrors; e != nil {
 			var tot int64
-			for _, c := range []*struct {
+			for i, c := range []*struct {
 				Total int64 `json:"total_uncorrected_errors"`
 			}{e.Read, e.Write, e.Verify} {
 				if c != nil {
 					tot += c.Total
+					s.SCSI.UncorrectedBy = append(s.SCSI.UncorrectedBy, facts.SCSICounter{Op: []string{"read", "write", "verify"}[i], Uncorrected: c.Total})
 				}
 			}
 			s.SCSI.Uncorrected = int64p(tot)

@@ -182,6 +182,7 @@ func ParseText(b []byte) (*facts.SMART, error) {
 			s.TRIM = boolp(strings.HasPrefix(val, "Available"))
 		case "SATA Version is":
 			if m := sataVer.FindStringSubmatch(line); m != nil {
+				s.LinkQuote = m[0]
 				s.LinkMaxGbps = gbps(m[1])
 				s.LinkCurGbps = s.LinkMaxGbps
 				if m[2] != "" {
@@ -269,6 +270,7 @@ func ParseText(b []byte) (*facts.SMART, error) {
 				if v, err := strconv.ParseInt(f[6], 10, 64); err == nil {
 					uncorrected += v
 					scsiSeen = true
+					scsi.UncorrectedBy = append(scsi.UncorrectedBy, facts.SCSICounter{Op: key, Uncorrected: v})
 					scsi.Uncorrected = int64p(uncorrected)
 				}
 			}

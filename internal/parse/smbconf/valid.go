@@ -32,12 +32,19 @@ func words(s string) map[string]bool {
 }
 
 // Known reports whether nastune checks the values of key (a canonical key).
-func Known(key string) bool { return booleans[key] || enumValues[key] != nil }
+// These are the parameters whose illegal values stop Samba from loading
+// the file: booleans, enums and byte sizes (TypeOf(key).Fatal()).
+func Known(key string) bool {
+	return booleans[key] || enumValues[key] != nil || TypeOf(key).Fatal()
+}
 
 // Valid reports whether Samba accepts v for the canonical key. Values of
 // parameters nastune does not check are valid.
 func Valid(key, v string) bool {
 	v = strings.ToLower(strings.TrimSpace(v))
+	if TypeOf(key) != "" {
+		return validTyped(key, v)
+	}
 	if booleans[key] {
 		_, ok := Bool(v)
 		return ok

@@ -33,19 +33,52 @@ func ZpoolList(b []byte) ([]facts.Pool, error) {
 
 var vdevClasses = map[string]bool{"logs": true, "cache": true, "spares": true, "special": true, "dedup": true}
 
+// indentOf is the width of a line's leading whitespace, a tab reaching
+// the next multiple of 8 (zpool prints a tab, then two spaces per level;
+// output pasted into docs and forums has spaces only).
+func indentOf(l string) int {
+	n := 0
+	for _, c := range l {
+		switch c {
+		case ' ':
+			n++
+		case '\t':
+			n = (n/8 + 1) * 8
+		default:
+			return n
+		}
+	}
+	return n
+}
+
 // ZpoolStatus reads `zpool status -P`: each pool's health and vdev tree.
+// The config's depth is counted from the indentation of its NAME header
+// (or the pool's own line), in steps of two columns, so tab- and
+// space-indented output read the same.
 func ZpoolStatus(b []byte) ([]facts.Pool, error) {
 	var out []facts.Pool
 	var pool *facts.Pool
 	inConfig := false
 	class := ""
-	slots, nested := 0, false // positions and nested vdevs of the current top-level vdev
+	base := -1
+	slots, nested := 0, false              // positions and nested vdevs of the current top-level vdev
+	repDepth, repKids := -1, []string(nil) // the open replacing-N and its children
+	flushReplacing := func() {
+		if repDepth >= 0 && len(repKids) > 1 && len(pool.Vdevs) > 0 {
+			v := &pool.Vdevs[len(pool.Vdevs)-1]
+			v.Leaving = append(v.Leaving, repKids[:len(repKids)-1]...)
+		}
+		repDepth, repKids = -1, nil
+	}
 	for i, l := range lines(b) {
 		t := strings.TrimSpace(l)
 		switch {
 		case strings.HasPrefix(t, "pool:"):
+			if pool != nil {
+				flushReplacing()
+			}
 			out = append(out, facts.Pool{Name: strings.TrimSpace(strings.TrimPrefix(t, "pool:"))})
-			pool, inConfig, class = &out[len(out)-1], false, ""
+			pool, inConfig, class, base = &out[len(out)-1], false, "", -1
 			continue
 		case pool == nil:
 			continue
@@ -56,28 +89,50 @@ func ZpoolStatus(b []byte) ([]facts.Pool, error) {
 			inConfig = true
 			continue
 		case strings.HasPrefix(t, "errors:"):
+			flushReplacing()
 			inConfig = false
 			continue
 		}
-		if !inConfig || t == "" || strings.HasPrefix(t, "NAME") {
+		if !inConfig || t == "" {
 			continue
 		}
-		// Depth: the tab, then two spaces per level under the pool name.
-		body := strings.TrimPrefix(l, "\t")
-		depth := (len(body) - len(strings.TrimLeft(body, " "))) / 2
 		name := strings.Fields(t)[0]
+		if name == "NAME" || (base < 0 && name == pool.Name) {
+			base = indentOf(l)
+			if name == "NAME" {
+				continue
+			}
+		}
+		if base < 0 {
+			return out, errf(i+1, "device %q before %s's NAME header", name, pool.Name)
+		}
+		depth := (indentOf(l) - base) / 2
+		if depth <= 0 && class != "" && name != pool.Name && !vdevClasses[name] {
+			depth = 1 // a device under spares/cache, pasted with a short indent
+		}
+		if repDepth >= 0 && depth <= repDepth {
+			flushReplacing()
+		}
+		if depth >= 1 && vdevType(name) == "replacing" {
+			repDepth, repKids = depth, nil
+		} else if repDepth >= 0 && depth == repDepth+1 {
+			repKids = append(repKids, name)
+		}
 		switch {
-		case depth == 0 && name == pool.Name:
+		case depth <= 0 && name == pool.Name:
 			class = ""
-		case depth == 0 && vdevClasses[name]:
+		case depth <= 0 && vdevClasses[name]:
 			class = name
-		case depth == 0:
+		case depth <= 0:
 			return out, errf(i+1, "unexpected %q at the top of %s's config", name, pool.Name)
 		case depth == 1:
 			slots, nested = 0, false
 			v := facts.Vdev{Name: name, Class: class, Type: vdevType(name)}
 			if v.Type == "disk" || v.Type == "draid-spare" {
 				v.Devices = []string{name}
+			}
+			if v.Type == "replacing" || v.Type == "spare" {
+				v.Slots = 1 // a single disk being replaced: one position
 			}
 			v.DRAID = draidLayout(name)
 			pool.Vdevs = append(pool.Vdevs, v)
@@ -104,6 +159,9 @@ func ZpoolStatus(b []byte) ([]facts.Pool, error) {
 				v.Devices = append(v.Devices, name)
 			}
 		}
+	}
+	if pool != nil {
+		flushReplacing()
 	}
 	return out, nil
 }

@@ -41,10 +41,13 @@ cap() {
 record() {
 	echo "LAB-STEP $1 $(cut -d' ' -f1 /proc/uptime)"
 	mkdir -p $R/$1
-	nastune audit -o json > $R/$1/audit.json 2> $R/$1/audit.err
-	[ -n "$PLAN" ] && nastune plan -o json > $R/$1/plan.json 2> $R/$1/plan.err
+	# audit and snapshot side by side on the two vCPUs: both only read
+	nastune audit -o json > $R/$1/audit.json 2> $R/$1/audit.err &
 	nastune snapshot -o $R/$1/snapshot.tar.gz > /dev/null 2> $R/$1/snapshot.err
+	wait
+	[ -n "$PLAN" ] && nastune plan -o json > $R/$1/plan.json 2> $R/$1/plan.err
 	cp /proc/mdstat $R/$1/mdstat 2> /dev/null
+	echo "LAB-RECORDED $1 $(cut -d' ' -f1 /proc/uptime)"
 }
 
 # record_user STEP: the audit as an unprivileged user (nobody).
@@ -291,7 +294,64 @@ scenario_nfsd() {
 	cap nfsd-undone stop /usr/sbin/rpc.nfsd 0
 }
 
-for s in $(echo ${LAB_SCENARIOS:-crypt,md,xfs,mdstates,bond,nfsd} | tr , " "); do
+# sdisk SERIAL: the /dev node of the AHCI (sd*) or NVMe disk with that
+# serial (libata's VPD page 0x80, the NVMe controller's serial).
+sdisk() {
+	for d in /sys/block/sd* /sys/block/nvme*; do
+		[ -e $d ] || continue
+		if grep -qs "$1" $d/device/vpd_pg80 $d/device/serial; then # NVMe pads the serial with blanks
+			echo /dev/${d##*/}
+			return
+		fi
+	done
+	echo "no disk with serial $1" >&2
+	echo /dev/null
+}
+
+# Disk health on qemu's emulated AHCI and NVMe disks, which answer SMART,
+# with Debian's smartctl. It lives off PATH (/opt/smartmontools/sbin) so
+# that the other scenarios run without it; its drivers load only here, so
+# the other scenarios do not see these disks.
+scenario_smart() {
+	# Unbind the virtio disks but the results disk: smartctl would ask
+	# each of them in vain ("Unable to detect device type"), twice per
+	# step, at about half a second a run under TCG. Bound again at the end.
+	unbound=""
+	for d in /sys/block/vd*; do
+		[ "$(cat $d/serial)" = results ] && continue
+		v=$(basename "$(readlink -f $d/device)")
+		echo $v > /sys/bus/virtio/drivers/virtio_blk/unbind && unbound="$unbound $v"
+	done
+	modprobe ahci
+	modprobe sd_mod
+	modprobe nvme
+	wait_for 20 sh -c '[ -e /sys/block/sdb ] && [ -e /sys/block/nvme0n1 ]'
+	SATA0=$(sdisk LABSATA0)
+	SATA1=$(sdisk LABSATA1)
+	NVME=$(sdisk LABNVME0)
+	PATH=/opt/smartmontools/sbin:$PATH
+	# healthy: smartctl's own reading of each disk, then nastune's
+	cap smart-healthy disks echo $SATA0 $SATA1 $NVME
+	cap smart-healthy smartctl-sata0 smartctl -x -j $SATA0
+	cap smart-healthy smartctl-nvme smartctl -x -j $NVME
+	cap smart-healthy inventory nastune inventory disks -o json
+	cap smart-healthy inventory-text nastune inventory disks
+	record smart-healthy
+	# standby: the disk is told to spin down; nastune must not wake it
+	cap smart-standby standby hdparm -y $SATA1
+	cap smart-standby mode-before hdparm -C $SATA1
+	cap smart-standby inventory nastune inventory disks -o json
+	record smart-standby
+	cap smart-standby mode-after hdparm -C $SATA1
+	# no smartctl on PATH: not collected
+	PATH=/sbin:/bin:/usr/sbin:/usr/bin
+	cap smart-missing inventory nastune inventory disks -o json
+	cap smart-missing inventory-text nastune inventory disks
+	record smart-missing
+	for v in $unbound; do echo $v > /sys/bus/virtio/drivers/virtio_blk/bind; done
+}
+
+for s in $(echo ${LAB_SCENARIOS:-crypt,md,xfs,mdstates,bond,nfsd,smart} | tr , " "); do
 	echo "LAB-SCENARIO $s"
 	scenario_$s
 done

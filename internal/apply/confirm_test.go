@@ -1,0 +1,109 @@
+package apply
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nastune/nastune/internal/plan"
+)
+
+func confirmPlan() plan.Plan {
+	return plan.Plan{Changes: []plan.Change{{ID: "sysctl-1", Kind: "sysctl", Target: "net.ipv4.tcp_timestamps", From: "0", To: "1",
+		Runtime: "/proc/sys/net/ipv4/tcp_timestamps", Persist: &plan.Persist{File: plan.SysctlFile, Line: "net.ipv4.tcp_timestamps = 1"}}}}
+}
+
+func value(t *testing.T, root, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(root, p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// Not confirmed in time: the watchdog undoes the run (value and file).
+func TestUnconfirmedRunReverts(t *testing.T) {
+	root := scratch(t)
+	o := Options{Root: root}
+	m, err := Apply(confirmPlan(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ArmConfirm(m.ID, time.Now().Add(300*time.Millisecond), o); err != nil {
+		t.Fatal(err)
+	}
+	reverted, err := Watch(context.Background(), m.ID, 20*time.Millisecond, o)
+	if err != nil || !reverted {
+		t.Fatalf("watch: reverted %v, %v", reverted, err)
+	}
+	if v := value(t, root, "proc/sys/net/ipv4/tcp_timestamps"); v != "0" {
+		t.Errorf("tcp_timestamps %s after the deadline, want 0", v)
+	}
+	if _, err := os.Stat(filepath.Join(root, plan.SysctlFile)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the sysctl.d file survived the revert: %v", err)
+	}
+	st, _, _ := ReadConfirm(m.ID, o)
+	if st.State != ConfirmReverted {
+		t.Errorf("state %q", st.State)
+	}
+	if _, err := Confirm(m.ID, o); !errors.Is(err, ErrNotPending) {
+		t.Errorf("confirm after the revert: %v", err)
+	}
+}
+
+// Confirmed in time: the watchdog leaves the run applied.
+func TestConfirmedRunStays(t *testing.T) {
+	root := scratch(t)
+	o := Options{Root: root}
+	m, err := Apply(confirmPlan(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ArmConfirm(m.ID, time.Now().Add(2*time.Second), o); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan bool)
+	go func() {
+		r, err := Watch(context.Background(), m.ID, 20*time.Millisecond, o)
+		if err != nil {
+			t.Error(err)
+		}
+		done <- r
+	}()
+	time.Sleep(100 * time.Millisecond)
+	if id, err := Confirm("", o); err != nil || id != m.ID {
+		t.Fatalf("confirm: %s %v", id, err)
+	}
+	if <-done {
+		t.Fatal("a confirmed run was reverted")
+	}
+	if v := value(t, root, "proc/sys/net/ipv4/tcp_timestamps"); v != "1" {
+		t.Errorf("tcp_timestamps %s, want 1", v)
+	}
+}
+
+// No watchdog (the box rebooted): the next start reverts runs whose
+// deadline passed.
+func TestExpiredRunRevertedAtNextStart(t *testing.T) {
+	root := scratch(t)
+	o := Options{Root: root}
+	m, err := Apply(confirmPlan(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ArmConfirm(m.ID, time.Now().Add(-time.Minute), o); err != nil {
+		t.Fatal(err)
+	}
+	done, err := FinishExpired(o)
+	if err != nil || len(done) != 1 || done[0] != m.ID {
+		t.Fatalf("finish expired: %v %v", done, err)
+	}
+	if v := value(t, root, "proc/sys/net/ipv4/tcp_timestamps"); v != "0" {
+		t.Errorf("tcp_timestamps %s, want 0", v)
+	}
+}

@@ -1,0 +1,262 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/nastune/nastune/internal/apply"
+	"github.com/nastune/nastune/internal/bench"
+	"github.com/nastune/nastune/internal/hostfs"
+	"github.com/nastune/nastune/internal/probe"
+	"github.com/nastune/nastune/internal/tune"
+)
+
+type tuneOptions struct {
+	File    string
+	Tests   string
+	BS      string
+	Size    string
+	Runtime string
+	Budget  string
+	Sample  string
+	Devices []string
+	Knobs   string
+	List    bool
+	Yes     bool
+	Output  string
+}
+
+func newTuneCmd(env *Env) *cobra.Command {
+	o := &tuneOptions{}
+	cmd := &cobra.Command{
+		Use:   "tune --file PATH",
+		Short: "Tune the disk path under PATH by measurement: keep only what a benchmark proves",
+		Long: "tune measures the chosen tests on a file under PATH (baseline: at least 3 runs, more while the\n" +
+			"spread is wide), then tries the uncertain knobs of the block devices under PATH one value at a\n" +
+			"time (read_ahead_kb, scheduler, nr_requests, md stripe_cache_size), each applied runtime-only\n" +
+			"as a journaled run. A value is kept only when it gains more than the noise band (the baseline's\n" +
+			"spread, at least 5%); otherwise it is reverted at once and read back. Everything kept is measured\n" +
+			"together, then persisted (udev rule) as one run that `nastune undo RUN` reverts entirely.\n" +
+			"Values the audit warns about and more memory than the box can spare are never tried.\n" +
+			"Ctrl-C, SIGTERM or a lost terminal revert the live trial; after a crash `nastune undo` (or the\n" +
+			"next tune) does. On a terminal it asks before the first trial; elsewhere it needs --yes.\n" +
+			"Needs root. See docs/tune.md.\n\n" + exitHelp,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runTune(cmd.Context(), o, env) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.File, "file", "", "test file on the filesystem to tune (created and removed by tune; required)")
+	f.StringVar(&o.Tests, "tests", "seqread-buffered", "comma-separated bench tests that make up the workload")
+	f.StringVar(&o.BS, "bs", "1M", "request size of the sequential tests: 16K, 128K, 1M")
+	f.StringVar(&o.Size, "size", "256M", "test file size")
+	f.StringVar(&o.Runtime, "runtime", "10", "time limit per test run: seconds or a duration")
+	f.StringVar(&o.Sample, "sample", "2s", "shortest measurement: the tests repeat until then, and count as one run")
+	f.StringVar(&o.Budget, "budget", "10m", "time for the whole tune; candidates left when it runs out are not tried")
+	f.StringArrayVar(&o.Devices, "device", nil, "only tune this device of the path (kernel name, e.g. sdb; repeatable)")
+	f.StringVar(&o.Knobs, "knobs", "", "only these attributes (comma-separated): read_ahead_kb, scheduler, nr_requests, stripe_cache_size")
+	f.BoolVar(&o.Yes, "yes", false, "start the trials without asking")
+	f.BoolVar(&o.List, "list", false, "only list the devices under PATH and the values tune would try (read-only)")
+	f.StringVarP(&o.Output, "output", "o", "text", "output format: text, json or html")
+	return cmd
+}
+
+func runTune(ctx context.Context, o *tuneOptions, env *Env) error {
+	if err := outputFormat(o.Output, "text", "json", "html"); err != nil {
+		return err
+	}
+	if o.File == "" {
+		return usagef("e.g. nastune tune --file /srv/array/nastune.tune --tests seqread-buffered --bs 16K", "--file is required")
+	}
+	tests := []string{}
+	for _, t := range strings.Split(o.Tests, ",") {
+		t = strings.TrimSpace(t)
+		if !slices.Contains(bench.DiskTests, t) {
+			return usagef("tests: "+strings.Join(bench.DiskTests, ", "), "--tests: unknown test %q", t)
+		}
+		tests = append(tests, t)
+	}
+	bs, err := benchSize("bs", o.BS)
+	if err != nil {
+		return err
+	}
+	if bs < 4096 || bs%4096 != 0 || bs > 16<<20 {
+		return usagef("e.g. --bs 16K or --bs 1M", "--bs %s: give a multiple of 4K up to 16M", o.BS)
+	}
+	size, err := benchSize("size", o.Size)
+	if err != nil {
+		return err
+	}
+	if size < 16<<20 {
+		return usagef("e.g. --size 256M", "--size %s is below 16MiB", o.Size)
+	}
+	runtime, err := benchDuration("runtime", o.Runtime)
+	if err != nil {
+		return err
+	}
+	budget, err := benchDuration("budget", o.Budget)
+	if err != nil {
+		return err
+	}
+	sample, err := benchDuration("sample", o.Sample)
+	if err != nil {
+		return err
+	}
+	if sample < 0 || sample > 10*time.Minute {
+		return usagef("e.g. --sample 2s", "--sample %v is outside 0-10m", sample)
+	}
+	if budget < 10*time.Second || budget > 24*time.Hour {
+		return usagef("e.g. --budget 10m", "--budget %v is outside 10s-24h", budget)
+	}
+	if os.Geteuid() != 0 && !o.List {
+		return usagef("run it as root: sudo nastune tune ...", "tune writes /sys attributes and /etc/udev, which needs root")
+	}
+	if !o.Yes && !env.IsTTY && !o.List {
+		return usagef("run `nastune tune --yes ...` to start the trials without asking", "nothing tried: not a terminal and no --yes")
+	}
+	// Signals stop the measurement; the trials are reverted before exit.
+	// Further signals while reverting are caught (and ignored) until stop.
+	ctx, stop := benchSignals(ctx)
+	defer stop()
+
+	aopts := apply.Options{}
+	if !o.List {
+		finishExpired(env)
+		if done, err := tune.FinishOrphans(aopts); err != nil {
+			return err
+		} else if len(done) > 0 {
+			fmt.Fprintf(env.Stderr, "nastune: reverted %d trial run(s) a killed tune left live: %s\n", len(done), strings.Join(done, ", "))
+		}
+	}
+	devs, err := tune.DefaultResolver.Resolve(dirOf(o.File))
+	if err != nil {
+		return err
+	}
+	if len(o.Devices) > 0 {
+		var keep []tune.Device
+		for _, d := range devs {
+			if slices.Contains(o.Devices, d.Name) {
+				keep = append(keep, d)
+			}
+		}
+		if len(keep) == 0 {
+			names := []string{}
+			for _, d := range devs {
+				names = append(names, d.Name)
+			}
+			return usagef("devices under the path: "+strings.Join(names, ", "), "--device %s is not under %s", strings.Join(o.Devices, ","), o.File)
+		}
+		devs = keep
+	}
+	h := probe.Collect(ctx, hostfs.Live())
+	knobs := tune.Knobs("/sys", devs, h)
+	if o.Knobs != "" {
+		want := strings.Split(o.Knobs, ",")
+		for i, a := range want {
+			want[i] = strings.TrimSpace(a)
+			if !slices.Contains(tune.Attrs, want[i]) {
+				return usagef("knobs: "+strings.Join(tune.Attrs, ", "), "--knobs: unknown attribute %q", a)
+			}
+		}
+		knobs = slices.DeleteFunc(knobs, func(k tune.Knob) bool { return !slices.Contains(want, k.Attr) })
+	}
+	units := map[string]string{}
+	for _, t := range tests {
+		units[t] = tune.Unit(t)
+	}
+	if o.List && o.Output == "json" {
+		b, err := json.MarshalIndent(map[string]any{"devices": devs, "knobs": knobs}, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(env.Stdout, "%s\n", b)
+		return err
+	}
+	w := env.Stderr
+	if o.Output == "text" || o.List {
+		w = env.Stdout
+	}
+	reqs := ""
+	if slices.ContainsFunc(tests, func(t string) bool { return strings.HasPrefix(t, "seq") }) {
+		reqs = ", sequential requests of " + o.BS
+	}
+	fmt.Fprintf(w, "tune %s: %s%s, budget %s\n", o.File, strings.Join(tests, ","), reqs, budget)
+	for _, d := range devs {
+		fmt.Fprintf(w, "  device %-8s %-5s %s\n", d.Name, d.Kind, d.Via)
+	}
+	n := 0
+	for _, k := range knobs {
+		n += len(k.Values)
+		fmt.Fprintf(w, "  knob %s = %s; tries %s\n", k.Path, k.Current, orDash(strings.Join(k.Values, ", ")))
+		for _, s := range k.Skipped {
+			fmt.Fprintf(w, "    not tried %s\n", s)
+		}
+	}
+	if n == 0 {
+		fmt.Fprintln(w, "nothing to try on this path")
+		return nil
+	}
+	if o.List {
+		return nil
+	}
+	if !o.Yes {
+		fmt.Fprintf(env.Stdout, "\nMeasure and try these %d value(s), one at a time (each reverted unless it pays)? [y/N] ", n)
+		line, _ := bufio.NewReader(env.Stdin).ReadString('\n')
+		if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
+			fmt.Fprintln(env.Stdout, "nothing tried")
+			return nil
+		}
+	}
+	defer func() {
+		if err := bench.RemoveTestFile(o.File); err != nil && !errors.Is(err, os.ErrNotExist) {
+			fmt.Fprintf(env.Stderr, "nastune: warning: removing the test file: %v\n", err)
+		}
+	}()
+	m := tune.DiskMeasurer(o.File, size, tests, int(bs), runtime, sample)
+	a := &tune.JournalApplier{Opts: aopts, Sys: "/sys", Devs: devs}
+	res, err := tune.Run(ctx, m, a, tune.Options{Tests: tests, Units: units, Knobs: knobs, Budget: budget,
+		Log: func(f string, args ...any) { fmt.Fprintf(env.Stderr, "nastune: "+f+"\n", args...) }})
+	if err != nil {
+		if res != nil && len(res.Trials) > 0 {
+			_ = emitTune(env, o.Output, res)
+		}
+		if errors.Is(err, tune.ErrInterrupted) || errors.Is(err, bench.ErrInterrupted) {
+			return fmt.Errorf("%w", tune.ErrInterrupted)
+		}
+		return err
+	}
+	return emitTune(env, o.Output, res)
+}
+
+func dirOf(file string) string {
+	if i := strings.LastIndexByte(file, '/'); i > 0 {
+		return file[:i]
+	} else if i == 0 {
+		return "/"
+	}
+	return "."
+}
+
+func emitTune(env *Env, format string, res *tune.Result) error {
+	switch format {
+	case "json":
+		b, err := json.MarshalIndent(res, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(env.Stdout, "%s\n", b)
+		return err
+	case "html":
+		return tune.WriteHTML(env.Stdout, res)
+	}
+	tune.WriteText(env.Stdout, res)
+	return nil
+}

@@ -1,0 +1,199 @@
+package tune
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/nastune/nastune/internal/apply"
+	"github.com/nastune/nastune/internal/bench"
+	"github.com/nastune/nastune/internal/plan"
+)
+
+// DiskMeasurer measures the tests on one test file, kept between calls
+// (bench.RemoveTestFile removes it at the end). One sample repeats each
+// test until it has run for minTime and reports the total work over the
+// total time: a short burst of other I/O weighs less than in one pass.
+func DiskMeasurer(file string, size int64, tests []string, bs int, runtime, minTime time.Duration) Measurer {
+	return func(ctx context.Context) (Sample, error) {
+		type acc struct{ bytes, ios, secs float64 }
+		sum := map[string]*acc{}
+		for _, t := range tests {
+			sum[t] = &acc{}
+		}
+		start := time.Now()
+		for pass := 0; pass == 0 || time.Since(start) < minTime; pass++ {
+			r, err := bench.RunDisk(ctx, bench.DiskOptions{File: file, Size: size, Tests: tests, Runtime: runtime, Keep: true, Repeat: 1, SeqBlock: bs})
+			if err != nil {
+				return nil, err
+			}
+			for _, t := range r.Tests {
+				if t.Skipped != "" {
+					return nil, fmt.Errorf("%s: %s", t.Name, t.Skipped)
+				}
+				a := sum[t.Name]
+				a.bytes += float64(t.Bytes)
+				a.ios += t.IOPS * t.Seconds
+				a.secs += t.Seconds
+			}
+		}
+		s := Sample{}
+		for name, a := range sum {
+			if a.secs <= 0 {
+				return nil, fmt.Errorf("%s: no time measured", name)
+			}
+			if Unit(name) == "IOPS" {
+				s[name] = a.ios / a.secs
+			} else {
+				s[name] = a.bytes / a.secs / (1 << 20)
+			}
+		}
+		return s, nil
+	}
+}
+
+// Unit is the unit tune compares a test in: MiB/s for sequential tests,
+// IOPS for random ones.
+func Unit(test string) string {
+	if strings.HasPrefix(test, "rand") {
+		return "IOPS"
+	}
+	return "MiB/s"
+}
+
+// JournalApplier makes trials and the final run through internal/apply.
+type JournalApplier struct {
+	Opts apply.Options
+	Sys  string // "/sys" (where udev matches are read)
+	Devs []Device
+}
+
+// Trial implements Applier.
+func (j *JournalApplier) Trial(path, value string) (string, error) {
+	m, err := apply.Trial(path, value, j.Opts)
+	if err != nil {
+		if m != nil && m.ID != "" {
+			// A failed trial was rolled back by apply; say which run.
+			return "", fmt.Errorf("%w (run %s)", err, m.ID)
+		}
+		return "", err
+	}
+	return m.ID, nil
+}
+
+// Revert implements Applier.
+func (j *JournalApplier) Revert(id string) (string, error) { return apply.Revert(id, j.Opts) }
+
+// Persist implements Applier: one run with each kept value and, where the
+// device can be matched stably, its udev rule.
+func (j *JournalApplier) Persist(kept []Kept) (string, error) {
+	var p plan.Plan
+	for i, k := range kept {
+		c := plan.Change{ID: fmt.Sprintf("tune-%d", i+1), Finding: "tune", Kind: "sysfs", Target: k.Knob, From: k.From, To: k.To, Runtime: k.Knob}
+		if line, why := j.udevLine(k.Knob, k.To); line != "" {
+			c.Persist = &plan.Persist{File: plan.UdevFile, Line: line}
+			kept[i].Persisted = plan.UdevFile
+		} else {
+			kept[i].Persisted = "runtime only: " + why
+		}
+		p.Changes = append(p.Changes, c)
+	}
+	m, err := apply.Apply(p, j.Opts)
+	if err != nil {
+		return "", err
+	}
+	return m.ID, nil
+}
+
+// udevLine is the rule that sets a block attribute again when the device
+// appears: disks by WWN or serial (from the udev database), dm devices by
+// DM_UUID, loop devices by backing file, md arrays by name.
+func (j *JournalApplier) udevLine(knob, value string) (string, string) {
+	parts := strings.SplitN(strings.TrimPrefix(knob, "/sys/block/"), "/", 2)
+	if len(parts) != 2 {
+		return "", "not a block attribute"
+	}
+	name, attr := parts[0], parts[1]
+	sys := j.Sys
+	if sys == "" {
+		sys = "/sys"
+	}
+	set := fmt.Sprintf(`ATTR{%s}="%s"`, attr, value)
+	switch kindOf(name) {
+	case "md":
+		return fmt.Sprintf(`ACTION=="add|change", SUBSYSTEM=="block", KERNEL=="%s", %s`, name, set), ""
+	case "dm":
+		uuid := strings.TrimSpace(readSmall(filepath.Join(sys, "block", name, "dm", "uuid")))
+		if uuid == "" || !safeUdev(uuid) {
+			return "", name + " has no dm UUID to match on"
+		}
+		return fmt.Sprintf(`ACTION=="add|change", SUBSYSTEM=="block", ENV{DM_UUID}=="%s", %s`, uuid, set), ""
+	case "loop":
+		bf := strings.TrimSpace(readSmall(filepath.Join(sys, "block", name, "loop", "backing_file")))
+		if bf == "" || !safeUdev(bf) {
+			return "", name + " has no backing file name udev can match"
+		}
+		return fmt.Sprintf(`ACTION=="add|change", SUBSYSTEM=="block", KERNEL=="loop*", ATTR{loop/backing_file}=="%s", %s`, bf, set), ""
+	case "disk":
+		props := udevProps(sys, name)
+		if w := props["ID_WWN"]; w != "" && safeUdev(w) {
+			return fmt.Sprintf(`ACTION=="add|change", SUBSYSTEM=="block", ENV{DEVTYPE}=="disk", ENV{ID_WWN}=="%s", %s`, w, set), ""
+		}
+		if s := props["ID_SERIAL_SHORT"]; s != "" && safeUdev(s) {
+			return fmt.Sprintf(`ACTION=="add|change", SUBSYSTEM=="block", ENV{DEVTYPE}=="disk", ENV{ID_SERIAL_SHORT}=="%s", %s`, s, set), ""
+		}
+		return "", name + " has no serial or WWN to match on"
+	}
+	return "", "no stable way to match " + name
+}
+
+// safeUdev: a value that can sit between double quotes in a rule (no
+// quote, backslash, glob or newline).
+func safeUdev(s string) bool { return !strings.ContainsAny(s, "\"\\\n*?[]") && s != "" }
+
+// udevProps reads the udev database entry of a block device
+// (/run/udev/data/bMAJ:MIN, lines "E:KEY=value").
+func udevProps(sys, name string) map[string]string {
+	out := map[string]string{}
+	dev := strings.TrimSpace(readSmall(filepath.Join(sys, "block", name, "dev")))
+	if dev == "" {
+		return out
+	}
+	b, err := os.ReadFile("/run/udev/data/b" + dev)
+	if err != nil {
+		return out
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if kv, ok := strings.CutPrefix(l, "E:"); ok {
+			if k, v, ok := strings.Cut(kv, "="); ok {
+				out[k] = v
+			}
+		}
+	}
+	return out
+}
+
+// FinishOrphans reverts the trials a killed tune left live, and refuses
+// when another tune is running.
+func FinishOrphans(o apply.Options) ([]string, error) {
+	orphans, busy, err := apply.OpenTrials(o)
+	if err != nil {
+		return nil, err
+	}
+	if len(busy) > 0 {
+		return nil, fmt.Errorf("another nastune tune is running (pid %d, trial run %s)", busy[0].PID, busy[0].ID)
+	}
+	var done []string
+	for i := len(orphans) - 1; i >= 0; i-- {
+		id := orphans[i].ID
+		if _, err := apply.Revert(id, o); err != nil && !errors.Is(err, apply.ErrBadRunID) {
+			return done, fmt.Errorf("reverting trial run %s left by a killed tune: %w", id, err)
+		}
+		done = append(done, id)
+	}
+	return done, nil
+}

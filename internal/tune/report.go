@@ -1,0 +1,142 @@
+package tune
+
+import (
+	"fmt"
+	"html/template"
+	"io"
+	"strings"
+	"text/tabwriter"
+)
+
+// WriteText prints the result as a table: baseline, each trial, the final
+// run and what was kept.
+func WriteText(w io.Writer, r *Result) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	unit := r.Baseline.Unit
+	fmt.Fprintf(tw, "\nKNOB\tFROM\tTO\tMEDIAN %s\tSPREAD\tGAIN\tVERDICT\n", unit)
+	fmt.Fprintf(tw, "baseline\t\t\t%.1f\t±%.1f%%\t\t%d runs\n", r.Baseline.Median, r.Baseline.SpreadPct/2, r.Baseline.Runs)
+	for _, t := range r.Trials {
+		if t.Error != "" {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t-\t-\t-\trefused\n", t.Knob, t.From, t.To)
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%.1f\t±%.1f%%\t%+.1f%%\t%s\n", t.Knob, t.From, t.To, t.Median, t.SpreadPct/2, t.Gain, t.Verdict)
+	}
+	if r.Final != nil && r.FinalBaseline != nil {
+		fmt.Fprintf(tw, "final: all kept\t\t\t%.1f\t±%.1f%%\t%+.1f%%\tholds\n", r.Final.Median, r.Final.SpreadPct/2, r.FinalGain)
+		fmt.Fprintf(tw, "final: baseline again\t\t\t%.1f\t±%.1f%%\t\t\n", r.FinalBaseline.Median, r.FinalBaseline.SpreadPct/2)
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "\nthreshold: a trial is kept when its median gains more than %.1f%% over the best before it\n", r.ThresholdPct)
+	fmt.Fprintf(w, "(the baseline's spread (max-min)/median, at least 5%%) and its slowest run beats the best's fastest;\n")
+	fmt.Fprintf(w, "the final run must beat the baseline measured again right after it by the same rule\n")
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+	if r.Interrupted {
+		fmt.Fprintln(w, "interrupted: every trial value was reverted; nothing kept")
+	}
+	if len(r.Kept) == 0 {
+		if !r.Interrupted {
+			fmt.Fprintln(w, "kept: nothing (the system is as before)")
+		}
+		return
+	}
+	fmt.Fprintf(w, "kept (run %s; undo with: nastune undo %s):\n", r.RunID, r.RunID)
+	for _, k := range r.Kept {
+		fmt.Fprintf(w, "  %s: %s → %s (%s)\n", k.Knob, k.From, k.To, k.Persisted)
+	}
+}
+
+var htmlTmpl = template.Must(template.New("tune").Funcs(template.FuncMap{
+	"bar": func(v, maxv float64) float64 {
+		if maxv <= 0 {
+			return 0
+		}
+		return v / maxv * 560
+	},
+	"lo": func(s Stat) float64 { return minOf(s.Values) },
+	"hi": func(s Stat) float64 { return maxOf(s.Values) },
+}).Parse(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>nastune tune</title>
+<style>body{font:14px system-ui,sans-serif;margin:2em;max-width:60em}table{border-collapse:collapse}
+td,th{padding:.2em .6em;text-align:left;border-bottom:1px solid #ddd}.kept{color:#070}.reverted{color:#900}
+svg text{font:11px system-ui,sans-serif}</style></head><body>
+<h1>nastune tune</h1>
+<p>Tests: {{range $i, $t := .R.Tests}}{{if $i}}, {{end}}{{$t}}{{end}}. A trial is kept when its median gains more than
+{{printf "%.1f" .R.ThresholdPct}}% over the best before it (the baseline's spread, at least 5%).</p>
+<svg width="900" height="{{.Height}}" role="img" aria-label="median and spread of every trial">
+{{range $i, $row := .Rows}}<g transform="translate(0,{{$row.Y}})">
+<text x="0" y="14">{{$row.Label}}</text>
+<rect x="320" y="2" height="16" width="{{bar $row.S.Median $.Max}}" fill="{{$row.Color}}"></rect>
+<line x1="{{bar (lo $row.S) $.Max | printf "%.1f"}}" x2="{{bar (hi $row.S) $.Max | printf "%.1f"}}" y1="10" y2="10" stroke="#000" transform="translate(320,0)"></line>
+<text x="{{$row.TX}}" y="14">{{printf "%.1f" $row.S.Median}} {{$.R.Baseline.Unit}}</text></g>
+{{end}}</svg>
+<table><tr><th>knob</th><th>from</th><th>to</th><th>median</th><th>spread</th><th>gain</th><th>verdict</th><th>why</th></tr>
+<tr><td>baseline</td><td></td><td></td><td>{{printf "%.1f" .R.Baseline.Median}}</td><td>{{printf "%.1f" .R.Baseline.Spread}}</td><td></td><td>{{.R.Baseline.Runs}} runs</td><td></td></tr>
+{{range .R.Trials}}<tr><td>{{.Knob}}</td><td>{{.From}}</td><td>{{.To}}</td><td>{{printf "%.1f" .Median}}</td><td>{{printf "%.1f" .Spread}}</td><td>{{printf "%+.1f" .Gain}}%</td><td class="{{.Verdict}}">{{.Verdict}}</td><td>{{.Why}}{{.Error}}</td></tr>
+{{end}}</table>
+{{if .R.Kept}}<p>Kept as run {{.R.RunID}} (<code>nastune undo {{.R.RunID}}</code> reverts it):</p><ul>
+{{range .R.Kept}}<li><code>{{.Knob}}</code>: {{.From}} → {{.To}} ({{.Persisted}})</li>{{end}}</ul>
+{{else}}<p>Nothing kept: the system is as before.</p>{{end}}
+</body></html>
+`))
+
+type htmlRow struct {
+	Label, Color string
+	S            Stat
+	Y, TX        float64
+}
+
+// WriteHTML writes a page with a chart of every trial (median bar and
+// min-max line) and the table.
+func WriteHTML(w io.Writer, r *Result) error {
+	rows := []htmlRow{{Label: "baseline", Color: "#888", S: r.Baseline}}
+	for _, t := range r.Trials {
+		if t.Error != "" {
+			continue
+		}
+		c := "#c66"
+		if t.Verdict == "kept" {
+			c = "#6a6"
+		}
+		rows = append(rows, htmlRow{Label: shortKnob(t.Knob) + " " + t.From + "→" + t.To, Color: c, S: t.Stat})
+	}
+	if r.Final != nil && r.FinalBaseline != nil {
+		rows = append(rows, htmlRow{Label: "final: all kept", Color: "#36c", S: *r.Final},
+			htmlRow{Label: "final: baseline again", Color: "#888", S: *r.FinalBaseline})
+	}
+	mx := 0.0
+	for _, row := range rows {
+		mx = max(mx, maxOf(row.S.Values), row.S.Median)
+	}
+	for i := range rows {
+		rows[i].Y = float64(i) * 24
+		rows[i].TX = 320 + rows[i].S.Median/max(mx, 1)*560 + 6
+		if rows[i].TX > 820 {
+			rows[i].TX = 820
+		}
+	}
+	return htmlTmpl.Execute(w, map[string]any{"R": r, "Rows": rows, "Max": mx, "Height": len(rows)*24 + 4})
+}
+
+func shortKnob(p string) string { return strings.TrimPrefix(p, "/sys/block/") }
+
+func minOf(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	m := v[0]
+	for _, x := range v {
+		m = min(m, x)
+	}
+	return m
+}
+
+func maxOf(v []float64) float64 {
+	m := 0.0
+	for _, x := range v {
+		m = max(m, x)
+	}
+	return m
+}

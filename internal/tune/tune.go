@@ -1,0 +1,505 @@
+// Package tune tunes by measurement: it changes one knob at a time on the
+// data path of a file, measures the workload with internal/bench, and
+// keeps a change only when the gain is beyond the noise of the
+// measurement. Everything it keeps is persisted as one journaled run
+// (internal/apply) that `nastune undo RUN` reverts entirely.
+//
+// The loop (Run):
+//
+//  1. Baseline: at least MinRuns measurements, more (up to MaxRuns) while
+//     the spread is wider than WideSpread, within the budget. The noise
+//     band is the baseline's relative spread, (max-min)/median; the
+//     threshold a trial must beat is max(MinGain, noise band).
+//  2. Trials, greedy per knob: each candidate value is applied runtime-only
+//     as its own journaled run (apply.Trial), measured TrialRuns times and
+//     compared with the best so far (the baseline, or the value this knob
+//     kept last). It is kept when its median gains more than the threshold
+//     and its slowest run beats the best's fastest (the min-max ranges do
+//     not overlap); otherwise it is reverted at once (apply.Undo) and the
+//     value read back.
+//  3. Final: everything kept is measured together, then everything is
+//     reverted and the baseline measured again at once (the same load on
+//     the box for both); when the total does not beat that fresh baseline
+//     by the same rule, the last keep is dropped and the rest measured
+//     again.
+//  4. Persist: the trial runs are reverted and the kept values applied
+//     again as one run, runtime value and persistent line (udev rule for
+//     block attributes) together.
+//
+// A signal (the caller cancels ctx) stops the measurement; every live
+// trial is reverted before Run returns. A tune killed outright leaves its
+// trials as complete journal runs: `nastune undo` reverts them, and the
+// next tune does it first (apply.OpenTrials).
+package tune
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+)
+
+// Sample is one measurement: test name → value in the test's unit.
+type Sample map[string]float64
+
+// Measurer runs the chosen tests once.
+type Measurer func(ctx context.Context) (Sample, error)
+
+// Applier makes and reverts the trial changes, and persists the result.
+type Applier interface {
+	// Trial sets path to value as a journaled runtime-only run.
+	Trial(path, value string) (runID string, err error)
+	// Revert undoes a trial run and returns the value read back.
+	Revert(runID string) (readBack string, err error)
+	// Persist applies the kept values (runtime and persistent) as one
+	// run; "" when there is nothing to persist.
+	Persist(kept []Kept) (runID string, err error)
+}
+
+// Options of a tune run.
+type Options struct {
+	Tests  []string
+	Units  map[string]string // test → unit ("MiB/s", "IOPS")
+	Knobs  []Knob
+	Budget time.Duration
+	// MinRuns/MaxRuns bound the baseline; TrialRuns measures each trial
+	// and the final run.
+	MinRuns, MaxRuns, TrialRuns int
+	// WideSpread: the baseline gets more runs while its spread is wider.
+	WideSpread float64
+	// MinGain is the smallest gain ever kept (a fraction).
+	MinGain float64
+	// Log, when set, is told what happens as it happens.
+	Log func(format string, args ...any)
+	Now func() time.Time
+}
+
+func (o *Options) defaults() {
+	if o.MinRuns < 3 {
+		o.MinRuns = 3
+	}
+	if o.MaxRuns < o.MinRuns {
+		o.MaxRuns = max(o.MinRuns, 7)
+	}
+	if o.TrialRuns < 3 {
+		o.TrialRuns = 3
+	}
+	if o.WideSpread <= 0 {
+		o.WideSpread = 0.10
+	}
+	if o.MinGain <= 0 {
+		o.MinGain = 0.05
+	}
+	if o.Budget <= 0 {
+		o.Budget = 10 * time.Minute
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Log == nil {
+		o.Log = func(string, ...any) {}
+	}
+}
+
+// Stat is a set of measurements of the score.
+type Stat struct {
+	Median float64 `json:"median"`
+	// Spread is max-min, in Unit; SpreadPct is it relative to the median.
+	Spread    float64            `json:"spread"`
+	SpreadPct float64            `json:"spread_pct"`
+	Unit      string             `json:"unit"`
+	Runs      int                `json:"runs"`
+	Values    []float64          `json:"values"`
+	Tests     map[string]float64 `json:"tests,omitempty"` // median per test (several tests)
+}
+
+// Trial is one candidate tried.
+type Trial struct {
+	Knob string `json:"knob"` // the path written
+	From string `json:"from"`
+	To   string `json:"to"`
+	Stat
+	// Gain is the median's change against the best before it, in percent.
+	Gain    float64 `json:"gain"`
+	Verdict string  `json:"verdict"` // kept, reverted
+	// Why explains the verdict; ReadBack is the value after a revert.
+	Why      string `json:"why"`
+	RunID    string `json:"trial_run,omitempty"`
+	ReadBack string `json:"read_back,omitempty"`
+	Error    string `json:"error,omitempty"`
+}
+
+// Kept is a value tune keeps: the knob's original value and the new one.
+type Kept struct {
+	Knob string `json:"knob"`
+	From string `json:"from"`
+	To   string `json:"to"`
+	// Persisted says how it survives a reboot ("" while not persisted).
+	Persisted string `json:"persisted,omitempty"`
+}
+
+// Result is the answer of a tune run.
+type Result struct {
+	RunID        string   `json:"run_id"` // the persisted run ("" when nothing was kept)
+	Tests        []string `json:"tests"`
+	ThresholdPct float64  `json:"threshold_pct"`
+	Baseline     Stat     `json:"baseline"`
+	Trials       []Trial  `json:"trials"`
+	Final        *Stat    `json:"final,omitempty"`
+	// FinalBaseline is the baseline measured again right after Final
+	// (everything reverted); FinalGain is Final's median against it, in
+	// percent.
+	FinalBaseline *Stat    `json:"final_baseline,omitempty"`
+	FinalGain     float64  `json:"final_gain"`
+	Kept          []Kept   `json:"kept"`
+	Knobs         []Knob   `json:"knobs"`
+	Notes         []string `json:"notes,omitempty"`
+	Interrupted   bool     `json:"interrupted,omitempty"`
+}
+
+// ErrInterrupted: a signal stopped the run; every trial was reverted.
+var ErrInterrupted = errors.New("interrupted: every trial value was reverted")
+
+type live struct {
+	trial int // index in Result.Trials
+	runID string
+	knob  string
+}
+
+// Run tunes: baseline, trials, final run, persist. On error or a cancelled
+// ctx every live trial is reverted before it returns.
+func Run(ctx context.Context, m Measurer, a Applier, o Options) (res *Result, err error) {
+	o.defaults()
+	start := o.Now()
+	res = &Result{Tests: o.Tests, Knobs: o.Knobs, Trials: []Trial{}, Kept: []Kept{}}
+	var stack []live // trial runs live now, in order
+	defer func() {
+		if err == nil {
+			return
+		}
+		if ctx.Err() != nil {
+			res.Interrupted = true
+		}
+		if _, rerr := revertTrials(a, &stack); rerr != nil {
+			err = fmt.Errorf("%w; reverting the trials also failed: %v (finish with: nastune undo)", err, rerr)
+		}
+		for i := range res.Trials {
+			if res.Trials[i].Verdict == "kept" {
+				res.Trials[i].Verdict, res.Trials[i].Why = "reverted", "stopped: "+err.Error()
+			}
+		}
+		res.Kept = []Kept{}
+		res.RunID = ""
+	}()
+	spent := func() time.Duration { return o.Now().Sub(start) }
+
+	// Baseline.
+	var base []Sample
+	var perSample time.Duration
+	for {
+		t0 := o.Now()
+		s, err := measure(ctx, m)
+		if err != nil {
+			return res, err
+		}
+		perSample = o.Now().Sub(t0)
+		base = append(base, s)
+		st := stat(base, nil, o)
+		if len(base) >= o.MaxRuns || len(base) >= o.MinRuns && (st.SpreadPct/100 <= o.WideSpread || spent() > o.Budget/4) {
+			break
+		}
+	}
+	ref := medians(base, o.Tests)
+	res.Baseline = stat(base, ref, o)
+	thr := max(o.MinGain, res.Baseline.SpreadPct/100)
+	res.ThresholdPct = round(thr * 100)
+	o.Log("baseline %.1f %s (spread %.1f%%, %d runs); a trial is kept when it gains more than %.1f%%",
+		res.Baseline.Median, res.Baseline.Unit, res.Baseline.SpreadPct, res.Baseline.Runs, res.ThresholdPct)
+	best := res.Baseline
+	trialCost := time.Duration(o.TrialRuns) * perSample
+
+	// Trials, greedy per knob.
+	current := map[string]string{}
+	orig := map[string]string{}
+	for _, k := range o.Knobs {
+		current[k.Path], orig[k.Path] = k.Current, k.Current
+	}
+	outOfBudget := false
+	for _, k := range o.Knobs {
+		for _, v := range k.Values {
+			// Keep time for this trial and the final run.
+			if spent()+2*trialCost > o.Budget {
+				outOfBudget = true
+				break
+			}
+			if err := ctx.Err(); err != nil {
+				return res, ErrInterrupted
+			}
+			t := Trial{Knob: k.Path, From: current[k.Path], To: v}
+			id, terr := a.Trial(k.Path, v)
+			if terr != nil {
+				if ctx.Err() != nil {
+					return res, ErrInterrupted
+				}
+				t.Verdict, t.Why, t.Error = "reverted", "the kernel refused the value", terr.Error()
+				res.Trials = append(res.Trials, t)
+				o.Log("%s %s → %s: refused (%v)", k.Path, t.From, v, terr)
+				continue
+			}
+			t.RunID = id
+			res.Trials = append(res.Trials, t)
+			stack = append(stack, live{trial: len(res.Trials) - 1, runID: id, knob: k.Path})
+			var ss []Sample
+			for i := 0; i < o.TrialRuns; i++ {
+				s, err := measure(ctx, m)
+				if err != nil {
+					return res, err
+				}
+				ss = append(ss, s)
+			}
+			tp := &res.Trials[len(res.Trials)-1]
+			tp.Stat = stat(ss, ref, o)
+			tp.Gain = round(gain(tp.Median, best.Median) * 100)
+			if beyond(tp.Stat, best, thr) {
+				tp.Verdict = "kept"
+				tp.Why = fmt.Sprintf("+%.1f%% > %.1f%% threshold, slowest run above the best's fastest", tp.Gain, res.ThresholdPct)
+				for _, l := range stack[:len(stack)-1] {
+					if l.knob == k.Path {
+						res.Trials[l.trial].Why += "; then " + v + " gained more"
+					}
+				}
+				best = tp.Stat
+				current[k.Path] = v
+				o.Log("%s %s → %s: %.1f %s (%+.1f%%): kept", k.Path, tp.From, v, tp.Median, tp.Unit, tp.Gain)
+				continue
+			}
+			tp.Verdict = "reverted"
+			tp.Why = fmt.Sprintf("%+.1f%% ≤ %.1f%% threshold", tp.Gain, res.ThresholdPct)
+			if tp.Gain > res.ThresholdPct {
+				tp.Why = fmt.Sprintf("%+.1f%%, but its slowest run is not above the best's fastest (%.1f ≤ %.1f)", tp.Gain, minOf(tp.Values), maxOf(best.Values))
+			}
+			rb, rerr := a.Revert(id)
+			stack = stack[:len(stack)-1]
+			tp.ReadBack = rb
+			if rerr != nil {
+				return res, fmt.Errorf("reverting %s: %w", k.Path, rerr)
+			}
+			if rb != tp.From {
+				return res, fmt.Errorf("reverted %s but it reads %q, not %q", k.Path, rb, tp.From)
+			}
+			o.Log("%s %s → %s: %.1f %s (%+.1f%%): reverted, reads %s again", k.Path, tp.From, v, tp.Median, tp.Unit, tp.Gain, rb)
+		}
+		if outOfBudget {
+			res.Notes = append(res.Notes, fmt.Sprintf("budget %s reached after %s: the remaining candidates were not tried", o.Budget, spent().Round(time.Second)))
+			break
+		}
+	}
+
+	// Final run of everything kept, then the baseline again (everything
+	// reverted) right after it, so both see the same load on the box;
+	// while the total does not beat that fresh baseline beyond the noise
+	// band, the last keep is dropped and the rest measured again.
+	keeps := slices.Clone(stack)
+	for len(keeps) > 0 {
+		fs, err := measureN(ctx, m, o.TrialRuns)
+		if err != nil {
+			return res, err
+		}
+		rbs, err := revertTrials(a, &stack)
+		if err != nil {
+			return res, err
+		}
+		bs, err := measureN(ctx, m, o.TrialRuns)
+		if err != nil {
+			return res, err
+		}
+		f, b := stat(fs, ref, o), stat(bs, ref, o)
+		res.Final, res.FinalBaseline = &f, &b
+		res.FinalGain = round(gain(f.Median, b.Median) * 100)
+		if beyond(f, b, thr) {
+			o.Log("final: %.1f %s, baseline again %.1f %s (%+.1f%%): holds", f.Median, f.Unit, b.Median, b.Unit, res.FinalGain)
+			break
+		}
+		last := keeps[len(keeps)-1]
+		keeps = keeps[:len(keeps)-1]
+		tp := &res.Trials[last.trial]
+		tp.Verdict, tp.ReadBack = "reverted", rbs[last.runID]
+		tp.Why = fmt.Sprintf("kept at first, but everything kept together measured %.1f %s against %.1f %s for the baseline measured again right after (%+.1f%%): the total did not hold",
+			f.Median, f.Unit, b.Median, b.Unit, res.FinalGain)
+		o.Log("final: %.1f %s against %.1f %s does not hold: dropping %s = %s", f.Median, f.Unit, b.Median, b.Unit, tp.Knob, tp.To)
+		res.Final, res.FinalBaseline = nil, nil
+		for i := range keeps {
+			id, err := a.Trial(keeps[i].knob, res.Trials[keeps[i].trial].To)
+			if err != nil {
+				return res, fmt.Errorf("applying %s again for the final run: %w", keeps[i].knob, err)
+			}
+			keeps[i].runID = id
+			stack = append(stack, keeps[i])
+		}
+	}
+	if len(keeps) == 0 {
+		res.Notes = append(res.Notes, "nothing paid beyond the noise band: nothing kept, nothing persisted")
+		return res, nil
+	}
+
+	// Persist: everything is reverted (the fresh baseline); apply the kept
+	// values as one run. The value each knob keeps is that of its newest
+	// keep.
+	last := map[string]string{}
+	for _, l := range keeps {
+		last[l.knob] = res.Trials[l.trial].To
+	}
+	var kept []Kept
+	for _, k := range o.Knobs {
+		if v, ok := last[k.Path]; ok {
+			kept = append(kept, Kept{Knob: k.Path, From: orig[k.Path], To: v})
+		}
+	}
+	id, err := a.Persist(kept)
+	if err != nil {
+		return res, fmt.Errorf("persisting what was kept: %w (every trial was reverted; nothing is left changed)", err)
+	}
+	res.RunID, res.Kept = id, kept
+	return res, nil
+}
+
+func measureN(ctx context.Context, m Measurer, n int) ([]Sample, error) {
+	var ss []Sample
+	for i := 0; i < n; i++ {
+		s, err := measure(ctx, m)
+		if err != nil {
+			return nil, err
+		}
+		ss = append(ss, s)
+	}
+	return ss, nil
+}
+
+// revertTrials reverts the live trial runs, newest first, and returns the
+// value read back after each (by run ID).
+func revertTrials(a Applier, stack *[]live) (map[string]string, error) {
+	rbs := map[string]string{}
+	var errs []error
+	for i := len(*stack) - 1; i >= 0; i-- {
+		l := (*stack)[i]
+		rb, err := a.Revert(l.runID)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s (run %s): %w", l.knob, l.runID, err))
+			continue
+		}
+		rbs[l.runID] = rb
+	}
+	*stack = nil
+	return rbs, errors.Join(errs...)
+}
+
+// beyond says whether s beats ref beyond the noise band: its median gains
+// more than thr and its slowest run is faster than ref's fastest (the two
+// min-max ranges do not overlap).
+func beyond(s, ref Stat, thr float64) bool {
+	return gain(s.Median, ref.Median) > thr && minOf(s.Values) > maxOf(ref.Values)
+}
+
+func measure(ctx context.Context, m Measurer) (Sample, error) {
+	if ctx.Err() != nil {
+		return nil, ErrInterrupted
+	}
+	s, err := m(ctx)
+	if ctx.Err() != nil {
+		return nil, ErrInterrupted
+	}
+	return s, err
+}
+
+// score reduces a sample to one number: the test's value when there is one
+// test, else 100 × the geometric mean of each test against its baseline
+// median (ref).
+func score(s Sample, tests []string, ref map[string]float64) float64 {
+	if len(tests) == 1 {
+		return s[tests[0]]
+	}
+	sum := 0.0
+	for _, t := range tests {
+		r := 1.0
+		if ref != nil && ref[t] > 0 && s[t] > 0 {
+			r = s[t] / ref[t]
+		}
+		sum += math.Log(r)
+	}
+	return 100 * math.Exp(sum/float64(len(tests)))
+}
+
+func medians(ss []Sample, tests []string) map[string]float64 {
+	out := map[string]float64{}
+	for _, t := range tests {
+		var v []float64
+		for _, s := range ss {
+			v = append(v, s[t])
+		}
+		out[t] = median(v)
+	}
+	return out
+}
+
+func stat(ss []Sample, ref map[string]float64, o Options) Stat {
+	var v []float64
+	r := ref
+	if r == nil {
+		r = medians(ss, o.Tests)
+	}
+	for _, s := range ss {
+		v = append(v, score(s, o.Tests, r))
+	}
+	st := Stat{Median: round(median(v)), Runs: len(v), Values: roundAll(v), Unit: "score"}
+	if len(o.Tests) == 1 {
+		st.Unit = o.Units[o.Tests[0]]
+	} else {
+		st.Tests = map[string]float64{}
+		for t, m := range medians(ss, o.Tests) {
+			st.Tests[t] = round(m)
+		}
+	}
+	lo, hi := slices.Min(v), slices.Max(v)
+	st.Spread = round(hi - lo)
+	if m := median(v); m > 0 {
+		st.SpreadPct = round((hi - lo) / m * 100)
+	}
+	return st
+}
+
+// median is the lower median with an even count: the cautious side.
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := slices.Clone(v)
+	slices.Sort(s)
+	return s[(len(s)-1)/2]
+}
+
+func gain(v, ref float64) float64 {
+	if ref <= 0 {
+		if v > 0 {
+			return math.Inf(1)
+		}
+		return 0
+	}
+	return v/ref - 1
+}
+
+func round(f float64) float64 {
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		return 0
+	}
+	return math.Round(f*10) / 10
+}
+
+func roundAll(v []float64) []float64 {
+	out := make([]float64, len(v))
+	for i, x := range v {
+		out[i] = round(x)
+	}
+	return out
+}

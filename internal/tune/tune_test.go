@@ -1,0 +1,295 @@
+package tune
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+)
+
+// fakeSystem is a device whose throughput is a function of its knob values,
+// with multiplicative noise, and an Applier that keeps the trials as a stack
+// of runs like the journal does.
+type fakeSystem struct {
+	vals    map[string]string
+	speed   func(vals map[string]string) float64
+	noise   float64
+	rng     *rand.Rand
+	runs    map[string][2]string // run id → path, before
+	live    []string
+	nextID  int
+	refuse  map[string]bool // "path=value" the kernel refuses
+	persist [][]Kept
+	onTrial func(n int) // called after each trial is applied
+	trials  int
+}
+
+func newFake(vals map[string]string, speed func(map[string]string) float64, noise float64) *fakeSystem {
+	return &fakeSystem{vals: vals, speed: speed, noise: noise, rng: rand.New(rand.NewPCG(7, 9)), runs: map[string][2]string{}, refuse: map[string]bool{}}
+}
+
+func (f *fakeSystem) measure(ctx context.Context) (Sample, error) {
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	v := f.speed(f.vals) * (1 + f.noise*(2*f.rng.Float64()-1))
+	return Sample{"seqread-buffered": v}, nil
+}
+
+func (f *fakeSystem) Trial(path, value string) (string, error) {
+	if f.refuse[path+"="+value] {
+		return "", errors.New("invalid argument")
+	}
+	f.nextID++
+	id := fmt.Sprintf("%06d", f.nextID)
+	f.runs[id] = [2]string{path, f.vals[path]}
+	f.vals[path] = value
+	f.live = append(f.live, id)
+	f.trials++
+	if f.onTrial != nil {
+		f.onTrial(f.trials)
+	}
+	return id, nil
+}
+
+func (f *fakeSystem) Revert(id string) (string, error) {
+	r, ok := f.runs[id]
+	if !ok {
+		return "", fmt.Errorf("no run %s", id)
+	}
+	if len(f.live) == 0 || f.live[len(f.live)-1] != id {
+		return "", fmt.Errorf("run %s reverted out of order (live %v)", id, f.live)
+	}
+	f.live = f.live[:len(f.live)-1]
+	f.vals[r[0]] = r[1]
+	return r[1], nil
+}
+
+func (f *fakeSystem) Persist(k []Kept) (string, error) {
+	f.persist = append(f.persist, k)
+	for _, x := range k {
+		f.vals[x.Knob] = x.To
+	}
+	return "000099", nil
+}
+
+const ra = "/sys/block/loop0/queue/read_ahead_kb"
+const sched = "/sys/block/loop0/queue/scheduler"
+
+func knobsFor(vals map[string]string) []Knob {
+	return []Knob{
+		{Path: ra, Attr: "read_ahead_kb", Current: vals[ra], Values: without([]string{"128", "512", "1024", "4096"}, vals[ra])},
+		{Path: sched, Attr: "scheduler", Current: vals[sched], Values: without([]string{"none", "mq-deadline", "bfq"}, vals[sched])},
+	}
+}
+
+func without(v []string, x string) []string {
+	var out []string
+	for _, s := range v {
+		if s != x {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func opts(k []Knob) Options {
+	return Options{Tests: []string{"seqread-buffered"}, Units: map[string]string{"seqread-buffered": "MiB/s"}, Knobs: k, Budget: time.Hour}
+}
+
+// readAheadSpeed: read-ahead pays up to 1024 KiB and then flattens; the
+// scheduler does nothing.
+func readAheadSpeed(v map[string]string) float64 {
+	var kb float64
+	fmt.Sscan(v[ra], &kb)
+	return 2400 * min(kb, 1024) / (min(kb, 1024) + 170)
+}
+
+func TestKeepsWhatPaysAndRevertsTheRest(t *testing.T) {
+	vals := map[string]string{ra: "8", sched: "none"}
+	f := newFake(vals, readAheadSpeed, 0.02)
+	res, err := Run(context.Background(), f.measure, f, opts(knobsFor(vals)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.live) != 0 {
+		t.Errorf("trial runs left live: %v", f.live)
+	}
+	if len(f.persist) != 1 || len(res.Kept) != 1 || res.Kept[0].Knob != ra || res.Kept[0].From != "8" {
+		t.Fatalf("kept %+v persisted %+v", res.Kept, f.persist)
+	}
+	if to := res.Kept[0].To; to != "1024" && to != "512" {
+		t.Errorf("kept read-ahead %s; 512 or 1024 pay beyond 5%%", to)
+	}
+	if res.ThresholdPct < 5 {
+		t.Errorf("threshold %.1f%% below the 5%% floor", res.ThresholdPct)
+	}
+	var kept, reverted int
+	for _, tr := range res.Trials {
+		switch tr.Verdict {
+		case "kept":
+			kept++
+		case "reverted":
+			reverted++
+			if tr.ReadBack != tr.From {
+				t.Errorf("%s reverted to %q, want %q", tr.Knob, tr.ReadBack, tr.From)
+			}
+			if tr.Gain > res.ThresholdPct {
+				t.Errorf("reverted a trial that gained %.1f%% > %.1f%%", tr.Gain, res.ThresholdPct)
+			}
+		}
+		if tr.Knob == sched && tr.Verdict == "kept" {
+			t.Errorf("a scheduler that changes nothing was kept: %+v", tr)
+		}
+	}
+	if kept == 0 || reverted < 3 {
+		t.Errorf("kept %d, reverted %d: %+v", kept, reverted, res.Trials)
+	}
+	if res.Final == nil || res.FinalGain < 100 {
+		t.Errorf("final %+v gain %.1f", res.Final, res.FinalGain)
+	}
+	if res.Baseline.Runs < 3 {
+		t.Errorf("baseline of %d runs", res.Baseline.Runs)
+	}
+}
+
+func TestNothingPaysKeepsNothing(t *testing.T) {
+	vals := map[string]string{ra: "1024", sched: "none"}
+	flat := func(map[string]string) float64 { return 500 }
+	for seed := uint64(0); seed < 20; seed++ {
+		f := newFake(map[string]string{ra: "1024", sched: "none"}, flat, 0.08)
+		f.rng = rand.New(rand.NewPCG(seed, 1))
+		res, err := Run(context.Background(), f.measure, f, opts(knobsFor(vals)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Kept) != 0 || len(f.persist) != 0 || len(f.live) != 0 || f.vals[ra] != "1024" || f.vals[sched] != "none" {
+			t.Fatalf("seed %d: noise was kept: %+v, trials %+v", seed, res.Kept, res.Trials)
+		}
+	}
+}
+
+func TestWideBaselineGetsMoreRuns(t *testing.T) {
+	vals := map[string]string{ra: "1024", sched: "none"}
+	f := newFake(vals, func(map[string]string) float64 { return 500 }, 0.4)
+	res, err := Run(context.Background(), f.measure, f, opts(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Baseline.Runs != 7 || res.ThresholdPct <= 10 {
+		t.Errorf("baseline %+v threshold %.1f: a wide spread wants 7 runs and a wider threshold", res.Baseline, res.ThresholdPct)
+	}
+}
+
+// The final run does not hold: the last keep is reverted.
+func TestFinalRunRevertsTheLastKeepWhenTotalDoesNotHold(t *testing.T) {
+	vals := map[string]string{ra: "128", sched: "none"}
+	// Each knob alone pays, together they fall back (an interaction).
+	speed := func(v map[string]string) float64 {
+		a, b := v[ra] != "128", v[sched] != "none"
+		switch {
+		case a && b:
+			return 100
+		case a || b:
+			return 200
+		}
+		return 100
+	}
+	k := []Knob{{Path: ra, Attr: "read_ahead_kb", Current: "128", Values: []string{"1024"}}, {Path: sched, Attr: "scheduler", Current: "none", Values: []string{"bfq"}}}
+	f := newFake(vals, speed, 0.01)
+	// The bfq trial measures well (a burst elsewhere ended), the final
+	// run of both together does not: only the final run shows it.
+	bfqRuns := 0
+	f.speed = func(v map[string]string) float64 {
+		if f.trials == 2 && bfqRuns < 3 {
+			bfqRuns++
+			return 400
+		}
+		return speed(v)
+	}
+	res, err := Run(context.Background(), f.measure, f, opts(k))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Kept) != 1 || res.Kept[0].Knob != ra || res.Kept[0].To != "1024" {
+		t.Fatalf("kept %+v, trials %+v", res.Kept, res.Trials)
+	}
+	last := res.Trials[len(res.Trials)-1]
+	if last.Knob != sched || last.Verdict != "reverted" || !strings.Contains(last.Why, "did not hold") {
+		t.Errorf("last trial %+v", last)
+	}
+	if f.vals[sched] != "none" || f.vals[ra] != "1024" {
+		t.Errorf("state %v", f.vals)
+	}
+}
+
+func TestRefusedValueIsReportedAndSkipped(t *testing.T) {
+	vals := map[string]string{ra: "8", sched: "none"}
+	f := newFake(vals, readAheadSpeed, 0.01)
+	f.refuse[ra+"=4096"] = true
+	res, err := Run(context.Background(), f.measure, f, opts(knobsFor(vals)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, tr := range res.Trials {
+		if tr.To == "4096" {
+			found = tr.Error != "" && tr.Verdict == "reverted"
+		}
+	}
+	if !found || len(f.live) != 0 {
+		t.Errorf("refused trial: %+v live %v", res.Trials, f.live)
+	}
+}
+
+// A signal during a trial: every live trial (kept ones too) is reverted
+// and nothing is persisted.
+func TestInterruptRevertsEveryLiveTrial(t *testing.T) {
+	vals := map[string]string{ra: "8", sched: "none"}
+	f := newFake(vals, readAheadSpeed, 0.01)
+	ctx, cancel := context.WithCancel(context.Background())
+	f.onTrial = func(n int) {
+		if n == 3 {
+			cancel()
+		}
+	}
+	res, err := Run(ctx, f.measure, f, opts(knobsFor(vals)))
+	if !errors.Is(err, ErrInterrupted) {
+		t.Fatalf("err = %v", err)
+	}
+	if len(f.live) != 0 || f.vals[ra] != "8" || len(f.persist) != 0 || len(res.Kept) != 0 || !res.Interrupted {
+		t.Errorf("after the signal: live %v vals %v persisted %v kept %v", f.live, f.vals, f.persist, res.Kept)
+	}
+	for _, tr := range res.Trials {
+		if tr.Verdict == "kept" {
+			t.Errorf("a trial still says kept after the interruption: %+v", tr)
+		}
+	}
+}
+
+func TestBudgetStopsTrials(t *testing.T) {
+	vals := map[string]string{ra: "8", sched: "none"}
+	f := newFake(vals, readAheadSpeed, 0.01)
+	now := time.Unix(0, 0)
+	o := opts(knobsFor(vals))
+	o.Now = func() time.Time { return now }
+	o.Budget = 15 * time.Second
+	m := func(ctx context.Context) (Sample, error) { now = now.Add(time.Second); return f.measure(ctx) }
+	res, err := Run(context.Background(), m, f, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Trials) == 0 || len(res.Trials) >= 6 || len(res.Notes) == 0 || !strings.Contains(res.Notes[0], "budget") {
+		t.Errorf("budget: %d trials, notes %v", len(res.Trials), res.Notes)
+	}
+}
+
+func TestScoreOfSeveralTests(t *testing.T) {
+	ref := map[string]float64{"a": 100, "b": 1000}
+	if s := score(Sample{"a": 200, "b": 500}, []string{"a", "b"}, ref); s < 99.9 || s > 100.1 {
+		t.Errorf("geometric mean of ×2 and ×0.5 = %.2f, want 100", s)
+	}
+}

@@ -1,0 +1,48 @@
+#!/bin/sh
+# Runs inside `unshare -m -n`: a copy of /etc bind-mounted over /etc, a
+# tmpfs over /var/lib, net.* sysctls of a private network namespace.
+# `apply --confirm` reverts on its own unless confirmed, also when the
+# session that started it is gone.
+set -eu
+BIN=$1
+S=$2
+cp -a /etc "$S/etc"
+mount --bind "$S/etc" /etc
+mount -t tmpfs tmpfs /var/lib
+mkdir -p /etc/sysctl.d
+ip link set lo up
+say() { echo "\$ $*"; }
+check() { if ! eval "$1"; then echo "FAILED: $1"; exit 1; fi; }
+ts() { cat /proc/sys/net/ipv4/tcp_timestamps; }
+ONLY="--only net-tcp-timestamps-off"
+
+sysctl -qw net.ipv4.tcp_timestamps=0
+echo "== not confirmed: reverts at the deadline, though the session that applied it is gone"
+say setsid nastune apply --yes $ONLY --confirm 2s "(then its session is killed)"
+setsid sh -c "$BIN apply --yes $ONLY --confirm 2s; sleep 30" > "$S/apply.out" 2>&1 &
+i=0; while ! grep -q "reverts at" "$S/apply.out" && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done
+cat "$S/apply.out"
+check '[ "$(ts)" = 1 ]'
+check 'grep -q "reverts at" "$S/apply.out"'
+SID=$(ps -o sid= -p $! | tr -d " ")
+say pkill -HUP -s $SID "(the session of apply, as when SSH dies)"
+pkill -HUP -s "$SID"
+kill -9 $! 2>/dev/null || true
+sleep 3.5
+echo "tcp_timestamps after the deadline: $(ts)"
+check '[ "$(ts)" = 0 ]'
+check '[ ! -e /etc/sysctl.d/90-nastune.conf ]'
+say nastune confirm
+if "$BIN" confirm; then echo "FAILED: confirm after the revert succeeded"; exit 1; fi
+
+echo "== confirmed in time: stays"
+say nastune apply --yes $ONLY --confirm 5s
+"$BIN" apply --yes $ONLY --confirm 5s
+say nastune confirm
+"$BIN" confirm
+sleep 6
+check '[ "$(ts)" = 1 ]'
+check 'grep -qx "net.ipv4.tcp_timestamps = 1" /etc/sysctl.d/90-nastune.conf'
+"$BIN" undo > /dev/null
+check '[ "$(ts)" = 0 ]'
+echo CONFIRM-OK

@@ -1,0 +1,130 @@
+#!/bin/sh
+# Runs inside `unshare -m`: a private mount namespace with a copy of
+# /etc/udev bind-mounted over /etc/udev and a tmpfs over /var/lib, so the
+# udev rule and the journal never reach the host. The device tuned is a
+# loop device in direct-I/O mode over a file on the real disk, with XFS,
+# mounted only in this namespace. Every step prints what it runs.
+set -eu
+BIN=$1
+S=$2
+mkdir -p "$S/udev/rules.d"
+mount --bind "$S/udev" /etc/udev
+mount -t tmpfs tmpfs /var/lib
+truncate -s 1G "$S/disk.img"
+DEV=$(losetup -f --show --direct-io=on "$S/disk.img")
+N=$(basename "$DEV")
+RA=/sys/block/$N/queue/read_ahead_kb
+cleanup() {
+	umount "$S/mnt2" 2>/dev/null || true
+	[ -n "${DEV2:-}" ] && losetup -d "$DEV2" 2>/dev/null || true
+	umount "$S/mnt" 2>/dev/null || true
+	losetup -d "$DEV" || true
+}
+trap cleanup EXIT
+mkfs.xfs -q -f "$DEV"
+mkdir -p "$S/mnt"
+mount "$DEV" "$S/mnt"
+
+say() { echo "\$ $*"; }
+check() { if ! eval "$1"; then echo "FAILED: $1"; exit 1; fi; }
+ra() { cat "$RA"; }
+# An independent reader: GNU dd, 16 KiB requests, the file's cache dropped
+# first (iflag=nocache with count=0 drops it); prints MB/s.
+ddread() {
+	dd if="$S/mnt/reader.dat" iflag=nocache count=0 status=none
+	dd if="$S/mnt/reader.dat" of=/dev/null bs=16k 2>&1 | sed -n 's/.* \([0-9.,]*\) \([kMG]\)B\/s$/\1 \2/p' |
+		awk '{ gsub(",", ".", $1); v = $1; if ($2 == "G") v *= 1000; if ($2 == "k") v /= 1000; print v }'
+}
+dd if=/dev/urandom of="$S/mnt/reader.dat" bs=1M count=256 status=none
+sync
+echo "device $N: loop dio=$(cat /sys/block/$N/loop/dio) over $S/disk.img"
+
+echo "== the path through a buffered loop device over a file on $N (direct I/O) over the disk"
+truncate -s 320M "$S/mnt/inner.img"
+DEV2=$(losetup -f --show --direct-io=off "$S/mnt/inner.img")
+N2=$(basename "$DEV2")
+mkfs.xfs -q -f "$DEV2"
+mkdir -p "$S/mnt2"
+mount "$DEV2" "$S/mnt2"
+say nastune tune --file mnt2/x --list
+"$BIN" tune --file "$S/mnt2/x" --list | tee "$S/list.txt"
+umount "$S/mnt2"
+losetup -d "$DEV2"
+rm "$S/mnt/inner.img"
+check 'grep -q "device $N2 .*loop .*filesystem of" "$S/list.txt"'
+check 'grep -q "device $N .*loop .*backing file of $N2$" "$S/list.txt"'
+check 'grep -q "backing file of $N (direct I/O)" "$S/list.txt"'
+# Read-ahead is a knob of both loop devices (the outer one reads its
+# backing file through the page cache), not of the disk under the
+# direct-I/O one.
+check 'grep -q "knob /sys/block/$N2/queue/read_ahead_kb" "$S/list.txt"'
+check 'grep -q "knob /sys/block/$N/queue/read_ahead_kb" "$S/list.txt"'
+check '[ "$(grep -c "queue/read_ahead_kb" "$S/list.txt")" = 2 ]'
+
+echo "== demo 1: read-ahead sabotaged to 8 KiB, 16 KiB buffered sequential reads"
+echo 8 > "$RA"
+DD8=$(ddread)
+say nastune tune --file mnt/tune.bench --tests seqread-buffered --bs 16K --device $N --knobs read_ahead_kb,scheduler --yes -o json
+"$BIN" tune --file "$S/mnt/tune.bench" --tests seqread-buffered --bs 16K --sample 1 --device "$N" --knobs read_ahead_kb,scheduler --yes -o json > "$S/demo1.json"
+cat "$S/demo1.json"
+KEPT=$(ra)
+echo "read_ahead_kb now $KEPT"
+check '[ "$KEPT" != 8 ]'
+check 'grep -q "ATTR{loop/backing_file}==\"$S/disk.img\", ATTR{queue/read_ahead_kb}=\"$KEPT\"" /etc/udev/rules.d/90-nastune.rules'
+check '[ ! -e "$S/mnt/tune.bench" ]'
+DDK=$(ddread)
+echo "independent reader (dd bs=16k): $DD8 MB/s at 8 KiB, $DDK MB/s at $KEPT KiB"
+check 'awk "BEGIN { exit !($DDK > 1.5 * $DD8) }"'
+RUN=$(sed -n 's/^  "run_id": "\(.*\)",$/\1/p' "$S/demo1.json")
+say nastune undo --list
+"$BIN" undo --list
+say nastune undo "$RUN"
+"$BIN" undo "$RUN"
+check '[ "$(ra)" = 8 ]'
+check '[ ! -e /etc/udev/rules.d/90-nastune.rules ]'
+echo "undo restored read_ahead_kb 8 and removed the udev rule"
+
+echo "== demo 2: nothing pays (4 KiB O_DIRECT random reads never use read-ahead)"
+echo 128 > "$RA"
+say nastune tune --file mnt/tune.bench --tests randread4k-qd1 --runtime 1 --sample 1 --device $N --knobs read_ahead_kb --yes
+"$BIN" tune --file "$S/mnt/tune.bench" --tests randread4k-qd1 --runtime 1 --sample 1 --device "$N" --knobs read_ahead_kb --yes > "$S/demo2.txt"
+cat "$S/demo2.txt"
+check 'grep -q "^kept: nothing" "$S/demo2.txt"'
+check '[ "$(ra)" = 128 ]'
+check '[ ! -e /etc/udev/rules.d/90-nastune.rules ]'
+
+echo "== demo 3: SIGINT during a trial reverts it"
+echo 8 > "$RA"
+"$BIN" tune --file "$S/mnt/tune.bench" --tests seqread-buffered --bs 16K --sample 1 --device "$N" --knobs read_ahead_kb --yes > "$S/demo3.txt" 2>&1 &
+PID=$!
+i=0; while [ "$(ra)" = 8 ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done
+echo "trial live: read_ahead_kb $(ra)"
+check '[ "$(ra)" != 8 ]'
+kill -INT $PID
+set +e; wait $PID; RC=$?; set -e
+tail -3 "$S/demo3.txt"
+echo "exit $RC, read_ahead_kb $(ra)"
+check '[ $RC != 0 ]'
+check '[ "$(ra)" = 8 ]'
+check '! "$BIN" undo --list | grep -q " complete "'
+check '[ ! -e "$S/mnt/tune.bench" ]'
+
+echo "== demo 4: kill -9 during a trial; nastune undo finishes it, or the next tune"
+for finish in undo next; do
+	"$BIN" tune --file "$S/mnt/tune.bench" --tests seqread-buffered --bs 16K --sample 1 --device "$N" --knobs read_ahead_kb --yes > /dev/null 2>&1 &
+	PID=$!
+	i=0; while [ "$(ra)" = 8 ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done
+	kill -9 $PID
+	wait $PID || true
+	echo "killed with read_ahead_kb $(ra) live"
+	check '[ "$(ra)" != 8 ]'
+	if [ $finish = undo ]; then
+		say nastune undo
+		"$BIN" undo
+	else
+		say nastune tune --file mnt/missing/x --yes "(the next start)"
+		"$BIN" tune --file "$S/mnt/missing/x" --yes 2>&1 || true
+	fi
+	check '[ "$(ra)" = 8 ]'
+done
+echo TUNE-DEMO-OK
