@@ -262,6 +262,21 @@ type Pool struct {
 	SizeBytes  uint64 `json:"size_bytes,omitempty"`
 	AllocBytes uint64 `json:"alloc_bytes,omitempty"`
 	Vdevs      []Vdev `json:"vdevs"`
+	// Scan is the "scan:" paragraph of zpool status when a resilver or
+	// scrub is running (nil otherwise).
+	Scan *PoolScan `json:"scan,omitempty"`
+}
+
+// PoolScan is a running resilver or scrub.
+type PoolScan struct {
+	Kind    string  `json:"kind"`              // resilver, scrub
+	Since   string  `json:"since,omitempty"`   // "Wed Apr  8 23:23:38 2015"
+	Percent float64 `json:"percent,omitempty"` // "0.39% done"
+	ToGo    string  `json:"to_go,omitempty"`   // "0h46m", "01:10:11"
+	// Line and DoneLine quote zpool status (the scan: line and the line
+	// with "% done") for evidence.
+	Line     string `json:"line"`
+	DoneLine string `json:"done_line,omitempty"`
 }
 
 // Vdev is a top-level vdev: raidzN, mirror or a single disk.
@@ -501,6 +516,11 @@ type BondSlave struct {
 	Duplex       string `json:"duplex,omitempty"`
 	LinkFailures int    `json:"link_failures,omitempty"`
 	AggregatorID int    `json:"aggregator_id,omitempty"`
+	// ActorChurn and PartnerChurn are the 802.3ad "Actor/Partner Churn
+	// State" lines (none, monitoring, churned); bond_procfs.c prints them
+	// and the Aggregator ID to any reader, unlike the partner details.
+	ActorChurn   string `json:"actor_churn,omitempty"`
+	PartnerChurn string `json:"partner_churn,omitempty"`
 }
 
 // UDPStats are the UDP counters the buffer rules use.

@@ -67,7 +67,11 @@ type SMART struct {
 	// when the log was read (an empty log then means none ever ran).
 	SelfTests   []SelfTest `json:"self_tests,omitempty"`
 	SelfTestLog bool       `json:"self_test_log,omitempty"`
-	PhyEvents   []PhyEvent `json:"sata_phy_events,omitempty"`
+	// SelfTestLogQuote is what the source says about the log, for
+	// evidence: the text line ("No Self-tests have been logged") or the
+	// JSON member ("ata_smart_self_test_log.standard.count: 0").
+	SelfTestLogQuote string     `json:"self_test_log_quote,omitempty"`
+	PhyEvents        []PhyEvent `json:"sata_phy_events,omitempty"`
 	// Link speeds in Gb/s (SATA: "6.0 Gb/s (current: 1.5 Gb/s)").
 	LinkMaxGbps float64 `json:"link_max_gbps,omitempty"`
 	LinkCurGbps float64 `json:"link_current_gbps,omitempty"`

@@ -86,7 +86,7 @@ func DiskTable(h *facts.Host) Disks {
 		}
 		r := DiskRow{
 			Name: d.Name, Model: d.Model, Serial: d.Serial, WWN: d.WWN, ByID: d.ByID, SizeBytes: d.SizeBytes,
-			LogicalBlockSize: d.LogicalBlockSize, PhysicalBlockSize: d.PhysBlockSize, Rotational: d.Rotational,
+			LogicalBlockSize: d.LogicalBlockSize, PhysicalBlockSize: d.PhysBlockSize, Rotational: rules.DiskRotational(d),
 			Transport: d.Transport, Controller: d.Controller, Scheduler: d.Scheduler, ReadAheadKB: d.ReadAheadKB,
 			WriteCache: d.WriteCache, Partitions: []PartRow{}, Use: use[d.Name],
 		}

@@ -23,8 +23,10 @@ func (p *prober) interfaces() {
 	ents, err := p.root.ReadDir(pathClassNet)
 	if err != nil {
 		p.fail(pathClassNet, err)
+		p.procOnlyBonds()
 		return
 	}
+	defer p.procOnlyBonds()
 	addrs := p.addresses()
 	var counters map[string]map[string]uint64
 	if data, err := p.root.ReadFile(pathNetDev); err != nil {

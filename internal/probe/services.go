@@ -31,30 +31,9 @@ func (p *prober) samba() {
 	case perr != nil:
 		p.skip(pathSmbConf, perr.Error()+" (line skipped, as Samba does)")
 	}
-	configs := []*smbconf.Config{cfg}
-	files := []string{pathSmbConf}
-	for i := 0; i < len(configs) && i < 8; i++ { // includes, bounded
-		for _, inc := range configs[i].Includes {
-			if !strings.HasPrefix(inc, "/") || strings.Contains(inc, "%") {
-				continue // relative or macro-expanded names: only smbd knows them
-			}
-			b, err := p.root.ReadFile(inc)
-			if err != nil {
-				p.fail(inc, err)
-				continue
-			}
-			c, err := smbconf.Parse(b)
-			if err != nil {
-				p.skip(inc, err.Error())
-			}
-			configs = append(configs, c)
-			files = append(files, inc)
-		}
-	}
-	for i, c := range configs {
-		for _, x := range c.Params {
-			s.Settings = append(s.Settings, facts.SambaSetting{Section: x.Section, Name: x.Name, Key: x.Key, Value: x.Value, File: files[i], Line: x.Line, Text: x.Text})
-		}
+	exp := p.sambaIncludes(cfg)
+	for i, x := range exp.Config.Params {
+		s.Settings = append(s.Settings, facts.SambaSetting{Section: x.Section, Name: x.Name, Key: x.Key, Value: x.Value, File: exp.Files[i], Line: x.Line, Text: x.Text})
 	}
 	if s.LoadError == nil {
 		// An illegal yes/no, enum or size value makes Samba's loader fail
@@ -67,7 +46,7 @@ func (p *prober) samba() {
 			}
 		}
 	}
-	eff := cfg.Effective()
+	eff := exp.Config.Effective()
 	s.Source = "smb.conf + documented defaults"
 	if out, src, ok := p.command("testparm", "-s", "-v", "--suppress-prompt"); ok {
 		if t, err := smbconf.FromTestparm(out); err == nil && len(t.Global) > 0 {

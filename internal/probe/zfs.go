@@ -61,6 +61,7 @@ func (p *prober) zfs() {
 			}
 		}
 	}
+	zfsScans(pools, st)
 	z.Pools = pools
 }
 

@@ -185,32 +185,28 @@ func diskGrids(d inventory.Disks) []grid {
 		for _, a := range d.Arrays {
 			var mem []string
 			for _, m := range a.Members {
-				s := m.Device
-				if m.Role != "active" {
-					s += "(" + m.Role + ")"
-				}
-				mem = append(mem, s)
+				mem = append(mem, m.Device+mdMemberRole(a, m))
 			}
 			sync := a.SyncAction
 			if a.Progress > 0 {
 				// /proc/mdstat's speed is in KiB/s (K/sec).
 				sync += fmt.Sprintf(" %.1f%% %s", a.Progress, units.ByteRate(float64(a.SyncSpeed)*1024))
 			}
-			g.Rows = append(g.Rows, []cell{txt(a.Name), txt(a.Level), sizeCell(a.SizeBytes), sizeCell(uint64(a.ChunkBytes)),
+			g.Rows = append(g.Rows, []cell{txt(a.Name), txt(mdLevel(a)), sizeCell(a.SizeBytes), sizeCell(uint64(a.ChunkBytes)),
 				num(strconv.Itoa(a.RaidDisks), float64(a.RaidDisks)), txt(a.Status), txt(sync),
 				num(strconv.Itoa(a.StripeCacheSize), float64(a.StripeCacheSize)), txt(strings.Join(mem, " "))})
 		}
 		out = append(out, g)
 	}
 	if len(d.Pools) > 0 {
-		g := grid{Title: "ZFS pools", Header: []string{"POOL", "HEALTH", "SIZE", "VDEV", "TYPE", "ASHIFT", "DEVICES"}}
+		g := grid{Title: "ZFS pools", Header: []string{"POOL", "HEALTH", "SIZE", "VDEV", "CLASS", "TYPE", "ASHIFT", "DEVICES"}}
 		for _, p := range d.Pools {
 			for _, v := range p.Vdevs {
 				ashift := txt("pool default") // not read from zdb: the pool's setting (0 = detected per vdev)
 				if v.Ashift > 0 {
 					ashift = num(strconv.Itoa(v.Ashift), float64(v.Ashift))
 				}
-				g.Rows = append(g.Rows, []cell{txt(p.Name), txt(p.Health), sizeCell(p.SizeBytes), txt(v.Name), txt(v.Type),
+				g.Rows = append(g.Rows, []cell{txt(p.Name), txt(p.Health), sizeCell(p.SizeBytes), txt(v.Name), txt(vdevClass(v)), txt(v.Type),
 					ashift, num(strconv.Itoa(v.Width()), float64(v.Width()))})
 			}
 		}

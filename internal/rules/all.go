@@ -21,7 +21,7 @@ var Families = []string{"health", "nic", "bond", "netstack", "netsec", "block", 
 // All returns every rule, grouped by family.
 func All() []rule.Rule {
 	var out []rule.Rule
-	for _, fam := range [][]rule.Rule{healthRules, nicRules, nicDeepRules, bondRules, netstackRules, netsecRules, blockRules, diskRules, mdRules, fsRules, zfsRules, cryptoRules, busRules, sambaRules, nfsRules, vpnRules, memoryRules, sysctlRules} {
+	for _, fam := range [][]rule.Rule{healthRules, nicRules, nicDeepRules, bondRules, netstackRules, netsecRules, blockRules, diskRules, mdRules, fsRules, zfsRules, zfsScanRules, cryptoRules, busRules, sambaRules, sambaAuthRules, nfsRules, vpnRules, memoryRules, sysctlRules} {
 		out = append(out, fam...)
 	}
 	return out

@@ -185,6 +185,10 @@ var metaAggSplit = rule.Meta{
 func checkAggSplit(in rule.Input) []rule.Finding {
 	var out []rule.Finding
 	for _, b := range bonds(in.Host) {
+		if b.Bond.Mode == "802.3ad" && !b.Bond.PartnerInfo {
+			out = append(out, aggSplitUnprivileged(b)...)
+			continue
+		}
 		if b.Bond.Mode != "802.3ad" || b.Bond.AggregatorID == 0 {
 			continue
 		}

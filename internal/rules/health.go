@@ -39,12 +39,11 @@ const (
 	refZonedSysfs  = "https://docs.kernel.org/block/queue-sysfs.html"
 )
 
-// hdd reports whether d spins (smartctl's rotation rate, else the queue).
+// hdd reports whether d spins (SMART's protocol and rotation rate, else
+// the queue; see DiskRotational).
 func hdd(d facts.BlockDevice) bool {
-	if s := smartOf(d); s != nil && s.RotationRPM != nil {
-		return *s.RotationRPM > 0
-	}
-	return d.Rotational != nil && *d.Rotational
+	r := DiskRotational(d)
+	return r != nil && *r
 }
 
 // smartOf returns the disk's SMART report when one was read and the disk
@@ -805,9 +804,11 @@ func checkNoSelfTest(in rule.Input) []rule.Finding {
 			name = "/dev/disk/by-id/" + id
 		}
 		f := metaNoSelfTest.New(d.Name, fmt.Sprintf("%s has an empty self-test log.", diskIdent(d)),
-			rule.Ev(smartSource(d), "self-test log: no self-tests have been logged"))
+			rule.Ev(smartSource(d), selfTestLogQuote(s)))
+		// smartctl's output was read, so smartmontools is there: the
+		// advice is the schedule and one test now, not an install.
 		f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice,
-			Target: fmt.Sprintf("install smartmontools and add to /etc/smartd.conf: %s -a -o on -S on -s (S/../.././02|L/../../6/03) -m root", name),
+			Target: fmt.Sprintf("add to /etc/smartd.conf: %s -a -o on -S on -s (S/../.././02|L/../../6/03) -m root (then reload smartd); to test once now: smartctl -t long %s", name, name),
 			Basis:  "short test daily at 02:00, long test Saturdays at 03:00"}
 		out = append(out, f)
 	}

@@ -14,6 +14,7 @@ var mdRules = []rule.Rule{
 	{Meta: metaMDDegraded, Check: checkMDDegraded},
 	{Meta: metaMDFailedMember, Check: checkMDFailedMember},
 	{Meta: metaMDInactive, Check: checkMDInactive},
+	{Meta: metaMDContainerUnused, Check: checkMDContainerUnused},
 	{Meta: metaMDSyncWaiting, Check: checkMDSyncWaiting},
 	{Meta: metaMDReshaping, Check: checkMDReshaping},
 	{Meta: metaMDHotSpare, Check: checkMDHotSpare},
@@ -115,6 +116,15 @@ func checkMDDegraded(in rule.Input) []rule.Finding {
 			target = fmt.Sprintf("remove the failed member and add a replacement: mdadm %s --remove %s; mdadm %s --add /dev/disk/by-id/<new>",
 				mdDev(a.Name), mdDev(faulty[0].Device), mdDev(a.Name))
 		}
+		if spares, ok := mdSparesCover(a, missing); ok && a.SyncAction != "recover" && a.SyncAction != "recovery" {
+			w, t := mdSpareTarget(a, spares)
+			why += w
+			target = t
+			if len(faulty) > 0 {
+				target += fmt.Sprintf("; remove the failed member when convenient: mdadm %s --remove %s", mdDev(a.Name), mdDev(faulty[0].Device))
+			}
+			ev = append(ev, mdMemberEvidence(spares, "(S)")...)
+		}
 		if a.SyncAction == "recover" || a.SyncAction == "recovery" {
 			why += fmt.Sprintf("; recovery onto a new member is at %.1f%%", a.Progress)
 			if a.SyncSpeed > 0 {
@@ -186,7 +196,7 @@ var metaMDInactive = rule.Meta{
 func checkMDInactive(in rule.Input) []rule.Finding {
 	var out []rule.Finding
 	for _, a := range in.Host.MD {
-		if !a.Inactive {
+		if !a.Inactive || mdIsContainer(a) {
 			continue
 		}
 		var names, devs []string

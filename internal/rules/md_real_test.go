@@ -83,10 +83,11 @@ func TestMDStatesProcfs(t *testing.T) {
 	got := ids(fs, "md")
 	sort.Strings(got)
 	want := []string{
+		"md-container-unused md219",
 		"md-degraded md42", "md-degraded md6", "md-degraded md7",
 		"md-failed-member md11", "md-failed-member md9",
 		"md-hot-spare md11", "md-hot-spare md3", "md-hot-spare md8", "md-hot-spare md9",
-		"md-inactive md219", "md-inactive md4",
+		"md-inactive md4",
 		"md-reshaping md42",
 		"md-sync-waiting md11", "md-sync-waiting md9",
 	}
@@ -101,7 +102,8 @@ func TestMDStatesProcfs(t *testing.T) {
 		{"md-degraded", "md7", "crit", []string{"/dev/md7", "1 of its 4 members missing", "sdc1", "mdadm /dev/md7 --remove /dev/sdc1; mdadm /dev/md7 --add", "[4/3] [U_UU]"}},
 		{"md-degraded", "md6", "crit", []string{"recovery onto a new member is at 8.5%", "17.0min", "let the recovery of /dev/md6 finish"}},
 		{"md-failed-member", "md9", "info", []string{"sde, sdf", "not degraded", "mdadm /dev/md9 --remove /dev/sde; mdadm /dev/md9 --remove /dev/sdf", "[4/4] [UUUU]", "sde[4](F)"}},
-		{"md-inactive", "md219", "crit", []string{"/dev/md219 is inactive", "cannot be read", "mdadm --examine /dev/sdb /dev/sdc /dev/sda", "mdadm --assemble --scan", "md219 : inactive"}},
+		{"md-container-unused", "md219", "info", []string{"/dev/md219 is an external-metadata (imsm) container", "no volume of it is assembled", "mdadm --assemble --scan", "super external:imsm"}},
+		{"md-degraded", "md42", "crit", []string{"1 spare(s) are attached (sda1)", "no disk to add", "once the reshape of /dev/md42 finishes", "sda1[3](S)"}},
 		{"md-sync-waiting", "md9", "info", []string{"waits for another array", "=DELAYED"}},
 		{"md-sync-waiting", "md11", "info", []string{"auto-read-only", "mdadm --readwrite /dev/md11"}},
 		{"md-reshaping", "md42", "info", []string{"56.1% done", "1868.1min"}},
@@ -176,5 +178,84 @@ unused devices: <none>
 		if !strings.Contains(f.Why, "recovery of /dev/md1 waits") {
 			t.Errorf("md1 waits to recover, not resync: %s", f.Why)
 		}
+	}
+}
+
+// External-metadata containers and spares that cover missing members, on
+// real /proc/mdstat captures (testdata/real/attack-md-*: check_raid issues
+// 34 and 43). A container with a running volume is no fault and must never
+// get "mdadm --stop"; a degraded array whose attached spares cover the
+// missing members needs no disk added.
+func TestMDContainerAndSparesReal(t *testing.T) {
+	tests := []struct {
+		name, mdstat string
+		want         []string // ids of md findings
+		check        string   // finding id whose text is checked
+		contains     []string
+		absent       []string
+	}{
+		{name: "imsm container with running volume", mdstat: `Personalities : [raid1]
+md127 : active raid1 sda[1] sdb[0]
+      976759808 blocks super external:/md0/0 [2/2] [UU]
+
+md0 : inactive sda[1](S) sdb[0](S)
+      5288 blocks super external:imsm
+
+unused devices: <none>
+`, want: nil, absent: []string{"mdadm --stop"}},
+		{name: "imsm container, volume held read-only by mdmon", mdstat: `Personalities : [raid1]
+md126 : active (read-only) raid1 sda[1] sdb[0]
+      976759808 blocks super external:-md127/0 [2/2] [UU]
+
+md127 : inactive sda[1](S) sdb[0](S)
+      5288 blocks super external:imsm
+
+unused devices: <none>
+`, want: nil},
+		{name: "imsm container alone", mdstat: `Personalities :
+md127 : inactive sdb[1](S) sda[0](S)
+      10402 blocks super external:imsm
+
+unused devices: <none>
+`, want: []string{"md-container-unused md127"}, check: "md-container-unused",
+			contains: []string{"/dev/md127 is an external-metadata (imsm) container", "always listed inactive", "super external:imsm", "mdadm --detail /dev/md127"},
+			absent:   []string{"unavailable", "mdadm --stop"}},
+		{name: "reshape with two spares", mdstat: `Personalities : [raid6] [raid5] [raid4]
+md0 : active raid6 sde1[6](S) sdf1[7](S) sdb1[0] sdg1[3] sdd1[2] sdc[1]
+  5860543744 blocks super 0.91 level 6, 4k chunk, algorithm 18 [6/4] [UUUU__]
+  [=========>...........]  reshape = 48.4% (709745748/1465135936) finish=1271.8min speed=9898K/sec
+
+unused devices: <none>
+`, want: []string{"md-degraded md0", "md-reshaping md0"}, check: "md-degraded",
+			contains: []string{"2 of its 6 members missing", "2 spare(s) are attached (sde1, sdf1)", "no disk to add", "once the reshape of /dev/md0 finishes", "sde1[6](S)", "sdf1[7](S)"},
+			absent:   []string{"--add"}},
+		{name: "one spare for two missing", mdstat: `Personalities : [raid6]
+md0 : active raid6 sde1[6](S) sdb1[0] sdg1[3] sdd1[2] sdc[1]
+  5860543744 blocks super 1.2 level 6, 512k chunk, algorithm 2 [6/4] [UUUU__]
+
+unused devices: <none>
+`, want: []string{"md-degraded md0"}, check: "md-degraded",
+			contains: []string{"mdadm /dev/md0 --add"}, absent: []string{"no disk to add"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, fs := runTree(t, map[string]string{"proc/mdstat": tt.mdstat})
+			got := ids(fs, "md")
+			sort.Strings(got)
+			if strings.Join(got, ",") != strings.Join(tt.want, ",") {
+				t.Fatalf("md findings %v, want %v", got, tt.want)
+			}
+			for _, f := range fs {
+				txt := text(f)
+				if tt.check != "" && f.ID == tt.check && !hasAll(txt, tt.contains...) {
+					t.Errorf("%s: %s\nwant %q", f.ID, txt, tt.contains)
+				}
+				for _, a := range tt.absent {
+					if strings.Contains(txt, a) {
+						t.Errorf("%s says %q: %s", f.ID, a, txt)
+					}
+				}
+			}
+		})
 	}
 }

@@ -54,6 +54,10 @@ func Bonding(data []byte) (facts.Bond, error) {
 				slave.LinkFailures, _ = strconv.Atoi(v)
 			case "Aggregator ID":
 				slave.AggregatorID, _ = strconv.Atoi(v)
+			case "Actor Churn State":
+				slave.ActorChurn = v
+			case "Partner Churn State":
+				slave.PartnerChurn = v
 			}
 			continue
 		}

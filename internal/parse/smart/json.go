@@ -224,13 +224,21 @@ func ParseJSON(b []byte) (*facts.SMART, error) {
 		}
 	}
 	var st *jsonSelfTests
+	stName := ""
 	if j.ExtSelfTestLog != nil {
-		st = j.ExtSelfTestLog
+		st, stName = j.ExtSelfTestLog, "ata_smart_extended_self_test_log"
 	} else if j.SelfTestLog != nil {
-		st = firstLog(j.SelfTestLog.Extended, j.SelfTestLog.Standard)
+		st, stName = firstLog(j.SelfTestLog.Extended, j.SelfTestLog.Standard), "ata_smart_self_test_log.standard"
+		if j.SelfTestLog.Extended != nil {
+			stName = "ata_smart_self_test_log.extended"
+		}
 	}
 	if st != nil {
 		s.SelfTestLog = true
+		s.SelfTestLogQuote = stName + `: no "table"`
+		if st.Count != nil {
+			s.SelfTestLogQuote = fmt.Sprintf("%s.count: %d", stName, *st.Count)
+		}
 		for _, t := range st.Table {
 			passed := t.Status.Passed != nil && *t.Status.Passed
 			if t.Status.Passed == nil {
@@ -241,6 +249,9 @@ func ParseJSON(b []byte) (*facts.SMART, error) {
 	}
 	if n := j.NVMeSelfTest; n != nil {
 		s.SelfTestLog = true
+		if s.SelfTestLogQuote == "" {
+			s.SelfTestLogQuote = `nvme_self_test_log: no "table"`
+		}
 		for _, t := range n.Table {
 			// Self-test result 0 = completed without error; 1-2 aborted by
 			// host/reset; 5-7 failed segments (NVMe base spec, Fig. "Self-test Result").

@@ -63,10 +63,14 @@ func ParseText(b []byte) (*facts.SMART, error) {
 			// -x prints the extended log (48-bit LBAs) and then the
 			// standard one; the extended one is kept.
 			s.SelfTestLog, s.SelfTests, extLog = true, nil, true
+			s.SelfTestLogQuote = strings.TrimSpace(line)
 			section = "selftest-ext"
 			continue
 		case strings.HasPrefix(line, "SMART Self-test log"):
 			s.SelfTestLog = true
+			if !extLog {
+				s.SelfTestLogQuote = strings.TrimSpace(line)
+			}
 			section = "selftest-std-ignored"
 			if !extLog {
 				section = "selftest"
@@ -74,6 +78,7 @@ func ParseText(b []byte) (*facts.SMART, error) {
 			continue
 		case strings.HasPrefix(strings.ToLower(line), "no self-tests have been logged"):
 			s.SelfTestLog = true
+			s.SelfTestLogQuote = strings.TrimSpace(line)
 			continue
 		case strings.HasPrefix(line, "Error counter log"):
 			section = "errlog"

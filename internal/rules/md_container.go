@@ -1,0 +1,132 @@
+package rules
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/nastune/nastune/internal/facts"
+	"github.com/nastune/nastune/internal/rule"
+)
+
+// External-metadata (IMSM, DDF) containers. md lists such a container as
+// "mdX : inactive … super external:imsm": it holds the members and their
+// metadata but is never started itself; the arrays that carry data are its
+// volumes, whose metadata reads "external:/mdX/N" ("external:-mdX/N" while
+// mdmon holds them read-only) in /proc/mdstat and md/metadata_version
+// (drivers/md/md.c metadata_show; mdadm(8) CONTAINERS).
+
+// mdIsContainer tells an external-metadata container: "external:<format>"
+// without the "/" or "-" that names a parent container.
+func mdIsContainer(a facts.MDArray) bool {
+	m, ok := strings.CutPrefix(a.Metadata, "external:")
+	return ok && m != "" && m[0] != '/' && m[0] != '-'
+}
+
+// mdContainerOf is the container a volume belongs to ("md0" for
+// "external:/md0/0"), or "".
+func mdContainerOf(a facts.MDArray) string {
+	m, ok := strings.CutPrefix(a.Metadata, "external:")
+	if !ok || m == "" || (m[0] != '/' && m[0] != '-') {
+		return ""
+	}
+	name, _, _ := strings.Cut(m[1:], "/")
+	return name
+}
+
+// mdVolumes lists the arrays whose metadata names container c.
+func mdVolumes(all []facts.MDArray, c string) []facts.MDArray {
+	var out []facts.MDArray
+	for _, a := range all {
+		if mdContainerOf(a) == c {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+var metaMDContainerUnused = rule.Meta{
+	ID: "md-container-unused", Family: "md", Severity: rule.Info, Since: "0.7.0",
+	Title: "md metadata container without a running volume",
+	Doc: "Firmware RAID formats (Intel IMSM/RST, DDF) keep their metadata in a container array " +
+		"that /proc/mdstat always lists as `inactive … super external:imsm`: the container is " +
+		"never started, that is its normal state. The data lives in its volumes " +
+		"(`super external:/md0/0`). A container none of whose volumes runs holds disks whose " +
+		"volumes were not assembled (mdadm --assemble --scan, or mdmon not running), or disks " +
+		"that carry stale firmware-RAID metadata. Do not stop a container whose volumes run.",
+	Refs: []string{refMD, "https://man7.org/linux/man-pages/man8/mdadm.8.html"},
+}
+
+// checkMDContainerUnused reports a container none of whose volumes runs;
+// containers with a running volume give no finding (md-inactive skips
+// every container).
+func checkMDContainerUnused(in rule.Input) []rule.Finding {
+	var out []rule.Finding
+	for _, a := range in.Host.MD {
+		if !mdIsContainer(a) {
+			continue
+		}
+		vols := mdVolumes(in.Host.MD, a.Name)
+		running := false
+		var names []string
+		for _, v := range vols {
+			names = append(names, v.Name)
+			if !v.Inactive {
+				running = true
+			}
+		}
+		if running {
+			continue
+		}
+		var devs []string
+		for _, m := range a.Members {
+			devs = append(devs, mdDev(m.Device))
+		}
+		format := strings.TrimPrefix(a.Metadata, "external:")
+		why := fmt.Sprintf("%s is an external-metadata (%s) container (containers are always listed inactive)", mdDev(a.Name), format)
+		if len(names) == 0 {
+			why += "; no volume of it is assembled"
+		} else {
+			why += "; its volume(s) " + strings.Join(names, ", ") + " are not running"
+		}
+		if len(devs) > 0 {
+			why += "; it holds " + strings.Join(devs, ", ")
+		}
+		f := metaMDContainerUnused.New(a.Name, why+".", rule.Ev("/proc/mdstat", "super "+a.Metadata))
+		target := fmt.Sprintf("if these disks should carry a firmware-RAID volume: mdadm --detail %s, then mdadm --assemble --scan (mdmon must run for IMSM/DDF); if they should not, leave it alone until you have read mdadm(8) on --zero-superblock",
+			mdDev(a.Name))
+		f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice, Target: target,
+			Basis: "container (super " + a.Metadata + ") with no running volume"}
+		out = append(out, f)
+	}
+	return out
+}
+
+// mdSparesCover tells whether the spares attached to a degraded array are
+// enough to replace every missing member: md rebuilds onto them by itself,
+// so no disk needs adding.
+func mdSparesCover(a facts.MDArray, missing int) ([]facts.MDMember, bool) {
+	spares := mdMembers(a, "spare")
+	return spares, missing > 0 && len(spares) >= missing
+}
+
+// mdSpareTarget is the advice for a degraded array whose attached spares
+// cover the missing members.
+func mdSpareTarget(a facts.MDArray, spares []facts.MDMember) (why, target string) {
+	var names []string
+	for _, m := range spares {
+		names = append(names, m.Device)
+	}
+	why = fmt.Sprintf("; %d spare(s) are attached (%s), enough for the missing members", len(spares), strings.Join(names, ", "))
+	switch {
+	case a.SyncAction == "reshape":
+		target = fmt.Sprintf("no disk to add: md uses the attached spare(s) %s for recovery once the reshape of %s finishes; let it finish (cat /proc/mdstat) and avoid heavy I/O meanwhile",
+			strings.Join(names, ", "), mdDev(a.Name))
+	case a.ReadOnly:
+		target = fmt.Sprintf("no disk to add: recovery onto %s starts when %s becomes writable (mdadm --readwrite %s)",
+			strings.Join(names, ", "), mdDev(a.Name), mdDev(a.Name))
+	default:
+		target = fmt.Sprintf("no disk to add: md rebuilds onto the attached spare(s) %s by itself; if no recovery shows in /proc/mdstat, check mdadm --detail %s",
+			strings.Join(names, ", "), mdDev(a.Name))
+	}
+	return why, target
+}
