@@ -1,8 +1,9 @@
 package apply
 
 import (
-	"fmt"
 	"strings"
+
+	"github.com/nastune/nastune/internal/udiff"
 )
 
 // Undo of a file someone edited after the apply is a three-way merge with
@@ -27,101 +28,17 @@ func splitLines(s string) []string {
 	return ls
 }
 
-// maxDiffCells bounds the memory of one diff (ints of Myers' trace): a
-// 128 MiB box must not run out merging a rewritten smb.conf.
-const maxDiffCells = 2 << 20
-
-// diffLines returns the hunks turning a into b (Myers' O(ND) algorithm on
-// what is left after the common head and tail); ok is false when the
-// texts differ too much to diff within maxDiffCells.
+// diffLines returns the hunks turning a into b (udiff's edit script: the
+// common head and tail, then Myers' O(ND) algorithm within a memory bound,
+// so a 128 MiB box can merge a rewritten smb.conf); ok is false when the
+// texts differ too much to diff within that bound.
 func diffLines(a, b []string) (hs []hunk, ok bool) {
-	head := 0
-	for head < len(a) && head < len(b) && a[head] == b[head] {
-		head++
-	}
-	tail := 0
-	for tail < len(a)-head && tail < len(b)-head && a[len(a)-1-tail] == b[len(b)-1-tail] {
-		tail++
-	}
-	mid, ok := myers(a[head:len(a)-tail], b[head:len(b)-tail])
+	rs, ok := udiff.Replacements(a, b)
 	if !ok {
 		return nil, false
 	}
-	for i := range mid {
-		mid[i].a1 += head
-		mid[i].a2 += head
-	}
-	return mid, true
-}
-
-func myers(a, b []string) ([]hunk, bool) {
-	n, m := len(a), len(b)
-	max := n + m
-	if max == 0 {
-		return nil, true
-	}
-	off := max + 1
-	v := make([]int, 2*max+2)
-	var trace [][]int
-	found := false
-	for d := 0; d <= max && !found; d++ {
-		if (d+1)*len(v) > maxDiffCells {
-			return nil, false
-		}
-		trace = append(trace, append([]int(nil), v...))
-		for k := -d; k <= d; k += 2 {
-			var x int
-			if k == -d || (k != d && v[off+k-1] < v[off+k+1]) {
-				x = v[off+k+1]
-			} else {
-				x = v[off+k-1] + 1
-			}
-			y := x - k
-			for x < n && y < m && a[x] == b[y] {
-				x, y = x+1, y+1
-			}
-			v[off+k] = x
-			if x >= n && y >= m {
-				found = true
-				break
-			}
-		}
-	}
-	// Walk back through the trace collecting matched pairs.
-	type pair struct{ x, y int }
-	var matches []pair
-	x, y := n, m
-	for d := len(trace) - 1; d >= 0 && (x > 0 || y > 0); d-- {
-		vv := trace[d]
-		k := x - y
-		var pk int
-		if k == -d || (k != d && vv[off+k-1] < vv[off+k+1]) {
-			pk = k + 1
-		} else {
-			pk = k - 1
-		}
-		px := vv[off+pk]
-		py := px - pk
-		for x > px && y > py && x > 0 && y > 0 {
-			x, y = x-1, y-1
-			matches = append(matches, pair{x, y})
-		}
-		if d > 0 {
-			x, y = px, py
-		}
-	}
-	// matches are in reverse order; build hunks between them.
-	var hs []hunk
-	ax, by := 0, 0
-	for i := len(matches) - 1; i >= -1; i-- {
-		mx, my := n, m
-		if i >= 0 {
-			mx, my = matches[i].x, matches[i].y
-		}
-		if mx > ax || my > by {
-			hs = append(hs, hunk{a1: ax, a2: mx, lines: append([]string(nil), b[by:my]...)})
-		}
-		ax, by = mx+1, my+1
+	for _, r := range rs {
+		hs = append(hs, hunk{a1: r.A1, a2: r.A2, lines: r.Lines})
 	}
 	return hs, true
 }
@@ -177,41 +94,8 @@ func merge3(base, ours, theirs string) (string, bool) {
 	return out.String(), true
 }
 
-// unified renders the hunks from a to b with 2 lines of context.
+// unified is the unified diff from a (the file as nastune's apply left
+// it) to b (the file now), shown with a conflict.
 func unified(name string, a, b string) string {
-	al, bl := splitLines(a), splitLines(b)
-	hs, ok := diffLines(al, bl)
-	var out strings.Builder
-	fmt.Fprintf(&out, "--- %s (after nastune's apply)\n+++ %s (now)\n", name, name)
-	if !ok {
-		fmt.Fprintf(&out, "(too different to show: %d lines then, %d now)\n", len(al), len(bl))
-		return out.String()
-	}
-	shift := 0 // b index minus a index before the current hunk
-	for _, h := range hs {
-		c1 := max(h.a1-2, 0)
-		c2 := min(h.a2+2, len(al))
-		fmt.Fprintf(&out, "@@ -%d,%d +%d,%d @@\n", c1+1, c2-c1, c1+1+shift, c2-c1+len(h.lines)-(h.a2-h.a1))
-		for _, l := range al[c1:h.a1] {
-			out.WriteString(" " + ensureNL(l))
-		}
-		for _, l := range al[h.a1:h.a2] {
-			out.WriteString("-" + ensureNL(l))
-		}
-		for _, l := range h.lines {
-			out.WriteString("+" + ensureNL(l))
-		}
-		for _, l := range al[h.a2:c2] {
-			out.WriteString(" " + ensureNL(l))
-		}
-		shift += len(h.lines) - (h.a2 - h.a1)
-	}
-	return out.String()
-}
-
-func ensureNL(s string) string {
-	if strings.HasSuffix(s, "\n") {
-		return s
-	}
-	return s + "\n\\ No newline at end of file\n"
+	return udiff.Diff(udiff.File{OldName: name + " (after nastune's apply)", NewName: name + " (now)", Old: []byte(a), New: []byte(b)})
 }

@@ -101,8 +101,57 @@ type op struct {
 	ai, bi int // line index in a (eq, del) and b (eq, ins)
 }
 
-// editScript is Myers' greedy shortest edit script from a to b.
+// MaxCells bounds the memory of one edit script (ints of Myers' trace),
+// so a 128 MiB box diffing a rewritten config does not run out: beyond it
+// the differing middle is replaced whole (still a correct diff, only not
+// the shortest).
+const MaxCells = 2 << 20
+
+// editScript is the edit script from a to b: the common head and tail,
+// then Myers' shortest edit script of the middle (or, beyond MaxCells,
+// all of the middle deleted and inserted).
 func editScript(a, b []string) []op {
+	ops, _ := script(a, b, MaxCells)
+	return ops
+}
+
+// script is editScript with the bound given; minimal is false when the
+// bound was hit and the middle is replaced whole.
+func script(a, b []string, maxCells int) (ops []op, minimal bool) {
+	head := 0
+	for head < len(a) && head < len(b) && a[head] == b[head] {
+		head++
+	}
+	tail := 0
+	for tail < len(a)-head && tail < len(b)-head && a[len(a)-1-tail] == b[len(b)-1-tail] {
+		tail++
+	}
+	for i := 0; i < head; i++ {
+		ops = append(ops, op{eq, i, i})
+	}
+	am, bm := a[head:len(a)-tail], b[head:len(b)-tail]
+	mid, minimal := myers(am, bm, maxCells)
+	if !minimal {
+		mid = mid[:0]
+		for i := range am {
+			mid = append(mid, op{del, i, 0})
+		}
+		for j := range bm {
+			mid = append(mid, op{ins, len(am), j})
+		}
+	}
+	for _, o := range mid {
+		ops = append(ops, op{o.kind, o.ai + head, o.bi + head})
+	}
+	for i := 0; i < tail; i++ {
+		ops = append(ops, op{eq, len(a) - tail + i, len(b) - tail + i})
+	}
+	return ops, minimal
+}
+
+// myers is Myers' greedy shortest edit script from a to b; ok is false
+// when it would need more than maxCells ints of trace.
+func myers(a, b []string, maxCells int) (_ []op, ok bool) {
 	n, m := len(a), len(b)
 	max := n + m
 	off := max + 1
@@ -110,6 +159,9 @@ func editScript(a, b []string) []op {
 	var trace [][]int
 	found := false
 	for d := 0; d <= max && !found; d++ {
+		if (d+1)*len(v) > maxCells {
+			return nil, false
+		}
 		snap := make([]int, len(v))
 		copy(snap, v)
 		trace = append(trace, snap)
@@ -170,7 +222,46 @@ func editScript(a, b []string) []op {
 	for i, j := 0, len(rev)-1; i < j; i, j = i+1, j-1 {
 		rev[i], rev[j] = rev[j], rev[i]
 	}
-	return rev
+	return rev, true
+}
+
+// Replace says: lines [A1, A2) of the old text become Lines.
+type Replace struct {
+	A1, A2 int
+	Lines  []string
+}
+
+// Lines splits s after each newline (the last line may lack one), as
+// Replacements and Diff see a text.
+func Lines(s []byte) []string { return lines(s) }
+
+// Replacements returns the changes turning a into b, in order. minimal is
+// false when they differ too much to diff within MaxCells: the one
+// replacement then covers the whole differing middle. Three-way merges
+// (nastune undo) build on it.
+func Replacements(a, b []string) (rs []Replace, minimal bool) {
+	ops, minimal := script(a, b, MaxCells)
+	for i := 0; i < len(ops); {
+		if ops[i].kind == eq {
+			i++
+			continue
+		}
+		r := Replace{A1: -1}
+		for ; i < len(ops) && ops[i].kind != eq; i++ {
+			o := ops[i]
+			if r.A1 < 0 {
+				r.A1 = o.ai
+				r.A2 = o.ai
+			}
+			if o.kind == del {
+				r.A2 = o.ai + 1
+			} else {
+				r.Lines = append(r.Lines, b[o.bi])
+			}
+		}
+		rs = append(rs, r)
+	}
+	return rs, minimal
 }
 
 type hunk struct {

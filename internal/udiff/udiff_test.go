@@ -158,3 +158,33 @@ func TestBigFileSmallChange(t *testing.T) {
 		t.Errorf("got\n%s", d)
 	}
 }
+
+// TestMemoryBound: two unrelated large texts exceed MaxCells; the diff is
+// then the whole middle replaced (still correct, bounded memory) and
+// Replacements says it is not minimal.
+func TestMemoryBound(t *testing.T) {
+	var a, b strings.Builder
+	for i := range 20000 {
+		fmt.Fprintf(&a, "a%d\n", i)
+		fmt.Fprintf(&b, "b%d\n", i)
+	}
+	old := "head\n" + a.String() + "tail\n"
+	nw := "head\n" + b.String() + "tail\n"
+	rs, minimal := Replacements(Lines([]byte(old)), Lines([]byte(nw)))
+	if minimal || len(rs) != 1 || rs[0].A1 != 1 || rs[0].A2 != 20001 || len(rs[0].Lines) != 20000 {
+		t.Fatalf("replacements: minimal=%v %d, first %d-%d", minimal, len(rs), rs[0].A1, rs[0].A2)
+	}
+	d := Diff(File{OldName: "a/x", NewName: "b/x", Old: []byte(old), New: []byte(nw)})
+	if got := strings.Count(d, "\n-a"); got != 20000 {
+		t.Errorf("%d deleted lines, want 20000", got)
+	}
+	if got := strings.Count(d, "\n+b"); got != 20000 {
+		t.Errorf("%d inserted lines, want 20000", got)
+	}
+	// A small edit in the same large text stays minimal.
+	edited := strings.Replace(old, "a10000\n", "changed\n", 1)
+	rs, minimal = Replacements(Lines([]byte(old)), Lines([]byte(edited)))
+	if !minimal || len(rs) != 1 || rs[0].A1 != 10001 || rs[0].A2 != 10002 {
+		t.Errorf("small edit: minimal=%v %+v", minimal, rs)
+	}
+}
