@@ -92,6 +92,7 @@ type Options struct {
 	Now        func() time.Time
 
 	// test hooks
+	hostCommands bool                     // run command steps (smartctl) with Root != "/"
 	failAt       int                      // step failAt fails
 	journalFault func(*Manifest) error    // called before each journal write
 	pause        func(stage string)       // called between operations (kill tests)

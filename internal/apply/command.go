@@ -37,6 +37,11 @@ func commandStep(c plan.Change, o *Options) (*Step, error) {
 		return nil, fmt.Errorf("%s: smartctl -l scterc,%s %s is not a command nastune runs", c.ID, cm.Value, cm.Device)
 	}
 	cur := c.From
+	if o.ReadFile == nil && o.Root != "/" && !o.hostCommands {
+		// smartctl acts on this machine's disk, never on a tree: an
+		// apply to a --root tree (or a scratch tree) leaves it out.
+		return nil, nil
+	}
 	if o.ReadFile == nil {
 		// apply (and a preview of this machine without the hook) asks
 		// the disk; a preview of a tree shows what the facts said.

@@ -67,7 +67,7 @@ func ercState(t *testing.T, state, dev string) string {
 func TestSCTERCCommandStep(t *testing.T) {
 	if root := os.Getenv("NASTUNE_TEST_ERC_KILL"); root != "" {
 		n := 0
-		Apply(ercPlan(), Options{Root: root, pause: func(stage string) {
+		Apply(ercPlan(), Options{hostCommands: true, Root: root, pause: func(stage string) {
 			if stage == "after-step" {
 				if n++; n == 2 { // the second disk is set, its step still "applying"
 					syscall.Kill(os.Getpid(), syscall.SIGKILL)
@@ -115,7 +115,7 @@ func ercChild(t *testing.T, state string) {
 	// restores what each disk had (disabled, and 10 s).
 	root := scratch(t)
 	reset("0,0", "100,100")
-	m, err := Apply(ercPlan(), Options{Root: root})
+	m, err := Apply(ercPlan(), Options{hostCommands: true, Root: root})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,10 +145,10 @@ func ercChild(t *testing.T, state string) {
 		strings.Count(string(rule), "RUN+=") != 2 {
 		t.Fatalf("udev rule: %v\n%s", err, rule)
 	}
-	if _, err := Apply(ercPlan(), Options{Root: root}); err != ErrNothingToDo {
+	if _, err := Apply(ercPlan(), Options{hostCommands: true, Root: root}); err != ErrNothingToDo {
 		t.Errorf("second apply: %v, want nothing to do", err)
 	}
-	if _, err := Undo("", Options{Root: root}); err != nil {
+	if _, err := Undo("", Options{hostCommands: true, Root: root}); err != nil {
 		t.Fatal(err)
 	}
 	if a, b := ercState(t, state, diskA), ercState(t, state, diskB); a != "0,0" || b != "100,100" {
@@ -161,17 +161,17 @@ func ercChild(t *testing.T, state string) {
 	// Someone set the disk since: undo refuses, --force restores.
 	root = scratch(t)
 	reset("0,0", "0,0")
-	if _, err := Apply(ercPlan(), Options{Root: root}); err != nil {
+	if _, err := Apply(ercPlan(), Options{hostCommands: true, Root: root}); err != nil {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(state, strings.ReplaceAll(diskA, "/", "_")), []byte("50,50\n"), 0o644)
-	if _, err := Undo("", Options{Root: root}); err == nil || !strings.Contains(err.Error(), "SCT ERC now 50,50") {
+	if _, err := Undo("", Options{hostCommands: true, Root: root}); err == nil || !strings.Contains(err.Error(), "SCT ERC now 50,50") {
 		t.Errorf("undo over a later change: %v", err)
 	}
 	if a := ercState(t, state, diskA); a != "50,50" {
 		t.Errorf("refused undo changed the disk: %s", a)
 	}
-	if _, err := Undo("", Options{Root: root, Force: true}); err != nil {
+	if _, err := Undo("", Options{hostCommands: true, Root: root, Force: true}); err != nil {
 		t.Fatal(err)
 	}
 	if a, b := ercState(t, state, diskA), ercState(t, state, diskB); a != "0,0" || b != "0,0" {
@@ -181,7 +181,7 @@ func ercChild(t *testing.T, state string) {
 	// A failing later step rolls the disks back.
 	root = scratch(t)
 	reset("0,0", "0,0")
-	if _, err := Apply(ercPlan(), Options{Root: root, failAt: 2}); err == nil {
+	if _, err := Apply(ercPlan(), Options{hostCommands: true, Root: root, failAt: 2}); err == nil {
 		t.Fatal("injected failure not reported")
 	}
 	if a, b := ercState(t, state, diskA), ercState(t, state, diskB); a != "0,0" || b != "0,0" {
@@ -201,7 +201,7 @@ func ercChild(t *testing.T, state string) {
 	if a, b := ercState(t, state, diskA), ercState(t, state, diskB); a != "70,70" || b != "70,70" {
 		t.Fatalf("killed apply: %s %s, want both set", a, b)
 	}
-	if _, err := Undo("", Options{Root: root}); err != nil {
+	if _, err := Undo("", Options{hostCommands: true, Root: root}); err != nil {
 		t.Fatal(err)
 	}
 	if a, b := ercState(t, state, diskA), ercState(t, state, diskB); a != "0,0" || b != "0,0" {
@@ -209,6 +209,22 @@ func ercChild(t *testing.T, state string) {
 	}
 	if digest(t, root) != before {
 		t.Error("undo after kill -9 left files changed")
+	}
+
+	// An apply to a tree never runs smartctl on this machine's disks.
+	root = scratch(t)
+	reset("0,0", "0,0")
+	if m, err := Apply(ercPlan(), Options{Root: root}); err != nil {
+		t.Fatal(err)
+	} else {
+		for _, s := range m.Steps {
+			if s.Kind == "command" {
+				t.Errorf("command step in an apply to a tree: %+v", s)
+			}
+		}
+	}
+	if calls, _ := os.ReadFile(filepath.Join(state, "calls")); len(calls) > 0 {
+		t.Errorf("smartctl ran for an apply to a tree:\n%s", calls)
 	}
 
 	// A journal naming a device outside /dev/disk/by-id is refused.
