@@ -92,6 +92,7 @@ type Options struct {
 	Now        func() time.Time
 
 	// test hooks
+	hostCommands bool                     // run command steps (smartctl) with Root != "/"
 	failAt       int                      // step failAt fails
 	journalFault func(*Manifest) error    // called before each journal write
 	pause        func(stage string)       // called between operations (kill tests)
@@ -182,8 +183,10 @@ const (
 // whole file.
 type Step struct {
 	Change string `json:"change"` // plan change ID(s) it serves, comma-separated
-	Kind   string `json:"kind"`   // value, group or file
+	Kind   string `json:"kind"`   // value, group, file or command
 	Path   string `json:"path"`
+	// Command is what a command step runs ("scterc"; Path is the disk).
+	Command string `json:"command,omitempty"`
 	// Real is the file written when Path is a symbolic link (its target).
 	Real string `json:"real,omitempty"`
 	// Before is the runtime value (value steps); for files Existed,
@@ -417,6 +420,15 @@ func buildSteps(p plan.Plan, o *Options) ([]Step, []string, error) {
 	groups := map[string]int{} // group name -> index in steps
 	for _, c := range p.Changes {
 		summary = append(summary, fmt.Sprintf("%s %s: %s → %s", c.Kind, c.Target, c.From, c.To))
+		if c.Command != nil {
+			st, err := commandStep(c, o)
+			if err != nil {
+				return nil, nil, err
+			}
+			if st != nil {
+				steps = append(steps, *st)
+			}
+		}
 		if c.Runtime != "" {
 			if !allowed("value", c.Runtime) {
 				return nil, nil, fmt.Errorf("%s: not a /proc/sys or /sys attribute; nastune does not write it", c.Runtime)
@@ -537,6 +549,8 @@ const ownedHeader = "# Managed by nastune: written by `nastune apply`, removed b
 func ownedContent(file string, old []byte, lines []string) []byte {
 	keyOf := func(l string) string {
 		switch {
+		case strings.HasSuffix(file, ".rules") && strings.Contains(l, `, RUN+="`):
+			return l[:strings.Index(l, `, RUN+="`)]
 		case strings.HasSuffix(file, ".rules"):
 			if i := strings.LastIndex(l, "ATTR{"); i > 0 {
 				if j := strings.Index(l[i:], "}="); j > 0 {
@@ -588,6 +602,8 @@ func recordBefore(s *Step, i int, dir string, o *Options) error {
 			}
 			s.Members[j].Before = v
 		}
+	case "command":
+		return recordCommand(s, o)
 	case "file":
 		fs, err := readFile(o.Root, s.Path, true)
 		if err != nil {
@@ -634,6 +650,8 @@ func perform(s *Step, o *Options) error {
 		return nil
 	case "group":
 		return applyGroup(s, o)
+	case "command":
+		return setCommand(s, s.After, o)
 	case "file":
 		if err := mkdirAll(o.Root, s.Real); err != nil {
 			return err
@@ -686,6 +704,8 @@ func Preview(p plan.Plan, o Options) ([]ValueChange, []FileChange, error) {
 		case "value":
 			cur, _ := o.currentValue(s.Path)
 			vals = append(vals, ValueChange{Path: s.Path, From: cur, To: s.After})
+		case "command":
+			vals = append(vals, ValueChange{Path: "smartctl -l scterc " + s.Path, From: s.Before, To: s.After})
 		case "file":
 			old, err := o.currentFile(s.Path)
 			if err != nil {

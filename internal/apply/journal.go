@@ -252,7 +252,7 @@ func allowed(kind, p string) bool {
 		return (strings.HasPrefix(p, "/proc/sys/") || strings.HasPrefix(p, "/sys/") || p == "/proc/fs/nfsd/threads") && strings.Count(p, "/") >= 3
 	case "file":
 		switch p {
-		case "/etc/sysctl.d/90-nastune.conf", "/etc/udev/rules.d/90-nastune.rules", "/etc/modprobe.d/90-nastune.conf",
+		case "/etc/sysctl.d/90-nastune.conf", "/etc/udev/rules.d/90-nastune.rules", "/etc/udev/rules.d/90-nastune-erc.rules", "/etc/modprobe.d/90-nastune.conf",
 			"/etc/nfs.conf", "/etc/default/nfs-kernel-server", "/etc/smb.conf", "/etc/samba/smb.conf":
 			return true
 		}
@@ -275,6 +275,10 @@ func checkSteps(m *Manifest) error {
 			}
 			if s.Real != "" && s.Real != s.Path && !safeReal(s.Real) {
 				return fmt.Errorf("step %q: link target %q is not a plausible config path: refusing the journal", s.Path, s.Real)
+			}
+		case "command":
+			if err := checkCommand(s); err != nil {
+				return err
 			}
 		case "group":
 			for _, mb := range s.Members {

@@ -209,6 +209,7 @@ const (
 	actRemove
 	actValue
 	actGroup
+	actCommand
 )
 
 type restorePlan struct {
@@ -250,6 +251,8 @@ func planRestore(s *Step, state, dir string, o *Options, force bool) (*restorePl
 		return nil, &Conflict{Path: s.Path, Reason: "changed since the apply: now " + strings.Join(cur, " ")}, nil
 	case "file":
 		return planRestoreFile(s, state, dir, o, force)
+	case "command":
+		return planRestoreCommand(s, state, o, force)
 	}
 	return nil, nil, fmt.Errorf("unknown step kind %q", s.Kind)
 }
@@ -366,6 +369,8 @@ func restoreStep(s *Step, state, dir string, o *Options, force bool) error {
 		}
 	case actGroup:
 		return restoreGroup(s, o)
+	case actCommand:
+		return setCommand(s, s.Before, o)
 	case actWrite:
 		return writeFile(o.Root, s.Path, rp.content, rp.meta, rp.want, o.beforeRename)
 	case actRemove:

@@ -39,6 +39,8 @@ type Change struct {
 	Runtime string `json:"runtime,omitempty"`
 	// Persist says how the value survives a reboot.
 	Persist *Persist `json:"persist,omitempty"`
+	// Command is a setting only a tool changes (SCT ERC through smartctl).
+	Command *Command `json:"command,omitempty"`
 	Needs   []string `json:"needs,omitempty"`
 }
 
@@ -96,7 +98,7 @@ func Make(h *facts.Host, findings []rule.Finding) Plan {
 		seen[c.ID] = true
 		p.Changes = append(p.Changes, c)
 	}
-	order := map[string]int{"sysctl": 0, "sysfs": 1, "service": 2, "config": 3}
+	order := map[string]int{"sysctl": 0, "sysfs": 1, "erc": 1, "service": 2, "config": 3}
 	sort.SliceStable(p.Changes, func(i, j int) bool {
 		a, b := p.Changes[i], p.Changes[j]
 		if order[a.Kind] != order[b.Kind] {
@@ -149,6 +151,8 @@ func change(h *facts.Host, f rule.Finding) (Change, string) {
 			return c, ""
 		}
 		return c, "run: " + r.Target
+	case rule.KindERC:
+		return ercChange(h, c)
 	case rule.KindConfig:
 		file, section, key, ok := splitConfigTarget(r.Target)
 		if !ok {

@@ -94,6 +94,8 @@ func recommendation(r *rule.Recommendation) string {
 		return r.Target
 	case rule.KindSysctl:
 		return fmt.Sprintf("set %s = %s", r.Target, valueNow(r))
+	case rule.KindERC:
+		return fmt.Sprintf("set SCT ERC of %s to %s with smartctl -l scterc (nastune apply; a udev rule repeats it at boot)", r.Target, valueNow(r))
 	}
 	return fmt.Sprintf("set %s to %s", r.Target, valueNow(r))
 }

@@ -92,6 +92,7 @@ const (
 	KindSysfs   = "sysfs"   // Target is a /sys path by stable class/block name
 	KindConfig  = "config"  // Target is FILE:[section]:key
 	KindService = "service" // Target is a service to reload or a runtime control
+	KindERC     = "erc"     // Target is a disk's /dev/disk/by-id name; Value is SCT ERC "R,W" (tenths of a second)
 	KindAdvice  = "advice"  // Target says what to do; nothing to set automatically
 )
 

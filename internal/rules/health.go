@@ -693,14 +693,7 @@ func checkERC(in rule.Input) []rule.Finding {
 		f.Why = fmt.Sprintf("%s is a member of %s and %s: a bad sector can stall the array for minutes and get the disk kicked out.",
 			diskIdent(d), strings.Join(members[d.Name], ", "), ercWhat(e))
 		if e.Supported {
-			match := "KERNEL==\"" + d.Name + "\""
-			if d.Serial != "" {
-				match = "ENV{ID_SERIAL_SHORT}==\"" + d.Serial + "\""
-			}
-			f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice,
-				Target: fmt.Sprintf("smartctl -l scterc,70,70 /dev/%s now, and at every boot: a udev rule ACTION==\"add\", SUBSYSTEM==\"block\", %s, RUN+=\"/usr/sbin/smartctl -q silent -l scterc,70,70 /dev/%%k\" (nastune apply cannot run smartctl yet: add the rule by hand)",
-					d.Name, match),
-				Current: ercText(e), Value: "70,70 (7.0 s)", Basis: "md/ZFS member; SCT ERC supported"}
+			f.Recommendation = ercRecommendation(d, e)
 		} else {
 			f.Recommendation = &rule.Recommendation{Kind: rule.KindSysfs,
 				Target: "/sys/block/" + d.Name + "/device/timeout", Value: "180",

@@ -68,6 +68,7 @@ func ReasonWith(samples []Sample, ceil map[string]Ceiling) []Bottleneck {
 	out = append(out, diskBottlenecks(samples, n, ceil)...)
 	out = append(out, nicBottlenecks(samples, n)...)
 	out = append(out, memBottleneck(samples, n)...)
+	out = withKernelErrors(out, samples)
 	sort.SliceStable(out, func(i, j int) bool { return out[i].score > out[j].score })
 	if out == nil {
 		out = []Bottleneck{}

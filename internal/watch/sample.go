@@ -31,6 +31,9 @@ type Sample struct {
 	NFSd     *NFSdSample    `json:"nfsd,omitempty"`
 	MD       []MDSync       `json:"md,omitempty"`
 	Self     SelfSample     `json:"self"`
+	// KernelEvents are the storage errors the kernel logged in the
+	// interval (kernlog.go).
+	KernelEvents []KernelEvent `json:"kernel_events,omitempty"`
 }
 
 // CPUSample: percentages of each CPU's time (100 = one whole core).
@@ -189,6 +192,7 @@ type Sampler struct {
 	// Skipped names sources that could not be read, once each.
 	Skipped   map[string]string
 	watchPIDs map[int]bool // processes whose threads are read this interval
+	kl        *kmsgTail    // the kernel log since the watch began (nil: not readable)
 	noNFSd    bool
 }
 
@@ -224,6 +228,7 @@ func NewSampler(root *hostfs.Root) (*Sampler, error) {
 	} else {
 		s.skip("netlink qdisc", err)
 	}
+	s.openKernelLog()
 	s.prev, s.cur = newRaw(), newRaw()
 	// Prime: two quick readings find the busy processes, so that the
 	// reading the first interval starts from already has their threads.
@@ -248,6 +253,9 @@ func newRaw() *raw {
 
 // Close releases the netlink socket.
 func (s *Sampler) Close() error {
+	if s.kl != nil {
+		s.kl.Close()
+	}
 	if s.qr != nil {
 		return s.qr.Close()
 	}
@@ -510,6 +518,9 @@ func (s *Sampler) Next() (Sample, error) {
 	}
 	smp := s.delta(s.prev, s.cur)
 	s.prev, s.cur = s.cur, s.prev
+	if s.kl != nil {
+		smp.KernelEvents = s.kl.read()
+	}
 	return smp, nil
 }
 

@@ -1,0 +1,294 @@
+package watch
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/nastune/nastune/internal/parse/kmsg"
+)
+
+// KernelEvent is one storage error the kernel logged during an interval,
+// mapped to the whole disk it names ("" when unknown).
+type KernelEvent struct {
+	Disk string `json:"disk,omitempty"`
+	Kind string `json:"kind"` // as internal/parse/kmsg classifies it
+	Line string `json:"line"`
+}
+
+// errorKinds are the events that mean requests failed or stalled (a link
+// coming up, or a corrected md read, are not).
+var errorKinds = map[string]bool{
+	"link-reset": true, "link-crc": true, "media": true, "io-error": true, "ata-error": true,
+	"uas-abort": true, "usb-reset": true, "nvme-timeout": true, "nvme-reset": true,
+	"md-read-error": true, "md-failed": true,
+}
+
+// kmsgTail reads the records the kernel logs after it was opened: the
+// file is opened O_NONBLOCK and positioned at the end (SEEK_END on
+// /dev/kmsg), and each interval reads until EAGAIN, so a watch never
+// blocks on the log and never re-reads what was there before it started.
+type kmsgTail struct {
+	fd   int
+	keys map[string]string // kernel-log name (ata3, 2:0:0:0, 2-1, nvme0, sdb1) → whole disk
+	rec  []byte
+}
+
+// pathKmsg is the kernel log device (a variable for tests).
+var pathKmsg = "/dev/kmsg"
+
+var nvmeCtrl = regexp.MustCompile(`^nvme[0-9]+$`)
+
+// maxEventsPerSample bounds what one interval keeps of a flooding log.
+const maxEventsPerSample = 64
+
+func openKmsgTail(name string, disks []string) (*kmsgTail, error) {
+	fd, err := unix.Open(name, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w (the kernel log needs root, or kernel.dmesg_restrict=0)", name, err)
+	}
+	if _, err := unix.Seek(fd, 0, unix.SEEK_END); err != nil {
+		unix.Close(fd)
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return &kmsgTail{fd: fd, keys: diskKeys("/sys/block", disks), rec: make([]byte, 8192)}, nil
+}
+
+func (k *kmsgTail) Close() error { return unix.Close(k.fd) }
+
+// read returns the storage error events logged since the last read.
+func (k *kmsgTail) read() []KernelEvent {
+	var lines []byte
+	for {
+		n, err := unix.Read(k.fd, k.rec)
+		if errors.Is(err, unix.EPIPE) || errors.Is(err, unix.EINTR) {
+			continue // records overwritten while reading: go on with the next
+		}
+		if err != nil || n == 0 {
+			break
+		}
+		if l, ok := kmsg.FormatRecord(k.rec[:n]); ok {
+			lines = append(append(lines, l...), '\n')
+		}
+	}
+	return classify(lines, k.keys)
+}
+
+// classify turns log lines into error events mapped to disks.
+func classify(lines []byte, keys map[string]string) []KernelEvent {
+	var out []KernelEvent
+	for _, ev := range kmsg.Parse(lines) {
+		if !errorKinds[ev.Kind] || len(out) == maxEventsPerSample {
+			continue
+		}
+		out = append(out, KernelEvent{Disk: keys[ev.Key], Kind: ev.Kind, Line: ev.Line})
+	}
+	return out
+}
+
+// diskKeys maps the names the kernel log uses for a disk to the disk, from
+// its sysfs device path (…/ata3/host2/target2:0:0/2:0:0:0/block/sdb,
+// …/usb2/2-1/2-1:1.0/host6/…, …/nvme/nvme0/nvme0n1): the disk and its
+// partitions, its ataN port, its SCSI address and host, its USB device,
+// its NVMe controller. A name two disks share (a port multiplier, a
+// SCSI host with several disks) is left out: the line cannot say which.
+func diskKeys(sysBlock string, disks []string) map[string]string {
+	owner := map[string]string{}
+	shared := map[string]bool{}
+	add := func(k, d string) {
+		if o, ok := owner[k]; ok && o != d {
+			shared[k] = true
+		}
+		owner[k] = d
+	}
+	for _, d := range disks {
+		add(d, d)
+		if ents, err := os.ReadDir(filepath.Join(sysBlock, d)); err == nil {
+			for _, e := range ents {
+				if strings.HasPrefix(e.Name(), d) {
+					add(e.Name(), d) // partitions
+				}
+			}
+		}
+		real, err := filepath.EvalSymlinks(filepath.Join(sysBlock, d))
+		if err != nil {
+			continue
+		}
+		for _, c := range strings.Split(real, "/") {
+			switch {
+			case strings.HasPrefix(c, "ata") && len(c) > 3 && c[3] >= '0' && c[3] <= '9',
+				strings.HasPrefix(c, "host"),
+				nvmeCtrl.MatchString(c),
+				strings.Count(c, ":") == 3, // H:C:T:L
+				usbDevice(c):
+				add(c, d)
+			}
+		}
+	}
+	for k := range shared {
+		delete(owner, k)
+	}
+	return owner
+}
+
+// usbDevice: a USB device's sysfs name (2-1, 1-1.4), not an interface
+// (2-1:1.0).
+func usbDevice(c string) bool {
+	bus, port, ok := strings.Cut(c, "-")
+	if !ok || bus == "" || port == "" || strings.Contains(c, ":") {
+		return false
+	}
+	for _, r := range bus + strings.ReplaceAll(port, ".", "") {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// stallIntervals is how many intervals in a row a device must hold
+// requests without completing any to count as stalled.
+const stallIntervals = 2
+
+// withKernelErrors ties disk verdicts to the kernel log: a disk that is a
+// bottleneck, or whose requests stalled (in flight, none completed, for
+// stallIntervals intervals), while the log reports errors for it, is
+// named with the log lines as evidence, and the advice is the hardware
+// (cable, port, the health findings), not tuning. It is pure.
+func withKernelErrors(out []Bottleneck, samples []Sample) []Bottleneck {
+	errs := map[string][]KernelEvent{}
+	for _, s := range samples {
+		for _, e := range s.KernelEvents {
+			if e.Disk != "" {
+				errs[e.Disk] = append(errs[e.Disk], e)
+			}
+		}
+	}
+	if len(errs) == 0 {
+		return out
+	}
+	done := map[string]bool{}
+	for i := range out {
+		b := &out[i]
+		if b.Kind != "disk" {
+			continue
+		}
+		for _, d := range append([]string{b.Subject}, b.Stack...) {
+			if ev := errs[d]; len(ev) > 0 && !done[d] {
+				done[d] = true
+				b.Evidence = append(b.Evidence, logEvidence(d, ev)...)
+				b.Why = fmt.Sprintf("the kernel logged %s for %s while it was the bottleneck: its requests are being retried, not served slowly. %s", kinds(ev), d, b.Why)
+				b.Next = hardwareNext(d, ev)
+				b.score += 1000 // a failing disk binds before anything tuning can move
+			}
+		}
+	}
+	var disks []string
+	for d := range errs {
+		if !done[d] {
+			disks = append(disks, d)
+		}
+	}
+	sort.Strings(disks)
+	for _, d := range disks {
+		run, longest, inflight := 0, 0, uint64(0)
+		for _, s := range samples {
+			stalled := false
+			for _, ds := range s.Disks {
+				if ds.Name == d && ds.InFlight > 0 && ds.ReadIOPS+ds.WriteIOPS == 0 {
+					stalled, inflight = true, max(inflight, ds.InFlight)
+				}
+			}
+			if stalled {
+				run++
+				longest = max(longest, run)
+			} else {
+				run = 0
+			}
+		}
+		if longest < stallIntervals {
+			continue
+		}
+		ev := errs[d]
+		b := Bottleneck{Kind: "disk", Subject: d, Unit: "requests",
+			Evidence: append([]string{fmt.Sprintf("%s: %d request(s) in flight and none completed for %d intervals in a row", d, inflight, longest)}, logEvidence(d, ev)...),
+			Why: fmt.Sprintf("%s stopped completing requests while the kernel logged %s for it: the disk, its link or its bridge is failing the I/O and the kernel is retrying or resetting; no setting helps until that is fixed.",
+				d, kinds(ev)),
+			Next:  hardwareNext(d, ev),
+			score: 1000 + float64(longest),
+		}
+		out = append(out, b)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].score > out[j].score })
+	return out
+}
+
+// logEvidence cites up to three log lines and counts the rest.
+func logEvidence(d string, ev []KernelEvent) []string {
+	var out []string
+	for i, e := range ev {
+		if i == 3 {
+			out = append(out, fmt.Sprintf("kernel log: %d more error line(s) for %s", len(ev)-3, d))
+			break
+		}
+		out = append(out, "kernel log: "+e.Line)
+	}
+	return out
+}
+
+func kinds(ev []KernelEvent) string {
+	seen := map[string]bool{}
+	var ks []string
+	for _, e := range ev {
+		if !seen[e.Kind] {
+			seen[e.Kind] = true
+			ks = append(ks, e.Kind)
+		}
+	}
+	return fmt.Sprintf("%d error line(s) (%s)", len(ev), strings.Join(ks, ", "))
+}
+
+// hardwareNext: CRC errors, link resets and bridge resets point at the
+// path (cable, port, backplane, power, USB bridge); media errors and
+// timeouts at the disk. Either way the health findings say more.
+func hardwareNext(d string, ev []KernelEvent) string {
+	path, media := false, false
+	for _, e := range ev {
+		switch e.Kind {
+		case "link-crc", "link-reset", "ata-error", "uas-abort", "usb-reset":
+			path = true
+		case "media", "md-read-error", "md-failed", "io-error", "nvme-timeout", "nvme-reset":
+			media = true
+		}
+	}
+	check := "nastune audit --only health-smart-failed,health-media-errors,health-link-errors,health-io-errors,health-usb-resets"
+	switch {
+	case path && !media:
+		return fmt.Sprintf("check %s's cable, port, backplane and power (or its USB bridge) and run `%s`; not tuning", d, check)
+	case media && !path:
+		return fmt.Sprintf("look at %s's health (`%s`, smartctl -x) and back it up or replace it; not tuning", d, check)
+	}
+	return fmt.Sprintf("check %s's cable and port and its health (`%s`); not tuning", d, check)
+}
+
+// openKernelLog starts following /dev/kmsg for the whole disks watched;
+// unreadable (not root, dmesg_restrict) it is listed as not collected.
+func (s *Sampler) openKernelLog() {
+	var disks []string
+	for d := range s.devs {
+		disks = append(disks, d)
+	}
+	sort.Strings(disks)
+	kl, err := openKmsgTail(pathKmsg, disks)
+	if err != nil {
+		s.skip(pathKmsg, err)
+		return
+	}
+	s.kl = kl
+}
