@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/nastune/nastune/internal/plan"
 )
@@ -181,4 +184,56 @@ func ReadValue(o Options, path string) (string, error) {
 func RunDir(id string, o Options) string {
 	o.defaults()
 	return filepath.Join(o.runsDir(), id)
+}
+
+// TuneLock is held by a running `nastune tune` for its whole run (the
+// journal lock is held only while one run is applied or undone): a
+// second tune refuses, also during the first one's baseline and between
+// its trials, when no trial of it is live for OpenTrials to see. Two tunes
+// at once read each other's trial values as the devices' own and revert
+// over each other. The lock is an flock on StateDir/tune.lock: the kernel
+// drops it when the process dies, kill -9 too.
+func TuneLock(o Options) (unlock func(), err error) {
+	o.defaults()
+	dir := filepath.Dir(o.runsDir())
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("journal folder: %w", err)
+	}
+	p := filepath.Join(dir, "tune.lock")
+	fd, err := unix.Open(p, unix.O_RDWR|unix.O_CREAT|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("tune lock %s: %w", p, err)
+	}
+	for {
+		err = unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB)
+		if !errors.Is(err, unix.EINTR) {
+			break
+		}
+	}
+	if err != nil {
+		pid := tuneLockHolder(fd)
+		unix.Close(fd)
+		if errors.Is(err, unix.EWOULDBLOCK) {
+			if pid > 0 {
+				return nil, fmt.Errorf("another nastune tune is running (pid %d): one tune at a time", pid)
+			}
+			return nil, errors.New("another nastune tune is running: one tune at a time")
+		}
+		return nil, fmt.Errorf("locking %s: %w", p, err)
+	}
+	pid := []byte(strconv.Itoa(os.Getpid()) + "\n")
+	if err := unix.Ftruncate(fd, 0); err == nil {
+		_, _ = unix.Pwrite(fd, pid, 0)
+	}
+	return func() { unix.Close(fd) }, nil
+}
+
+func tuneLockHolder(fd int) int {
+	buf := make([]byte, 16)
+	n, _ := unix.Pread(fd, buf, 0)
+	if n <= 0 {
+		return 0
+	}
+	v, _ := strconv.Atoi(strings.TrimSpace(string(buf[:n])))
+	return v
 }

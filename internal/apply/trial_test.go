@@ -3,6 +3,7 @@ package apply
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -43,4 +44,24 @@ func TestSchedulerTrialRevertRestoresNrRequests(t *testing.T) {
 	if _, err := Revert(m2.ID, o); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// Two tunes at once (different test files on one loop device) read each
+// other's trial values as the device's own; the first then failed to revert
+// ("changed since the apply") and left its trial live. One tune at a time.
+func TestTuneLockOneAtATime(t *testing.T) {
+	o := Options{Root: t.TempDir()}
+	unlock, err := TuneLock(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := TuneLock(o); err == nil || !strings.Contains(err.Error(), "another nastune tune is running (pid") {
+		t.Fatalf("second tune lock: %v, want refused naming the pid", err)
+	}
+	unlock()
+	unlock2, err := TuneLock(o)
+	if err != nil {
+		t.Fatalf("after unlock: %v", err)
+	}
+	unlock2()
 }
