@@ -121,7 +121,9 @@ func Confirm(id string, o Options) (string, error) {
 }
 
 // Watch waits for the confirmation of run id and undoes the run when the
-// deadline passes first. It returns whether it reverted the run.
+// deadline passes first, or at once when ctx is cancelled (the watchdog
+// was told to stop) before a confirmation. It returns whether it reverted
+// the run.
 func Watch(ctx context.Context, id string, poll time.Duration, o Options) (bool, error) {
 	o.defaults()
 	if poll <= 0 {
@@ -140,6 +142,13 @@ func Watch(ctx context.Context, id string, poll time.Duration, o Options) (bool,
 		}
 		select {
 		case <-ctx.Done():
+			// Stopped (SIGTERM: logind ending the SSH session's scope
+			// with KillUserProcesses, a shutdown) while still pending:
+			// nobody is left to confirm, so revert now rather than leave
+			// the change live past its deadline with no watchdog.
+			if r, err := revertUnconfirmed(id, st, o); err != nil || r {
+				return r, err
+			}
 			return false, ctx.Err()
 		case <-time.After(min(poll, time.Until(st.Deadline)+time.Millisecond)):
 		}

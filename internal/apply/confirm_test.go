@@ -107,3 +107,49 @@ func TestExpiredRunRevertedAtNextStart(t *testing.T) {
 		t.Errorf("tcp_timestamps %s, want 0", v)
 	}
 }
+
+// A watchdog stopped before the deadline (SIGTERM: logind ends the SSH
+// session's scope with KillUserProcesses=yes, or a shutdown) reverts at
+// once. Staged: kill -TERM of `nastune confirm --watch` left
+// tcp_timestamps applied past the deadline, and `nastune confirm` then
+// said "it is being reverted" while nothing did.
+func TestStoppedWatchdogReverts(t *testing.T) {
+	root := scratch(t)
+	o := Options{Root: root}
+	m, err := Apply(confirmPlan(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ArmConfirm(m.ID, time.Now().Add(time.Hour), o); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(50*time.Millisecond, cancel)
+	reverted, _ := Watch(ctx, m.ID, 20*time.Millisecond, o)
+	if !reverted {
+		t.Error("a stopped watchdog left the pending run applied")
+	}
+	if v := value(t, root, "proc/sys/net/ipv4/tcp_timestamps"); v != "0" {
+		t.Errorf("tcp_timestamps %s after the watchdog stopped, want 0", v)
+	}
+	if st, _, _ := ReadConfirm(m.ID, o); st.State != ConfirmReverted {
+		t.Errorf("confirm state %q, want reverted", st.State)
+	}
+	// Confirmed first: a stop changes nothing.
+	m2, err := Apply(confirmPlan(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ArmConfirm(m2.ID, time.Now().Add(time.Hour), o)
+	if _, err := Confirm(m2.ID, o); err != nil {
+		t.Fatal(err)
+	}
+	ctx2, cancel2 := context.WithCancel(context.Background())
+	cancel2()
+	if r, _ := Watch(ctx2, m2.ID, 20*time.Millisecond, o); r {
+		t.Error("a confirmed run was reverted")
+	}
+	if v := value(t, root, "proc/sys/net/ipv4/tcp_timestamps"); v != "1" {
+		t.Errorf("confirmed run: tcp_timestamps %s, want 1", v)
+	}
+}

@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/nastune/nastune/internal/plan"
 )
@@ -23,13 +26,57 @@ const TrialChange = "tune-trial"
 
 // Trial writes value to the runtime attribute path as one journaled run
 // and reads it back. ErrNothingToDo: the attribute already holds value.
+//
+// A scheduler trial also records the device's nr_requests before it
+// (queue/nr_requests of the same queue, in the run folder as
+// trial-nr_requests): the kernel resets nr_requests to the new
+// scheduler's default on every switch, the revert too, so undoing the
+// scheduler alone would leave a hand-set queue depth changed. Revert
+// writes it back.
 func Trial(path, value string, o Options) (*Manifest, error) {
 	from, _ := ReadValue(o, path)
 	p := plan.Plan{Changes: []plan.Change{{ID: TrialChange, Kind: "sysfs", Target: path, From: from, To: value, Runtime: path}}}
 	if strings.HasPrefix(path, "/proc/sys/") {
 		p.Changes[0].Kind = "sysctl"
 	}
-	return Apply(p, o)
+	nrPath, nrBefore := schedSibling(path), ""
+	if nrPath != "" {
+		o2 := o
+		o2.defaults()
+		nrBefore, _ = readValue(o2.Root, nrPath)
+	}
+	m, err := Apply(p, o)
+	if err != nil || nrBefore == "" {
+		return m, err
+	}
+	if werr := writeNew(filepath.Join(RunDir(m.ID, o), trialNrFile), nrBefore+"\n"); werr != nil {
+		return m, fmt.Errorf("run %s: recording nr_requests before the scheduler trial: %w (undo it with: nastune undo %s)", m.ID, werr, m.ID)
+	}
+	return m, nil
+}
+
+const trialNrFile = "trial-nr_requests"
+
+// schedSibling is queue/nr_requests beside a queue/scheduler path ("" for
+// any other path).
+func schedSibling(path string) string {
+	if !strings.HasPrefix(path, "/sys/") || filepath.Base(path) != "scheduler" || filepath.Base(filepath.Dir(path)) != "queue" {
+		return ""
+	}
+	return filepath.Join(filepath.Dir(path), "nr_requests")
+}
+
+// writeNew creates a file that must not exist, without following links.
+func writeNew(p, content string) error {
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := f.WriteString(content); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // Revert undoes a trial run and returns the value read back afterwards.
@@ -42,7 +89,37 @@ func Revert(id string, o Options) (string, error) {
 	if len(m.Steps) == 0 {
 		return "", nil
 	}
+	if nrPath := schedSibling(m.Steps[0].Path); nrPath != "" {
+		if err := restoreNr(id, nrPath, o); err != nil {
+			return "", err
+		}
+	}
 	return readValue(o.Root, m.Steps[0].Path)
+}
+
+// restoreNr writes back the nr_requests a scheduler trial recorded, when
+// the scheduler switches (the trial's and its revert's) changed it.
+func restoreNr(id, nrPath string, o Options) error {
+	f, err := os.OpenFile(filepath.Join(RunDir(id, o), trialNrFile), os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	defer f.Close()
+	buf := make([]byte, 32)
+	n, _ := f.Read(buf)
+	want := strings.TrimSpace(string(buf[:n]))
+	if want == "" || strings.Trim(want, "0123456789") != "" {
+		return fmt.Errorf("run %s: %s holds %q, not a queue depth", id, trialNrFile, want)
+	}
+	if cur, err := readValue(o.Root, nrPath); err == nil && cur == want {
+		return nil
+	}
+	if err := writeValue(o.Root, nrPath, want); err != nil {
+		return fmt.Errorf("run %s: the scheduler is back, but restoring %s to %s (the switch reset it): %w", id, nrPath, want, err)
+	}
+	return nil
 }
 
 // IsTrial says whether a run is a tune trial.
@@ -107,4 +184,56 @@ func ReadValue(o Options, path string) (string, error) {
 func RunDir(id string, o Options) string {
 	o.defaults()
 	return filepath.Join(o.runsDir(), id)
+}
+
+// TuneLock is held by a running `nastune tune` for its whole run (the
+// journal lock is held only while one run is applied or undone): a
+// second tune refuses, also during the first one's baseline and between
+// its trials, when no trial of it is live for OpenTrials to see. Two tunes
+// at once read each other's trial values as the devices' own and revert
+// over each other. The lock is an flock on StateDir/tune.lock: the kernel
+// drops it when the process dies, kill -9 too.
+func TuneLock(o Options) (unlock func(), err error) {
+	o.defaults()
+	dir := filepath.Dir(o.runsDir())
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("journal folder: %w", err)
+	}
+	p := filepath.Join(dir, "tune.lock")
+	fd, err := unix.Open(p, unix.O_RDWR|unix.O_CREAT|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("tune lock %s: %w", p, err)
+	}
+	for {
+		err = unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB)
+		if !errors.Is(err, unix.EINTR) {
+			break
+		}
+	}
+	if err != nil {
+		pid := tuneLockHolder(fd)
+		unix.Close(fd)
+		if errors.Is(err, unix.EWOULDBLOCK) {
+			if pid > 0 {
+				return nil, fmt.Errorf("another nastune tune is running (pid %d): one tune at a time", pid)
+			}
+			return nil, errors.New("another nastune tune is running: one tune at a time")
+		}
+		return nil, fmt.Errorf("locking %s: %w", p, err)
+	}
+	pid := []byte(strconv.Itoa(os.Getpid()) + "\n")
+	if err := unix.Ftruncate(fd, 0); err == nil {
+		_, _ = unix.Pwrite(fd, pid, 0)
+	}
+	return func() { unix.Close(fd) }, nil
+}
+
+func tuneLockHolder(fd int) int {
+	buf := make([]byte, 16)
+	n, _ := unix.Pread(fd, buf, 0)
+	if n <= 0 {
+		return 0
+	}
+	v, _ := strconv.Atoi(strings.TrimSpace(string(buf[:n])))
+	return v
 }

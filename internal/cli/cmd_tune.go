@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/signal"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -126,6 +128,8 @@ func runTune(ctx context.Context, o *tuneOptions, env *Env) error {
 	// Further signals while reverting are caught (and ignored) until stop.
 	ctx, stop := benchSignals(ctx)
 	defer stop()
+	ctx, stopPipe := pipeSignal(ctx)
+	defer stopPipe()
 
 	aopts := apply.Options{}
 	if !o.List {
@@ -215,6 +219,18 @@ func runTune(ctx context.Context, o *tuneOptions, env *Env) error {
 			return nil
 		}
 	}
+	// One tune at a time, for the whole run (taken after the answer: a
+	// "no" leaves no state folder behind).
+	unlock, err := apply.TuneLock(aopts)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if done, err := tune.FinishOrphans(aopts); err != nil {
+		return err
+	} else if len(done) > 0 {
+		fmt.Fprintf(env.Stderr, "nastune: reverted %d trial run(s) a killed tune left live: %s\n", len(done), strings.Join(done, ", "))
+	}
 	defer func() {
 		if err := bench.RemoveTestFile(o.File); err != nil && !errors.Is(err, os.ErrNotExist) {
 			fmt.Fprintf(env.Stderr, "nastune: warning: removing the test file: %v\n", err)
@@ -234,6 +250,25 @@ func runTune(ctx context.Context, o *tuneOptions, env *Env) error {
 		return err
 	}
 	return emitTune(env, o.Output, res)
+}
+
+// pipeSignal cancels ctx on SIGPIPE. Without it Go kills the process on a
+// write to a closed pipe on stdout or stderr: `nastune tune --yes 2>&1 |
+// head` (or a pager quit early) died at the log line after a kept trial and
+// left the trial value live. With it the write fails with EPIPE and the
+// tune stops and reverts like on Ctrl-C.
+func pipeSignal(ctx context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(ctx)
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, syscall.SIGPIPE)
+	go func() {
+		select {
+		case <-ch:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() { signal.Stop(ch); cancel() }
 }
 
 func dirOf(file string) string {

@@ -4,7 +4,9 @@ import (
 	"context"
 	"os"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // Bad flags are refused before anything is measured or written; without a
@@ -50,5 +52,20 @@ func TestTuneAsksOnTerminal(t *testing.T) {
 	}
 	if _, err := os.Stat(file); !os.IsNotExist(err) {
 		t.Errorf("the test file was created before the answer: %v", err)
+	}
+}
+
+// A SIGPIPE (the reader of `nastune tune 2>&1 | head` gone) stops the tune
+// like Ctrl-C instead of killing the process with a trial live.
+func TestTunePipeSignalCancels(t *testing.T) {
+	ctx, stop := pipeSignal(context.Background())
+	defer stop()
+	if err := syscall.Kill(os.Getpid(), syscall.SIGPIPE); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-ctx.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("SIGPIPE did not stop the tune")
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"math"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -64,5 +66,21 @@ func TestWatchCommand(t *testing.T) {
 	}
 	if h := out.String(); !strings.HasPrefix(h, "<!DOCTYPE html>") || !strings.Contains(h, "<svg") || strings.Contains(h, "<script") {
 		t.Errorf("html page not self-contained with charts:\n%.300s", h)
+	}
+}
+
+// watch sets a soft memory limit for its own RSS goal, and leaves a
+// GOMEMLIMIT the user set alone.
+func TestWatchMemoryLimit(t *testing.T) {
+	old := debug.SetMemoryLimit(-1)
+	defer debug.SetMemoryLimit(old)
+	debug.SetMemoryLimit(math.MaxInt64)
+	watchMemoryLimit(func(string) string { return "64MiB" })
+	if got := debug.SetMemoryLimit(-1); got != math.MaxInt64 {
+		t.Errorf("GOMEMLIMIT set: limit changed to %d", got)
+	}
+	watchMemoryLimit(func(string) string { return "" })
+	if got := debug.SetMemoryLimit(-1); got != 8<<20 {
+		t.Errorf("memory limit %d, want 8 MiB", got)
 	}
 }

@@ -85,6 +85,9 @@ func (j *JournalApplier) Trial(path, value string) (string, error) {
 	return m.ID, nil
 }
 
+// Read implements Reader: the live value as apply reads it.
+func (j *JournalApplier) Read(path string) (string, error) { return apply.ReadValue(j.Opts, path) }
+
 // Revert implements Applier.
 func (j *JournalApplier) Revert(id string) (string, error) { return apply.Revert(id, j.Opts) }
 

@@ -58,6 +58,14 @@ type Applier interface {
 	Persist(kept []Kept) (runID string, err error)
 }
 
+// Reader is an Applier that can also read a knob's live value. Run reads
+// each knob again before its trials: keeping one knob can change another
+// (a scheduler switch resets nr_requests to the new scheduler's default),
+// and a trial starts from, and reverts to, the value the knob has then.
+type Reader interface {
+	Read(path string) (string, error)
+}
+
 // Options of a tune run.
 type Options struct {
 	Tests  []string
@@ -227,8 +235,18 @@ func Run(ctx context.Context, m Measurer, a Applier, o Options) (res *Result, er
 		current[k.Path], orig[k.Path] = k.Current, k.Current
 	}
 	outOfBudget := false
+	rd, _ := a.(Reader)
 	for _, k := range o.Knobs {
+		if rd != nil {
+			if v, err := rd.Read(k.Path); err == nil && v != "" && v != current[k.Path] {
+				o.Log("%s reads %s now, not %s: its trials start from %s", k.Path, v, current[k.Path], v)
+				current[k.Path] = v
+			}
+		}
 		for _, v := range k.Values {
+			if v == current[k.Path] {
+				continue // already the value (another knob's keep set it)
+			}
 			// Keep time for this trial and the final run.
 			if spent()+2*trialCost > o.Budget {
 				outOfBudget = true

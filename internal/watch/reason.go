@@ -35,6 +35,7 @@ const (
 	stealShare   = 0.20
 	diskBusy     = 0.80 // %util: busy 80% of the time already queues
 	diskCeiling  = 0.85 // of the path's modelled ceiling (internal/ceiling)
+	ceilingSlack = 1.15 // a sample above this share of the ceiling disproves the model
 	nicBusy      = 0.85 // of link speed or qdisc rate
 	memStall     = 0.10 // PSI memory some
 	nfsdQueued   = 0.10 // share of NFS requests that found no idle nfsd thread
@@ -270,6 +271,7 @@ func cpuBottlenecks(samples []Sample, n float64) []Bottleneck {
 func diskBottlenecks(samples []Sample, n float64, ceil map[string]Ceiling) []Bottleneck {
 	type acc struct {
 		util, rbps, wbps, riops, wiops, await, qd, req float64
+		peak                                           float64 // highest bytes/s of one sample
 		last                                           DiskSample
 	}
 	m := map[string]*acc{}
@@ -283,6 +285,7 @@ func diskBottlenecks(samples []Sample, n float64, ceil map[string]Ceiling) []Bot
 			a.util += d.UtilPct / 100
 			a.rbps += d.ReadBps
 			a.wbps += d.WriteBps
+			a.peak = max(a.peak, d.ReadBps+d.WriteBps)
 			a.riops += d.ReadIOPS
 			a.wiops += d.WriteIOPS
 			a.await += d.AwaitMS
@@ -294,7 +297,11 @@ func diskBottlenecks(samples []Sample, n float64, ceil map[string]Ceiling) []Bot
 	sat := map[string]bool{}
 	atCeil := map[string]float64{} // share of the modelled ceiling in use
 	for name, a := range m {
-		if c, ok := ceil[name]; ok && c.MBs > 0 {
+		// A device that moved clearly more than its modelled ceiling in
+		// some interval shows the model is wrong for it (a virtio or
+		// hardware-RAID disk that reports itself rotational): no ceiling
+		// verdict then, only its busy time counts.
+		if c, ok := ceil[name]; ok && c.MBs > 0 && a.peak <= ceilingSlack*c.MBs*1e6 {
 			if u := (a.rbps + a.wbps) / n / (c.MBs * 1e6); u >= diskCeiling {
 				atCeil[name] = u
 				sat[name] = true
