@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/signal"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -66,6 +68,12 @@ func runApply(ctx context.Context, o *applyOptions, env *Env) error {
 	}
 	if os.Geteuid() != 0 {
 		return usagef("run it as root: sudo nastune apply", "apply writes /proc/sys, /sys and /etc, which needs root")
+	}
+	if o.Confirm > 0 {
+		// The watchdog is armed right after the run is applied: a hangup
+		// of the SSH session in between must not kill apply and leave the
+		// change live with nothing to revert it.
+		signal.Ignore(syscall.SIGHUP)
 	}
 	if !o.Yes && !env.IsTTY {
 		return usagef("review with `nastune plan`, then run `nastune apply --yes`", "nothing applied: not a terminal and no --yes")
