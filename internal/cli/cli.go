@@ -90,6 +90,10 @@ type Env struct {
 	Getenv         func(string) string
 	// IsTTY reports whether Stdout is a terminal (colours, progress).
 	IsTTY bool
+	// complete is set by a command once its facts are complete and it
+	// checked for an interruption: a signal after that point (while the
+	// report is written) does not turn a finished run into a partial one.
+	complete bool
 }
 
 // Main runs nastune with args (without the program name) and returns the
@@ -111,7 +115,7 @@ func Main(ctx context.Context, args []string, env Env) int {
 	root.SetOut(env.Stdout)
 	root.SetErr(env.Stderr)
 	err := root.ExecuteContext(ctx)
-	if err == nil && ctx.Err() != nil {
+	if err == nil && ctx.Err() != nil && !env.complete {
 		err = ctx.Err() // what was printed is partial
 	}
 	return report(env.Stderr, err)

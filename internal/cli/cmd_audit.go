@@ -85,6 +85,10 @@ func runAudit(ctx context.Context, o *auditOptions, env *Env) error {
 	if err != nil {
 		return err
 	}
+	if err := ctx.Err(); err != nil {
+		return err // interrupted: never a report from partial facts
+	}
+	env.complete = true
 	for _, f := range o.Bench {
 		b, err := hostfs.ReadRegular(f, hostfs.MaxFileSize)
 		if err != nil {
