@@ -123,22 +123,9 @@ func runFio(ctx context.Context, fio, test string, f *os.File, o DiskOptions, pr
 		return TestResult{}, err
 	}
 	_ = unix.Prlimit(cmd.Process.Pid, unix.RLIMIT_AS, &unix.Rlimit{Cur: fioMemLimit, Max: fioMemLimit}, nil)
-	stop := make(chan struct{})
-	go func() {
-		start := time.Now()
-		t := time.NewTicker(250 * time.Millisecond)
-		defer t.Stop()
-		for {
-			select {
-			case <-stop:
-				return
-			case <-t.C:
-				prog(float64(time.Since(start)) / float64(o.Runtime))
-			}
-		}
-	}()
+	stop := tickProgress(250*time.Millisecond, o.Runtime, prog)
 	err := cmd.Wait()
-	close(stop)
+	stop()
 	if cctx.Err() == context.DeadlineExceeded {
 		return TestResult{}, fmt.Errorf("fio did not finish within %v; stopped", 2*o.Runtime+2*time.Minute)
 	}
@@ -165,4 +152,27 @@ func firstLine(b []byte) string {
 		}
 	}
 	return string(b)
+}
+
+// tickProgress calls prog with the fraction of total elapsed, every
+// interval, until the returned stop is called (fio and iperf3 runs).
+func tickProgress(every, total time.Duration, prog func(float64)) (stop func()) {
+	done := make(chan struct{})
+	if prog == nil || total <= 0 {
+		return func() {}
+	}
+	go func() {
+		start := time.Now()
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				prog(float64(time.Since(start)) / float64(total))
+			}
+		}
+	}()
+	return func() { close(done) }
 }

@@ -49,22 +49,7 @@ func RunIperf3(ctx context.Context, o NetOptions) (*NetResult, error) {
 		cmd.WaitDelay = 5 * time.Second
 		var out limitedBuffer
 		cmd.Stdout = &out
-		stop := make(chan struct{})
-		if o.Progress != nil {
-			go func() {
-				start := time.Now()
-				t := time.NewTicker(200 * time.Millisecond)
-				defer t.Stop()
-				for {
-					select {
-					case <-stop:
-						return
-					case <-t.C:
-						o.Progress(float64(time.Since(start)) / float64(o.Duration))
-					}
-				}
-			}()
-		}
+		stop := tickProgress(200*time.Millisecond, o.Duration, o.Progress)
 		err = cmd.Run()
 		// An iperf3 server takes a moment after a test before it takes
 		// the next: back-to-back --repeat runs retry a few times.
@@ -78,7 +63,7 @@ func RunIperf3(ctx context.Context, o NetOptions) (*NetResult, error) {
 			cmd.WaitDelay, cmd.Stdout = 5*time.Second, &out
 			err = cmd.Run()
 		}
-		close(stop)
+		stop()
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
