@@ -1,9 +1,8 @@
 package cmdrun
 
-import "os/exec"
-
-// Installed reports whether name is on the PATH Run uses.
+// Installed reports whether Run would find name: in SystemPath, as a file
+// nobody but root can replace (LookPath), never through the caller's $PATH.
 func Installed(name string) bool {
-	_, err := exec.LookPath(name)
+	_, err := LookPath(name)
 	return err == nil
 }

@@ -73,7 +73,10 @@ func TestReadKmsgRefusesOthers(t *testing.T) {
 // TestSmartLiveWithoutSmartctl: on a live root without smartctl (or
 // without root) every disk is "not collected" with the way to get it.
 func TestSmartLiveWithoutSmartctl(t *testing.T) {
-	t.Setenv("PATH", t.TempDir()) // no smartctl on it
+	// No smartctl where nastune looks for tools (never the caller's $PATH).
+	saved := cmdrun.SystemPath
+	cmdrun.SystemPath = []string{t.TempDir()}
+	t.Cleanup(func() { cmdrun.SystemPath = saved })
 	p := &prober{ctx: context.Background(), root: hostfs.Live(), h: &facts.Host{}}
 	d := &facts.BlockDevice{Name: "sdz", Kind: "disk", Health: &facts.DiskHealth{}}
 	p.smartAll([]*facts.BlockDevice{d})
@@ -112,8 +115,30 @@ func TestSmartLiveReal(t *testing.T) {
 	if len(disks) == 0 {
 		t.Skip("no disk")
 	}
-	p.smartAll(disks[:1])
-	d := disks[0]
+	// A paravirtual disk (this VM's vda) is not asked: no command runs,
+	// and the reason says where SMART is.
+	var asked *facts.BlockDevice
+	for _, d := range disks {
+		if !paravirtual(d) {
+			asked = d
+			break
+		}
+	}
+	p.smartAll(disks)
+	for _, d := range disks {
+		if paravirtual(d) && (d.Health.SMART != nil || !strings.Contains(d.Health.NotCollected, "paravirtual")) {
+			t.Errorf("%s: paravirtual disk: SMART %v, not collected %q", d.Name, d.Health.SMART != nil, d.Health.NotCollected)
+		}
+	}
+	if asked == nil {
+		for _, e := range rec.Entries() {
+			if strings.Contains(e.Path, "smartctl") {
+				t.Errorf("smartctl ran for a paravirtual disk: %s", e.Path)
+			}
+		}
+		t.Skip("only paravirtual disks here: checked that none was asked")
+	}
+	d := asked
 	if d.Health.SMART == nil && d.Health.NotCollected == "" {
 		t.Fatalf("%s: neither a report nor a reason", d.Name)
 	}

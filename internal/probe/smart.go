@@ -112,6 +112,13 @@ func (p *prober) smartAll(disks []*facts.BlockDevice) {
 	ctx, cancel := context.WithTimeout(p.ctx, SMARTBudget)
 	defer cancel()
 	for _, d := range disks {
+		if paravirtual(d) {
+			// virtio-blk and Xen block front ends pass no SMART (smartctl
+			// answers "Unable to detect device type"): the host's disks
+			// carry it. Not asked, so an audit in a VM starts no command.
+			d.Health.NotCollected = "paravirtual disk (" + d.Name + "): no SMART inside the VM; read it on the host"
+			continue
+		}
 		if ctx.Err() != nil {
 			d.Health.NotCollected = "smartctl time budget (90 s) used up by the disks before it"
 			continue
@@ -224,4 +231,15 @@ func (p *prober) smartReport(d *facts.BlockDevice, b []byte, src string) {
 	default:
 		d.Health.SMART = s
 	}
+}
+
+// paravirtual reports a virtio or Xen block front end (by driver, bus or
+// name): a disk of a VM that passes no SMART. QEMU's emulated AHCI and
+// NVMe disks do answer SMART, so vendor strings are not enough here.
+func paravirtual(d *facts.BlockDevice) bool {
+	switch d.Driver {
+	case "virtio_blk", "vbd", "xen-blkfront", "xen_blkfront":
+		return true
+	}
+	return d.Transport == "virtio" || strings.HasPrefix(d.Name, "vd") || strings.HasPrefix(d.Name, "xvd")
 }
