@@ -1,9 +1,9 @@
 package cmdrun
 
-import "os/exec"
-
-// Installed reports whether name is on the PATH Run uses.
+// Installed reports whether Run would find name: in SystemPath, trusted
+// (LookPath), never through the caller's $PATH, so "installed" and what
+// Run executes cannot disagree.
 func Installed(name string) bool {
-	_, err := exec.LookPath(name)
+	_, err := LookPath(name)
 	return err == nil
 }

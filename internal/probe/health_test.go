@@ -73,7 +73,9 @@ func TestReadKmsgRefusesOthers(t *testing.T) {
 // TestSmartLiveWithoutSmartctl: on a live root without smartctl (or
 // without root) every disk is "not collected" with the way to get it.
 func TestSmartLiveWithoutSmartctl(t *testing.T) {
-	t.Setenv("PATH", t.TempDir()) // no smartctl on it
+	saved := cmdrun.SystemPath
+	cmdrun.SystemPath = []string{t.TempDir()} // no smartctl there
+	t.Cleanup(func() { cmdrun.SystemPath = saved })
 	p := &prober{ctx: context.Background(), root: hostfs.Live(), h: &facts.Host{}}
 	d := &facts.BlockDevice{Name: "sdz", Kind: "disk", Health: &facts.DiskHealth{}}
 	p.smartAll([]*facts.BlockDevice{d})
