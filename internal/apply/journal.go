@@ -13,6 +13,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/nastune/nastune/internal/safefile"
 )
 
 // The journal of a run is StateDir/runs/RUN_ID/manifest.json, an envelope
@@ -233,7 +235,7 @@ func Discard(id string, o Options) error {
 		return fmt.Errorf("run %s: %w", id, err)
 	}
 	// Rename first so a half-removed folder never looks like a run.
-	gone := filepath.Join(o.runsDir(), ".discarded-"+id+"-"+randHex(4))
+	gone := filepath.Join(o.runsDir(), safefile.RandomName(".discarded-"+id+"-"))
 	if err := os.Rename(dir, gone); err != nil {
 		return err
 	}

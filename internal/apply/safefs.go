@@ -14,8 +14,6 @@ package apply
 
 import (
 	"bytes"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -24,6 +22,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/nastune/nastune/internal/safefile"
 	"golang.org/x/sys/unix"
 )
 
@@ -278,7 +277,7 @@ func writeFile(root, p string, content []byte, meta *FileMeta, want expect, hook
 		return err
 	}
 	defer r.close()
-	tmp := tempPrefix + randHex(8)
+	tmp := safefile.RandomName(tempPrefix)
 	fd, err := unix.Openat(r.dir, tmp, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
 	if err != nil {
 		return fmt.Errorf("creating a temp file next to %s: %w", r.real, err)
@@ -515,10 +514,4 @@ func sweepTemps(root, p string) {
 			unix.Unlinkat(r.dir, n, 0)
 		}
 	}
-}
-
-func randHex(n int) string {
-	b := make([]byte, n)
-	_, _ = rand.Read(b) // crypto/rand does not fail on Linux
-	return hex.EncodeToString(b)
 }

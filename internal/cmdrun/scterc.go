@@ -30,7 +30,8 @@ func ValidERCDevice(dev string) bool {
 }
 
 // ValidERCValue says whether v is "R,W" in tenths of a second (0 = off,
-// else 1–6553.5 s as smartctl allows).
+// else 0.1–655.3 s: four digits, at most 6553; smartctl itself takes up
+// to 65535).
 func ValidERCValue(v string) bool {
 	m := ercValue.FindStringSubmatch(v)
 	if m == nil {

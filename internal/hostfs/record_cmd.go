@@ -5,7 +5,11 @@ package hostfs
 // options a captured tree does not name: the kernel log read from
 // /dev/kmsg is saved as `dmesg`'s output, `smartctl -x -j -n standby
 // /dev/sdb` as `smartctl -x -j /dev/sdb`, so the snapshot replays under
-// the names docs/snapshot.md documents.
+// the names docs/snapshot.md documents. out did not pass through Command,
+// so it is redacted here as Command redacts what it runs: a snapshot never
+// holds a secret the live read saw.
 func (r *Root) RecordCommand(argv []string, out []byte) {
-	r.rec.command(argv, out)
+	if r.rec != nil {
+		r.rec.command(argv, RedactCommand(argv, out))
+	}
 }

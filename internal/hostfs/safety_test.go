@@ -215,6 +215,8 @@ func TestRedactAtRead(t *testing.T) {
 	}, nil)
 	rec := r.Record()
 	b, _ := r.ReadFile("/etc/fstab")
+	// Output a probe read another way (/dev/kmsg) is recorded redacted too.
+	r.RecordCommand([]string{"dmesg"}, []byte("md: mount -o password=PLANTED3\n"))
 	out, _, _ := r.Command(t.Context(), "dmsetup", "table")
 	if strings.Contains(string(b)+string(out), "PLANTED") {
 		t.Errorf("read unredacted: %q %q", b, out)

@@ -34,7 +34,6 @@ import (
 	"io"
 	"io/fs"
 	"maps"
-	"os"
 	"path"
 	"path/filepath"
 	"reflect"
@@ -45,6 +44,7 @@ import (
 
 	"github.com/nastune/nastune/internal/facts"
 	"github.com/nastune/nastune/internal/hostfs"
+	"github.com/nastune/nastune/internal/safefile"
 )
 
 // Format is the archive layout version.
@@ -283,22 +283,35 @@ func errf(entry, format string, a ...any) error {
 var ErrNotSnapshot = errors.New("not a nastune snapshot (a .tar.gz made by nastune snapshot)")
 
 // WriteFile writes a snapshot to path through a temporary file renamed
-// into place; it returns the size written and the final metadata.
+// into place; it returns the size written and the final metadata. As
+// root, path may be in a folder another user controls: internal/safefile
+// walks to it without following a planted link, creates the temporary file
+// under a random name with O_EXCL and refuses a target that is a symlink.
 func WriteFile(path string, entries []hostfs.Entry, h *facts.Host, meta Meta) (int64, Meta, error) {
-	f, err := os.CreateTemp(filepath.Dir(path), ".nastune-snapshot-*")
+	name := filepath.Base(path)
+	d, err := safefile.OpenDir(filepath.Dir(path))
+	if err != nil {
+		return 0, meta, err
+	}
+	defer d.Close()
+	f, tmp, err := d.CreateTemp(".nastune-snapshot-", 0o600)
 	if err != nil {
 		return 0, meta, err
 	}
 	cw := &countWriter{w: f}
 	m, err := write(cw, entries, h, meta)
-	if cerr := f.Close(); err == nil {
-		err = cerr
+	if err == nil {
+		err = f.Sync()
 	}
 	if err == nil {
-		err = os.Rename(f.Name(), path)
+		err = d.Replace(tmp, name)
 	}
 	if err != nil {
-		_ = os.Remove(f.Name())
+		_ = d.Remove(tmp, f)
+		f.Close()
+		return 0, meta, err
+	}
+	if err := f.Close(); err != nil {
 		return 0, meta, err
 	}
 	return cw.n, m, nil

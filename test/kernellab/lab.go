@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -97,14 +98,36 @@ func fetchTree(ctx context.Context, cache, pkg string) (DebTree, error) {
 }
 
 // CacheDir is where packages are fetched and unpacked.
-func CacheDir() string {
+func CacheDir() (string, error) {
 	if d := os.Getenv("NASTUNE_LAB_CACHE"); d != "" {
-		return d
+		return d, nil
 	}
 	if h, err := os.UserHomeDir(); err == nil && h != "" && h != "/" {
-		return filepath.Join(h, ".cache", "nastune-kernellab")
+		return filepath.Join(h, ".cache", "nastune-kernellab"), nil
 	}
-	return "/var/tmp/nastune-kernellab"
+	return sharedCacheDir("/var/tmp")
+}
+
+// sharedCacheDir is the cache for a user without a home: a directory of
+// its own in the world-writable parent, named by uid. Its name is
+// predictable, so another user could have made it (or a symlink there)
+// first and planted the kernel and packages the lab boots and unpacks as
+// root: it is used only if it is a real directory owned by this user that
+// nobody else can write to.
+func sharedCacheDir(parent string) (string, error) {
+	d := filepath.Join(parent, fmt.Sprintf("nastune-kernellab-%d", os.Getuid()))
+	if err := os.Mkdir(d, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
+		return "", err
+	}
+	fi, err := os.Lstat(d)
+	if err != nil {
+		return "", err
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !fi.IsDir() || !ok || int(st.Uid) != os.Getuid() || fi.Mode().Perm()&0o022 != 0 {
+		return "", fmt.Errorf("kernellab cache %s is not a directory of uid %d that only it can write to: remove it or set NASTUNE_LAB_CACHE", d, os.Getuid())
+	}
+	return d, nil
 }
 
 func run(ctx context.Context, dir, name string, args ...string) (string, error) {
@@ -583,7 +606,11 @@ func ReadResults(disk string) (map[string][]byte, error) {
 // Prepare fetches the kernel, builds a static nastune from the module at
 // repo and writes the initramfs into work: what Boot needs.
 func Prepare(ctx context.Context, repo, work string) (*Kernel, string, error) {
-	k, err := FetchKernel(ctx, CacheDir())
+	cache, err := CacheDir()
+	if err != nil {
+		return nil, "", err
+	}
+	k, err := FetchKernel(ctx, cache)
 	if err != nil {
 		return nil, "", err
 	}
