@@ -71,8 +71,8 @@ func newBenchDiskCmd(env *Env) *cobra.Command {
 	return cmd
 }
 
-// benchSize and benchDuration read bench's size and duration flags through
-// the shared units package: 1G, 512M, 64k, 4T are binary as in fio, dd and
+// benchSize and durationFlag read the size and duration flags of bench,
+// tune and watch through the shared units package: 1G, 512M, 64k, 4T are binary as in fio, dd and
 // mdadm, spelled-out units keep their meaning (GB ×1000, GiB ×1024), a bare
 // number of bytes is bytes; a bare duration is seconds as in fio and iperf3,
 // and 0 means "off" where a flag allows it (--interval 0).
@@ -84,9 +84,12 @@ func benchSize(flag, v string) (int64, error) {
 	return int64(n), nil
 }
 
-func benchDuration(flag, v string) (time.Duration, error) {
+func durationFlag(flag, v string) (time.Duration, error) {
 	if f, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil && f == 0 {
 		return 0, nil
+	}
+	if d, err := time.ParseDuration(strings.TrimSpace(v)); err == nil && d == 0 {
+		return 0, nil // "0s"
 	}
 	d, err := units.ParseDuration(v)
 	if err != nil {
@@ -153,7 +156,7 @@ func runBenchDisk(ctx context.Context, o *benchDiskOptions, env *Env) error {
 	if size < 16<<20 {
 		return usagef("use at least 16M, and more than the RAM to defeat caches", "--size %s is below 16MiB", o.Size)
 	}
-	runtime, err := benchDuration("runtime", o.Runtime)
+	runtime, err := durationFlag("runtime", o.Runtime)
 	if err != nil {
 		return err
 	}
@@ -346,14 +349,14 @@ func runBenchNet(ctx context.Context, o *benchNetOptions, args []string, interva
 	if o.Streams < 1 || o.Streams > bench.MaxStreams {
 		return usagef("1 to 16 streams", "--streams %d is outside 1-%d", o.Streams, bench.MaxStreams)
 	}
-	dur, err := benchDuration("time", o.Time)
+	dur, err := durationFlag("time", o.Time)
 	if err != nil {
 		return err
 	}
 	if dur < time.Second || dur > bench.MaxSeconds*time.Second {
 		return usagef("e.g. --time 10", "--time %v is outside 1s-60s", dur)
 	}
-	every, err := benchDuration("interval", o.Interval)
+	every, err := durationFlag("interval", o.Interval)
 	if err != nil {
 		return err
 	}
