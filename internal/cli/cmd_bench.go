@@ -71,8 +71,8 @@ func newBenchDiskCmd(env *Env) *cobra.Command {
 	return cmd
 }
 
-// benchSize and benchDuration read bench's size and duration flags through
-// the shared units package: 1G, 512M, 64k, 4T are binary as in fio, dd and
+// benchSize and durationFlag read the size and duration flags of bench,
+// tune and watch through the shared units package: 1G, 512M, 64k, 4T are binary as in fio, dd and
 // mdadm, spelled-out units keep their meaning (GB ×1000, GiB ×1024), a bare
 // number of bytes is bytes; a bare duration is seconds as in fio and iperf3,
 // and 0 means "off" where a flag allows it (--interval 0).
@@ -84,9 +84,12 @@ func benchSize(flag, v string) (int64, error) {
 	return int64(n), nil
 }
 
-func benchDuration(flag, v string) (time.Duration, error) {
+func durationFlag(flag, v string) (time.Duration, error) {
 	if f, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil && f == 0 {
 		return 0, nil
+	}
+	if d, err := time.ParseDuration(strings.TrimSpace(v)); err == nil && d == 0 {
+		return 0, nil // "0s"
 	}
 	d, err := units.ParseDuration(v)
 	if err != nil {
@@ -153,7 +156,7 @@ func runBenchDisk(ctx context.Context, o *benchDiskOptions, env *Env) error {
 	if size < 16<<20 {
 		return usagef("use at least 16M, and more than the RAM to defeat caches", "--size %s is below 16MiB", o.Size)
 	}
-	runtime, err := benchDuration("runtime", o.Runtime)
+	runtime, err := durationFlag("runtime", o.Runtime)
 	if err != nil {
 		return err
 	}
@@ -214,7 +217,7 @@ func runBenchDisk(ctx context.Context, o *benchDiskOptions, env *Env) error {
 }
 
 func printDisk(w io.Writer, r *bench.DiskResult) {
-	fmt.Fprintf(w, "bench disk: %s on %s (%s), %s, engine %s\n", r.File, orDash(r.Device), r.Host, humanBytes(r.Size), r.Engine)
+	fmt.Fprintf(w, "bench disk: %s on %s (%s), %s, engine %s\n", r.File, orDash(r.Device), r.Host, units.Bytes(uint64(r.Size)), r.Engine)
 	if r.MemoryBacked != "" {
 		fmt.Fprintf(w, "warning: the file is on %s: this measures memory, not a disk\n", r.MemoryBacked)
 	}
@@ -246,17 +249,6 @@ func printDisk(w io.Writer, r *bench.DiskResult) {
 	}
 	if r.Interrupted {
 		fmt.Fprintln(w, "\ninterrupted: only the tests above finished")
-	}
-}
-
-func humanBytes(n int64) string {
-	switch {
-	case n >= 1<<30 && n%(1<<30) == 0:
-		return fmt.Sprintf("%d GiB", n>>30)
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	default:
-		return fmt.Sprintf("%d MiB", n>>20)
 	}
 }
 
@@ -357,14 +349,14 @@ func runBenchNet(ctx context.Context, o *benchNetOptions, args []string, interva
 	if o.Streams < 1 || o.Streams > bench.MaxStreams {
 		return usagef("1 to 16 streams", "--streams %d is outside 1-%d", o.Streams, bench.MaxStreams)
 	}
-	dur, err := benchDuration("time", o.Time)
+	dur, err := durationFlag("time", o.Time)
 	if err != nil {
 		return err
 	}
 	if dur < time.Second || dur > bench.MaxSeconds*time.Second {
 		return usagef("e.g. --time 10", "--time %v is outside 1s-60s", dur)
 	}
-	every, err := benchDuration("interval", o.Interval)
+	every, err := durationFlag("interval", o.Interval)
 	if err != nil {
 		return err
 	}
@@ -405,7 +397,7 @@ func runBenchNet(ctx context.Context, o *benchNetOptions, args []string, interva
 				header = true
 			}
 			fmt.Fprintf(env.Stdout, "%3d  %-14s  %10s  %13s  %11d\n", run+1, fmt.Sprintf("%.2f-%.2f s", iv.Start, iv.End),
-				humanTransfer(iv.Bytes), humanBits(iv.BitsPerSecond), iv.Retransmits)
+				units.Bytes(uint64(iv.Bytes)), units.BitRate(iv.BitsPerSecond), iv.Retransmits)
 		}
 	}
 	var res *bench.NetResult
@@ -439,10 +431,10 @@ func printNet(w io.Writer, r *bench.NetResult) {
 		map[bool]string{true: " reversed", false: ""}[r.Reverse], r.Seconds, r.Engine)
 	if r.Runs > 1 {
 		fmt.Fprintf(w, "  %s median of %d runs (min–max %s–%s), %d retransmits, CPU client %.0f%% server %.0f%%\n",
-			humanBits(r.BitsPerSecond), r.Runs, humanBits(r.SpreadLo), humanBits(r.SpreadHi), r.Retransmits, r.CPUClientPct, r.CPUServerPct)
+			units.BitRate(r.BitsPerSecond), r.Runs, units.BitRate(r.SpreadLo), units.BitRate(r.SpreadHi), r.Retransmits, r.CPUClientPct, r.CPUServerPct)
 	} else {
 		fmt.Fprintf(w, "  %s, %s, %d retransmits, CPU client %.0f%% server %.0f%%\n",
-			humanBits(r.BitsPerSecond), humanTransfer(r.Bytes), r.Retransmits, r.CPUClientPct, r.CPUServerPct)
+			units.BitRate(r.BitsPerSecond), units.Bytes(uint64(r.Bytes)), r.Retransmits, r.CPUClientPct, r.CPUServerPct)
 	}
 	if r.SpuriousRetransmits > 0 {
 		fmt.Fprintf(w, "  %d of the retransmits were spurious (D-SACK: the receiver already had the data; reordering, not loss)\n", r.SpuriousRetransmits)
@@ -452,29 +444,6 @@ func printNet(w io.Writer, r *bench.NetResult) {
 	}
 	if r.Interrupted {
 		fmt.Fprintln(w, "  interrupted: only the runs above finished")
-	}
-}
-
-// humanBits is a bit rate as iperf3 prints it (decimal units).
-func humanBits(bps float64) string {
-	switch {
-	case bps >= 1e9:
-		return fmt.Sprintf("%.2f Gbit/s", bps/1e9)
-	case bps >= 1e6:
-		return fmt.Sprintf("%.1f Mbit/s", bps/1e6)
-	default:
-		return fmt.Sprintf("%.0f kbit/s", bps/1e3)
-	}
-}
-
-func humanTransfer(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.2f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	default:
-		return fmt.Sprintf("%.0f KiB", float64(n)/(1<<10))
 	}
 }
 

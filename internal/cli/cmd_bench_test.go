@@ -28,11 +28,11 @@ func TestBenchUnits(t *testing.T) {
 		}
 	}
 	for in, want := range map[string]time.Duration{"5": 5 * time.Second, "1.5": 1500 * time.Millisecond, "30s": 30 * time.Second, "1m30s": 90 * time.Second} {
-		if got, err := benchDuration("time", in); err != nil || got != want {
+		if got, err := durationFlag("time", in); err != nil || got != want {
 			t.Errorf("duration %q: %v %v", in, got, err)
 		}
 	}
-	if _, err := benchDuration("time", "soon"); err == nil {
+	if _, err := durationFlag("time", "soon"); err == nil {
 		t.Error("a word is no duration")
 	}
 }

@@ -67,7 +67,7 @@ func runCalcTCP(o *calcTCPOptions, env *Env) error {
 	}
 	var ram uint64
 	if o.RAM != "" {
-		if ram, err = calc.ParseSize(o.RAM); err != nil {
+		if ram, err = units.ParseSize(o.RAM); err != nil {
 			return &UsageError{Err: fmt.Errorf("--ram: %w", err), Hint: "accepted: 128M, 4G, 4GiB, 16GB"}
 		}
 	} else if b, err := hostfs.Live().ReadFile("/proc/meminfo"); err == nil {
@@ -149,9 +149,9 @@ func sizeFlag(name, v string) (uint64, error) {
 	if v == "" {
 		return 0, nil
 	}
-	n, err := calc.ParseSize(v)
+	n, err := units.ParseSize(v)
 	if err != nil {
-		return 0, &UsageError{Err: fmt.Errorf("--%s: %w", name, err), Hint: "sizes: " + calc.SizeHelp}
+		return 0, &UsageError{Err: fmt.Errorf("--%s: %w", name, err), Hint: "sizes: " + units.SizeHelp}
 	}
 	return n, nil
 }

@@ -100,15 +100,15 @@ func runTune(ctx context.Context, o *tuneOptions, env *Env) error {
 	if size < 16<<20 {
 		return usagef("e.g. --size 256M", "--size %s is below 16MiB", o.Size)
 	}
-	runtime, err := benchDuration("runtime", o.Runtime)
+	runtime, err := durationFlag("runtime", o.Runtime)
 	if err != nil {
 		return err
 	}
-	budget, err := benchDuration("budget", o.Budget)
+	budget, err := durationFlag("budget", o.Budget)
 	if err != nil {
 		return err
 	}
-	sample, err := benchDuration("sample", o.Sample)
+	sample, err := durationFlag("sample", o.Sample)
 	if err != nil {
 		return err
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"runtime/debug"
-	"strconv"
 	"strings"
 	"time"
 
@@ -41,31 +40,15 @@ func newWatchCmd(env *Env) *cobra.Command {
 	return cmd
 }
 
-// secondsFlag reads a duration, where a bare number means seconds.
-func secondsFlag(name, v string) (time.Duration, error) {
-	v = strings.TrimSpace(v)
-	if f, err := strconv.ParseFloat(v, 64); err == nil {
-		if f < 0 {
-			return 0, usagef("e.g. --"+name+" 30s", "--%s %s is negative", name, v)
-		}
-		return time.Duration(f * float64(time.Second)), nil
-	}
-	d, err := time.ParseDuration(v)
-	if err != nil || d < 0 {
-		return 0, usagef("e.g. --"+name+" 30s or --"+name+" 30", "--%s: %q is not a duration", name, v)
-	}
-	return d, nil
-}
-
 func runWatch(ctx context.Context, o *watchOptions, env *Env) error {
 	if err := outputFormat(o.Output, "text", "json", "html"); err != nil {
 		return err
 	}
-	dur, err := secondsFlag("for", o.For)
+	dur, err := durationFlag("for", o.For)
 	if err != nil {
 		return err
 	}
-	iv, err := secondsFlag("interval", o.Interval)
+	iv, err := durationFlag("interval", o.Interval)
 	if err != nil {
 		return err
 	}

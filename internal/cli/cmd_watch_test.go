@@ -26,9 +26,9 @@ func TestSecondsFlag(t *testing.T) {
 		{"soon", 0, true},
 	}
 	for _, c := range cases {
-		got, err := secondsFlag("for", c.in)
+		got, err := durationFlag("for", c.in)
 		if (err != nil) != c.bad || got != c.want {
-			t.Errorf("secondsFlag(%q) = %v, %v", c.in, got, err)
+			t.Errorf("durationFlag(%q) = %v, %v", c.in, got, err)
 		}
 	}
 }

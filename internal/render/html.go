@@ -103,7 +103,7 @@ func target(s string) template.HTML {
 }
 
 var auditTmpl = sync.OnceValue(func() *template.Template {
-	return template.Must(template.New("audit").Funcs(template.FuncMap{"md": md, "target": target, "human": humanSize}).Parse(`
+	return template.Must(template.New("audit").Funcs(template.FuncMap{"md": md, "target": target, "human": HumanSize}).Parse(`
 <div class="counts">
 <span class="pill sev-crit">{{.Crit}} crit</span><span class="pill sev-warn">{{.Warn}} warn</span><span class="pill sev-info">{{.Info}} info</span>
 <span class="pill">{{len .R.NotCollected}} not collected</span>

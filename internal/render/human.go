@@ -17,10 +17,10 @@ var sizeSettings = map[string]uint64{
 	"read_ahead_kb": 1024, "max_sectors_kb": 1024, "stripe_cache_size": 0,
 }
 
-// humanSize is the human form of a size setting's value, "" when target is
+// HumanSize is the human form of a size setting's value, "" when target is
 // not a size or value not a number: 3997696 for net.ipv4.tcp_rmem gives
 // "max 3.81 MiB".
-func humanSize(target, value string) string {
+func HumanSize(target, value string) string {
 	key := target
 	if i := strings.LastIndexByte(target, '/'); i >= 0 {
 		key = target[i+1:]
@@ -46,7 +46,3 @@ func humanSize(target, value string) string {
 	}
 	return h
 }
-
-// HumanSize is humanSize for other packages' text (plan): "" or the human
-// size of a size setting's value.
-func HumanSize(target, value string) string { return humanSize(target, value) }

@@ -104,12 +104,12 @@ func recommendation(r *rule.Recommendation) string {
 // "524288 (512 KiB; now 212992, 208 KiB)".
 func valueNow(r *rule.Recommendation) string {
 	var in []string
-	if h := humanSize(r.Target, r.Value); h != "" {
+	if h := HumanSize(r.Target, r.Value); h != "" {
 		in = append(in, h)
 	}
 	if r.Current != "" {
 		now := "now " + r.Current
-		if h := humanSize(r.Target, r.Current); h != "" {
+		if h := HumanSize(r.Target, r.Current); h != "" {
 			now += ", " + h
 		}
 		in = append(in, now)

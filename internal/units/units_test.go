@@ -126,29 +126,3 @@ func TestFormat(t *testing.T) {
 		}
 	}
 }
-
-func TestFlags(t *testing.T) {
-	s := NewSize("1G")
-	if s.Bytes != 1<<30 || s.Type() != "size" {
-		t.Errorf("NewSize: %+v", s)
-	}
-	if err := s.Set("nope"); err == nil || s.Bytes != 1<<30 {
-		t.Error("bad Set changed the value or passed")
-	}
-	var l RAIDLevel
-	l.Level = -1
-	if l.String() != "" {
-		t.Error("unset level prints", l.String())
-	}
-	if err := l.Set("RAID6"); err != nil || l.Level != 6 || l.String() != "raid6" {
-		t.Errorf("level: %+v %v", l, err)
-	}
-	var d Duration
-	if err := d.Set("5"); err != nil || d.D != 5*time.Second {
-		t.Errorf("duration: %v %v", d, err)
-	}
-	var r Rate
-	if err := r.Set("125MB/s"); err != nil || r.BitsPerSec != 1e9 {
-		t.Errorf("rate: %+v %v", r, err)
-	}
-}

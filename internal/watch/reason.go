@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/nastune/nastune/internal/units"
 )
 
 // Bottleneck is one resource that bound the work during the watch, with
@@ -480,13 +482,13 @@ func nicBottlenecks(samples []Sample, n float64) []Bottleneck {
 			u := tx / l.QdiscRateBps
 			b = Bottleneck{Kind: "network", Subject: name, Utilization: r2(u), Rate: r2(tx), Limit: l.QdiscRateBps, Unit: "bits/s", score: u,
 				Evidence: []string{
-					fmt.Sprintf("/proc/net/dev %s: sending %s", name, bits(tx)),
-					fmt.Sprintf("netlink qdisc %s on %s: rate %s, %.0f overlimits/s, %.0f drops/s, backlog %d bytes", l.Qdisc, name, bits(l.QdiscRateBps), a.over/n, a.drops/n, l.Backlog)},
+					fmt.Sprintf("/proc/net/dev %s: sending %s", name, units.BitRate(tx)),
+					fmt.Sprintf("netlink qdisc %s on %s: rate %s, %.0f overlimits/s, %.0f drops/s, backlog %d bytes", l.Qdisc, name, units.BitRate(l.QdiscRateBps), a.over/n, a.drops/n, l.Backlog)},
 				Why: fmt.Sprintf("the %s qdisc on %s shapes egress to %s and the traffic runs at %.0f%% of that rate: the shaper, not the link, sets the speed",
-					l.Qdisc, name, bits(l.QdiscRateBps), 100*u),
+					l.Qdisc, name, units.BitRate(l.QdiscRateBps), 100*u),
 				Next: fmt.Sprintf("if the shaping is not intended, look at it with `tc -s qdisc show dev %s` and raise or remove it; a shaper below the link rate is usually an ISP/VPN setting applied to the LAN too", name)}
 			if l.SpeedBps > 0 {
-				b.Evidence = append(b.Evidence, fmt.Sprintf("/sys/class/net/%s/speed: link %s", name, bits(l.SpeedBps)))
+				b.Evidence = append(b.Evidence, fmt.Sprintf("/sys/class/net/%s/speed: link %s", name, units.BitRate(l.SpeedBps)))
 			}
 		case l.SpeedBps > 0 && max(rx, tx)/l.SpeedBps >= nicBusy:
 			r := max(rx, tx)
@@ -496,7 +498,7 @@ func nicBottlenecks(samples []Sample, n float64) []Bottleneck {
 			}
 			u := r / l.SpeedBps
 			b = Bottleneck{Kind: "network", Subject: name, Utilization: r2(u), Rate: r2(r), Limit: l.SpeedBps, Unit: "bits/s", score: u,
-				Evidence: []string{fmt.Sprintf("/proc/net/dev %s: %s %s", name, dir, bits(r)), fmt.Sprintf("/sys/class/net/%s/speed: link %s", name, bits(l.SpeedBps))},
+				Evidence: []string{fmt.Sprintf("/proc/net/dev %s: %s %s", name, dir, units.BitRate(r)), fmt.Sprintf("/sys/class/net/%s/speed: link %s", name, units.BitRate(l.SpeedBps))},
 				Why:      fmt.Sprintf("%s carries %.0f%% of its link speed: the link is full", name, 100*u),
 				Next:     "a faster link, or more links (bonding with several clients, SMB multichannel); check the negotiated speed (audit: nic-link-slow, nic-link-below-supported, bond-single-stream, smb-multichannel-off)"}
 		default:
@@ -537,19 +539,6 @@ func memBottleneck(samples []Sample, n float64) []Bottleneck {
 			"the working set does not fit in the memory it may use, so the kernel keeps evicting what it needs next", 100*some),
 		Next: "find what holds the memory (ZFS ARC, tmpfs, a memory limit on the service's cgroup) (audit: zfs-arc-small-box, net-tcp-buffers-ram); reduce it or add RAM"}
 	return []Bottleneck{b}
-}
-
-// bits formats bits per second.
-func bits(v float64) string {
-	switch {
-	case v >= 1e9:
-		return fmt.Sprintf("%.2f Gbit/s", v/1e9)
-	case v >= 1e6:
-		return fmt.Sprintf("%.1f Mbit/s", v/1e6)
-	case v >= 1e3:
-		return fmt.Sprintf("%.0f kbit/s", v/1e3)
-	}
-	return fmt.Sprintf("%.0f bit/s", v)
 }
 
 // topProcesses names the k processes whose sampled threads used the most

@@ -6,6 +6,8 @@ import (
 	"io"
 	"sort"
 	"strings"
+
+	"github.com/nastune/nastune/internal/units"
 )
 
 // WriteText prints the verdict of a finished watch and the averages it
@@ -63,7 +65,7 @@ func subject(b Bottleneck) string {
 func amount(b Bottleneck) string {
 	switch b.Unit {
 	case "bits/s":
-		return fmt.Sprintf("%s of %s (%.0f%%)", bits(b.Rate), bits(b.Limit), 100*b.Utilization)
+		return fmt.Sprintf("%s of %s (%.0f%%)", units.BitRate(b.Rate), units.BitRate(b.Limit), 100*b.Utilization)
 	case "bytes/s":
 		return fmt.Sprintf("%.0f%% busy, %.1f MiB/s", 100*b.Utilization, b.Rate/(1<<20))
 	case "cores":
@@ -99,7 +101,7 @@ func writeAverages(w io.Writer, ss []Sample) {
 		if i == 4 {
 			break
 		}
-		fmt.Fprintf(w, "  nic  %-8s rx %s tx %s%s (last sample)\n", x.Name, bits(x.RxBps), bits(x.TxBps), nicLimit(x))
+		fmt.Fprintf(w, "  nic  %-8s rx %s tx %s%s (last sample)\n", x.Name, units.BitRate(x.RxBps), units.BitRate(x.TxBps), nicLimit(x))
 	}
 	fmt.Fprintf(w, "watch itself: %.2f%% of one core on average, max RSS %.1f MiB\n", self/n, float64(rss)/1024)
 }
@@ -107,10 +109,10 @@ func writeAverages(w io.Writer, ss []Sample) {
 func nicLimit(x NICSample) string {
 	s := ""
 	if x.SpeedBps > 0 {
-		s += " link " + bits(x.SpeedBps)
+		s += " link " + units.BitRate(x.SpeedBps)
 	}
 	if x.QdiscRateBps > 0 {
-		s += fmt.Sprintf(" %s %s", x.Qdisc, bits(x.QdiscRateBps))
+		s += fmt.Sprintf(" %s %s", x.Qdisc, units.BitRate(x.QdiscRateBps))
 	}
 	return s
 }
@@ -152,7 +154,7 @@ func WriteLive(w io.Writer, s Sample, verdict []Bottleneck) {
 		if i == 5 {
 			break
 		}
-		fmt.Fprintf(w, "  %-10s rx %-14s tx %-14s%s\n", x.Name, bits(x.RxBps), bits(x.TxBps), nicLimit(x))
+		fmt.Fprintf(w, "  %-10s rx %-14s tx %-14s%s\n", x.Name, units.BitRate(x.RxBps), units.BitRate(x.TxBps), nicLimit(x))
 	}
 	fmt.Fprintf(w, "\nMemory: %.0f pages scanned/s, dirty %d MiB, writeback %d MiB; TCP retrans %.2f%%\n",
 		s.Memory.PgScanPerS, s.Memory.DirtyBytes>>20, s.Memory.WritebackBytes>>20, s.TCP.RetransPct)
