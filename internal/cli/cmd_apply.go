@@ -174,7 +174,7 @@ func newUndoCmd(env *Env) *cobra.Command {
 			"change reversed, theirs kept) when the edits touch different lines; otherwise undo changes nothing and\n" +
 			"shows the diff (--force restores anyway). --list shows the runs; --discard RUN_ID removes the journal\n" +
 			"of a damaged run without restoring anything.\n\n" + exitHelp,
-		Args: cobra.MaximumNArgs(1),
+		Args: argsUsage(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if o.List {
 				runs, err := apply.List(apply.Options{})

@@ -280,7 +280,7 @@ func newBenchNetCmd(env *Env) *cobra.Command {
 			"--engine iperf3 drives iperf3 instead, against an iperf3 server: iperf3 -s -p 5201 there.\n" +
 			"Ctrl-C stops the server: that is its normal end (exit 0). A client stopped by Ctrl-C prints\n" +
 			"and saves the runs finished, then exits 130.\n\n" + exitHelp,
-		Args: cobra.MaximumNArgs(1),
+		Args: argsUsage(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runBenchNet(cmd.Context(), o, args, cmd.Flags().Changed("interval"), env)
 		},
@@ -456,7 +456,7 @@ func newBenchCompareCmd(env *Env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "compare BEFORE.json AFTER.json",
 		Short: "Per test: before, after, change, and whether it is beyond the noise",
-		Args:  cobra.ExactArgs(2),
+		Args:  argsUsage(cobra.ExactArgs(2)),
 		RunE: func(_ *cobra.Command, args []string) error {
 			if err := outputFormat(output, "text", "json", "html"); err != nil {
 				return err

@@ -379,7 +379,7 @@ func runCalcVPN(o *calcVPNOptions, env *Env) error {
 	}
 	w := env.Stdout
 	fmt.Fprintf(w, "MSS %d  (%s)\n\n", p.MSS, p.Semantics)
-	row := func(label string, n int) { fmt.Fprintf(w, "  %-32s %5d\n", label, n) }
+	row := func(label string, n int) { fmt.Fprintf(w, "  %-36s %5d\n", label, n) }
 	row("mssfix", o.MSSFix)
 	if p.OuterBytes > 0 {
 		row("- outer IP + "+strings.ToUpper(o.Proto)+" header", p.OuterBytes)

@@ -28,7 +28,7 @@ func newConfirmCmd(env *Env) *cobra.Command {
 			"sysctl) undoes itself, also when your SSH session died. The revert is done by a watchdog\n" +
 			"process in its own session; after a reboot the next nastune apply or tune reverts a\n" +
 			"run whose deadline passed. Without RUN_ID it confirms the newest pending run.\n\n" + exitHelp,
-		Args: cobra.MaximumNArgs(1),
+		Args: argsUsage(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			id := ""
 			if len(args) == 1 {

@@ -31,7 +31,7 @@ func newReportCmd(env *Env) *cobra.Command {
 			"for *.json and *.tar.gz) and prints a hosts × families matrix, the findings most hosts share and\n" +
 			"each host's findings. Inputs that cannot be read are listed, not fatal; with none readable the\n" +
 			"exit code is 2.\n\n" + exitHelp,
-		Args: cobra.MinimumNArgs(1),
+		Args: argsUsage(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := outputFormat(output, "text", "json", "html"); err != nil {
 				return err

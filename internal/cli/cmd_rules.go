@@ -22,7 +22,7 @@ func newRulesCmd(env *Env) *cobra.Command {
 		Use:   "rules [ID]",
 		Short: "List every rule, or explain one",
 		Long:  "rules lists every check nastune runs with its stable ID, or with an ID prints its documentation\nand primary references.\n\n" + exitHelp,
-		Args:  cobra.MaximumNArgs(1),
+		Args:  argsUsage(cobra.MaximumNArgs(1)),
 		RunE: func(_ *cobra.Command, args []string) error {
 			return runRules(o, args, env)
 		},

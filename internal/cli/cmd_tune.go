@@ -75,6 +75,11 @@ func runTune(ctx context.Context, o *tuneOptions, env *Env) error {
 	if err := outputFormat(o.Output, "text", "json", "html"); err != nil {
 		return err
 	}
+	// The HTML report is of a tune's trials; --list has none, and used to
+	// print its text under -o html.
+	if o.List && o.Output == "html" {
+		return usagef("use -o text or -o json with --list", "--list prints text or json, not html")
+	}
 	if o.File == "" {
 		return usagef("e.g. nastune tune --file /srv/array/nastune.tune --tests seqread-buffered --bs 16K", "--file is required")
 	}

@@ -253,6 +253,10 @@ type ZFS struct {
 	ARCSize uint64 `json:"arc_size,omitempty"`
 	ARCMax  uint64 `json:"arc_max,omitempty"`
 	ARCMin  uint64 `json:"arc_min,omitempty"`
+	// ARCMaxParam is /sys/module/zfs/parameters/zfs_arc_max as read (0:
+	// the module's default, which arcstats c_max then shows); nil when
+	// not read.
+	ARCMaxParam *uint64 `json:"arc_max_param,omitempty"`
 }
 
 // Pool is one zpool.

@@ -8,6 +8,9 @@ import (
 
 const pathARCStats = "/proc/spl/kstat/zfs/arcstats"
 
+// PathZFSARCMax is the zfs_arc_max module parameter (0: the default).
+const PathZFSARCMax = "/sys/module/zfs/parameters/zfs_arc_max"
+
 // zfs reads the ARC kstats and, when the ZFS module is loaded, the pools
 // from `zpool status -P`, `zpool list -v -H -P -p` and `zdb -C POOL`.
 func (p *prober) zfs() {
@@ -20,6 +23,9 @@ func (p *prober) zfs() {
 		z.ARCSize, z.ARCMax, z.ARCMin = k["size"], k["c_max"], k["c_min"]
 	} else {
 		p.skip(pathARCStats, err.Error())
+	}
+	if v, ok := p.optUint(PathZFSARCMax); ok {
+		z.ARCMaxParam = &v
 	}
 	p.h.ZFS = z
 	st, src, ok := p.command("zpool", "status", "-P")

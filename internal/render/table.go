@@ -194,7 +194,7 @@ func diskGrids(d inventory.Disks) []grid {
 			}
 			g.Rows = append(g.Rows, []cell{txt(a.Name), txt(mdLevel(a)), sizeCell(a.SizeBytes), sizeCell(uint64(a.ChunkBytes)),
 				num(strconv.Itoa(a.RaidDisks), float64(a.RaidDisks)), txt(a.Status), txt(sync),
-				num(strconv.Itoa(a.StripeCacheSize), float64(a.StripeCacheSize)), txt(strings.Join(mem, " "))})
+				stripeCacheCell(a.StripeCacheSize), txt(strings.Join(mem, " "))})
 		}
 		out = append(out, g)
 	}
@@ -354,4 +354,15 @@ func inventoryGrids(v any) ([]grid, bool) {
 		return []grid{pathGrid(t), pathLinks(t)}, true
 	}
 	return nil, false
+}
+
+// stripeCacheCell shows md's stripe_cache_size, or "-" when it was not read:
+// raid0/1/10 have no stripe cache, and a tree without sys/block/mdX/md/ has
+// none collected. The kernel never reports 0 (its minimum is 17), so 0 means
+// "no value", not a cache of zero entries.
+func stripeCacheCell(n int) cell {
+	if n <= 0 {
+		return txt("-")
+	}
+	return num(strconv.Itoa(n), float64(n))
 }

@@ -206,13 +206,23 @@ func checkARCSmallBox(in rule.Input) []rule.Finding {
 	if h.ZFS.ARCMax <= want {
 		return nil
 	}
+	ev := []rule.Evidence{rule.Ev(pathARC, fmt.Sprintf("c_max %d", h.ZFS.ARCMax)), memEvidence(h)}
+	// The "now" of the parameter file is what it holds: 0 on a module
+	// left at its default, whose limit arcstats c_max shows. Only when
+	// the file was not read is c_max the best statement of it.
+	current := fmt.Sprint(h.ZFS.ARCMax)
+	if p := h.ZFS.ARCMaxParam; p != nil {
+		current = fmt.Sprint(*p)
+		ev = append(ev, rule.Ev(pathARCMaxParam, current))
+	}
 	f := metaARCSmallBox.New("zfs_arc_max", fmt.Sprintf(
-		"The ARC may grow to %s of this machine's %s.", humanBytes(h.ZFS.ARCMax), humanBytes(ram)),
-		rule.Ev(pathARC, fmt.Sprintf("c_max %d", h.ZFS.ARCMax)), memEvidence(h))
-	f.Recommendation = &rule.Recommendation{Kind: rule.KindSysfs, Target: "/sys/module/zfs/parameters/zfs_arc_max",
-		Current: fmt.Sprint(h.ZFS.ARCMax), Value: fmt.Sprint(want),
+		"The ARC may grow to %s of this machine's %s.", humanBytes(h.ZFS.ARCMax), humanBytes(ram)), ev...)
+	f.Recommendation = &rule.Recommendation{Kind: rule.KindSysfs, Target: pathARCMaxParam,
+		Current: current, Value: fmt.Sprint(want),
 		Basis: map[bool]string{true: "RAM/4 on boxes with 2 GiB or less", false: "RAM/2 on boxes up to 8 GiB"}[ram <= 2<<30]}
 	return []rule.Finding{f}
 }
 
 const pathARC = "/proc/spl/kstat/zfs/arcstats"
+
+const pathARCMaxParam = "/sys/module/zfs/parameters/zfs_arc_max"
