@@ -29,15 +29,12 @@ var (
 	ataComp  = regexp.MustCompile(`^ata\d+$`)
 )
 
-// health fills each whole disk's Health: its topology names (port, SCSI
-// address, by-path, USB bridge ID) and smartctl's report; then the kernel
-// log, mapped to those names.
+// health reads smartctl's report for each whole disk (its topology names
+// were filled by block), then the kernel log, mapped to those names.
 func (p *prober) health() {
 	var disks []*facts.BlockDevice
 	for i := range p.h.Block {
-		d := &p.h.Block[i]
-		if d.Kind == "disk" {
-			d.Health = p.diskTopology(d)
+		if d := &p.h.Block[i]; d.Kind == "disk" && d.Health != nil {
 			disks = append(disks, d)
 		}
 	}
@@ -48,19 +45,24 @@ func (p *prober) health() {
 	p.kernelLog(disks)
 }
 
-func (p *prober) diskTopology(d *facts.BlockDevice) *facts.DiskHealth {
-	dh := &facts.DiskHealth{}
-	dir := pathSysBlock + "/" + d.Name
-	if real, err := p.root.RealPath(dir); err == nil {
-		for _, c := range strings.Split(real, "/") {
-			switch {
-			case ataComp.MatchString(c):
-				dh.Port = c
-			case scsiAddr.MatchString(c):
-				dh.SCSIAddr = c
-			}
+// diskPort names the libata port ("ata3") and SCSI address of a disk
+// from its resolved /sys/block folder.
+func diskPort(dh *facts.DiskHealth, real string) {
+	for _, c := range strings.Split(real, "/") {
+		switch {
+		case ataComp.MatchString(c):
+			dh.Port = c
+		case scsiAddr.MatchString(c):
+			dh.SCSIAddr = c
 		}
 	}
+}
+
+// diskTopology reads what health findings name a disk by besides sdX:
+// the USB bridge's VID:PID and the zoned model. (Port, SCSI address and
+// by-path come from the folder and udev record block resolves anyway.)
+func (p *prober) diskTopology(d *facts.BlockDevice, dir string) {
+	dh := d.Health
 	if d.USB != nil && d.USB.Device != "" {
 		ud := "/sys/bus/usb/devices/" + d.USB.Device
 		v, ok1 := p.optional(ud + "/idVendor")
@@ -70,14 +72,6 @@ func (p *prober) diskTopology(d *facts.BlockDevice) *facts.DiskHealth {
 		}
 	}
 	dh.Zoned, _ = p.optional(dir + "/queue/zoned")
-	if u, ok := p.udev(dir); ok {
-		for _, l := range u.Links {
-			if strings.HasPrefix(l, "disk/by-path/") && dh.ByPath == "" {
-				dh.ByPath = strings.TrimPrefix(l, "disk/by-path/")
-			}
-		}
-	}
-	return dh
 }
 
 // smartAll reads smartctl's report for each disk: from a captured tree's
