@@ -24,10 +24,7 @@ const SMARTBudget = 90 * time.Second
 
 const hintSmartmontools = "smartctl not installed: install smartmontools (apt install smartmontools) to read SMART"
 
-var (
-	scsiAddr = regexp.MustCompile(`^\d+:\d+:\d+:\d+$`)
-	ataComp  = regexp.MustCompile(`^ata\d+$`)
-)
+var scsiAddr = regexp.MustCompile(`^\d+:\d+:\d+:\d+$`)
 
 // health reads smartctl's report for each whole disk (its topology names
 // were filled by block), then the kernel log, mapped to those names.
@@ -50,7 +47,7 @@ func (p *prober) health() {
 func diskPort(dh *facts.DiskHealth, real string) {
 	for _, c := range strings.Split(real, "/") {
 		switch {
-		case ataComp.MatchString(c):
+		case ataPort.MatchString(c): // the port sataLink reads the link of
 			dh.Port = c
 		case scsiAddr.MatchString(c):
 			dh.SCSIAddr = c
