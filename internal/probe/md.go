@@ -147,6 +147,10 @@ func speedLimit(p *prober, path string) (int, bool) {
 		return 0, false
 	}
 	f := strings.Fields(v)
+	if len(f) == 0 {
+		p.skip(path, "empty")
+		return 0, false
+	}
 	n, _ := strconv.Atoi(f[0])
 	return n, len(f) > 1 && f[1] == "(system)"
 }
