@@ -11,7 +11,7 @@ import (
 func TestMDEmptySpeedLimit(t *testing.T) {
 	dir := t.TempDir()
 	files := map[string]string{
-		"proc/mdstat": "Personalities : [raid1]\nmd0 : active raid1 sdb1[1] sda1[0]\n      1046528 blocks super 1.2 [2/2] [UU]\n\nunused devices: <none>\n",
+		"proc/mdstat":                     "Personalities : [raid1]\nmd0 : active raid1 sdb1[1] sda1[0]\n      1046528 blocks super 1.2 [2/2] [UU]\n\nunused devices: <none>\n",
 		"sys/block/md0/md/level":          "raid1\n",
 		"sys/block/md0/md/raid_disks":     "2\n",
 		"sys/block/md0/md/sync_speed_min": "",
