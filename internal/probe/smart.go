@@ -124,7 +124,8 @@ func (p *prober) smartCaptured(d *facts.BlockDevice) bool {
 			d.Health.NotCollected = Reason(err)
 			return true
 		}
-		p.smartReport(d, b, src)
+		s, perr := smart.Parse(b)
+		p.smartReport(d, s, perr, src)
 		return true
 	}
 	d.Health.NotCollected = "not captured in this tree"
@@ -156,16 +157,16 @@ func (p *prober) smartLive(ctx context.Context, d *facts.BlockDevice) {
 		// smartmontools 6.x: "UNRECOGNIZED OPTION: j"; ask for text.
 		out, argv, err = run(false, false)
 	}
-	s, perr := parseOut(out)
+	s, perr := smart.Parse(out)
 	if perr == nil && s.NoAnswer != "" && d.Transport == "usb" {
 		if o2, a2, e2 := run(isJSON(out), true); len(o2) > 0 {
-			if s2, pe2 := parseOut(o2); pe2 == nil && s2.NoAnswer == "" {
+			if s2, pe2 := smart.Parse(o2); pe2 == nil && s2.NoAnswer == "" {
 				out, argv, err, s = o2, a2, e2, s2
 			}
 		}
 	}
 	src := strings.Join(argv, " ")
-	if len(out) == 0 || perr != nil && len(out) == 0 {
+	if len(out) == 0 {
 		if err != nil {
 			p.fail(src, err)
 			d.Health.NotCollected = Reason(err)
@@ -178,7 +179,7 @@ func (p *prober) smartLive(ctx context.Context, d *facts.BlockDevice) {
 		rec = []string{"smartctl", "-x", dev}
 	}
 	p.root.RecordCommand(rec, out)
-	p.smartReport(d, out, src)
+	p.smartReport(d, s, perr, src)
 }
 
 func isJSON(b []byte) bool {
@@ -192,11 +193,9 @@ func isJSON(b []byte) bool {
 	return false
 }
 
-func parseOut(b []byte) (*facts.SMART, error) { return smart.Parse(b) }
-
-// smartReport parses one report and says what could not be had.
-func (p *prober) smartReport(d *facts.BlockDevice, b []byte, src string) {
-	s, err := smart.Parse(b)
+// smartReport keeps one parsed report (s, or the parse error err) and
+// says what could not be had.
+func (p *prober) smartReport(d *facts.BlockDevice, s *facts.SMART, err error, src string) {
 	if err != nil {
 		p.skip(src, err.Error())
 		d.Health.NotCollected = "smartctl output unreadable"
