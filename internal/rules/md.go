@@ -199,7 +199,7 @@ var metaMDInactive = rule.Meta{
 func checkMDInactive(in rule.Input) []rule.Finding {
 	var out []rule.Finding
 	for _, a := range in.Host.MD {
-		if !a.Inactive || mdIsContainer(a) {
+		if !a.Inactive || a.IsContainer() {
 			continue
 		}
 		var names, devs []string
