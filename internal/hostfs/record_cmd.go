@@ -13,3 +13,9 @@ func (r *Root) RecordCommand(argv []string, out []byte) {
 		r.rec.command(argv, RedactCommand(argv, out))
 	}
 }
+
+// Recording reports whether r records for a snapshot, so a probe can skip
+// preparing what only the snapshot keeps.
+func (r *Root) Recording() bool {
+	return r.rec != nil
+}

@@ -153,6 +153,9 @@ func (p *prober) blockDev(name string) (facts.BlockDevice, bool) {
 		d.Removable = v == 1
 	}
 	d.Dev, _ = p.optional(dir + "/dev")
+	if d.Kind == "disk" {
+		d.Health = &facts.DiskHealth{}
+	}
 	if real, err := p.root.RealPath(dir); err == nil {
 		d.Transport = transport(real)
 		if d.Kind == "disk" {
@@ -162,9 +165,11 @@ func (p *prober) blockDev(name string) (facts.BlockDevice, bool) {
 			if d.Transport == "usb" {
 				d.USB = p.usbLink(real)
 			}
+			diskPort(d.Health, real)
 		}
 	}
 	if d.Kind == "disk" {
+		p.diskTopology(&d, dir)
 		if l, err := p.root.Readlink(dir + "/device/driver"); err == nil {
 			d.Driver = path.Base(l)
 		}
@@ -201,8 +206,11 @@ func (p *prober) blockDev(name string) (facts.BlockDevice, bool) {
 			d.WWN = u.Props["ID_WWN"]
 		}
 		for _, l := range u.Links {
-			if strings.HasPrefix(l, "disk/by-id/") {
+			switch {
+			case strings.HasPrefix(l, "disk/by-id/"):
 				d.ByID = append(d.ByID, strings.TrimPrefix(l, "disk/by-id/"))
+			case strings.HasPrefix(l, "disk/by-path/") && d.Health != nil && d.Health.ByPath == "":
+				d.Health.ByPath = strings.TrimPrefix(l, "disk/by-path/")
 			}
 		}
 	}

@@ -24,8 +24,11 @@ func (p *prober) kernelLog(disks []*facts.BlockDevice) {
 		}
 		src = pathKmsg
 		// A snapshot keeps only the storage lines (not the kernel command
-		// line, addresses or other drivers' chatter).
-		p.root.RecordCommand([]string{"dmesg"}, kmsg.Storage(b))
+		// line, addresses or other drivers' chatter); an audit that saves
+		// no snapshot does not filter the log a second time for it.
+		if p.root.Recording() {
+			p.root.RecordCommand([]string{"dmesg"}, kmsg.Storage(b))
+		}
 	} else {
 		var err error
 		b, src, err = p.root.Command(p.ctx, "dmesg")

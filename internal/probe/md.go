@@ -131,8 +131,8 @@ func mdMembersOf(p *prober, a kernfmt.MDStat) []facts.MDMember {
 			role = "spare"
 		}
 		disk := mem.Name
-		if d := diskOfName(p.h, mem.Name); d != "" {
-			disk = d
+		if d := p.h.Disk(mem.Name); d != nil {
+			disk = d.Name
 		}
 		out = append(out, facts.MDMember{Device: mem.Name, Disk: disk, Role: role, Slot: mem.Index,
 			WriteMostly: strings.Contains(mem.Flags, "W")})
@@ -147,21 +147,10 @@ func speedLimit(p *prober, path string) (int, bool) {
 		return 0, false
 	}
 	f := strings.Fields(v)
+	if len(f) == 0 {
+		p.skip(path, "empty")
+		return 0, false
+	}
 	n, _ := strconv.Atoi(f[0])
 	return n, len(f) > 1 && f[1] == "(system)"
-}
-
-// diskOfName returns the whole disk a partition or disk name belongs to.
-func diskOfName(h *facts.Host, name string) string {
-	for _, d := range h.Block {
-		if d.Name == name {
-			return d.Name
-		}
-		for _, pt := range d.Partitions {
-			if pt.Name == name {
-				return d.Name
-			}
-		}
-	}
-	return ""
 }

@@ -24,20 +24,14 @@ const SMARTBudget = 90 * time.Second
 
 const hintSmartmontools = "smartctl not installed: install smartmontools (apt install smartmontools) to read SMART"
 
-var (
-	scsiAddr = regexp.MustCompile(`^\d+:\d+:\d+:\d+$`)
-	ataComp  = regexp.MustCompile(`^ata\d+$`)
-)
+var scsiAddr = regexp.MustCompile(`^\d+:\d+:\d+:\d+$`)
 
-// health fills each whole disk's Health: its topology names (port, SCSI
-// address, by-path, USB bridge ID) and smartctl's report; then the kernel
-// log, mapped to those names.
+// health reads smartctl's report for each whole disk (its topology names
+// were filled by block), then the kernel log, mapped to those names.
 func (p *prober) health() {
 	var disks []*facts.BlockDevice
 	for i := range p.h.Block {
-		d := &p.h.Block[i]
-		if d.Kind == "disk" {
-			d.Health = p.diskTopology(d)
+		if d := &p.h.Block[i]; d.Kind == "disk" && d.Health != nil {
 			disks = append(disks, d)
 		}
 	}
@@ -48,19 +42,24 @@ func (p *prober) health() {
 	p.kernelLog(disks)
 }
 
-func (p *prober) diskTopology(d *facts.BlockDevice) *facts.DiskHealth {
-	dh := &facts.DiskHealth{}
-	dir := pathSysBlock + "/" + d.Name
-	if real, err := p.root.RealPath(dir); err == nil {
-		for _, c := range strings.Split(real, "/") {
-			switch {
-			case ataComp.MatchString(c):
-				dh.Port = c
-			case scsiAddr.MatchString(c):
-				dh.SCSIAddr = c
-			}
+// diskPort names the libata port ("ata3") and SCSI address of a disk
+// from its resolved /sys/block folder.
+func diskPort(dh *facts.DiskHealth, real string) {
+	for _, c := range strings.Split(real, "/") {
+		switch {
+		case ataPort.MatchString(c): // the port sataLink reads the link of
+			dh.Port = c
+		case scsiAddr.MatchString(c):
+			dh.SCSIAddr = c
 		}
 	}
+}
+
+// diskTopology reads what health findings name a disk by besides sdX:
+// the USB bridge's VID:PID and the zoned model. (Port, SCSI address and
+// by-path come from the folder and udev record block resolves anyway.)
+func (p *prober) diskTopology(d *facts.BlockDevice, dir string) {
+	dh := d.Health
 	if d.USB != nil && d.USB.Device != "" {
 		ud := "/sys/bus/usb/devices/" + d.USB.Device
 		v, ok1 := p.optional(ud + "/idVendor")
@@ -70,14 +69,6 @@ func (p *prober) diskTopology(d *facts.BlockDevice) *facts.DiskHealth {
 		}
 	}
 	dh.Zoned, _ = p.optional(dir + "/queue/zoned")
-	if u, ok := p.udev(dir); ok {
-		for _, l := range u.Links {
-			if strings.HasPrefix(l, "disk/by-path/") && dh.ByPath == "" {
-				dh.ByPath = strings.TrimPrefix(l, "disk/by-path/")
-			}
-		}
-	}
-	return dh
 }
 
 // smartAll reads smartctl's report for each disk: from a captured tree's
@@ -140,7 +131,8 @@ func (p *prober) smartCaptured(d *facts.BlockDevice) bool {
 			d.Health.NotCollected = Reason(err)
 			return true
 		}
-		p.smartReport(d, b, src)
+		s, perr := smart.Parse(b)
+		p.smartReport(d, s, perr, src)
 		return true
 	}
 	d.Health.NotCollected = "not captured in this tree"
@@ -172,16 +164,16 @@ func (p *prober) smartLive(ctx context.Context, d *facts.BlockDevice) {
 		// smartmontools 6.x: "UNRECOGNIZED OPTION: j"; ask for text.
 		out, argv, err = run(false, false)
 	}
-	s, perr := parseOut(out)
+	s, perr := smart.Parse(out)
 	if perr == nil && s.NoAnswer != "" && d.Transport == "usb" {
 		if o2, a2, e2 := run(isJSON(out), true); len(o2) > 0 {
-			if s2, pe2 := parseOut(o2); pe2 == nil && s2.NoAnswer == "" {
+			if s2, pe2 := smart.Parse(o2); pe2 == nil && s2.NoAnswer == "" {
 				out, argv, err, s = o2, a2, e2, s2
 			}
 		}
 	}
 	src := strings.Join(argv, " ")
-	if len(out) == 0 || perr != nil && len(out) == 0 {
+	if len(out) == 0 {
 		if err != nil {
 			p.fail(src, err)
 			d.Health.NotCollected = Reason(err)
@@ -194,7 +186,7 @@ func (p *prober) smartLive(ctx context.Context, d *facts.BlockDevice) {
 		rec = []string{"smartctl", "-x", dev}
 	}
 	p.root.RecordCommand(rec, out)
-	p.smartReport(d, out, src)
+	p.smartReport(d, s, perr, src)
 }
 
 func isJSON(b []byte) bool {
@@ -208,11 +200,9 @@ func isJSON(b []byte) bool {
 	return false
 }
 
-func parseOut(b []byte) (*facts.SMART, error) { return smart.Parse(b) }
-
-// smartReport parses one report and says what could not be had.
-func (p *prober) smartReport(d *facts.BlockDevice, b []byte, src string) {
-	s, err := smart.Parse(b)
+// smartReport keeps one parsed report (s, or the parse error err) and
+// says what could not be had.
+func (p *prober) smartReport(d *facts.BlockDevice, s *facts.SMART, err error, src string) {
 	if err != nil {
 		p.skip(src, err.Error())
 		d.Health.NotCollected = "smartctl output unreadable"

@@ -10,15 +10,13 @@ import (
 // DDF: "super external:imsm") has no level and is never started; it is
 // shown as the container it is, and a volume names its container.
 func mdLevel(a facts.MDArray) string {
-	m, ok := strings.CutPrefix(a.Metadata, "external:")
-	switch {
-	case !ok || m == "":
-		return a.Level
-	case m[0] == '/' || m[0] == '-':
-		name, _, _ := strings.Cut(m[1:], "/")
-		return strings.TrimSpace(a.Level + " in " + name)
+	if f := a.ContainerFormat(); f != "" {
+		return "container " + f
 	}
-	return "container " + m
+	if c := a.ContainerOf(); c != "" {
+		return strings.TrimSpace(a.Level + " in " + c)
+	}
+	return a.Level
 }
 
 // mdMemberRole is the role shown after a member: a container's members

@@ -814,7 +814,7 @@ var metaOldAge = rule.Meta{
 	Doc: "Power-on hours beyond five years (43,800 h). Age alone is not a fault: a disk with clean " +
 		"media and link counters may run for years more, but fleet failure rates rise with age, so " +
 		"keep backups current and spares at hand.",
-	Refs: []string{refBackblaze},
+	Refs: []string{refGoogleFAST, refBackblaze, refSmartctl},
 }
 
 func checkOldAge(in rule.Input) []rule.Finding {

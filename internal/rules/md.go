@@ -165,9 +165,12 @@ func checkMDFailedMember(in rule.Input) []rule.Finding {
 		if a.Inactive || mdMissing(a) > 0 || len(faulty) == 0 {
 			continue
 		}
-		var names, cmds []string
+		var names, disks, cmds []string
 		for _, m := range faulty {
 			names = append(names, m.Device)
+			// SMART belongs to the whole disk, not to the partition md used
+			// (m.Disk, the member itself when the probe did not know its disk).
+			disks = append(disks, firstNonEmptyStr(m.Disk, m.Device))
 			cmds = append(cmds, fmt.Sprintf("mdadm %s --remove %s", mdDev(a.Name), mdDev(m.Device)))
 		}
 		f := metaMDFailedMember.New(a.Name, fmt.Sprintf(
@@ -175,7 +178,7 @@ func checkMDFailedMember(in rule.Input) []rule.Finding {
 			mdDev(a.Name), strings.Join(names, ", "), mdWidth(a)),
 			append([]rule.Evidence{mdMapEvidence(a)}, mdMemberEvidence(faulty, "(F)")...)...)
 		f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice,
-			Target: strings.Join(cmds, "; ") + "; then check SMART of " + strings.Join(names, ", ") + " before reusing it",
+			Target: strings.Join(cmds, "; ") + "; then check SMART of " + strings.Join(disks, ", ") + " before reusing it",
 			Basis:  "(F) member in an array whose status map is all U"}
 		out = append(out, f)
 	}
@@ -196,7 +199,7 @@ var metaMDInactive = rule.Meta{
 func checkMDInactive(in rule.Input) []rule.Finding {
 	var out []rule.Finding
 	for _, a := range in.Host.MD {
-		if !a.Inactive || mdIsContainer(a) {
+		if !a.Inactive || a.IsContainer() {
 			continue
 		}
 		var names, devs []string

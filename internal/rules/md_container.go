@@ -8,36 +8,14 @@ import (
 	"github.com/nastune/nastune/internal/rule"
 )
 
-// External-metadata (IMSM, DDF) containers. md lists such a container as
-// "mdX : inactive … super external:imsm": it holds the members and their
-// metadata but is never started itself; the arrays that carry data are its
-// volumes, whose metadata reads "external:/mdX/N" ("external:-mdX/N" while
-// mdmon holds them read-only) in /proc/mdstat and md/metadata_version
-// (drivers/md/md.c metadata_show; mdadm(8) CONTAINERS).
-
-// mdIsContainer tells an external-metadata container: "external:<format>"
-// without the "/" or "-" that names a parent container.
-func mdIsContainer(a facts.MDArray) bool {
-	m, ok := strings.CutPrefix(a.Metadata, "external:")
-	return ok && m != "" && m[0] != '/' && m[0] != '-'
-}
-
-// mdContainerOf is the container a volume belongs to ("md0" for
-// "external:/md0/0"), or "".
-func mdContainerOf(a facts.MDArray) string {
-	m, ok := strings.CutPrefix(a.Metadata, "external:")
-	if !ok || m == "" || (m[0] != '/' && m[0] != '-') {
-		return ""
-	}
-	name, _, _ := strings.Cut(m[1:], "/")
-	return name
-}
+// External-metadata (IMSM, DDF) containers and their volumes: see
+// facts.MDArray.IsContainer and ContainerOf.
 
 // mdVolumes lists the arrays whose metadata names container c.
 func mdVolumes(all []facts.MDArray, c string) []facts.MDArray {
 	var out []facts.MDArray
 	for _, a := range all {
-		if mdContainerOf(a) == c {
+		if a.ContainerOf() == c {
 			out = append(out, a)
 		}
 	}
@@ -62,7 +40,7 @@ var metaMDContainerUnused = rule.Meta{
 func checkMDContainerUnused(in rule.Input) []rule.Finding {
 	var out []rule.Finding
 	for _, a := range in.Host.MD {
-		if !mdIsContainer(a) {
+		if !a.IsContainer() {
 			continue
 		}
 		vols := mdVolumes(in.Host.MD, a.Name)
