@@ -631,9 +631,13 @@ func noFreeSpace() int {
 	if err != nil {
 		return 10
 	}
+	// The folder is on the host's /tmp (only the tmpfs over it is private
+	// to the namespace): removed on every return, failures included.
+	defer os.Remove(dir)
 	if err := unix.Mount("bench-nofree", dir, "tmpfs", 0, "size=24m"); err != nil {
 		return 11
 	}
+	defer unix.Unmount(dir, unix.MNT_DETACH)
 	f := filepath.Join(dir, "big.bin")
 	r, err := RunDisk(context.Background(), DiskOptions{File: f, Size: 32 << 20, Runtime: time.Second, Tests: []string{"seqread-buffered"}})
 	if err == nil || !strings.Contains(err.Error(), "free") {
@@ -650,8 +654,6 @@ func noFreeSpace() int {
 	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
 		return 15
 	}
-	unix.Unmount(dir, 0)
-	os.Remove(dir)
 	return 0
 }
 
