@@ -459,7 +459,8 @@ func TestPartialRollbackUndoFinishes(t *testing.T) {
 		t.Fatalf("step states %v", states)
 	}
 	if !strings.Contains(read(t, root, "etc/default/nfs-kernel-server"), "=4") {
-		t.Skip("the injected restore failure did not bite")
+		t.Fatalf("the injected restore failure did not bite: the nfs file reads %q, want the applied =4 left by the failed restore",
+			read(t, root, "etc/default/nfs-kernel-server"))
 	}
 	if _, err := Apply(samplePlan(), Options{Root: root}); !errors.Is(err, ErrIncomplete) {
 		t.Fatalf("apply over a partial rollback: %v", err)
