@@ -334,10 +334,32 @@ func TestStagedNetworkShaper(t *testing.T) {
 	}
 }
 
+// removeStaleNetns deletes the watch-a-PID and watch-b-PID namespaces
+// whose test process no longer exists.
+func removeStaleNetns() {
+	ents, _ := os.ReadDir("/run/netns")
+	for _, e := range ents {
+		rest, ok := strings.CutPrefix(e.Name(), "watch-a-")
+		if !ok {
+			rest, ok = strings.CutPrefix(e.Name(), "watch-b-")
+		}
+		pid, err := strconv.Atoi(rest)
+		if !ok || err != nil || pid <= 0 {
+			continue
+		}
+		if unix.Kill(pid, 0) == unix.ESRCH {
+			exec.Command("ip", "netns", "del", e.Name()).Run()
+		}
+	}
+}
+
 func stagedShaper(t *testing.T, tcCmds [][]string, limit float64) {
-	a, bns := "watch-a", "watch-b"
-	exec.Command("ip", "netns", "del", a).Run()
-	exec.Command("ip", "netns", "del", bns).Run()
+	// Names of this test process's own: a fixed name was deleted under a
+	// concurrent run from another checkout. Those left by a killed run
+	// (its process gone) are removed.
+	removeStaleNetns()
+	pid := strconv.Itoa(os.Getpid())
+	a, bns := "watch-a-"+pid, "watch-b-"+pid
 	run(t, "ip", "netns", "add", a)
 	t.Cleanup(func() { exec.Command("ip", "netns", "del", a).Run() })
 	run(t, "ip", "netns", "add", bns)
