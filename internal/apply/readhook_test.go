@@ -49,12 +49,20 @@ func TestPreviewReadHook(t *testing.T) {
 	if s := strings.Join(got, " "); !strings.Contains(s, "vfs_cache_pressure=500") || !strings.Contains(s, "scheduler=cfq") || !strings.Contains(s, "threads=2") {
 		t.Errorf("values not from the hook: %s", s)
 	}
+	inFiles := map[string]bool{}
 	for _, f := range files {
+		inFiles[f.Path] = true
 		if f.Path == "/etc/samba/smb.conf" && (!f.OldExisted || !strings.Contains(string(f.Old), "HOOK-VIEW")) {
 			t.Errorf("smb.conf old side not from the hook: %q", f.Old)
 		}
 		if f.Path == "/etc/sysctl.d/90-nastune.conf" && f.OldExisted {
 			t.Error("a file the hook does not find must be new")
+		}
+	}
+	// The checks above hold only for files the preview lists.
+	for _, p := range []string{"/etc/samba/smb.conf", "/etc/sysctl.d/90-nastune.conf"} {
+		if !inFiles[p] {
+			t.Errorf("preview lists no change of %s", p)
 		}
 	}
 	// Errors of the hook (a FIFO, a file never read) stop the preview.

@@ -26,10 +26,18 @@ func saveDirty(t *testing.T) map[string]string {
 		}
 		saved[p] = v
 	}
-	if err := writeValue("/", "/proc/sys/vm/dirty_background_ratio", saved["/proc/sys/vm/dirty_background_ratio"]); err != nil {
-		t.Skipf("/proc/sys/vm is not writable here: %v", err)
-	}
+	// The restore is registered before the first write (the probe below),
+	// so it runs however the test ends: failure, Fatal or Skip.
 	t.Cleanup(func() {
+		same := true
+		for _, p := range dirtyFiles {
+			if v, _ := readValue("/", p); v != saved[p] {
+				same = false
+			}
+		}
+		if same { // nothing changed (also: read-only /proc/sys, skipped)
+			return
+		}
 		for _, pr := range coupledPairs {
 			p := pr[1]
 			if saved[pr[0]] != "0" {
@@ -45,6 +53,15 @@ func saveDirty(t *testing.T) map[string]string {
 			}
 		}
 	})
+	// Probe writability with the member in force of the background pair:
+	// rewriting a ratio that reads 0 in bytes mode would zero the bytes.
+	probe := "/proc/sys/vm/dirty_background_ratio"
+	if saved["/proc/sys/vm/dirty_background_bytes"] != "0" {
+		probe = "/proc/sys/vm/dirty_background_bytes"
+	}
+	if err := writeValue("/", probe, saved[probe]); err != nil {
+		t.Skipf("/proc/sys/vm is not writable here: %v", err)
+	}
 	return saved
 }
 

@@ -44,6 +44,8 @@ func TestTuneAsksOnTerminal(t *testing.T) {
 	}
 	d := benchDir(t)
 	file := d + "/t.tune"
+	_, serr := os.Stat("/var/lib/nastune")
+	stateBefore := serr == nil
 	var out, errb strings.Builder
 	code := Main(context.Background(), []string{"tune", "--file", file, "--knobs", "read_ahead_kb"},
 		Env{Stdout: &out, Stderr: &errb, Stdin: strings.NewReader("n\n"), IsTTY: true, Getenv: func(string) string { return "" }})
@@ -52,6 +54,10 @@ func TestTuneAsksOnTerminal(t *testing.T) {
 	}
 	if _, err := os.Stat(file); !os.IsNotExist(err) {
 		t.Errorf("the test file was created before the answer: %v", err)
+	}
+	// This runs on the host: "n" must not have reached the journal either.
+	if _, err := os.Stat("/var/lib/nastune"); err == nil && !stateBefore {
+		t.Errorf("answering n created the host's /var/lib/nastune")
 	}
 }
 

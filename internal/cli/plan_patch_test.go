@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -17,6 +18,9 @@ import (
 func TestPlanDiffPipesIntoPatch(t *testing.T) {
 	patchBin, err := exec.LookPath("patch")
 	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("patch(1) missing: scripts/ensure-deps.sh installs patch")
+		}
 		t.Skip("patch(1) not installed")
 	}
 	for _, host := range []string{"kirkwood-jessie", "kirkwood-nas"} {

@@ -274,6 +274,16 @@ func TestDevicesAreNotOpened(t *testing.T) {
 	if n, _ := unix.Read(fd, buf); n > 0 {
 		t.Errorf("a device node or FIFO was opened (%d bytes of inotify events)", n)
 	}
+	// The control: an open of the FIFO is reported, else the check above
+	// passes whatever the reader does.
+	ff, err := unix.Open(fifo, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unix.Close(ff)
+	if n, _ := unix.Read(fd, buf); n <= 0 {
+		t.Error("inotify did not report an open of the FIFO: the check above cannot fail")
+	}
 }
 
 // TestRedactKeepsSambaParameters: every parameter testparm knows, with its

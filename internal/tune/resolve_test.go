@@ -135,6 +135,11 @@ func TestReadAheadCappedOnSmallBox(t *testing.T) {
 func TestNoReadAheadBelowDirectIOLoop(t *testing.T) {
 	sys := sysTree(t)
 	k := Knobs(sys, []Device{{Name: "sda", Kind: "disk", PageCache: false}}, nil)
+	// The disk's other knobs stay offered: an empty list would pass the
+	// loop below without testing anything.
+	if len(k) == 0 {
+		t.Fatal("no knobs at all for sda: the scheduler and nr_requests should remain")
+	}
 	for _, x := range k {
 		if x.Attr == "read_ahead_kb" {
 			t.Errorf("read-ahead offered below a direct-I/O loop: %+v", x)

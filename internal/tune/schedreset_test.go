@@ -61,12 +61,20 @@ func TestSchedulerKeepResetsNrRequests(t *testing.T) {
 	if len(res.Kept) != 1 || res.Kept[0].Knob != sched || res.Kept[0].To != "kyber" {
 		t.Errorf("kept %+v, want the scheduler kyber", res.Kept)
 	}
+	nrTrials := 0
 	for _, tr := range res.Trials {
+		if tr.Knob == nrq {
+			nrTrials++
+		}
 		if tr.Knob == nrq && tr.From != "256" {
 			t.Errorf("nr_requests trial %s → %s: from should be the value after the kept scheduler (256)", tr.From, tr.To)
 		}
 		if tr.Knob == nrq && tr.To == "256" {
 			t.Errorf("tried nr_requests 256, the value it already had")
 		}
+	}
+	// 64 and 1024 remain to try after the kept scheduler reset it to 256.
+	if nrTrials != 2 {
+		t.Errorf("%d nr_requests trials, want 2 (64 and 1024): %+v", nrTrials, res.Trials)
 	}
 }

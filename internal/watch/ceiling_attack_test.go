@@ -1,6 +1,7 @@
 package watch
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/nastune/nastune/internal/ceiling"
@@ -29,5 +30,14 @@ func TestRateAboveModelledCeilingIsNoCeilingVerdict(t *testing.T) {
 	}
 	if got := ReasonWith(ss, CeilingsFrom(paths)); len(got) != 0 {
 		t.Errorf("a sample at 150%% of the ceiling still named it: %+v", got)
+	}
+	// The control: steadily at 95-99% of the ceiling, it is named (else
+	// the two checks above would pass with no ceiling verdict at all).
+	ss = nil
+	for _, r := range []float64{190e6, 195e6, 192e6, 198e6, 191e6} {
+		ss = append(ss, Sample{Disks: []DiskSample{{Name: "vda", UtilPct: 55, ReadBps: r, QueueDepth: 1}}})
+	}
+	if got := ReasonWith(ss, CeilingsFrom(paths)); len(got) != 1 || got[0].Subject != "vda" || !strings.Contains(got[0].Why, "of what its path can carry") {
+		t.Errorf("a disk at 97%% of its ceiling was not named for it: %+v", got)
 	}
 }

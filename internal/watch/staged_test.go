@@ -196,6 +196,9 @@ func needRoot(t *testing.T, tools ...string) {
 	}
 	for _, tool := range tools {
 		if _, err := exec.LookPath(tool); err != nil {
+			if os.Getenv("CI") != "" { // make test installs every tool
+				t.Fatalf("needs %s: not installed under CI", tool)
+			}
 			t.Skipf("needs %s", tool)
 		}
 	}
@@ -334,10 +337,32 @@ func TestStagedNetworkShaper(t *testing.T) {
 	}
 }
 
+// removeStaleNetns deletes the watch-a-PID and watch-b-PID namespaces
+// whose test process no longer exists.
+func removeStaleNetns() {
+	ents, _ := os.ReadDir("/run/netns")
+	for _, e := range ents {
+		rest, ok := strings.CutPrefix(e.Name(), "watch-a-")
+		if !ok {
+			rest, ok = strings.CutPrefix(e.Name(), "watch-b-")
+		}
+		pid, err := strconv.Atoi(rest)
+		if !ok || err != nil || pid <= 0 {
+			continue
+		}
+		if unix.Kill(pid, 0) == unix.ESRCH {
+			exec.Command("ip", "netns", "del", e.Name()).Run()
+		}
+	}
+}
+
 func stagedShaper(t *testing.T, tcCmds [][]string, limit float64) {
-	a, bns := "watch-a", "watch-b"
-	exec.Command("ip", "netns", "del", a).Run()
-	exec.Command("ip", "netns", "del", bns).Run()
+	// Names of this test process's own: a fixed name was deleted under a
+	// concurrent run from another checkout. Those left by a killed run
+	// (its process gone) are removed.
+	removeStaleNetns()
+	pid := strconv.Itoa(os.Getpid())
+	a, bns := "watch-a-"+pid, "watch-b-"+pid
 	run(t, "ip", "netns", "add", a)
 	t.Cleanup(func() { exec.Command("ip", "netns", "del", a).Run() })
 	run(t, "ip", "netns", "add", bns)
@@ -496,8 +521,9 @@ func TestStagedMemoryPressure(t *testing.T) {
 	f.Sync()
 	unix.Fadvise(int(f.Fd()), 0, 0, unix.FADV_DONTNEED)
 	f.Close()
-	g := cg + "/watch-test"
-	os.Remove(g)
+	// A cgroup of this test process's own: another checkout's test binary
+	// may run this test at the same time.
+	g := cg + "/watch-test-" + strconv.Itoa(os.Getpid())
 	if err := os.Mkdir(g, 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -37,7 +37,11 @@ func TestTuneDemosOnLoopDevice(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer os.RemoveAll(scratch)
+	t.Cleanup(func() { os.RemoveAll(scratch) })
+	// demo.sh detaches its loop devices on exit; when it is killed instead
+	// (go test -timeout, kill -9), the devices backed by files under
+	// scratch are detached here, before scratch is removed.
+	t.Cleanup(func() { detachLoops(t, scratch) })
 	cmd := exec.Command("unshare", "-m", "--propagation", "private", "sh", filepath.Join(filepath.Dir(file), "demo.sh"), bin, scratch)
 	out, err := cmd.CombinedOutput()
 	t.Logf("transcript:\n%s", out)
@@ -49,6 +53,27 @@ func TestTuneDemosOnLoopDevice(t *testing.T) {
 	}
 	if _, err := os.Stat("/var/lib/nastune"); err == nil {
 		t.Errorf("host /var/lib/nastune was created")
+	}
+}
+
+// detachLoops detaches every loop device whose backing file is under dir
+// (the inner one's path, on a mount of the dead namespace, still names it).
+func detachLoops(t *testing.T, dir string) {
+	out, err := exec.Command("losetup", "-l", "-n", "--raw", "-O", "NAME,BACK-FILE").Output()
+	if err != nil {
+		t.Errorf("losetup -l: %v", err)
+		return
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		name, back, ok := strings.Cut(strings.TrimSpace(line), " ")
+		if !ok || !strings.HasPrefix(back, dir+"/") {
+			continue
+		}
+		if out, err := exec.Command("losetup", "-d", name).CombinedOutput(); err != nil {
+			t.Errorf("losetup -d %s (backed by %s): %v %s", name, back, err, out)
+		} else {
+			t.Logf("detached %s, left by the demo (backed by %s)", name, back)
+		}
 	}
 }
 
