@@ -51,8 +51,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/nastune/nastune/internal/parse/smbconf"
-	"github.com/nastune/nastune/internal/parse/svcconf"
+	"github.com/nastune/nastune/internal/confsyntax"
 	"github.com/nastune/nastune/internal/plan"
 )
 
@@ -466,6 +465,9 @@ func buildSteps(p plan.Plan, o *Options) ([]Step, []string, error) {
 			return nil, nil, fmt.Errorf("%s: not a file nastune writes", c.Persist.File)
 		}
 		if c.Persist.Line != "" {
+			if err := checkOwnedLine(c.Persist.File, c.Persist.Line); err != nil {
+				return nil, nil, fmt.Errorf("change %s: %w; nothing was changed", c.ID, err)
+			}
 			owned[c.Persist.File] = append(owned[c.Persist.File], c.Persist.Line)
 			ownedBy[c.Persist.File] = append(ownedBy[c.Persist.File], c.ID)
 			continue
@@ -508,17 +510,20 @@ func buildSteps(p plan.Plan, o *Options) ([]Step, []string, error) {
 		var ids []string
 		for _, c := range edits[f] {
 			e := c.Persist.Edit
+			// confsyntax checks the section, key and value against the
+			// file's syntax before making the minimal edit.
 			switch e.Format {
 			case "smbconf":
-				if content, err = smbconf.Set(content, e.Section, e.Key, e.Value); err != nil {
-					return nil, nil, fmt.Errorf("%s: %w", f, err)
-				}
+				content, err = confsyntax.EditSmbConf(content, e.Section, e.Key, e.Value)
 			case "ini":
-				content = svcconf.SetINI(content, e.Section, e.Key, e.Value)
+				content, err = confsyntax.EditNFSConf(content, e.Section, e.Key, e.Value)
 			case "shellvar":
-				content = svcconf.SetShellVar(content, e.Key, e.Value)
+				content, err = confsyntax.EditShellVar(content, e.Key, e.Value)
 			default:
-				return nil, nil, fmt.Errorf("%s: unknown edit format %q", f, e.Format)
+				err = fmt.Errorf("unknown edit format %q", e.Format)
+			}
+			if err != nil {
+				return nil, nil, fmt.Errorf("%s: %w; nothing was changed", f, err)
 			}
 			ids = append(ids, c.ID)
 		}
@@ -544,22 +549,38 @@ func joinID(a, b string) string {
 
 const ownedHeader = "# Managed by nastune: written by `nastune apply`, removed by `nastune undo`.\n# Edit at your own risk; `nastune undo` restores the state before each run.\n"
 
+// checkOwnedLine refuses a line for a file nastune owns that its
+// syntax's writer (internal/confsyntax) would not make: nothing reaches a
+// rules, sysctl.d or modprobe.d file unless it passes that allowlist here,
+// just before it is written, whoever built the plan.
+func checkOwnedLine(file, line string) error {
+	switch {
+	case strings.HasSuffix(file, ".rules"):
+		return confsyntax.CheckUdevRule(line)
+	case file == plan.SysctlFile:
+		_, _, err := confsyntax.ParseSysctlLine(line)
+		return err
+	case file == plan.ModprobeFile:
+		_, err := confsyntax.ModprobeKey(line)
+		return err
+	}
+	return fmt.Errorf("%s: not a file nastune writes lines to", file)
+}
+
 // ownedContent merges new lines into a file nastune owns: a line with the
-// same key (sysctl key, udev match, modprobe option) replaces the old one.
+// same key (sysctl key, udev match and assigned key, modprobe option)
+// replaces the old one. An old rule the udev writer would not make is
+// kept as it is (keyed by its whole text).
 func ownedContent(file string, old []byte, lines []string) []byte {
 	keyOf := func(l string) string {
 		switch {
-		case strings.HasSuffix(file, ".rules") && strings.Contains(l, `, RUN+="`):
-			return l[:strings.Index(l, `, RUN+="`)]
 		case strings.HasSuffix(file, ".rules"):
-			if i := strings.LastIndex(l, "ATTR{"); i > 0 {
-				if j := strings.Index(l[i:], "}="); j > 0 {
-					return l[:i+j]
-				}
+			if k, ok := confsyntax.UdevRuleKey(l); ok {
+				return k
 			}
 		case strings.HasPrefix(l, "options "):
 			if i := strings.IndexByte(l, '='); i > 0 {
-				return l[:i]
+				return strings.Join(strings.Fields(l[:i]), " ")
 			}
 		default:
 			if k, _, ok := strings.Cut(l, "="); ok {

@@ -16,7 +16,7 @@ import (
 var readSide = []string{
 	"internal/hostfs", "internal/probe", "internal/parse", "internal/facts",
 	"internal/rule", "internal/rules", "internal/audit", "internal/render",
-	"internal/calc", "internal/cli", "internal/inventory", "internal/plan",
+	"internal/calc", "internal/cli", "internal/inventory", "internal/plan", "internal/confsyntax",
 	"internal/watch",
 }
 

@@ -605,7 +605,13 @@ type BlockDevice struct {
 	// ByID are the /dev/disk/by-id names udev made for the device.
 	ByID   []string `json:"by_id,omitempty"`
 	Vendor string   `json:"vendor,omitempty"`
-	WWN    string   `json:"wwn,omitempty"`
+	// WWN is the sysfs wwid (raw VPD 0x83 text the device chose, such as
+	// "naa.5000c500…") or, without one, udev's ID_WWN. For display only.
+	WWN string `json:"wwn,omitempty"`
+	// UdevID holds the disk's identifiers as udev's database has them
+	// (built by udev, which replaces whitespace and unsafe characters).
+	// A udev rule that must find the disk again matches these.
+	UdevID *UdevID `json:"udev_id,omitempty"`
 	// WriteCache is queue/write_cache: "write back" or "write through".
 	WriteCache string `json:"write_cache,omitempty"`
 	// APM is the hdparm -B level (1-254; 255 off) where known.
@@ -682,6 +688,15 @@ type USBLink struct {
 	Bus string `json:"bus"`
 	// Dir is the sysfs folder speed and version were read from (evidence).
 	Dir string `json:"sysfs_dir,omitempty"`
+}
+
+// UdevID is a disk's ID_WWN, ID_SERIAL_SHORT and ID_SERIAL from udev's
+// database. The serials are empty behind a USB bridge without ATA
+// pass-through (ID_BUS=usb): they are the bridge's, shared by its disks.
+type UdevID struct {
+	WWN         string `json:"wwn,omitempty"`
+	SerialShort string `json:"serial_short,omitempty"`
+	Serial      string `json:"serial,omitempty"`
 }
 
 // Partition is a partition of a block device.

@@ -1,10 +1,12 @@
 package plan
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/nastune/nastune/internal/cmdrun"
+	"github.com/nastune/nastune/internal/confsyntax"
 	"github.com/nastune/nastune/internal/facts"
 )
 
@@ -24,39 +26,45 @@ type Command struct {
 }
 
 // ercChange: SCT ERC set with smartctl now and by a udev rule at every
-// boot. The disk is matched by its udev serial (ID_SERIAL, the name
-// behind /dev/disk/by-id/ata-…), never by sdX.
+// boot. The disk is matched by udev's ID_SERIAL (the name behind
+// /dev/disk/by-id/ata-…), else its ID_WWN or ID_SERIAL_SHORT, as udev's
+// database holds them (confsyntax.ERCRule writes the rule), never by sdX.
 func ercChange(h *facts.Host, c Change) (Change, string) {
 	dev := c.Target
 	if !cmdrun.ValidERCDevice(dev) || !cmdrun.ValidERCValue(c.To) {
-		return c, fmt.Sprintf("smartctl -l scterc,%s %s", c.To, dev)
+		return c, fmt.Sprintf("smartctl -l scterc,%s %s", confsyntax.Quote(c.To), confsyntax.Quote(dev))
 	}
 	c.Command = &Command{Tool: "smartctl-scterc", Device: dev, Value: c.To}
 	name := strings.TrimPrefix(dev, "/dev/disk/by-id/")
-	var match string
-	switch {
-	case strings.HasPrefix(name, "ata-"):
-		match = fmt.Sprintf(`ENV{ID_SERIAL}=="%s"`, strings.TrimPrefix(name, "ata-"))
-	default:
-		for _, d := range h.Block {
-			for _, id := range d.ByID {
-				if strings.TrimPrefix(id, "/dev/disk/by-id/") != name {
-					continue
-				}
-				switch {
-				case d.WWN != "":
-					match = fmt.Sprintf(`ENV{ID_WWN}=="%s"`, d.WWN)
-				case d.Serial != "":
-					match = fmt.Sprintf(`ENV{ID_SERIAL_SHORT}=="%s"`, d.Serial)
-				}
+	var id *facts.UdevID
+	for _, d := range h.Block {
+		for _, l := range d.ByID {
+			if strings.TrimPrefix(l, "/dev/disk/by-id/") == name && d.UdevID != nil {
+				id = d.UdevID
 			}
 		}
 	}
-	if match == "" || strings.ContainsAny(match[strings.Index(match, "==")+2:], "\\ '\n") {
-		return c, fmt.Sprintf("smartctl -l scterc,%s %s now, and a udev rule to repeat it at boot (no serial to match the disk on)", c.To, dev)
+	why := "no serial or WWN to match the disk on"
+	if id != nil {
+		d, err := confsyntax.Disk(id.WWN, id.SerialShort, "")
+		if id.Serial != "" {
+			if ds, errs := confsyntax.DiskSerial(id.Serial); errs == nil {
+				d, err = ds, nil // the by-id ata- name's own key
+			} else if err != nil && errors.Is(err, confsyntax.ErrNoID) {
+				err = errs
+			}
+		}
+		if err == nil {
+			line, err := confsyntax.ERCRule(d, c.To)
+			if err == nil {
+				c.Persist = &Persist{File: ERCUdevFile, Line: line}
+				c.Needs = append(c.Needs, "smartctl (smartmontools) at /usr/sbin/smartctl for the udev rule")
+				return c, ""
+			}
+			why = err.Error()
+		} else if !errors.Is(err, confsyntax.ErrNoID) {
+			why = err.Error()
+		}
 	}
-	c.Persist = &Persist{File: ERCUdevFile, Line: fmt.Sprintf(
-		`ACTION=="add", SUBSYSTEM=="block", KERNEL=="sd*[!0-9]", %s, RUN+="/usr/sbin/smartctl -q silent -l scterc,%s /dev/%%k"`, match, c.To)}
-	c.Needs = append(c.Needs, "smartctl (smartmontools) at /usr/sbin/smartctl for the udev rule")
-	return c, ""
+	return c, fmt.Sprintf("smartctl -l scterc,%s %s now, and a udev rule to repeat it at boot (%s)", c.To, dev, why)
 }

@@ -10,10 +10,12 @@ package plan
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
 
+	"github.com/nastune/nastune/internal/confsyntax"
 	"github.com/nastune/nastune/internal/facts"
 	"github.com/nastune/nastune/internal/rule"
 )
@@ -124,20 +126,27 @@ func change(h *facts.Host, f rule.Finding) (Change, string) {
 	c := Change{ID: changeID(r.Kind, r.Target), Finding: f.ID, Subject: f.Subject, Kind: r.Kind, Target: r.Target, From: r.Current, To: r.Value}
 	switch r.Kind {
 	case rule.KindSysctl:
+		line, err := confsyntax.SysctlLine(r.Target, r.Value)
+		if err != nil {
+			return c, fmt.Sprintf("set the sysctl by hand: %v", err)
+		}
 		c.Runtime = "/proc/sys/" + strings.ReplaceAll(r.Target, ".", "/")
-		c.Persist = &Persist{File: SysctlFile, Line: fmt.Sprintf("%s = %s", r.Target, r.Value)}
+		c.Persist = &Persist{File: SysctlFile, Line: line}
 		return c, ""
 	case rule.KindSysfs:
 		c.Runtime = r.Target
-		line, why := udevLine(h, r.Target, r.Value)
-		switch {
-		case strings.HasPrefix(r.Target, "/sys/module/zfs/parameters/"):
-			param := strings.TrimPrefix(r.Target, "/sys/module/zfs/parameters/")
-			c.Persist = &Persist{File: ModprobeFile, Line: fmt.Sprintf("options zfs %s=%s", param, r.Value)}
-		case line != "":
+		if param, ok := strings.CutPrefix(r.Target, "/sys/module/zfs/parameters/"); ok {
+			line, err := confsyntax.ModprobeOption("zfs", param, r.Value)
+			if err != nil {
+				return c, fmt.Sprintf("set %s by hand (%v)", r.Target, err)
+			}
+			c.Persist = &Persist{File: ModprobeFile, Line: line}
+		} else {
+			line, why := udevLine(h, r.Target, r.Value)
+			if line == "" {
+				return c, fmt.Sprintf("write %s to %s (%s)", confsyntax.Quote(r.Value), r.Target, why)
+			}
 			c.Persist = &Persist{File: UdevFile, Line: line}
-		default:
-			return c, fmt.Sprintf("write %s to %s (%s)", r.Value, r.Target, why)
 		}
 		if strings.Contains(r.Target, "/bonding/") {
 			c.Needs = append(c.Needs, "the bond's slaves may need to be down to change it")
@@ -146,7 +155,11 @@ func change(h *facts.Host, f rule.Finding) (Change, string) {
 	case rule.KindService:
 		if r.Target == "/proc/fs/nfsd/threads" {
 			c.Runtime = r.Target
-			c.Persist = nfsPersist(h, r.Value)
+			p, err := nfsPersist(h, r.Value)
+			if err != nil {
+				return c, fmt.Sprintf("set nfsd's thread count by hand: %v", err)
+			}
+			c.Persist = p
 			c.Needs = append(c.Needs, "nfsd running")
 			return c, ""
 		}
@@ -157,6 +170,9 @@ func change(h *facts.Host, f rule.Finding) (Change, string) {
 		file, section, key, ok := splitConfigTarget(r.Target)
 		if !ok {
 			return c, r.Target
+		}
+		if err := confsyntax.SmbParam(section, key, r.Value); err != nil {
+			return c, fmt.Sprintf("edit %s by hand: %v", file, err)
 		}
 		c.Persist = &Persist{File: file, Edit: &Edit{Format: "smbconf", Section: section, Key: key, Value: r.Value}}
 		if s := h.Samba; s != nil && s.LoadError != nil && (file == s.LoadError.File || file == s.ConfigFile) {
@@ -187,51 +203,82 @@ func splitConfigTarget(t string) (file, section, key string, ok bool) {
 	return t[:i], rest[:j], rest[j+2:], true
 }
 
-func nfsPersist(h *facts.Host, value string) *Persist {
+func nfsPersist(h *facts.Host, value string) (*Persist, error) {
 	if h.NFS != nil && h.NFS.ConfigFile == "/etc/default/nfs-kernel-server" {
-		return &Persist{File: h.NFS.ConfigFile, Edit: &Edit{Format: "shellvar", Key: "RPCNFSDCOUNT", Value: value}}
+		return &Persist{File: h.NFS.ConfigFile, Edit: &Edit{Format: "shellvar", Key: "RPCNFSDCOUNT", Value: value}},
+			confsyntax.ShellVar("RPCNFSDCOUNT", value)
 	}
-	return &Persist{File: "/etc/nfs.conf", Edit: &Edit{Format: "ini", Section: "nfsd", Key: "threads", Value: value}}
+	return &Persist{File: "/etc/nfs.conf", Edit: &Edit{Format: "ini", Section: "nfsd", Key: "threads", Value: value}},
+		confsyntax.NFSConfParam("nfsd", "threads", value)
 }
 
-// udevLine writes a udev rule that sets a sysfs attribute again when the
-// device appears, matching disks by serial or WWN and NICs by MAC (never
-// by sdX/ethN names, which move). md arrays match by name (md0), which
-// mdadm keeps stable through mdadm.conf.
+// udevLine is the udev rule that sets a sysfs attribute again when the
+// device appears, matching disks by the identifiers udev stored for them
+// (ID_WWN, ID_SERIAL_SHORT, ID_SERIAL) and NICs by MAC, never by sdX/ethN
+// names, which move. md arrays match by name (md0), which mdadm keeps
+// stable through mdadm.conf. The rule comes from confsyntax's writer; a
+// value outside its safe set gives "" and the reason.
 func udevLine(h *facts.Host, target, value string) (string, string) {
 	parts := strings.Split(strings.TrimPrefix(target, "/sys/"), "/")
 	if len(parts) < 3 {
 		return "", "not a device attribute"
 	}
-	switch parts[0] {
-	case "block":
-		name, attr := parts[1], strings.Join(parts[2:], "/")
-		for _, d := range h.Block {
-			if d.Name != name {
-				continue
-			}
-			switch {
-			case d.Kind == "md":
-				return fmt.Sprintf(`ACTION=="add|change", SUBSYSTEM=="block", KERNEL=="%s", ATTR{%s}="%s"`, name, attr, value), ""
-			case d.WWN != "":
-				return fmt.Sprintf(`ACTION=="add|change", SUBSYSTEM=="block", ENV{DEVTYPE}=="disk", ENV{ID_WWN}=="%s", ATTR{%s}="%s"`, d.WWN, attr, value), ""
-			case d.Serial != "":
-				return fmt.Sprintf(`ACTION=="add|change", SUBSYSTEM=="block", ENV{DEVTYPE}=="disk", ENV{ID_SERIAL_SHORT}=="%s", ATTR{%s}="%s"`, d.Serial, attr, value), ""
-			}
+	var dev confsyntax.Device
+	var attr string
+	var err error
+	switch {
+	case parts[0] == "block":
+		name := parts[1]
+		attr = strings.Join(parts[2:], "/")
+		d := blockDevice(h, name)
+		switch {
+		case d == nil:
+			return "", "no stable way to match the device"
+		case d.Kind == "md":
+			dev, err = confsyntax.MDArray(name)
+		case d.UdevID != nil:
+			dev, err = confsyntax.Disk(d.UdevID.WWN, d.UdevID.SerialShort, d.UdevID.Serial)
+		default:
+			err = confsyntax.ErrNoID
+		}
+		if errors.Is(err, confsyntax.ErrNoID) {
 			return "", name + " has no serial or WWN to match on; set it by hand where the disk is set up"
 		}
-	case "class":
-		if parts[1] == "net" && len(parts) >= 4 {
-			name, attr := parts[2], strings.Join(parts[3:], "/")
-			for _, i := range h.Interfaces {
-				if i.Name == name && i.MAC != "" && i.MAC != "00:00:00:00:00:00" {
-					return fmt.Sprintf(`ACTION=="add", SUBSYSTEM=="net", ATTR{address}=="%s", ATTR{%s}="%s"`, i.MAC, attr, value), ""
-				}
+		if err != nil {
+			return "", name + ": " + err.Error() + "; set it by hand where the disk is set up"
+		}
+	case parts[0] == "class" && parts[1] == "net" && len(parts) >= 4:
+		name := parts[2]
+		attr = strings.Join(parts[3:], "/")
+		mac := ""
+		for _, i := range h.Interfaces {
+			if i.Name == name && i.MAC != "" && i.MAC != "00:00:00:00:00:00" {
+				mac = i.MAC
 			}
+		}
+		if mac == "" {
 			return "", name + " has no MAC address to match on"
 		}
+		if dev, err = confsyntax.NetMAC(mac); err != nil {
+			return "", name + ": " + err.Error()
+		}
+	default:
+		return "", "no stable way to match the device"
 	}
-	return "", "no stable way to match the device"
+	line, err := confsyntax.AttrRule(dev, attr, value)
+	if err != nil {
+		return "", err.Error()
+	}
+	return line, ""
+}
+
+func blockDevice(h *facts.Host, name string) *facts.BlockDevice {
+	for i := range h.Block {
+		if h.Block[i].Name == name {
+			return &h.Block[i]
+		}
+	}
+	return nil
 }
 
 // overrides names user sysctl files that sysctl --system applies after

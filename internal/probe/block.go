@@ -205,6 +205,9 @@ func (p *prober) blockDev(name string) (facts.BlockDevice, bool) {
 		if d.WWN == "" {
 			d.WWN = u.Props["ID_WWN"]
 		}
+		if w, ss, s := u.DiskIDs(); d.Kind == "disk" && w+ss+s != "" {
+			d.UdevID = &facts.UdevID{WWN: w, SerialShort: ss, Serial: s}
+		}
 		for _, l := range u.Links {
 			switch {
 			case strings.HasPrefix(l, "disk/by-id/"):

@@ -11,6 +11,8 @@ import (
 
 	"github.com/nastune/nastune/internal/apply"
 	"github.com/nastune/nastune/internal/bench"
+	"github.com/nastune/nastune/internal/confsyntax"
+	"github.com/nastune/nastune/internal/parse/kernfmt"
 	"github.com/nastune/nastune/internal/plan"
 )
 
@@ -69,7 +71,9 @@ func Unit(test string) string {
 type JournalApplier struct {
 	Opts apply.Options
 	Sys  string // "/sys" (where udev matches are read)
-	Devs []Device
+	// UdevData is udev's database folder ("" = /run/udev/data).
+	UdevData string
+	Devs     []Device
 }
 
 // Trial implements Applier.
@@ -113,8 +117,10 @@ func (j *JournalApplier) Persist(kept []Kept) (string, error) {
 }
 
 // udevLine is the rule that sets a block attribute again when the device
-// appears: disks by WWN or serial (from the udev database), dm devices by
-// DM_UUID, loop devices by backing file, md arrays by name.
+// appears: disks by udev's ID_WWN or serial (from the udev database), dm
+// devices by DM_UUID, loop devices by backing file, md arrays by name.
+// confsyntax writes it; a value outside its safe set leaves the knob
+// runtime only, with the reason.
 func (j *JournalApplier) udevLine(knob, value string) (string, string) {
 	parts := strings.SplitN(strings.TrimPrefix(knob, "/sys/block/"), "/", 2)
 	if len(parts) != 2 {
@@ -125,59 +131,54 @@ func (j *JournalApplier) udevLine(knob, value string) (string, string) {
 	if sys == "" {
 		sys = "/sys"
 	}
-	set := fmt.Sprintf(`ATTR{%s}="%s"`, attr, value)
+	var dev confsyntax.Device
+	var err error
 	switch kindOf(name) {
 	case "md":
-		return fmt.Sprintf(`ACTION=="add|change", SUBSYSTEM=="block", KERNEL=="%s", %s`, name, set), ""
+		dev, err = confsyntax.MDArray(name)
 	case "dm":
 		uuid := strings.TrimSpace(readSmall(filepath.Join(sys, "block", name, "dm", "uuid")))
-		if uuid == "" || !safeUdev(uuid) {
+		if uuid == "" {
 			return "", name + " has no dm UUID to match on"
 		}
-		return fmt.Sprintf(`ACTION=="add|change", SUBSYSTEM=="block", ENV{DM_UUID}=="%s", %s`, uuid, set), ""
+		dev, err = confsyntax.DMUUID(uuid)
 	case "loop":
 		bf := strings.TrimSpace(readSmall(filepath.Join(sys, "block", name, "loop", "backing_file")))
-		if bf == "" || !safeUdev(bf) {
-			return "", name + " has no backing file name udev can match"
+		if bf == "" {
+			return "", name + " has no backing file to match on"
 		}
-		return fmt.Sprintf(`ACTION=="add|change", SUBSYSTEM=="block", KERNEL=="loop*", ATTR{loop/backing_file}=="%s", %s`, bf, set), ""
+		dev, err = confsyntax.LoopBacking(bf)
 	case "disk":
-		props := udevProps(sys, name)
-		if w := props["ID_WWN"]; w != "" && safeUdev(w) {
-			return fmt.Sprintf(`ACTION=="add|change", SUBSYSTEM=="block", ENV{DEVTYPE}=="disk", ENV{ID_WWN}=="%s", %s`, w, set), ""
+		dev, err = confsyntax.Disk(j.udevRecord(sys, name).DiskIDs())
+		if errors.Is(err, confsyntax.ErrNoID) {
+			return "", name + " has no serial or WWN to match on"
 		}
-		if s := props["ID_SERIAL_SHORT"]; s != "" && safeUdev(s) {
-			return fmt.Sprintf(`ACTION=="add|change", SUBSYSTEM=="block", ENV{DEVTYPE}=="disk", ENV{ID_SERIAL_SHORT}=="%s", %s`, s, set), ""
-		}
-		return "", name + " has no serial or WWN to match on"
+	default:
+		return "", "no stable way to match " + name
 	}
-	return "", "no stable way to match " + name
+	if err != nil {
+		return "", name + ": " + err.Error()
+	}
+	line, err := confsyntax.AttrRule(dev, attr, value)
+	if err != nil {
+		return "", err.Error()
+	}
+	return line, ""
 }
 
-// safeUdev: a value that can sit between double quotes in a rule (no
-// quote, backslash, glob or newline).
-func safeUdev(s string) bool { return !strings.ContainsAny(s, "\"\\\n*?[]") && s != "" }
-
-// udevProps reads the udev database entry of a block device
-// (/run/udev/data/bMAJ:MIN, lines "E:KEY=value").
-func udevProps(sys, name string) map[string]string {
-	out := map[string]string{}
+// udevRecord reads the udev database entry of a block device
+// (UdevData/bMAJ:MIN).
+func (j *JournalApplier) udevRecord(sys, name string) kernfmt.UdevRecord {
 	dev := strings.TrimSpace(readSmall(filepath.Join(sys, "block", name, "dev")))
-	if dev == "" {
-		return out
+	dir := j.UdevData
+	if dir == "" {
+		dir = "/run/udev/data"
 	}
-	b, err := os.ReadFile("/run/udev/data/b" + dev)
-	if err != nil {
-		return out
+	b, err := os.ReadFile(filepath.Join(dir, "b"+dev))
+	if dev == "" || err != nil {
+		return kernfmt.UdevRecord{}
 	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if kv, ok := strings.CutPrefix(l, "E:"); ok {
-			if k, v, ok := strings.Cut(kv, "="); ok {
-				out[k] = v
-			}
-		}
-	}
-	return out
+	return kernfmt.Udev(b)
 }
 
 // FinishOrphans reverts the trials a killed tune left live, and refuses

@@ -25,3 +25,15 @@ func Udev(data []byte) UdevRecord {
 	}
 	return r
 }
+
+// DiskIDs are the identifiers udev stored for a disk: ID_WWN,
+// ID_SERIAL_SHORT and ID_SERIAL. Behind a USB bridge without ATA
+// pass-through (ID_BUS=usb) the serials are the bridge's, the same for
+// every disk behind it, and are left out.
+func (r UdevRecord) DiskIDs() (wwn, serialShort, serial string) {
+	wwn = r.Props["ID_WWN"]
+	if r.Props["ID_BUS"] == "usb" {
+		return wwn, "", ""
+	}
+	return wwn, r.Props["ID_SERIAL_SHORT"], r.Props["ID_SERIAL"]
+}
