@@ -48,6 +48,16 @@ func Quote(v string) string {
 	return strconv.QuoteToASCII(v)
 }
 
+// Show is v as it is when it is plain printable ASCII without quotes or
+// backslashes, else Quote(v): for manual instructions, which show safe
+// values unchanged.
+func Show(v string) string {
+	if only(v, 64, func(c byte) bool { return c >= 0x20 && c < 0x7f && c != '"' && c != '\\' }) {
+		return v
+	}
+	return Quote(v)
+}
+
 // only reports whether every byte of s is in the set allowed, and
 // 0 < len(s) <= max.
 func only(s string, max int, allowed func(c byte) bool) bool {

@@ -265,3 +265,12 @@ func ascii(s string) bool {
 	}
 	return true
 }
+
+func TestShow(t *testing.T) {
+	for in, want := range map[string]string{"180": "180", "mq-deadline": "mq-deadline", "a b": "a b",
+		"a\x1b[2J": `"a\x1b[2J"`, "a\nb": `"a\nb"`, `a"b`: `"a\"b"`, "é": `"\u00e9"`} {
+		if got := Show(in); got != want {
+			t.Errorf("Show(%q) = %s, want %s", in, got, want)
+		}
+	}
+}

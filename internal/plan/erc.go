@@ -32,7 +32,7 @@ type Command struct {
 func ercChange(h *facts.Host, c Change) (Change, string) {
 	dev := c.Target
 	if !cmdrun.ValidERCDevice(dev) || !cmdrun.ValidERCValue(c.To) {
-		return c, fmt.Sprintf("smartctl -l scterc,%s %s", confsyntax.Quote(c.To), confsyntax.Quote(dev))
+		return c, fmt.Sprintf("smartctl -l scterc,%s %s", confsyntax.Show(c.To), confsyntax.Show(dev))
 	}
 	c.Command = &Command{Tool: "smartctl-scterc", Device: dev, Value: c.To}
 	name := strings.TrimPrefix(dev, "/dev/disk/by-id/")

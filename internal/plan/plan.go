@@ -144,7 +144,7 @@ func change(h *facts.Host, f rule.Finding) (Change, string) {
 		} else {
 			line, why := udevLine(h, r.Target, r.Value)
 			if line == "" {
-				return c, fmt.Sprintf("write %s to %s (%s)", confsyntax.Quote(r.Value), r.Target, why)
+				return c, fmt.Sprintf("write %s to %s (%s)", confsyntax.Show(r.Value), r.Target, why)
 			}
 			c.Persist = &Persist{File: UdevFile, Line: line}
 		}
