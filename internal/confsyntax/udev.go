@@ -113,31 +113,45 @@ func DiskSerial(s string) (Device, error) {
 // ErrNoID means a disk has no udev identifier to match on.
 var ErrNoID = errors.New("it has no serial or WWN in udev's database to match on")
 
-// Disk finds a whole disk by the first usable of udev's ID_WWN,
-// ID_SERIAL_SHORT and ID_SERIAL (as the udev database holds them; see the
-// comment at the top of this file). The error is ErrNoID or the refusal
-// of the first identifier present.
-func Disk(wwn, serialShort, serial string) (Device, error) {
-	var first error
-	for _, try := range []struct {
-		v  string
-		fn func(string) (Device, error)
-	}{{wwn, DiskWWN}, {serialShort, DiskSerialShort}, {serial, DiskSerial}} {
-		if try.v == "" {
+// DiskID is one of udev's identifiers of a disk: Key is ID_WWN,
+// ID_SERIAL_SHORT or ID_SERIAL, Value as the udev database holds it.
+type DiskID struct{ Key, Value string }
+
+// DiskBy finds a whole disk by the first usable of ids (empty values are
+// skipped). The error is ErrNoID or the refusal of the first identifier
+// present.
+func DiskBy(ids ...DiskID) (Device, error) {
+	first := ErrNoID
+	for _, id := range ids {
+		if id.Value == "" {
 			continue
 		}
-		d, err := try.fn(try.v)
+		var d Device
+		var err error
+		switch id.Key {
+		case "ID_WWN":
+			d, err = DiskWWN(id.Value)
+		case "ID_SERIAL_SHORT":
+			d, err = DiskSerialShort(id.Value)
+		case "ID_SERIAL":
+			d, err = DiskSerial(id.Value)
+		default:
+			err = fmt.Errorf("%s is not a disk identifier nastune matches", id.Key)
+		}
 		if err == nil {
 			return d, nil
 		}
-		if first == nil {
+		if first == ErrNoID {
 			first = err
 		}
 	}
-	if first == nil {
-		return Device{}, ErrNoID
-	}
 	return Device{}, first
+}
+
+// Disk finds a whole disk by the first usable of udev's ID_WWN,
+// ID_SERIAL_SHORT and ID_SERIAL (see the comment at the top of this file).
+func Disk(wwn, serialShort, serial string) (Device, error) {
+	return DiskBy(DiskID{"ID_WWN", wwn}, DiskID{"ID_SERIAL_SHORT", serialShort}, DiskID{"ID_SERIAL", serial})
 }
 
 // MDArray finds an md array by its kernel name (md0), which mdadm keeps

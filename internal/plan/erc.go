@@ -46,14 +46,9 @@ func ercChange(h *facts.Host, c Change) (Change, string) {
 	}
 	why := "no serial or WWN to match the disk on"
 	if id != nil {
-		d, err := confsyntax.Disk(id.WWN, id.SerialShort, "")
-		if id.Serial != "" {
-			if ds, errs := confsyntax.DiskSerial(id.Serial); errs == nil {
-				d, err = ds, nil // the by-id ata- name's own key
-			} else if err != nil && errors.Is(err, confsyntax.ErrNoID) {
-				err = errs
-			}
-		}
+		// ID_SERIAL first: the ata- by-id name's own key.
+		d, err := confsyntax.DiskBy(confsyntax.DiskID{Key: "ID_SERIAL", Value: id.Serial},
+			confsyntax.DiskID{Key: "ID_WWN", Value: id.WWN}, confsyntax.DiskID{Key: "ID_SERIAL_SHORT", Value: id.SerialShort})
 		if err == nil {
 			line, err := confsyntax.ERCRule(d, c.To)
 			if err == nil {
