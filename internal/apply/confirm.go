@@ -241,11 +241,12 @@ func Confirm(id string, o Options) (string, error) {
 		return "", err
 	}
 	var cs ConfirmStatus
+	var m Manifest
 	for i := len(runs) - 1; i >= 0; i-- {
 		if (id == "" || runs[i].ID == id) && runs[i].State != StateDamaged {
 			cs = Status(runs[i], o)
 			if id != "" || cs.State == ConfirmPending {
-				id = runs[i].ID
+				id, m = runs[i].ID, runs[i]
 				break
 			}
 		}
@@ -265,13 +266,22 @@ func Confirm(id string, o Options) (string, error) {
 	default:
 		return id, fmt.Errorf("%w for run %s (%s)", ErrNotPending, id, cs.Describe())
 	}
+	if m.State != StateComplete {
+		// Killed while applying (or an undo of it was): what is live is
+		// not what was asked for, so it is not kept.
+		return id, fmt.Errorf("%w: run %s is %s, not complete: it still reverts at its deadline (nastune undo %s reverts it now)", ErrNotPending, id, m.State, id)
+	}
 	st, _, err := ReadConfirm(id, o)
 	if err != nil {
 		return id, err
 	}
 	st.State, st.Error = ConfirmConfirmed, ""
 	o.at("confirm")
-	return id, writeConfirm(id, st, &o)
+	if err := writeConfirm(id, st, &o); err != nil {
+		return id, err
+	}
+	o.at("confirmed")
+	return id, nil
 }
 
 // heldWatch are the watchdog locks this process took in Apply (run ID →

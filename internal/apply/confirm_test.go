@@ -153,3 +153,4 @@ func TestStoppedWatchdogReverts(t *testing.T) {
 		t.Errorf("confirmed run: tcp_timestamps %s, want 1", v)
 	}
 }
+
