@@ -153,4 +153,3 @@ func TestStoppedWatchdogReverts(t *testing.T) {
 		t.Errorf("confirmed run: tcp_timestamps %s, want 1", v)
 	}
 }
-
