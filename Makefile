@@ -26,6 +26,7 @@ DEB_VERSION ?= $(shell echo '$(VERSION)' | sed -E -e 's/^v([0-9]+\.[0-9])/\1/' -
 release:
 	rm -rf $(DIST) && mkdir -p $(DIST)
 	$(GO) run ./tools/gendist -out $(DIST)/pkg -version $(VERSION)
+	cp -r packaging/systemd $(DIST)/pkg/systemd
 	$(GO) build -o $(DIST)/pkg/.nfpm github.com/goreleaser/nfpm/v2/cmd/nfpm
 	set -e; for r in $(RELEASES); do \
 	  name=$${r%%:*}; rest=$${r#*:}; goarch=$${rest%%:*}; rest=$${rest#*:}; goarm=$${rest%%:*}; deb=$${rest#*:}; \
