@@ -216,7 +216,7 @@ func newUndoCmd(env *Env) *cobra.Command {
 				}
 				// The nastune-finish unit (at boot, and its timer):
 				// exit status 1 when a run could not be reverted.
-				if !finishExpired(env) {
+				if !finishExpiredOnly(env) {
 					return errors.New("some expired runs could not be reverted (nastune undo --list shows them)")
 				}
 				return nil

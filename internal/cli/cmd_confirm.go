@@ -93,16 +93,23 @@ func startWatchdog(env *Env, id string) error {
 // confirm and tune calls it first. It reports false when something could
 // not be reverted (said on stderr).
 func finishExpired(env *Env) bool {
-	_, ok := finishExpiredRuns(env)
+	_, ok := finishExpiredRuns(env, true)
+	return ok
+}
+
+// finishExpiredOnly is finishExpired for the nastune-finish unit: it
+// starts no watchdog (systemd ends a oneshot service's processes).
+func finishExpiredOnly(env *Env) bool {
+	_, ok := finishExpiredRuns(env, false)
 	return ok
 }
 
 func finishExpiredIDs(env *Env) []string {
-	ids, _ := finishExpiredRuns(env)
+	ids, _ := finishExpiredRuns(env, true)
 	return ids
 }
 
-func finishExpiredRuns(env *Env) ([]string, bool) {
+func finishExpiredRuns(env *Env, rewatch bool) ([]string, bool) {
 	if os.Geteuid() != 0 {
 		return nil, true
 	}
@@ -117,6 +124,19 @@ func finishExpiredRuns(env *Env) ([]string, bool) {
 	if err != nil {
 		ok = false
 		fmt.Fprintf(env.Stderr, "nastune: warning: %v\n", err)
+	}
+	if rewatch {
+		// A pending run whose watchdog was killed gets a new one, so it
+		// is reverted at its deadline, not up to a minute later.
+		runs, _ := apply.List(apply.Options{})
+		for _, r := range runs {
+			if cs := apply.Status(r, apply.Options{}); cs.State == apply.ConfirmPending && !cs.Watched {
+				if err := apply.StartWatchdog(r.ID); err == nil {
+					fmt.Fprintf(env.Stderr, "nastune: run %s had lost its watchdog: started a new one (it reverts the run at %s unless confirmed)\n",
+						r.ID, cs.Deadline.Local().Format(time.TimeOnly))
+				}
+			}
+		}
 	}
 	// A running tune's trials are its own: FinishOrphans leaves them
 	// while a tune holds the tune lock.
