@@ -234,8 +234,8 @@ type Manifest struct {
 	Started  string   `json:"started"`
 	Finished string   `json:"finished,omitempty"`
 	State    string   `json:"state"`
-	PID      int      `json:"pid,omitempty"`
-	Changes  []string `json:"changes"` // human summary, one per plan change
+	PID      int      `json:"pid,omitempty"` // for people: never read as liveness (a pid is reused)
+	Changes  []string `json:"changes"`       // human summary, one per plan change
 	Steps    []Step   `json:"steps"`
 	Error    string   `json:"error,omitempty"`
 }
