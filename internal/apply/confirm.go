@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -124,11 +125,14 @@ func status(m Manifest, o *Options, watched bool) ConfirmStatus {
 	if !ok {
 		return cs
 	}
-	cs.Deadline, cs.Error = st.Deadline, st.Error
+	cs.Deadline = st.Deadline
+	if st.Error != "" {
+		cs.Error = shortError(errors.New(st.Error))
+	}
 	if err != nil {
 		// No deadline to trust: past it, so that it is reverted, as
 		// --confirm promised for a run nobody confirmed.
-		cs.Error = err.Error()
+		cs.Error = shortError(err)
 		st = ConfirmState{State: ConfirmPending}
 	}
 	switch {
@@ -414,7 +418,7 @@ func revertLocked(id string, o *Options) (bool, error) {
 	if uerr != nil {
 		// Left as it is (expired once its lock is gone): the next
 		// nastune start or the timer tries again, and says why.
-		st.State, st.Error = ConfirmPending, uerr.Error()
+		st.State, st.Error = ConfirmPending, shortError(uerr)
 		_ = writeConfirm(id, st, &oo)
 		return false, uerr
 	}
@@ -492,4 +496,21 @@ func StartWatchdog(id string) error {
 		return err
 	}
 	return cmd.Process.Release()
+}
+
+// shortError is the first line of err, printable and at most 300 bytes:
+// what confirm.json keeps of a failed revert (a conflict's diff quotes
+// files other people wrote; `nastune undo RUN` shows it in full).
+func shortError(err error) string {
+	line, _, _ := strings.Cut(err.Error(), "\n")
+	line = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			return '?'
+		}
+		return r
+	}, line)
+	if len(line) > 300 {
+		line = strings.ToValidUTF8(line[:300], "") + "…"
+	}
+	return line
 }
