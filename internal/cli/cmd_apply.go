@@ -222,9 +222,9 @@ func newUndoCmd(env *Env) *cobra.Command {
 				return nil
 			}
 			if reverted := finishExpiredIDs(env); len(reverted) > 0 && len(args) == 0 && o.Discard == "" {
-				// `nastune undo` meant the newest run; it was just
-				// reverted, and undoing the one before it too would
-				// be a surprise.
+				// `nastune undo` meant the newest run (an expired one,
+				// a killed tune's trial); it was just reverted, and
+				// undoing the one before it too would be a surprise.
 				fmt.Fprintln(env.Stdout, "nothing else undone (name a run to undo another: nastune undo --list)")
 				return nil
 			}

@@ -104,6 +104,8 @@ func finishExpiredOnly(env *Env) bool {
 	return ok
 }
 
+// finishExpiredIDs is finishExpired; it returns the runs it reverted
+// (expired runs and a killed tune's trials).
 func finishExpiredIDs(env *Env) []string {
 	ids, _ := finishExpiredRuns(env, true)
 	return ids
@@ -148,5 +150,5 @@ func finishExpiredRuns(env *Env, rewatch bool) ([]string, bool) {
 		ok = false
 		fmt.Fprintf(env.Stderr, "nastune: warning: %v\n", err)
 	}
-	return done, ok
+	return append(done, ids...), ok
 }
