@@ -26,6 +26,7 @@ DEB_VERSION ?= $(shell echo '$(VERSION)' | sed -E -e 's/^v([0-9]+\.[0-9])/\1/' -
 release:
 	rm -rf $(DIST) && mkdir -p $(DIST)
 	$(GO) run ./tools/gendist -out $(DIST)/pkg -version $(VERSION)
+	cp -r packaging/systemd $(DIST)/pkg/systemd
 	$(GO) build -o $(DIST)/pkg/.nfpm github.com/goreleaser/nfpm/v2/cmd/nfpm
 	set -e; for r in $(RELEASES); do \
 	  name=$${r%%:*}; rest=$${r#*:}; goarch=$${rest%%:*}; rest=$${rest#*:}; goarm=$${rest%%:*}; deb=$${rest#*:}; \
@@ -52,12 +53,15 @@ fmt-check:
 
 vet:
 	$(GO) vet ./...
+	$(GO) vet -tags nastune_faults ./internal/apply
 	@# 32-bit ARM (ARMv5 NAS boxes): int32 fields in Statfs_t/Rusage break only there.
 	GOOS=linux GOARCH=arm GOARM=5 $(GO) build ./...
 
 ## test: install what is needed, then gofmt, vet, the docs check and every test
+# nastune_faults compiles the crash points the crash tests use
+# (internal/apply/faults.go); release builds never have them.
 test: deps fmt-check vet docs-check
-	$(GO) test -count=1 ./...
+	$(GO) test -tags nastune_faults -count=1 ./...
 
 ## lab: boot the kernellab guest (Debian's stock kernel under qemu) with a shell on the console
 ## (docs/testing.md); `make test` runs its scenarios as TestLab

@@ -64,6 +64,7 @@ packages=(
 	cryptsetup-bin
 	dmsetup
 	smartmontools
+	systemd
 )
 # NASTUNE_APT_PACKAGES replaces the list (space-separated) where a machine needs another.
 # shellcheck disable=SC2086

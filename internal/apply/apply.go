@@ -85,10 +85,12 @@ type Options struct {
 	// Force makes undo restore files and values changed since the apply
 	// (their later edits are lost).
 	Force bool
-	// FaultAfter, when > 0, stops the process abruptly after that many
-	// steps (crash testing: NASTUNE_FAULT_AFTER).
-	FaultAfter int
-	Now        func() time.Time
+	// Confirm > 0 arms the run (apply --confirm): confirm.json with the
+	// deadline (Confirm after the last step) is written with the first
+	// journal, before any change, and this process holds the run's
+	// watchdog lock until StartWatchdog hands it over (confirm.go).
+	Confirm time.Duration
+	Now     func() time.Time
 
 	// test hooks
 	hostCommands bool                     // run command steps (smartctl) with Root != "/"
@@ -148,11 +150,21 @@ func (o *Options) currentValue(p string) (string, error) {
 // the tree it reads does not hold (captures keep only what audit read).
 const Absent = "(absent)"
 
+// crashPoint, when set (the nastune_faults build only), is called at every
+// stage Options.at marks.
+var crashPoint func(stage string)
+
 func (o *Options) runsDir() string { return filepath.Join(o.Root, o.StateDir, "runs") }
 
+// at marks a stage of a run (a crash point): tests pause or kill the
+// process there, and the nastune_faults build kills itself at the stage
+// NASTUNE_CRASH_AT names (faults.go). Release builds have no crash points.
 func (o *Options) at(stage string) {
 	if o.pause != nil {
 		o.pause(stage)
+	}
+	if crashPoint != nil {
+		crashPoint(stage)
 	}
 }
 
@@ -221,8 +233,8 @@ type Manifest struct {
 	Started  string   `json:"started"`
 	Finished string   `json:"finished,omitempty"`
 	State    string   `json:"state"`
-	PID      int      `json:"pid,omitempty"`
-	Changes  []string `json:"changes"` // human summary, one per plan change
+	PID      int      `json:"pid,omitempty"` // for people: never read as liveness (a pid is reused)
+	Changes  []string `json:"changes"`       // human summary, one per plan change
 	Steps    []Step   `json:"steps"`
 	Error    string   `json:"error,omitempty"`
 }
@@ -322,17 +334,31 @@ func Apply(p plan.Plan, o Options) (*Manifest, error) {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("%w; nothing was changed", err)
 	}
+	if o.Confirm > 0 {
+		// Armed before any change: a run killed halfway is reverted
+		// after its deadline like one never confirmed.
+		fd, held, err := tryFlock(filepath.Join(dir, watchLockName), true)
+		if err == nil && held {
+			err = errors.New("held by another process")
+		}
+		if err == nil {
+			keepWatch(m.ID, fd)
+			err = writeConfirmAt(dir, ConfirmState{Deadline: o.Now().Add(o.Confirm).UTC(), State: ConfirmPending})
+		}
+		if err != nil {
+			ReleaseWatch(m.ID)
+			os.RemoveAll(dir)
+			return nil, fmt.Errorf("arming the confirmation: %w; nothing was changed", err)
+		}
+	}
 	if err := publish(dir, final); err != nil {
+		ReleaseWatch(m.ID)
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("journal: %w; nothing was changed", err)
 	}
 	dir = final
 	o.at("journaled")
 	for i := range m.Steps {
-		if o.FaultAfter > 0 && i == o.FaultAfter {
-			fmt.Fprintf(os.Stderr, "nastune: fault injection: stopping after %d steps\n", i)
-			os.Exit(99)
-		}
 		s := &m.Steps[i]
 		s.State = StepApplying
 		if err := writeManifest(dir, m, &o); err != nil {
@@ -364,12 +390,20 @@ func Apply(p plan.Plan, o Options) (*Manifest, error) {
 		// state is missing, which undo handles like an in-progress run.
 		return m, fmt.Errorf("all changes applied, but the final journal write failed: %w (undo with: nastune undo %s)", err, m.ID)
 	}
+	o.at("complete")
+	if o.Confirm > 0 {
+		// The admin's window starts now that every change is live. A
+		// failed write keeps the earlier deadline: sooner, never later.
+		_ = writeConfirmAt(dir, ConfirmState{Deadline: o.Now().Add(o.Confirm).UTC(), State: ConfirmPending})
+		o.at("armed")
+	}
 	return m, nil
 }
 
 // rollback restores steps [0, n) after step failed failed and records the
 // result.
 func rollback(m *Manifest, dir string, o *Options, n, failed int, why string) error {
+	defer ReleaseWatch(m.ID)
 	m.Error = why
 	rbErr := restoreSteps(m, dir, o, n, false)
 	var je *journalError

@@ -153,3 +153,41 @@ func TestStoppedWatchdogReverts(t *testing.T) {
 		t.Errorf("confirmed run: tcp_timestamps %s, want 1", v)
 	}
 }
+
+// One expired run that cannot be reverted (its journal damaged, or a
+// conflict) is reported and never keeps the others applied; its state
+// stays "expired" with the reason, printable and on one line.
+func TestStuckExpiredRunDoesNotBlockOthers(t *testing.T) {
+	root := scratch(t)
+	o := Options{Root: root}
+	later := Options{Root: root, Now: func() time.Time { return time.Now().Add(time.Hour) }}
+	p2 := confirmPlan()
+	p2.Changes[0] = plan.Change{ID: "sysctl-2", Kind: "sysctl", Target: "vm.vfs_cache_pressure", From: "1000", To: "100", Runtime: "/proc/sys/vm/vfs_cache_pressure"}
+	mA, err := Apply(p2, Options{Root: root, Confirm: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ReleaseWatch(mA.ID)
+	mB, err := Apply(confirmPlan(), Options{Root: root, Confirm: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ReleaseWatch(mB.ID)
+	// A's value changed by someone else since: its revert conflicts.
+	os.WriteFile(filepath.Join(root, "proc/sys/vm/vfs_cache_pressure"), []byte("\x1b[31m77\n"), 0o644)
+	done, err := FinishExpired(later)
+	if err == nil || !strings.Contains(err.Error(), mA.ID) {
+		t.Errorf("sweep error %v, want run %s named", err, mA.ID)
+	}
+	if len(done) != 1 || done[0] != mB.ID {
+		t.Errorf("sweep reverted %v, want [%s]", done, mB.ID)
+	}
+	if v := value(t, root, "proc/sys/net/ipv4/tcp_timestamps"); v != "0" {
+		t.Errorf("run %s left applied behind the stuck run: tcp_timestamps %s", mB.ID, v)
+	}
+	runs, _ := List(o)
+	cs := Status(runs[0], later)
+	if cs.ID != mA.ID || cs.State != ConfirmExpired || cs.Error == "" || strings.ContainsAny(cs.Describe(), "\x1b\n") {
+		t.Errorf("the stuck run: %+v: %q", cs, cs.Describe())
+	}
+}

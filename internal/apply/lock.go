@@ -82,3 +82,52 @@ func lockHolder(dir string) int {
 	n, _ := strconv.Atoi(strings.TrimSpace(string(b)))
 	return n
 }
+
+// Liveness is never read from a pid (a dead process's pid is reused by
+// another program, a zombie or a kernel thread): a process is there for a
+// run only while it holds that run's flock. The kernel drops a flock when
+// its last file descriptor closes, kill -9 and power loss included.
+
+// tryFlock opens p (created when create) and takes an exclusive flock on
+// it without waiting. held: another open file holds it (fd is then -1).
+func tryFlock(p string, create bool) (fd int, held bool, err error) {
+	flags := unix.O_RDONLY | unix.O_NOFOLLOW | unix.O_CLOEXEC
+	if create {
+		flags = unix.O_RDWR | unix.O_CREAT | unix.O_NOFOLLOW | unix.O_CLOEXEC
+	}
+	fd, err = unix.Open(p, flags, 0o600)
+	if err != nil {
+		return -1, false, err
+	}
+	for {
+		err = unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB)
+		if !errors.Is(err, unix.EINTR) {
+			break
+		}
+	}
+	if err != nil {
+		unix.Close(fd)
+		if errors.Is(err, unix.EWOULDBLOCK) {
+			return -1, true, nil
+		}
+		return -1, false, fmt.Errorf("locking %s: %w", p, err)
+	}
+	return fd, false, nil
+}
+
+// lockHeld says whether a living process holds the flock on p, without
+// creating p (audit reads only). A missing file is not held.
+func lockHeld(p string) bool {
+	fd, err := unix.Open(p, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return false
+	}
+	defer unix.Close(fd)
+	for {
+		err = unix.Flock(fd, unix.LOCK_SH|unix.LOCK_NB)
+		if !errors.Is(err, unix.EINTR) {
+			break
+		}
+	}
+	return errors.Is(err, unix.EWOULDBLOCK)
+}

@@ -18,8 +18,8 @@ import (
 // own journaled run (change ID TrialChange, nothing persisted) and
 // reverted with Undo when the measurement says it does not pay. A trial a
 // crash left live is an ordinary complete run: `nastune undo` reverts it,
-// and the next tune reverts every trial whose process is gone
-// (OpenTrials).
+// and the next nastune start reverts every trial once no tune holds the
+// tune lock (OpenTrials, TuneLock).
 
 // TrialChange is the change ID of every trial step.
 const TrialChange = "tune-trial"
@@ -135,39 +135,22 @@ func IsTrial(m Manifest) bool {
 	return true
 }
 
-// OpenTrials lists the trial runs still live (not undone or rolled back)
-// whose process is gone: a tune that was killed. Those of a running tune
-// (its pid alive) are returned in busy.
-func OpenTrials(o Options) (orphans, busy []Manifest, err error) {
+// OpenTrials lists the trial runs still live (not undone or rolled back).
+// Whether a tune is running is not read from their pid (reused by another
+// program, a zombie, a kernel thread) but from the tune lock (TuneLock):
+// trials are orphans once no process holds it.
+func OpenTrials(o Options) ([]Manifest, error) {
 	runs, err := List(o)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
+	var open []Manifest
 	for _, m := range runs {
-		if !IsTrial(m) || m.State == StateUndone || m.State == StateRolledBack {
-			continue
+		if IsTrial(m) && m.State != StateUndone && m.State != StateRolledBack {
+			open = append(open, m)
 		}
-		if m.PID > 0 && pidAlive(m.PID) {
-			busy = append(busy, m)
-			continue
-		}
-		orphans = append(orphans, m)
 	}
-	return orphans, busy, nil
-}
-
-// pidAlive: the process lives and runs the same program as this one (a
-// reused pid of another program does not hold a trial).
-func pidAlive(pid int) bool {
-	if err := syscall.Kill(pid, 0); err != nil && !errors.Is(err, syscall.EPERM) {
-		return false
-	}
-	self, err1 := os.Readlink("/proc/self/exe")
-	other, err2 := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
-	if err1 != nil || err2 != nil {
-		return true
-	}
-	return strings.TrimSuffix(self, " (deleted)") == strings.TrimSuffix(other, " (deleted)")
+	return open, nil
 }
 
 // ReadValue reads a runtime attribute as apply does (a scheduler list
@@ -193,6 +176,9 @@ func RunDir(id string, o Options) string {
 // at once read each other's trial values as the devices' own and revert
 // over each other. The lock is an flock on StateDir/tune.lock: the kernel
 // drops it when the process dies, kill -9 too.
+//
+// The lock is also how the next nastune start knows a tune's trials are
+// orphans (OpenTrials): only a living tune holds it.
 func TuneLock(o Options) (unlock func(), err error) {
 	o.defaults()
 	dir := filepath.Dir(o.runsDir())
@@ -214,10 +200,11 @@ func TuneLock(o Options) (unlock func(), err error) {
 		pid := tuneLockHolder(fd)
 		unix.Close(fd)
 		if errors.Is(err, unix.EWOULDBLOCK) {
+			// The pid is what the holder wrote: shown, never trusted.
 			if pid > 0 {
-				return nil, fmt.Errorf("another nastune tune is running (pid %d): one tune at a time", pid)
+				return nil, fmt.Errorf("%w (pid %d): one tune at a time", ErrTuneRunning, pid)
 			}
-			return nil, errors.New("another nastune tune is running: one tune at a time")
+			return nil, fmt.Errorf("%w: one tune at a time", ErrTuneRunning)
 		}
 		return nil, fmt.Errorf("locking %s: %w", p, err)
 	}
@@ -227,6 +214,9 @@ func TuneLock(o Options) (unlock func(), err error) {
 	}
 	return func() { unix.Close(fd) }, nil
 }
+
+// ErrTuneRunning: another process holds the tune lock.
+var ErrTuneRunning = errors.New("another nastune tune is running")
 
 func tuneLockHolder(fd int) int {
 	buf := make([]byte, 16)

@@ -53,7 +53,12 @@ func Undo(id string, o Options) (*Manifest, error) {
 		return nil, err
 	}
 	defer l.unlock()
-	runs, err := list(&o)
+	return undoLocked(id, &o)
+}
+
+// undoLocked is Undo; the caller holds the journal lock.
+func undoLocked(id string, o *Options) (*Manifest, error) {
+	runs, err := list(o)
 	if err != nil {
 		return nil, err
 	}
@@ -101,7 +106,7 @@ func Undo(id string, o Options) (*Manifest, error) {
 		if !needsRestore(m.Steps[i].State) {
 			continue
 		}
-		if _, c, err := planRestore(&m.Steps[i], m.Steps[i].State, dir, &o, o.Force); err != nil {
+		if _, c, err := planRestore(&m.Steps[i], m.Steps[i].State, dir, o, o.Force); err != nil {
 			return m, fmt.Errorf("undo %s: %s: %w", id, m.Steps[i].Path, err)
 		} else if c != nil {
 			conflicts = append(conflicts, *c)
@@ -110,19 +115,22 @@ func Undo(id string, o Options) (*Manifest, error) {
 	if len(conflicts) > 0 {
 		return m, &ConflictError{Run: id, Conflicts: conflicts}
 	}
+	o.at("undo-start")
 	m.State = StateUndoInProgress
 	m.Error = ""
-	if err := writeManifest(dir, m, &o); err != nil {
+	if err := writeManifest(dir, m, o); err != nil {
 		return m, fmt.Errorf("undo %s: %w; nothing restored", id, err)
 	}
-	if err := restoreSteps(m, dir, &o, len(m.Steps), o.Force); err != nil {
+	o.at("undo-journaled")
+	if err := restoreSteps(m, dir, o, len(m.Steps), o.Force); err != nil {
 		m.Error = err.Error()
-		_ = writeManifest(dir, m, &o)
+		_ = writeManifest(dir, m, o)
 		return m, fmt.Errorf("undo %s: %w (journal %s; run undo again to finish what is left)", id, err, dir)
 	}
+	o.at("undo-restored")
 	m.State = StateUndone
 	m.Finished = o.Now().UTC().Format(time.RFC3339)
-	return m, writeManifest(dir, m, &o)
+	return m, writeManifest(dir, m, o)
 }
 
 // upgradeV1 gives version-1 steps their states: done ones are applied,

@@ -25,7 +25,20 @@ type Report struct {
 	Host         HostSummary          `json:"host"`
 	Findings     []rule.Finding       `json:"findings"`
 	NotCollected []facts.NotCollected `json:"not_collected"`
-	Facts        *facts.Host          `json:"-"`
+	// ExpiredRuns are runs applied with `apply --confirm` whose deadline
+	// passed unconfirmed and that nothing is reverting (a live audit
+	// reads them from nastune's journal; audit itself never reverts).
+	ExpiredRuns []ExpiredRun `json:"expired_runs,omitempty"`
+	Facts       *facts.Host  `json:"-"`
+}
+
+// ExpiredRun is one run applied with --confirm, past its deadline, still
+// applied, with no watchdog: Fix is the command that reverts it.
+type ExpiredRun struct {
+	ID       string    `json:"id"`
+	Deadline time.Time `json:"deadline"`
+	Message  string    `json:"message"`
+	Fix      string    `json:"fix"`
 }
 
 // HostSummary is the header of a report.

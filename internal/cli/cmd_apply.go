@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -111,9 +110,7 @@ func runApply(ctx context.Context, o *applyOptions, env *Env) error {
 	// Plan again once the lock is held: what was planned before waiting
 	// for another run may be stale (only the changes confirmed are kept).
 	opts.Replan = func() (plan.Plan, error) { return makePlan(ctx, "/", o.RTT, o.Only) }
-	if n, err := strconv.Atoi(env.Getenv("NASTUNE_FAULT_AFTER")); err == nil {
-		opts.FaultAfter = n
-	}
+	opts.Confirm = o.Confirm
 	m, err := apply.Apply(p, opts)
 	if errors.Is(err, apply.ErrNothingToDo) {
 		fmt.Fprintln(env.Stdout, "nothing to apply: the system already matches the plan")
@@ -139,7 +136,7 @@ func runApply(ctx context.Context, o *applyOptions, env *Env) error {
 	}
 	fmt.Fprintf(env.Stdout, "applied run %s: %s Undo with: nastune undo %s\n", m.ID, stepCount(len(p.Changes), values, files), m.ID)
 	if o.Confirm > 0 {
-		if err := armConfirm(env, m.ID, o.Confirm); err != nil {
+		if err := startWatchdog(env, m.ID); err != nil {
 			return err
 		}
 	}
@@ -161,6 +158,7 @@ type undoOptions struct {
 	List    bool
 	Force   bool
 	Wait    bool
+	Expired bool
 	Discard string
 }
 
@@ -173,7 +171,9 @@ func newUndoCmd(env *Env) *cobra.Command {
 			"removes the files nastune created. A file edited by someone else since the apply is merged (nastune's\n" +
 			"change reversed, theirs kept) when the edits touch different lines; otherwise undo changes nothing and\n" +
 			"shows the diff (--force restores anyway). --list shows the runs; --discard RUN_ID removes the journal\n" +
-			"of a damaged run without restoring anything.\n\n" + exitHelp,
+			"of a damaged run without restoring anything. --expired only reverts the runs applied with --confirm\n" +
+			"whose deadline passed unconfirmed (every root start of nastune does that first; the\n" +
+			"nastune-finish unit runs it at boot and every minute).\n\n" + exitHelp,
 		Args: argsUsage(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if o.List {
@@ -190,6 +190,9 @@ func newUndoCmd(env *Env) *cobra.Command {
 						continue
 					}
 					fmt.Fprintf(env.Stdout, "%s  %-16s %d step(s)  %s\n", r.ID, r.State, len(r.Steps), strings.Join(r.Changes, "; "))
+					if cs := apply.Status(r, apply.Options{}); cs.State != apply.ConfirmNone {
+						fmt.Fprintf(env.Stdout, "    confirm: %s\n", cs.Describe())
+					}
 					if r.State == apply.StateComplete || r.State == apply.StateUndone || r.State == apply.StateRolledBack {
 						continue
 					}
@@ -206,6 +209,24 @@ func newUndoCmd(env *Env) *cobra.Command {
 			}
 			if os.Geteuid() != 0 {
 				return usagef("run it as root: sudo nastune undo", "undo writes /proc/sys, /sys and /etc, which needs root")
+			}
+			if o.Expired {
+				if len(args) > 0 || o.Discard != "" || o.Force {
+					return usagef("run nastune undo --expired alone", "--expired takes no run ID, --force or --discard")
+				}
+				// The nastune-finish unit (at boot, and its timer):
+				// exit status 1 when a run could not be reverted.
+				if !finishExpiredOnly(env) {
+					return errors.New("some expired runs could not be reverted (nastune undo --list shows them)")
+				}
+				return nil
+			}
+			if reverted := finishExpiredIDs(env); len(reverted) > 0 && len(args) == 0 && o.Discard == "" {
+				// `nastune undo` meant the newest run (an expired one,
+				// a killed tune's trial); it was just reverted, and
+				// undoing the one before it too would be a surprise.
+				fmt.Fprintln(env.Stdout, "nothing else undone (name a run to undo another: nastune undo --list)")
+				return nil
 			}
 			opts := apply.Options{Force: o.Force, Wait: o.Wait, Context: cmd.Context(), Waiting: func(pid int) {
 				fmt.Fprintf(env.Stderr, "nastune: another nastune apply is running (pid %d); waiting for it\n", pid)
@@ -241,6 +262,7 @@ func newUndoCmd(env *Env) *cobra.Command {
 	cmd.Flags().BoolVar(&o.List, "list", false, "list the recorded runs")
 	cmd.Flags().BoolVar(&o.Force, "force", false, "restore files and values changed since the apply, losing those later edits")
 	cmd.Flags().BoolVar(&o.Wait, "wait", false, "wait for another running apply or undo to finish")
+	cmd.Flags().BoolVar(&o.Expired, "expired", false, "only revert the runs applied with --confirm whose deadline passed unconfirmed (the nastune-finish unit runs this at boot and every minute)")
 	cmd.Flags().StringVar(&o.Discard, "discard", "", "remove the journal of run `RUN_ID` (a damaged one) without restoring anything")
 	return cmd
 }

@@ -3,10 +3,12 @@ package cli
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/nastune/nastune/internal/apply"
 	"github.com/nastune/nastune/internal/audit"
 	"github.com/nastune/nastune/internal/hostfs"
 	"github.com/nastune/nastune/internal/probe"
@@ -102,6 +104,9 @@ func runAudit(ctx context.Context, o *auditOptions, env *Env) error {
 	}
 	rep := audit.FromFacts(h, audit.Options{RTT: rtt})
 	rep.Findings = filterFindings(rep.Findings, o.Only, o.Skip)
+	if o.Root == "/" && o.From == "" {
+		rep.ExpiredRuns = expiredRuns(apply.Options{})
+	}
 	switch o.Output {
 	case "json":
 		err = render.JSON(env.Stdout, rep)
@@ -130,4 +135,24 @@ func parseFailOn(s string) (rule.Severity, bool, error) {
 		return 0, false, &UsageError{Err: fmt.Errorf("--fail-on: %w", err), Hint: "use --fail-on info, warn, crit or never"}
 	}
 	return v, false, nil
+}
+
+// expiredRuns reads the journal (read-only: audit never reverts) for runs
+// applied with --confirm whose deadline passed with nothing reverting
+// them. Unreadable (not root, no journal): none.
+func expiredRuns(o apply.Options) []audit.ExpiredRun {
+	sts, err := apply.Statuses(o)
+	if err != nil {
+		return nil
+	}
+	var out []audit.ExpiredRun
+	for _, cs := range sts {
+		if cs.State != apply.ConfirmExpired {
+			continue
+		}
+		msg := strings.TrimSuffix(cs.Describe(), ": `nastune undo --expired` reverts it")
+		out = append(out, audit.ExpiredRun{ID: cs.ID, Deadline: cs.Deadline, Message: msg,
+			Fix: "`sudo nastune undo --expired` reverts it (so does any nastune apply, undo, confirm or tune run as root, first)"})
+	}
+	return out
 }

@@ -26,8 +26,9 @@ func newConfirmCmd(env *Env) *cobra.Command {
 		Long: "`nastune apply --confirm 120s` applies as usual, then reverts the run on its own unless\n" +
 			"`nastune confirm` comes within 120 s: a change that cut you off (MTU, offloads, a firewall\n" +
 			"sysctl) undoes itself, also when your SSH session died. The revert is done by a watchdog\n" +
-			"process in its own session; after a reboot the next nastune apply or tune reverts a\n" +
-			"run whose deadline passed. Without RUN_ID it confirms the newest pending run.\n\n" + exitHelp,
+			"process in its own session; when it is gone (killed, a reboot) the nastune-finish unit (at boot\n" +
+			"and every minute) or the next nastune start reverts a run whose deadline passed. Without\n" +
+			"RUN_ID it confirms the newest pending run.\n\n" + exitHelp,
 		Args: argsUsage(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			id := ""
@@ -37,8 +38,14 @@ func newConfirmCmd(env *Env) *cobra.Command {
 			if watch {
 				return runWatchdog(cmd.Context(), id)
 			}
+			if os.Geteuid() != 0 {
+				return usagef("run it as root: sudo nastune confirm", "confirm writes the journal in /var/lib/nastune, which needs root")
+			}
+			// An expired run is reverted first: confirm then says so,
+			// rather than that something else is reverting it.
+			finishExpired(env)
 			id, err := apply.Confirm(id, apply.Options{})
-			if errors.Is(err, apply.ErrNotPending) || errors.Is(err, apply.ErrBadRunID) {
+			if errors.Is(err, apply.ErrNotPending) || errors.Is(err, apply.ErrBadRunID) || errors.Is(err, apply.ErrTooLate) {
 				return &UsageError{Err: err, Hint: "`nastune undo --list` shows the runs"}
 			}
 			if err != nil {
@@ -63,40 +70,85 @@ func runWatchdog(ctx context.Context, id string) error {
 	return err
 }
 
-// armConfirm arms the deadline of run id and starts its watchdog,
-// detached in a new session with no terminal.
-func armConfirm(env *Env, id string, d time.Duration) error {
-	deadline := time.Now().Add(d)
-	if err := apply.ArmConfirm(id, deadline, apply.Options{}); err != nil {
+// startWatchdog starts the watchdog of run id (armed by apply with
+// Options.Confirm), detached in a new session with no terminal; it takes
+// over the run's watchdog lock from this process.
+func startWatchdog(env *Env, id string) error {
+	st, _, err := apply.ReadConfirm(id, apply.Options{})
+	if err != nil {
 		return err
 	}
 	if err := apply.StartWatchdog(id); err != nil {
-		return fmt.Errorf("starting the watchdog: %w (the run stays applied: nastune undo %s reverts it)", err, id)
+		apply.ReleaseWatch(id)
+		return fmt.Errorf("starting the watchdog: %w (the run stays applied until its deadline %s; then nastune-finish.timer or the next nastune start reverts it; nastune undo %s reverts it now)",
+			err, st.Deadline.Local().Format(time.TimeOnly), id)
 	}
-	fmt.Fprintf(env.Stdout, "run %s reverts at %s unless confirmed: nastune confirm %s\n", id, deadline.Format(time.TimeOnly), id)
+	fmt.Fprintf(env.Stdout, "run %s reverts at %s unless confirmed: nastune confirm %s\n", id, st.Deadline.Local().Format(time.TimeOnly), id)
 	return nil
 }
 
-// finishExpired reverts runs whose confirmation deadline passed with no
-// watchdog left (after a reboot), and trials a killed tune left live;
-// apply and tune call it first.
-func finishExpired(env *Env) {
+// finishExpired reverts the runs whose confirmation deadline passed with
+// nobody reverting them (their watchdog was killed, a reboot), and the
+// trials a killed tune left live; every root start of apply, undo,
+// confirm and tune calls it first. It reports false when something could
+// not be reverted (said on stderr).
+func finishExpired(env *Env) bool {
+	_, ok := finishExpiredRuns(env, true)
+	return ok
+}
+
+// finishExpiredOnly is finishExpired for the nastune-finish unit: it
+// starts no watchdog (systemd ends a oneshot service's processes).
+func finishExpiredOnly(env *Env) bool {
+	_, ok := finishExpiredRuns(env, false)
+	return ok
+}
+
+// finishExpiredIDs is finishExpired; it returns the runs it reverted
+// (expired runs and a killed tune's trials).
+func finishExpiredIDs(env *Env) []string {
+	ids, _ := finishExpiredRuns(env, true)
+	return ids
+}
+
+func finishExpiredRuns(env *Env, rewatch bool) ([]string, bool) {
 	if os.Geteuid() != 0 {
-		return
+		return nil, true
 	}
 	if _, err := os.Stat("/var/lib/nastune/runs"); err != nil {
-		return
+		return nil, true
 	}
+	ok := true
 	done, err := apply.FinishExpired(apply.Options{})
 	for _, id := range done {
 		fmt.Fprintf(env.Stderr, "nastune: run %s was not confirmed before its deadline: reverted\n", id)
 	}
 	if err != nil {
+		ok = false
 		fmt.Fprintf(env.Stderr, "nastune: warning: %v\n", err)
 	}
-	// A running tune's trials are its own: FinishOrphans leaves them (and
-	// says so in an error, which only tune itself acts on).
-	if ids, err := tune.FinishOrphans(apply.Options{}); err == nil && len(ids) > 0 {
+	if rewatch {
+		// A pending run whose watchdog was killed gets a new one, so it
+		// is reverted at its deadline, not up to a minute later.
+		runs, _ := apply.List(apply.Options{})
+		for _, r := range runs {
+			if cs := apply.Status(r, apply.Options{}); cs.State == apply.ConfirmPending && !cs.Watched {
+				if err := apply.StartWatchdog(r.ID); err == nil {
+					fmt.Fprintf(env.Stderr, "nastune: run %s had lost its watchdog: started a new one (it reverts the run at %s unless confirmed)\n",
+						r.ID, cs.Deadline.Local().Format(time.TimeOnly))
+				}
+			}
+		}
+	}
+	// A running tune's trials are its own: FinishOrphans leaves them
+	// while a tune holds the tune lock.
+	ids, err := tune.FinishOrphans(apply.Options{})
+	if len(ids) > 0 {
 		fmt.Fprintf(env.Stderr, "nastune: reverted %d trial run(s) a killed tune left live: %s\n", len(ids), strings.Join(ids, ", "))
 	}
+	if err != nil && !errors.Is(err, apply.ErrTuneRunning) {
+		ok = false
+		fmt.Fprintf(env.Stderr, "nastune: warning: %v\n", err)
+	}
+	return append(done, ids...), ok
 }

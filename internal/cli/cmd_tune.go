@@ -231,7 +231,7 @@ func runTune(ctx context.Context, o *tuneOptions, env *Env) error {
 		return err
 	}
 	defer unlock()
-	if done, err := tune.FinishOrphans(aopts); err != nil {
+	if done, err := tune.FinishOrphansLocked(aopts); err != nil {
 		return err
 	} else if len(done) > 0 {
 		fmt.Fprintf(env.Stderr, "nastune: reverted %d trial run(s) a killed tune left live: %s\n", len(done), strings.Join(done, ", "))

@@ -49,6 +49,9 @@ func Text(w io.Writer, r *audit.Report, o Options) error {
 	fmt.Fprintf(bw, "%s %s · kernel %s · %s · %d CPU · %s RAM\n",
 		st.on(ansiBold, "nastune audit:"), orUnknown(h.Hostname), orUnknown(h.Kernel), orUnknown(h.Arch),
 		h.CPUs, memString(h.MemBytes))
+	for _, r := range r.ExpiredRuns {
+		fmt.Fprintf(bw, "%s run %s %s; %s\n", st.on(ansiBold, "nastune journal:"), r.ID, r.Message, r.Fix)
+	}
 	family := ""
 	for _, f := range r.Findings {
 		if f.Family != family {

@@ -181,23 +181,40 @@ func (j *JournalApplier) udevRecord(sys, name string) kernfmt.UdevRecord {
 	return kernfmt.Udev(b)
 }
 
-// FinishOrphans reverts the trials a killed tune left live, and refuses
-// when another tune is running.
+// FinishOrphans reverts the trials a killed tune left live. Whether a tune
+// is running is the tune lock, never a pid: it takes the lock (and returns
+// an error matching apply.ErrTuneRunning when a living tune holds it, whose
+// trials are its own).
 func FinishOrphans(o apply.Options) ([]string, error) {
-	orphans, busy, err := apply.OpenTrials(o)
+	open, err := apply.OpenTrials(o)
+	if err != nil || len(open) == 0 {
+		return nil, err
+	}
+	unlock, err := apply.TuneLock(o)
 	if err != nil {
 		return nil, err
 	}
-	if len(busy) > 0 {
-		return nil, fmt.Errorf("another nastune tune is running (pid %d, trial run %s)", busy[0].PID, busy[0].ID)
+	defer unlock()
+	return FinishOrphansLocked(o)
+}
+
+// FinishOrphansLocked reverts every live trial; the caller holds the tune
+// lock (apply.TuneLock), so none of them belongs to a running tune. Each
+// is tried: one that cannot be reverted does not keep the others live.
+func FinishOrphansLocked(o apply.Options) ([]string, error) {
+	open, err := apply.OpenTrials(o)
+	if err != nil {
+		return nil, err
 	}
 	var done []string
-	for i := len(orphans) - 1; i >= 0; i-- {
-		id := orphans[i].ID
+	var errs []error
+	for i := len(open) - 1; i >= 0; i-- {
+		id := open[i].ID
 		if _, err := apply.Revert(id, o); err != nil && !errors.Is(err, apply.ErrBadRunID) {
-			return done, fmt.Errorf("reverting trial run %s left by a killed tune: %w", id, err)
+			errs = append(errs, fmt.Errorf("reverting trial run %s left by a killed tune: %w", id, err))
+			continue
 		}
 		done = append(done, id)
 	}
-	return done, nil
+	return done, errors.Join(errs...)
 }

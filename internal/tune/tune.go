@@ -29,7 +29,8 @@
 // A signal (the caller cancels ctx) stops the measurement; every live
 // trial is reverted before Run returns. A tune killed outright leaves its
 // trials as complete journal runs: `nastune undo` reverts them, and the
-// next tune does it first (apply.OpenTrials).
+// next root start of nastune does it first once no tune holds the tune
+// lock (FinishOrphans, apply.TuneLock; never a pid).
 package tune
 
 import (

@@ -137,9 +137,17 @@ func TestDebianPackage(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"./usr/bin/nastune", "./usr/share/man/man1/nastune.1.gz", "./usr/share/man/man1/nastune-audit.1.gz",
-		"./usr/share/bash-completion/completions/nastune", "./usr/share/zsh/vendor-completions/_nastune", "./usr/share/fish/vendor_completions.d/nastune.fish"} {
+		"./usr/share/bash-completion/completions/nastune", "./usr/share/zsh/vendor-completions/_nastune", "./usr/share/fish/vendor_completions.d/nastune.fish",
+		"./usr/lib/systemd/system/nastune-finish.service", "./usr/lib/systemd/system/nastune-finish.timer"} {
 		if !strings.Contains(string(contents), want+"\n") {
 			t.Errorf("package lacks %s", want)
+		}
+	}
+	// Enabled by the package (TestBootUnits).
+	for _, want := range []string{"./usr/lib/systemd/system/sysinit.target.wants/nastune-finish.service -> ../nastune-finish.service",
+		"./usr/lib/systemd/system/timers.target.wants/nastune-finish.timer -> ../nastune-finish.timer"} {
+		if !strings.Contains(string(contents), want) {
+			t.Errorf("package lacks the link %s", want)
 		}
 	}
 	// Completions need bash-completion's loader: recommended, as Debian does.

@@ -51,12 +51,12 @@ check '[ ! -e /etc/sysctl.d/90-nastune.conf ]'
 check 'cmp -s /etc/samba/smb.conf "$SCRATCH/smb.conf.orig"'
 echo "undo restored the runtime value and the files byte for byte"
 
-say NASTUNE_FAULT_AFTER=1 nastune apply --yes $ONLY
+say NASTUNE_CRASH_AT=before-step#2 nastune apply --yes $ONLY "(killed before its second step)"
 set +e
-NASTUNE_FAULT_AFTER=1 $BIN apply --yes $ONLY
+NASTUNE_CRASH_AT=before-step#2 $BIN apply --yes $ONLY
 rc=$?
 set -e
-check '[ $rc = 99 ]'
+check '[ $rc = 137 ]'
 check '[ "$(cat /proc/sys/net/ipv4/tcp_timestamps)" = 1 ]'
 say nastune apply --yes $ONLY "(over the crashed run)"
 set +e

@@ -25,7 +25,9 @@ func TestApplyUndoInNamespaces(t *testing.T) {
 	_, file, _, _ := runtime.Caller(0)
 	repo := filepath.Join(filepath.Dir(file), "..", "..")
 	bin := filepath.Join(t.TempDir(), "nastune")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/nastune")
+	// The fault-injection build: apply_undo.sh kills apply at a crash
+	// point (NASTUNE_CRASH_AT).
+	build := exec.Command("go", "build", "-tags", "nastune_faults", "-o", bin, "./cmd/nastune")
 	build.Dir = repo
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := build.CombinedOutput(); err != nil {

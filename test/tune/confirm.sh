@@ -45,4 +45,49 @@ check '[ "$(ts)" = 1 ]'
 check 'grep -qx "net.ipv4.tcp_timestamps = 1" /etc/sysctl.d/90-nastune.conf'
 "$BIN" undo > /dev/null
 check '[ "$(ts)" = 0 ]'
+echo "== the watchdog killed with kill -9 (the OOM killer): every message stays true"
+say nastune apply --yes $ONLY --confirm 3s
+"$BIN" apply --yes $ONLY --confirm 3s
+WD=$(pgrep -f "^$BIN confirm --watch" || true)
+check '[ -n "$WD" ]'
+"$BIN" undo --list > "$S/list0.out"
+check 'grep -q "its watchdog reverts it then" "$S/list0.out"'
+say kill -9 "(the watchdog, pid $WD)"
+kill -9 $WD
+sleep 0.2
+say nastune undo --list
+"$BIN" undo --list | tee "$S/list1.out"
+check 'grep -q "no watchdog is running" "$S/list1.out"'
+sleep 3.5
+check '[ "$(ts)" = 1 ]'
+say nastune undo --list "(past the deadline)"
+"$BIN" undo --list | tee "$S/list2.out"
+check 'grep -q "still applied (no watchdog is running)" "$S/list2.out"'
+check '! grep -q "being reverted\|is reverting" "$S/list2.out"'
+say nastune audit -o json "(reports it, reverts nothing)"
+"$BIN" audit -o json > "$S/audit.json" 2>/dev/null || true
+check 'grep -q "\"expired_runs\"" "$S/audit.json"'
+check 'grep -q "nastune undo --expired" "$S/audit.json"'
+check '[ "$(ts)" = 1 ]'
+say nastune confirm "(finishes the expired run first, then says so)"
+set +e
+"$BIN" confirm > "$S/confirm.out" 2>&1
+rc=$?
+set -e
+cat "$S/confirm.out"
+check '[ $rc != 0 ]'
+check 'grep -q "was not confirmed before its deadline: reverted" "$S/confirm.out"'
+check '! grep -q "being reverted" "$S/confirm.out"'
+check '[ "$(ts)" = 0 ]'
+check '[ ! -e /etc/sysctl.d/90-nastune.conf ]'
+"$BIN" undo --list | tee "$S/list3.out"
+check 'grep -q "reverted: not confirmed by" "$S/list3.out"'
+
+echo "== the machine lost power (watchdog and all): the boot unit's command reverts it"
+"$BIN" apply --yes $ONLY --confirm 1s
+kill -9 $(pgrep -f "^$BIN confirm --watch") 2>/dev/null || true
+sleep 1.5
+say nastune undo --expired "(nastune-finish.service)"
+"$BIN" undo --expired
+check '[ "$(ts)" = 0 ]'
 echo CONFIRM-OK
