@@ -1,0 +1,29 @@
+package perr
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+)
+
+func TestError(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want string
+	}{
+		{Line(3, "bad %q", "x"), `line 3: bad "x"`},
+		{&Error{Msg: "not smartctl output: empty"}, "not smartctl output: empty"},
+		{fmt.Errorf("/proc/swaps: %w", Line(2, "short")), "/proc/swaps: line 2: short"},
+	} {
+		if got := c.err.Error(); got != c.want {
+			t.Errorf("Error() = %q, want %q", got, c.want)
+		}
+		if !errors.Is(c.err, ErrSyntax) {
+			t.Errorf("%v does not wrap ErrSyntax", c.err)
+		}
+		var pe *Error
+		if !errors.As(c.err, &pe) {
+			t.Errorf("%v is not an *Error", c.err)
+		}
+	}
+}
