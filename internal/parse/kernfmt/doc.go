@@ -1,7 +1,8 @@
 // Package kernfmt parses the text formats the Linux kernel writes in /proc
-// and /sys; a parser of another such format belongs here too:
+// and /sys. It is their one parser: the probe and `nastune watch` both read
+// through it, and a parser of another such format belongs here too.
 //
-//	/proc/meminfo                  Meminfo
+//	/proc/meminfo                  Meminfo; ScanMeminfo
 //	/proc/cpuinfo                  ParseCPUInfo, ArchFromCPUInfo
 //	/proc/crypto                   Crypto
 //	/proc/spl/kstat/zfs/*          KStat
@@ -10,14 +11,25 @@
 //	/proc/self/mounts              Mounts
 //	/proc/swaps                    Swaps
 //	/proc/net/bonding/BOND         Bonding
-//	/proc/net/snmp (Udp:)          UDPStats
+//	/proc/net/snmp                 UDPStats, TCPStats; ScanSNMP
 //	/proc/net/packet               PacketSockets
-//	/proc/net/dev                  NetDev
-//	/proc/net/softnet_stat         Softnet
+//	/proc/net/dev                  NetDev; NetDevCounters, ScanNetDev
+//	/proc/net/softnet_stat         Softnet; SoftnetSum, ScanSoftnet
+//	/proc/fs/nfsd/pool_stats       NFSPoolStats; ScanNFSPoolStats
 //	/proc/uptime                   Uptime
+//	/proc/stat                     Stat
+//	/proc/pressure/*               Pressure
+//	/proc/diskstats                Diskstats
+//	/proc/vmstat                   Vmstat
+//	/proc/PID/stat, schedstat      ProcStat, Schedstat
 //	/run/udev/data/*               Udev
 //	/proc/sys/kernel/osrelease     KernelRelease
 //	sysfs choice lists             Choice (queue/scheduler: "none [mq-deadline]")
+//
+// The names after a semicolon, and Stat through Schedstat, are the
+// allocation-free forms watch calls every interval (counters.go): they fill
+// caller-owned values, and the allocating form of the same file is built on
+// its Scan function, so each format is read by one piece of code.
 //
 // Every function is pure: it takes the bytes or a reader and returns data,
 // never touching the system. Errors wrap perr.ErrSyntax (the one syntax
