@@ -87,3 +87,20 @@ func TestScanSNMPSignedColumns(t *testing.T) {
 		}
 	}
 }
+
+func TestMountInfoSource(t *testing.T) {
+	mi := []byte("22 1 8:2 / / rw,relatime shared:1 - ext4 /dev/sda2 rw\n" +
+		"30 22 9:0 / /srv/my\\040share rw shared:2 - xfs /dev/md0 rw,attr2\n" +
+		"31 22 0:45 / /mnt/x rw - nfs4 nas:/export\\040a rw\n" +
+		"short 9:9 line\n")
+	for _, c := range []struct {
+		maj, min uint32
+		want     string
+		ok       bool
+	}{{8, 2, "/dev/sda2", true}, {9, 0, "/dev/md0", true}, {0, 45, "nas:/export a", true}, {9, 9, "", false}, {7, 7, "", false}} {
+		got, ok := MountInfoSource(mi, c.maj, c.min)
+		if got != c.want || ok != c.ok {
+			t.Errorf("%d:%d = %q, %v; want %q, %v", c.maj, c.min, got, ok, c.want, c.ok)
+		}
+	}
+}

@@ -9,6 +9,7 @@
 //	/proc/mdstat                   ParseMDStat
 //	/sys/block/mdX/md/raid_disks   ParseMDRaidDisks
 //	/proc/self/mounts              Mounts
+//	/proc/self/mountinfo           MountInfoSource
 //	/proc/swaps                    Swaps
 //	/proc/net/bonding/BOND         Bonding
 //	/proc/net/snmp                 UDPStats, TCPStats; ScanSNMP

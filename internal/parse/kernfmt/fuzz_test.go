@@ -41,5 +41,6 @@ func FuzzKernelFormats(f *testing.F) {
 		Vmstat(b, sc, func([]byte, uint64) {})
 		ProcStat(b, sc)
 		Schedstat(b, sc)
+		MountInfoSource(b, 8, 1)
 	})
 }

@@ -1,6 +1,12 @@
 package kernfmt
 
-import "bytes"
+import (
+	"bytes"
+	"errors"
+)
+
+// errStop ends an eachLine walk early; it never leaves the package.
+var errStop = errors.New("stop")
 
 // The byte-level helpers below serve both forms of a parser: the
 // allocating one the probe calls once (Meminfo, NetDev …) and the
