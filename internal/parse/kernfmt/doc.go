@@ -17,6 +17,7 @@
 //	/proc/net/dev                  NetDev; NetDevCounters, ScanNetDev
 //	/proc/net/softnet_stat         Softnet; SoftnetSum, ScanSoftnet
 //	/proc/fs/nfsd/pool_stats       NFSPoolStats; ScanNFSPoolStats
+//	/proc/net/rpc/nfsd             NFSDThreads
 //	/proc/uptime                   Uptime
 //	/proc/stat                     Stat
 //	/proc/pressure/*               Pressure

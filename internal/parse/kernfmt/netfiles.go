@@ -167,3 +167,19 @@ func NetDev(data []byte) (map[string]map[string]uint64, error) {
 	})
 	return out, err
 }
+
+// NFSDThreads reads the "th" line of /proc/net/rpc/nfsd: its first number
+// is the nfsd thread count (the last "th" line wins).
+func NFSDThreads(data []byte) (int, bool) {
+	th, ok := 0, false
+	_ = eachLine(data, func(_ int, l []byte) error {
+		f := strings.Fields(string(l))
+		if len(f) >= 2 && f[0] == "th" {
+			if v, err := strconv.Atoi(f[1]); err == nil {
+				th, ok = v, true
+			}
+		}
+		return nil
+	})
+	return th, ok
+}

@@ -7,7 +7,6 @@ package svcconf
 import (
 	"bufio"
 	"bytes"
-	"strconv"
 	"strings"
 
 	"github.com/nastune/nastune/internal/facts"
@@ -134,22 +133,6 @@ func Exports(b []byte) ([]facts.Export, error) {
 		}
 	})
 	return out, first
-}
-
-// RPCNFSDThreads reads the "th" line of /proc/net/rpc/nfsd: its first
-// number is the thread count.
-func RPCNFSDThreads(b []byte) (int, bool) {
-	th := 0
-	ok := false
-	scan(b, func(_ int, l string) {
-		f := strings.Fields(l)
-		if len(f) >= 2 && f[0] == "th" {
-			if v, err := strconv.Atoi(f[1]); err == nil {
-				th, ok = v, true
-			}
-		}
-	})
-	return th, ok
 }
 
 // OpenVPNConfig reads an OpenVPN config: one directive per line with its
