@@ -351,29 +351,39 @@ func ScanSNMP(data []byte, proto string, fn func(name []byte, v uint64)) error {
 		if nn != nv {
 			return lineErr(n, "%s: has %d values for %d names", proto, nv, nn)
 		}
-		for {
-			var name, val []byte
-			name, names = nextField(names)
-			val, vals = nextField(vals)
-			if len(name) == 0 {
-				break
-			}
+		done = true
+		return columns(names, vals, func(name, val []byte) error {
 			v, ok := dec(val)
 			if !ok {
 				if _, neg := dec(bytes.TrimPrefix(val, []byte("-"))); neg && len(val) > 1 && val[0] == '-' {
-					continue // a signed column (Tcp's MaxConn is -1: no limit), not a counter
+					return nil // a signed column (Tcp's MaxConn is -1: no limit), not a counter
 				}
 				return lineErr(n, "%s %s: %q is not a number", proto, name, clip(string(val)))
 			}
 			fn(name, v)
-		}
-		done = true
-		return nil
+			return nil
+		})
 	})
 	if err == nil && !done {
 		err = lineErr(last, "no %s: lines", proto)
 	}
 	return err
+}
+
+// columns calls fn with each name of a header line and the value under it
+// in a line of values, in order, until fn fails or the names run out.
+func columns(names, vals []byte, fn func(name, val []byte) error) error {
+	for {
+		var name, val []byte
+		name, names = nextField(names)
+		val, vals = nextField(vals)
+		if len(name) == 0 {
+			return nil
+		}
+		if err := fn(name, val); err != nil {
+			return err
+		}
+	}
 }
 
 func countFields(b []byte) int {
@@ -428,14 +438,7 @@ func ScanNFSPoolStats(data []byte, fn func(facts.NFSPool)) error {
 			return lineErr(n, "%d fields, the header names %d", nv, nh)
 		}
 		var pl facts.NFSPool
-		cols, vals := head, l
-		for {
-			var c, f []byte
-			c, cols = nextField(cols)
-			f, vals = nextField(vals)
-			if len(c) == 0 {
-				break
-			}
+		err := columns(head, l, func(c, f []byte) error {
 			v, ok := dec(f)
 			if !ok {
 				return lineErr(n, "%s: not a counter: %q", c, clip(string(f)))
@@ -452,6 +455,10 @@ func ScanNFSPoolStats(data []byte, fn func(facts.NFSPool)) error {
 			case "threads-timedout":
 				pl.ThreadsTimedout = v
 			}
+			return nil
+		})
+		if err != nil {
+			return err
 		}
 		fn(pl)
 		return nil
