@@ -17,16 +17,11 @@ var ErrSyntax = errors.New("syntax error")
 
 // Error is a problem on one line of the input.
 type Error struct {
-	Line int // 1-based; 0 when the problem is not on one line
+	Line int // 1-based
 	Msg  string
 }
 
-func (e *Error) Error() string {
-	if e.Line <= 0 {
-		return e.Msg
-	}
-	return fmt.Sprintf("line %d: %s", e.Line, e.Msg)
-}
+func (e *Error) Error() string { return fmt.Sprintf("line %d: %s", e.Line, e.Msg) }
 
 // Unwrap makes errors.Is(err, ErrSyntax) true.
 func (e *Error) Unwrap() error { return ErrSyntax }
@@ -34,4 +29,16 @@ func (e *Error) Unwrap() error { return ErrSyntax }
 // Line returns an *Error for line n with a formatted message.
 func Line(n int, format string, args ...any) error {
 	return &Error{Line: n, Msg: fmt.Sprintf(format, args...)}
+}
+
+// inputError is a problem with the input as a whole, on no one line.
+type inputError struct{ msg string }
+
+func (e *inputError) Error() string { return e.msg }
+func (e *inputError) Unwrap() error { return ErrSyntax }
+
+// Input returns an error about the input as a whole ("not smartctl
+// output: …"), which wraps ErrSyntax and names no line.
+func Input(format string, args ...any) error {
+	return &inputError{msg: fmt.Sprintf(format, args...)}
 }

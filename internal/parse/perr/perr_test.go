@@ -3,6 +3,7 @@ package perr
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -12,7 +13,8 @@ func TestError(t *testing.T) {
 		want string
 	}{
 		{Line(3, "bad %q", "x"), `line 3: bad "x"`},
-		{&Error{Msg: "not smartctl output: empty"}, "not smartctl output: empty"},
+		{Line(0, "no processor entries found"), "line 0: no processor entries found"},
+		{Input("not smartctl output: %s", "empty"), "not smartctl output: empty"},
 		{fmt.Errorf("/proc/swaps: %w", Line(2, "short")), "/proc/swaps: line 2: short"},
 	} {
 		if got := c.err.Error(); got != c.want {
@@ -22,8 +24,8 @@ func TestError(t *testing.T) {
 			t.Errorf("%v does not wrap ErrSyntax", c.err)
 		}
 		var pe *Error
-		if !errors.As(c.err, &pe) {
-			t.Errorf("%v is not an *Error", c.err)
+		if errors.As(c.err, &pe) == strings.HasPrefix(c.want, "not smartctl") {
+			t.Errorf("%v: *Error %v", c.err, pe)
 		}
 	}
 }

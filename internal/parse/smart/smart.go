@@ -14,7 +14,6 @@ package smart
 
 import (
 	"bytes"
-	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -151,5 +150,5 @@ func Attr(s *facts.SMART, id int) *facts.Attribute {
 }
 
 func errf(format string, a ...any) error {
-	return &perr.Error{Msg: "not smartctl output: " + fmt.Sprintf(format, a...)}
+	return perr.Input("not smartctl output: "+format, a...)
 }
