@@ -27,7 +27,8 @@ release:
 	rm -rf $(DIST) && mkdir -p $(DIST)
 	$(GO) run ./tools/gendist -out $(DIST)/pkg -version $(VERSION)
 	cp -r packaging/systemd $(DIST)/pkg/systemd
-	$(GO) build -o $(DIST)/pkg/.nfpm github.com/goreleaser/nfpm/v2/cmd/nfpm
+	@# nfpm lives in its own module (tools/nfpm/go.mod) so go.mod lists only what nastune links.
+	$(GO) -C tools/nfpm build -o $(abspath $(DIST))/pkg/.nfpm github.com/goreleaser/nfpm/v2/cmd/nfpm
 	set -e; for r in $(RELEASES); do \
 	  name=$${r%%:*}; rest=$${r#*:}; goarch=$${rest%%:*}; rest=$${rest#*:}; goarm=$${rest%%:*}; deb=$${rest#*:}; \
 	  GOOS=linux GOARCH=$$goarch GOARM=$$goarm $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(DIST)/nastune-linux-$$name ./cmd/nastune; \

@@ -70,3 +70,4 @@ packages=(
 # shellcheck disable=SC2086
 apt_install ${NASTUNE_APT_PACKAGES:-${packages[*]}}
 go mod download
+go -C tools/nfpm mod download

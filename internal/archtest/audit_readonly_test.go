@@ -80,3 +80,32 @@ func TestAuditLeavesTreeUnchanged(t *testing.T) {
 		}
 	}
 }
+
+// TestTreeDigestSeesChanges proves TestAuditLeavesTreeUnchanged could
+// fail: each kind of change an audit might make moves the digest.
+func TestTreeDigestSeesChanges(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "proc", "meminfo")
+	if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(f, []byte("MemTotal: 1 kB\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]string{treeDigest(t, dir): "the tree as written"}
+	for what, change := range map[string]func() error{
+		"new content": func() error { return os.WriteFile(f, []byte("MemTotal: 2 kB\n"), 0o644) },
+		"new mode":    func() error { return os.Chmod(f, 0o600) },
+		"new file":    func() error { return os.WriteFile(filepath.Join(dir, "x"), nil, 0o644) },
+		"new symlink": func() error { return os.Symlink("proc/meminfo", filepath.Join(dir, "l")) },
+	} {
+		if err := change(); err != nil {
+			t.Fatal(err)
+		}
+		d := treeDigest(t, dir)
+		if prev, ok := seen[d]; ok {
+			t.Errorf("%s: digest unchanged since %s", what, prev)
+		}
+		seen[d] = what
+	}
+}

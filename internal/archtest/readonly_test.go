@@ -17,14 +17,23 @@ var readSide = []string{
 	"internal/hostfs", "internal/probe", "internal/parse", "internal/facts",
 	"internal/rule", "internal/rules", "internal/audit", "internal/render",
 	"internal/calc", "internal/cli", "internal/inventory", "internal/plan", "internal/confsyntax",
-	"internal/watch",
+	"internal/watch", "internal/rtnl", "internal/htmlpage",
 }
 
-// bannedMethods change NIC settings through the ethtool library; the read
-// side may only call its Get* requests.
-var bannedMethods = map[string]bool{
-	"Change": true, "CmdSet": true, "SetRing": true, "SetCoalesce": true, "SetChannels": true, "SetPause": true,
-	"SetWakeOnLan": true, "SetLinkSettings": true, "UpdatePrivFlags": true, "MsglvlSet": true, "SetIndir": true, "Identity": true,
+// ethtoolChanges reports whether name, a constant of golang.org/x/sys/unix,
+// is a SIOCETHTOOL command that changes or disturbs a NIC: the set
+// commands (ETHTOOL_S*, netlink ETHTOOL_MSG_*_SET) and the ones that reset,
+// flash, blink or self-test it. The read side (probe/ethtool_ioctl.go) may
+// only send the get commands (ETHTOOL_G*).
+func ethtoolChanges(name string) bool {
+	if !strings.HasPrefix(name, "ETHTOOL_") {
+		return false
+	}
+	switch name {
+	case "ETHTOOL_FLASHDEV", "ETHTOOL_RESET", "ETHTOOL_PHYS_ID", "ETHTOOL_NWAY_RST", "ETHTOOL_TEST":
+		return true
+	}
+	return strings.HasPrefix(name, "ETHTOOL_S") || strings.HasPrefix(name, "ETHTOOL_MSG_") && strings.HasSuffix(name, "_SET")
 }
 
 var bannedImports = map[string]string{
@@ -93,14 +102,10 @@ func violations(t *testing.T, root, path string) []string {
 		}
 		names[local] = p
 	}
-	_, usesEthtool := names["ethtool"]
 	ast.Inspect(f, func(n ast.Node) bool {
 		sel, ok := n.(*ast.SelectorExpr)
 		if !ok {
 			return true
-		}
-		if usesEthtool && bannedMethods[sel.Sel.Name] {
-			out = append(out, fmt.Sprintf("%s:%d calls %s: the read side may only ask ethtool, not set", rel, fset.Position(sel.Pos()).Line, sel.Sel.Name))
 		}
 		id, ok := sel.X.(*ast.Ident)
 		if !ok {
@@ -108,6 +113,9 @@ func violations(t *testing.T, root, path string) []string {
 		}
 		pkg := names[id.Name]
 		short := pkg[strings.LastIndex(pkg, "/")+1:]
+		if (pkg == "syscall" || pkg == "golang.org/x/sys/unix") && ethtoolChanges(sel.Sel.Name) {
+			out = append(out, fmt.Sprintf("%s:%d uses %s.%s: the read side may only ask ethtool (ETHTOOL_G*), not set", rel, fset.Position(sel.Pos()).Line, short, sel.Sel.Name))
+		}
 		for _, fn := range bannedCalls[short] {
 			if sel.Sel.Name == fn && (pkg == "os" || pkg == "syscall" || pkg == "golang.org/x/sys/unix") {
 				out = append(out, fmt.Sprintf("%s:%d calls %s.%s: only internal/apply may change the system", rel, fset.Position(sel.Pos()).Line, short, fn))
@@ -122,13 +130,14 @@ func violations(t *testing.T, root, path string) []string {
 func TestViolationsAreFound(t *testing.T) {
 	dir := t.TempDir()
 	src := "package x\nimport (\n\"os\"\n\"os/exec\"\nu \"golang.org/x/sys/unix\"\n)\n" +
-		"func f() { os.WriteFile(\"a\", nil, 0); exec.Command(\"ls\"); u.Unlink(\"b\"); os.ReadFile(\"c\") }\n"
+		"func f() { os.WriteFile(\"a\", nil, 0); exec.Command(\"ls\"); u.Unlink(\"b\"); os.ReadFile(\"c\") }\n" +
+		"var cmds = []uint32{u.ETHTOOL_GRINGPARAM, u.ETHTOOL_SRINGPARAM, u.ETHTOOL_PHYS_ID, u.ETHTOOL_MSG_RINGS_SET, u.ETHTOOL_MSG_RINGS_GET}\n"
 	p := filepath.Join(dir, "x.go")
 	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	got := violations(t, dir, p)
-	if len(got) != 3 {
-		t.Fatalf("want 3 violations (exec import, os.WriteFile, unix.Unlink), got %q", got)
+	if len(got) != 6 {
+		t.Fatalf("want 6 violations (exec import, os.WriteFile, unix.Unlink, ETHTOOL_SRINGPARAM, ETHTOOL_PHYS_ID, ETHTOOL_MSG_RINGS_SET), got %q", got)
 	}
 }

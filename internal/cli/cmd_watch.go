@@ -84,7 +84,7 @@ func runWatch(ctx context.Context, o *watchOptions, env *Env) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(res)
 	case "html":
-		watch.WriteHTML(env.Stdout, res)
+		return watch.WriteHTML(env.Stdout, res)
 	default:
 		watch.WriteText(env.Stdout, res)
 	}

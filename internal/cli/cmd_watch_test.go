@@ -64,7 +64,7 @@ func TestWatchCommand(t *testing.T) {
 	if code := Main(context.Background(), []string{"watch", "--for", "0.6", "--interval", "0.3", "-o", "html"}, env); code != ExitOK {
 		t.Fatalf("html: exit %d", code)
 	}
-	if h := out.String(); !strings.HasPrefix(h, "<!DOCTYPE html>") || !strings.Contains(h, "<svg") || strings.Contains(h, "<script") {
+	if h := out.String(); !strings.HasPrefix(h, "<!doctype html>") || !strings.Contains(h, "<svg") || strings.Contains(h, "<script") {
 		t.Errorf("html page not self-contained with charts:\n%.300s", h)
 	}
 }

@@ -28,7 +28,6 @@
 package cmdrun
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -43,6 +42,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/nastune/nastune/internal/parse/kernfmt"
 )
 
 // Errors a caller can tell apart.
@@ -162,16 +163,14 @@ func memTotal() uint64 {
 		return 0
 	}
 	defer f.Close()
-	sc := bufio.NewScanner(io.LimitReader(f, 1<<16))
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "MemTotal:"); ok {
-			kb, err := strconv.ParseUint(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			if err == nil {
-				return kb << 10
-			}
+	b, _ := io.ReadAll(io.LimitReader(f, 1<<16))
+	var total uint64
+	_ = kernfmt.ScanMeminfo(b, nil, func(k []byte, v uint64) {
+		if total == 0 && string(k) == "MemTotal" {
+			total = v
 		}
-	}
-	return 0
+	})
+	return total
 }
 
 // Run runs an allowed command with the default limits and returns its

@@ -13,8 +13,12 @@
 // through os.Root, so even a tree that changes while it is read cannot lead
 // a read outside DIR.
 //
-// There are no write methods. Reads are size-capped and never trust the size
-// that stat(2) reports, because files in /proc and /sys report 0 or 4096
+// A Root writes nothing: it reads files and directories, and it answers
+// for the commands a probe needs (Command). On the live system Command runs
+// them through internal/cmdrun, whose allow-list admits only commands that
+// read; in a captured tree it reads the output recorded at CommandFile(argv)
+// and runs nothing. Reads are size-capped and never trust the size that
+// stat(2) reports, because files in /proc and /sys report 0 or 4096
 // whatever they hold.
 //
 // Only regular files are read (the pseudo files of /proc and /sys are

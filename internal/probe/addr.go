@@ -1,10 +1,14 @@
 package probe
 
 import (
+	"encoding/binary"
 	"fmt"
 	"net"
 	"strings"
-	"syscall"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/nastune/nastune/internal/rtnl"
 )
 
 // addresses returns interface name → CIDR addresses: one netlink
@@ -51,36 +55,36 @@ func parseIPAddr(b []byte) (map[string][]string, error) {
 	return out, nil
 }
 
+// liveAddresses asks rtnetlink (internal/rtnl) for every address: an
+// RTM_GETADDR dump, what `ip addr` prints.
 func liveAddresses() (map[string][]string, error) {
-	rib, err := syscall.NetlinkRIB(syscall.RTM_GETADDR, syscall.AF_UNSPEC)
+	c, err := rtnl.Dial()
 	if err != nil {
 		return nil, err
 	}
-	msgs, err := syscall.ParseNetlinkMessage(rib)
-	if err != nil {
-		return nil, err
-	}
+	defer c.Close()
 	byIndex := map[int][]string{}
-	for _, m := range msgs {
-		if m.Header.Type != syscall.RTM_NEWADDR || len(m.Data) < syscall.SizeofIfAddrmsg {
-			continue
+	hdr := [unix.SizeofIfAddrmsg]byte{0: unix.AF_UNSPEC}
+	err = c.Dump(unix.RTM_GETADDR, unix.RTM_NEWADDR, hdr[:], func(b []byte) {
+		if len(b) < unix.SizeofIfAddrmsg {
+			return
 		}
-		ifa := (*syscall.IfAddrmsg)(unsafePointer(&m.Data[0]))
-		attrs, err := syscall.ParseNetlinkRouteAttr(&m)
-		if err != nil {
-			continue
-		}
+		// struct ifaddrmsg: family, prefixlen, flags, scope (u8), index (u32).
+		prefix, index := b[1], int(binary.NativeEndian.Uint32(b[4:]))
 		var ip net.IP
-		for _, a := range attrs {
+		rtnl.Attrs(b[unix.SizeofIfAddrmsg:], func(t uint16, v []byte) {
 			// IFA_LOCAL is the address of a point-to-point link's own
 			// end; otherwise IFA_ADDRESS is.
-			if a.Attr.Type == syscall.IFA_LOCAL || (a.Attr.Type == syscall.IFA_ADDRESS && ip == nil) {
-				ip = net.IP(a.Value)
+			if t == unix.IFA_LOCAL || (t == unix.IFA_ADDRESS && ip == nil) {
+				ip = net.IP(v)
 			}
-		}
+		})
 		if ip != nil {
-			byIndex[int(ifa.Index)] = append(byIndex[int(ifa.Index)], fmt.Sprintf("%s/%d", ip, ifa.Prefixlen))
+			byIndex[index] = append(byIndex[index], fmt.Sprintf("%s/%d", ip, prefix))
 		}
+	})
+	if err != nil {
+		return nil, err
 	}
 	ifs, err := net.Interfaces()
 	if err != nil {

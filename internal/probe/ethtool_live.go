@@ -20,7 +20,7 @@ func (p *prober) liveEthtool(r *ethtoolReader, name string) *facts.Ethtool {
 	et := &facts.Ethtool{Source: "ioctl"}
 	note := func(what string, err error) {
 		if err != nil && !unsupported(err) {
-			p.skip("ethtool "+what+name+" (ioctl)", Reason(err))
+			p.skip("ethtool "+what+name+" (ioctl)", WhyNotCollected(err))
 		}
 	}
 	if d, err := r.driverInfo(name); err == nil {

@@ -51,11 +51,12 @@ func (p *prober) skip(source, reason string) {
 
 // fail records a read error in words a user can act on.
 func (p *prober) fail(source string, err error) {
-	p.skip(source, Reason(err))
+	p.skip(source, WhyNotCollected(err))
 }
 
-// Reason turns a read error into a short explanation.
-func Reason(err error) string {
+// WhyNotCollected turns a read error into the short explanation a
+// facts.NotCollected entry holds (its Reason field).
+func WhyNotCollected(err error) string {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return "missing"

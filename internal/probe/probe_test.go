@@ -135,15 +135,15 @@ func TestEmptyRoot(t *testing.T) {
 	}
 }
 
-func TestReason(t *testing.T) {
+func TestWhyNotCollected(t *testing.T) {
 	for err, want := range map[error]string{
 		&fs.PathError{Op: "open", Path: "/x", Err: fs.ErrPermission}: map[bool]string{true: "even as root", false: "run as root"}[os.Geteuid() == 0],
 		&fs.PathError{Op: "open", Path: "/x", Err: fs.ErrNotExist}:   "missing",
 		&fs.PathError{Op: "read", Path: "/x", Err: syscall.EINVAL}:   "no value",
 		errors.New("odd"): "odd",
 	} {
-		if got := Reason(err); !strings.Contains(got, want) {
-			t.Errorf("Reason(%v) = %q, want %q", err, got, want)
+		if got := WhyNotCollected(err); !strings.Contains(got, want) {
+			t.Errorf("WhyNotCollected(%v) = %q, want %q", err, got, want)
 		}
 	}
 }

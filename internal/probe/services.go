@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/nastune/nastune/internal/facts"
+	"github.com/nastune/nastune/internal/parse/kernfmt"
 	"github.com/nastune/nastune/internal/parse/smbconf"
 	"github.com/nastune/nastune/internal/parse/svcconf"
 )
@@ -68,7 +69,7 @@ func (p *prober) nfs() {
 		n.Threads, n.ThreadsSource, found = v, "/proc/fs/nfsd/threads", true
 		p.nfsPools(n)
 	} else if b, err := p.root.ReadFile("/proc/net/rpc/nfsd"); err == nil {
-		if th, ok := svcconf.RPCNFSDThreads(b); ok {
+		if th, ok := kernfmt.NFSDThreads(b); ok {
 			n.Threads, n.ThreadsSource, found = th, "/proc/net/rpc/nfsd (th)", true
 		}
 	}

@@ -128,7 +128,7 @@ func (p *prober) smartCaptured(d *facts.BlockDevice) bool {
 		}
 		if err != nil {
 			p.fail(src, err)
-			d.Health.NotCollected = Reason(err)
+			d.Health.NotCollected = WhyNotCollected(err)
 			return true
 		}
 		s, perr := smart.Parse(b)
@@ -176,7 +176,7 @@ func (p *prober) smartLive(ctx context.Context, d *facts.BlockDevice) {
 	if len(out) == 0 {
 		if err != nil {
 			p.fail(src, err)
-			d.Health.NotCollected = Reason(err)
+			d.Health.NotCollected = WhyNotCollected(err)
 		}
 		return
 	}

@@ -17,17 +17,13 @@ import (
 
 	"github.com/nastune/nastune/internal/audit"
 	"github.com/nastune/nastune/internal/bench"
+	"github.com/nastune/nastune/internal/htmlpage"
 	"github.com/nastune/nastune/internal/rule"
 )
 
-// HTML output: one self-contained file per report. The stylesheet and the
-// small filter/sort script are inlined; the page makes no request to any
-// server (no fonts, images or scripts from elsewhere), works without the
-// script (everything is shown, unsorted), and reads at phone width
-// (tables scroll sideways, findings wrap).
-
-//go:embed assets/style.css
-var htmlCSS string
+// HTML output: one self-contained file per report, in the page shell of
+// internal/htmlpage. The small filter/sort script is this package's own:
+// the page works without it (everything is shown, unsorted).
 
 //go:embed assets/script.js
 var htmlJS string
@@ -38,32 +34,9 @@ type HTMLOptions struct {
 	Version string
 }
 
-var pageTmpl = sync.OnceValue(func() *template.Template {
-	return template.Must(template.New("page").Parse(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8">
-<meta name="viewport" content="width=device-width,initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">
-<title>{{.Title}}</title>
-<style>{{.CSS}}</style>
-</head><body>
-<header><h1>{{.Title}}</h1><div class="meta">{{.Sub}}</div></header>
-<main>{{.Body}}</main>
-<footer>nastune {{.Version}} · {{.Now}}</footer>
-<script>{{.JS}}</script>
-</body></html>
-`))
-})
-
-type page struct {
-	Title, Sub, Version, Now string
-	CSS                      template.CSS
-	JS                       template.JS
-	Body                     template.HTML
-}
-
 func writePage(w io.Writer, title, sub string, body template.HTML, o HTMLOptions) error {
-	return pageTmpl().Execute(w, page{Title: title, Sub: sub, Version: o.Version, Now: o.Now.UTC().Format("2006-01-02 15:04 UTC"),
-		CSS: template.CSS(htmlCSS), JS: template.JS(htmlJS), Body: body})
+	return htmlpage.Write(w, htmlpage.Page{Title: title, Sub: sub, Body: body, JS: template.JS(htmlJS), //nolint:gosec // our own script
+		Footer: "nastune " + o.Version + " · " + o.Now.UTC().Format("2006-01-02 15:04 UTC")})
 }
 
 func execHTML(t *template.Template, v any) (template.HTML, error) {

@@ -60,7 +60,7 @@ func TestHTMLSelfContained(t *testing.T) {
 		// Every page inlines the same stylesheet and script, verbatim;
 		// the golden files hold the rest, so they are not four copies of
 		// the assets.
-		for _, a := range []struct{ file, open, close string }{{"assets/style.css", "<style>", "</style>"}, {"assets/script.js", "<script>", "</script>"}} {
+		for _, a := range []struct{ file, open, close string }{{"../htmlpage/style.css", "<style>", "</style>"}, {"assets/script.js", "<script>", "</script>"}} {
 			asset, err := os.ReadFile(a.file)
 			if err != nil {
 				t.Fatal(err)
@@ -69,7 +69,7 @@ func TestHTMLSelfContained(t *testing.T) {
 			if strings.Count(s, inlined) != 1 {
 				t.Errorf("%s: %s not inlined exactly once", name, a.file)
 			}
-			s = strings.Replace(s, inlined, a.open+"/* "+a.file+" */"+a.close, 1)
+			s = strings.Replace(s, inlined, a.open+"/* "+strings.TrimPrefix(a.file, "../")+" */"+a.close, 1)
 		}
 		golden(t, filepath.Join("testdata", "html", name+".html"), []byte(s))
 		s = b.String()

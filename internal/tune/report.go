@@ -6,6 +6,8 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/nastune/nastune/internal/htmlpage"
 )
 
 // WriteText prints the result as a table: baseline, each trial, the final
@@ -57,13 +59,7 @@ var htmlTmpl = template.Must(template.New("tune").Funcs(template.FuncMap{
 	},
 	"lo": func(s Stat) float64 { return minOf(s.Values) },
 	"hi": func(s Stat) float64 { return maxOf(s.Values) },
-}).Parse(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>nastune tune</title>
-<style>body{font:14px system-ui,sans-serif;margin:2em;max-width:60em}table{border-collapse:collapse}
-td,th{padding:.2em .6em;text-align:left;border-bottom:1px solid #ddd}.kept{color:#070}.reverted{color:#900}
-svg text{font:11px system-ui,sans-serif}</style></head><body>
-<h1>nastune tune</h1>
-<p>Tests: {{range $i, $t := .R.Tests}}{{if $i}}, {{end}}{{$t}}{{end}}. A trial is kept when its median gains more than
+}).Parse(`<p>Tests: {{range $i, $t := .R.Tests}}{{if $i}}, {{end}}{{$t}}{{end}}. A trial is kept when its median gains more than
 {{printf "%.1f" .R.ThresholdPct}}% over the best before it (the baseline's spread, at least 5%).</p>
 <svg width="900" height="{{.Height}}" role="img" aria-label="median and spread of every trial">
 {{range $i, $row := .Rows}}<g transform="translate(0,{{$row.Y}})">
@@ -79,8 +75,11 @@ svg text{font:11px system-ui,sans-serif}</style></head><body>
 {{if .R.Kept}}<p>Kept as run {{.R.RunID}} (<code>nastune undo {{.R.RunID}}</code> reverts it):</p><ul>
 {{range .R.Kept}}<li><code>{{.Knob}}</code>: {{.From}} → {{.To}} ({{.Persisted}})</li>{{end}}</ul>
 {{else}}<p>Nothing kept: the system is as before.</p>{{end}}
-</body></html>
 `))
+
+// htmlCSS are the rules only the tune page uses, on top of the shell's.
+const htmlCSS = `.kept{color:var(--ok)}.reverted{color:var(--crit)}svg text{font-size:11px}
+`
 
 type htmlRow struct {
 	Label, Color string
@@ -88,7 +87,7 @@ type htmlRow struct {
 	Y, TX        float64
 }
 
-// WriteHTML writes a page with a chart of every trial (median bar and
+// WriteHTML writes a page in the shell of internal/htmlpage with a chart of every trial (median bar and
 // min-max line) and the table.
 func WriteHTML(w io.Writer, r *Result) error {
 	rows := []htmlRow{{Label: "baseline", Color: "#888", S: r.Baseline}}
@@ -117,7 +116,12 @@ func WriteHTML(w io.Writer, r *Result) error {
 			rows[i].TX = 820
 		}
 	}
-	return htmlTmpl.Execute(w, map[string]any{"R": r, "Rows": rows, "Max": mx, "Height": len(rows)*24 + 4})
+	var body strings.Builder
+	if err := htmlTmpl.Execute(&body, map[string]any{"R": r, "Rows": rows, "Max": mx, "Height": len(rows)*24 + 4}); err != nil {
+		return err
+	}
+	return htmlpage.Write(w, htmlpage.Page{Title: "nastune tune", Sub: fmt.Sprintf("%d trials; baseline median %.1f %s", len(r.Trials), r.Baseline.Median, r.Baseline.Unit),
+		Body: template.HTML(body.String()), CSS: htmlCSS}) //nolint:gosec // produced by html/template, escaped
 }
 
 func shortKnob(p string) string { return strings.TrimPrefix(p, "/sys/block/") }

@@ -1,15 +1,15 @@
 package tune
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/nastune/nastune/internal/parse/kernfmt"
 )
 
 // Device is a block device on the data path of the file being tuned.
@@ -74,41 +74,14 @@ func (r Resolver) Resolve(path string) ([]Device, error) {
 
 // mountSource finds the source of the mount with device maj:min.
 func (r Resolver) mountSource(maj, min uint32) (string, error) {
-	f, err := os.Open(r.MountInfo)
+	b, err := os.ReadFile(r.MountInfo)
 	if err != nil {
 		return "", err
 	}
-	defer f.Close()
-	want := fmt.Sprintf("%d:%d", maj, min)
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
-		if len(fields) < 10 || fields[2] != want {
-			continue
-		}
-		for i, fl := range fields {
-			if fl == "-" && i+2 < len(fields) {
-				return unescapeMount(fields[i+2]), nil
-			}
-		}
+	if src, ok := kernfmt.MountInfoSource(b, maj, min); ok {
+		return src, nil
 	}
-	return "", fmt.Errorf("device %s is not in %s", want, r.MountInfo)
-}
-
-func unescapeMount(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+3 < len(s) {
-			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
-				b.WriteByte(byte(n))
-				i += 3
-				continue
-			}
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
+	return "", fmt.Errorf("device %d:%d is not in %s", maj, min, r.MountInfo)
 }
 
 // walk adds the device maj:min (a partition is replaced by its disk) and

@@ -27,9 +27,11 @@ func htmlResult() *Result {
 
 func TestHTML(t *testing.T) {
 	var b bytes.Buffer
-	WriteHTML(&b, htmlResult())
+	if err := WriteHTML(&b, htmlResult()); err != nil {
+		t.Fatal(err)
+	}
 	h := b.String()
-	for _, want := range []string{"<!DOCTYPE html>", "<polyline", "smbd&lt;x&gt;", "eth0", "Disk utilization"} {
+	for _, want := range []string{"<!doctype html>", `content="default-src 'none'`, "@media print", "<polyline", "smbd&lt;x&gt;", "eth0", "Disk utilization"} {
 		if !strings.Contains(h, want) {
 			t.Errorf("page lacks %q", want)
 		}

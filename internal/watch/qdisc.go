@@ -2,9 +2,10 @@ package watch
 
 import (
 	"encoding/binary"
-	"fmt"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/nastune/nastune/internal/rtnl"
 )
 
 // Qdisc is the root qdisc of one interface with its shaping rate (tbf
@@ -37,96 +38,34 @@ const (
 	sizeofTcmsg   = 20
 )
 
-// qdiscReader keeps one netlink socket and one buffer for every dump.
+// qdiscReader asks rtnetlink (internal/rtnl) for qdiscs and classes on
+// one socket kept for the whole watch.
 type qdiscReader struct {
-	fd  int
-	buf []byte
-	seq uint32
+	c   *rtnl.Conn
+	hdr [sizeofTcmsg]byte
 }
 
 func newQdiscReader() (*qdiscReader, error) {
-	fd, err := unix.Socket(unix.AF_NETLINK, unix.SOCK_RAW|unix.SOCK_CLOEXEC, unix.NETLINK_ROUTE)
+	c, err := rtnl.Dial()
 	if err != nil {
-		return nil, fmt.Errorf("netlink socket: %w", err)
+		return nil, err
 	}
-	if err := unix.Bind(fd, &unix.SockaddrNetlink{Family: unix.AF_NETLINK}); err != nil {
-		unix.Close(fd)
-		return nil, fmt.Errorf("netlink bind: %w", err)
-	}
-	tv := unix.Timeval{Sec: 2}
-	_ = unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv)
-	return &qdiscReader{fd: fd, buf: make([]byte, 32<<10)}, nil
+	return &qdiscReader{c: c}, nil
 }
 
-func (q *qdiscReader) Close() error { return unix.Close(q.fd) }
+func (q *qdiscReader) Close() error { return q.c.Close() }
 
-// dump sends one RTM_GETQDISC or RTM_GETTCLASS dump request and calls fn
-// for every message payload of type want.
+// dump sends one RTM_GETQDISC or RTM_GETTCLASS dump request (a tcmsg for
+// ifindex, 0 for every interface) and calls fn for every message payload
+// of type want.
 func (q *qdiscReader) dump(typ uint16, want uint16, ifindex int, fn func(b []byte)) error {
-	q.seq++
-	req := make([]byte, unix.NLMSG_HDRLEN+sizeofTcmsg)
-	binary.NativeEndian.PutUint32(req[0:], uint32(len(req)))
-	binary.NativeEndian.PutUint16(req[4:], typ)
-	binary.NativeEndian.PutUint16(req[6:], unix.NLM_F_REQUEST|unix.NLM_F_DUMP)
-	binary.NativeEndian.PutUint32(req[8:], q.seq)
-	req[unix.NLMSG_HDRLEN] = unix.AF_UNSPEC
-	binary.NativeEndian.PutUint32(req[unix.NLMSG_HDRLEN+4:], uint32(ifindex))
-	if err := unix.Sendto(q.fd, req, 0, &unix.SockaddrNetlink{Family: unix.AF_NETLINK}); err != nil {
-		return fmt.Errorf("netlink send: %w", err)
-	}
-	for {
-		n, _, err := unix.Recvfrom(q.fd, q.buf, 0)
-		if err != nil {
-			return fmt.Errorf("netlink receive: %w", err)
-		}
-		b := q.buf[:n]
-		for len(b) >= unix.NLMSG_HDRLEN {
-			l := int(binary.NativeEndian.Uint32(b[0:]))
-			t := binary.NativeEndian.Uint16(b[4:])
-			seq := binary.NativeEndian.Uint32(b[8:])
-			if l < unix.NLMSG_HDRLEN || l > len(b) {
-				return fmt.Errorf("netlink: truncated message")
-			}
-			if seq == q.seq {
-				switch t {
-				case unix.NLMSG_DONE:
-					return nil
-				case unix.NLMSG_ERROR:
-					if l >= unix.NLMSG_HDRLEN+4 {
-						if e := int32(binary.NativeEndian.Uint32(b[unix.NLMSG_HDRLEN:])); e != 0 {
-							return fmt.Errorf("netlink: %w", unix.Errno(-e))
-						}
-					}
-					return nil
-				case want:
-					fn(b[unix.NLMSG_HDRLEN:l])
-				}
-			}
-			al := (l + unix.NLMSG_ALIGNTO - 1) &^ (unix.NLMSG_ALIGNTO - 1)
-			if al > len(b) {
-				break
-			}
-			b = b[al:]
-		}
-	}
+	q.hdr = [sizeofTcmsg]byte{0: unix.AF_UNSPEC}
+	binary.NativeEndian.PutUint32(q.hdr[4:], uint32(ifindex))
+	return q.c.Dump(typ, want, q.hdr[:], fn)
 }
 
-// attrs walks netlink attributes, calling fn with each type and payload.
-func attrs(b []byte, fn func(t uint16, v []byte)) {
-	for len(b) >= 4 {
-		l := int(binary.NativeEndian.Uint16(b[0:]))
-		t := binary.NativeEndian.Uint16(b[2:]) & 0x3FFF
-		if l < 4 || l > len(b) {
-			return
-		}
-		fn(t, b[4:l])
-		al := (l + 3) &^ 3
-		if al > len(b) {
-			return
-		}
-		b = b[al:]
-	}
-}
+// attrs walks netlink attributes (rtnl.Attrs).
+func attrs(b []byte, fn func(t uint16, v []byte)) { rtnl.Attrs(b, fn) }
 
 // parseQdiscMsg decodes one RTM_NEWQDISC payload (tcmsg + attributes).
 func parseQdiscMsg(b []byte) (q Qdisc, parent uint32, ok bool) {

@@ -3,10 +3,12 @@ package watch
 import (
 	"fmt"
 	"html"
+	"html/template"
 	"io"
 	"sort"
 	"strings"
 
+	"github.com/nastune/nastune/internal/htmlpage"
 	"github.com/nastune/nastune/internal/units"
 )
 
@@ -170,16 +172,24 @@ func WriteLive(w io.Writer, s Sample, verdict []Bottleneck) {
 	}
 }
 
-// WriteHTML writes a self-contained page: the verdict and inline SVG
-// time-series charts, no scripts and no external resources.
-func WriteHTML(w io.Writer, r *Result) {
-	fmt.Fprint(w, `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>nastune watch</title>
-<style>body{font:14px/1.4 system-ui,sans-serif;max-width:1000px;margin:2em auto;padding:0 1em;color:#222}
-h1{font-size:1.4em}.b{border-left:4px solid #c33;padding:.3em .8em;margin:1em 0;background:#fafafa}
-.k{font-weight:bold;text-transform:uppercase;color:#c33}svg{background:#fff;border:1px solid #ddd}
-figure{margin:1em 0}figcaption{font-weight:bold}.lg span{margin-right:1em}small{color:#666}</style></head><body>
-`)
-	fmt.Fprintf(w, "<h1>nastune watch</h1><p>%d samples of %gs.</p>\n<h2>Bottlenecks, most binding first</h2>\n", len(r.Samples), r.IntervalS)
+// htmlCSS are the rules only the watch page uses, on top of the shell's.
+const htmlCSS = `.b{border-left:4px solid var(--crit);padding:.3em .8em;margin:1em 0;background:var(--card)}
+.k{font-weight:bold;text-transform:uppercase;color:var(--crit)}svg{background:var(--bg);border:1px solid var(--line)}
+figure{margin:1em 0}figcaption{font-weight:bold}.lg span{margin-right:1em}small{color:var(--mut)}
+`
+
+// WriteHTML writes a self-contained page in the shell of internal/htmlpage:
+// the verdict and inline SVG time-series charts, no scripts and no external
+// resources.
+func WriteHTML(w io.Writer, r *Result) error {
+	var b strings.Builder
+	writeHTMLBody(&b, r)
+	return htmlpage.Write(w, htmlpage.Page{Title: "nastune watch", Sub: fmt.Sprintf("%d samples of %gs.", len(r.Samples), r.IntervalS),
+		Body: template.HTML(b.String()), CSS: htmlCSS}) //nolint:gosec // every value below is escaped with html.EscapeString
+}
+
+func writeHTMLBody(w io.Writer, r *Result) {
+	fmt.Fprint(w, "<h2>Bottlenecks, most binding first</h2>\n")
 	if len(r.Bottlenecks) == 0 {
 		fmt.Fprint(w, "<p>No CPU thread, disk, network link or memory was near its limit.</p>\n")
 	}
@@ -225,7 +235,6 @@ figure{margin:1em 0}figcaption{font-weight:bold}.lg span{margin-right:1em}small{
 	chart(w, "Disk utilization, %", t, top(disk, 6), 100)
 	chart(w, "Network, Mbit/s", t, top(nic, 6), 0)
 	chart(w, "Pressure stall (PSI some), % of time", t, psi, 100)
-	fmt.Fprint(w, "</body></html>\n")
 }
 
 // top keeps the k series with the largest sums.

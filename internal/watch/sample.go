@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/nastune/nastune/internal/hostfs"
+	"github.com/nastune/nastune/internal/parse/kernfmt"
 )
 
 // Sample is what one interval looked like: rates and shares computed from
@@ -146,14 +147,14 @@ type SelfSample struct {
 // raw is one reading of every counter.
 type raw struct {
 	at      time.Time
-	cpu     CPUTimes
-	cores   []CPUTimes
-	psi     [3]PSI // cpu, io, memory
-	disks   []DiskCounters
-	nets    []NetCounters
+	cpu     kernfmt.CPUTimes
+	cores   []kernfmt.CPUTimes
+	psi     [3]kernfmt.PSI // cpu, io, memory
+	disks   []kernfmt.DiskCounters
+	nets    []kernfmt.NetCounters
 	qdisc   map[int]Qdisc
-	tcp     TCPCounters
-	softnet Softnet
+	tcp     kernfmt.TCPCounters
+	softnet kernfmt.SoftnetTotals
 	vm      VM
 	nfsd    NFSdPool
 	procs   map[int]procCount
@@ -361,13 +362,13 @@ func (s *Sampler) read(r *raw) error {
 		return fmt.Errorf("watch: cannot read /proc/stat: %s", s.Skipped["/proc/stat"])
 	}
 	var err error
-	if r.cores, err = parseStat(b, &r.cpu, r.cores, s.scratch); err != nil {
+	if r.cores, err = kernfmt.Stat(b, &r.cpu, r.cores, s.scratch); err != nil {
 		return err
 	}
 	for i, n := range []string{"cpu", "io", "memory"} {
-		r.psi[i] = PSI{}
+		r.psi[i] = kernfmt.PSI{}
 		if b, ok := s.readFile("/proc/pressure/" + n); ok {
-			if p, err := parsePSI(b, s.scratch); err == nil {
+			if p, err := kernfmt.Pressure(b, s.scratch); err == nil {
 				r.psi[i] = p
 			} else {
 				s.skip("/proc/pressure/"+n, err)
@@ -375,12 +376,12 @@ func (s *Sampler) read(r *raw) error {
 		}
 	}
 	if b, ok := s.readFile("/proc/diskstats"); ok {
-		if r.disks, err = parseDiskstats(b, r.disks, s.keep, s.names, s.scratch); err != nil {
+		if r.disks, err = kernfmt.Diskstats(b, r.disks, s.keep, s.names, s.scratch); err != nil {
 			s.skip("/proc/diskstats", err)
 		}
 	}
 	if b, ok := s.readFile("/proc/net/dev"); ok {
-		if r.nets, err = parseNetDev(b, r.nets, s.names, s.scratch); err != nil {
+		if r.nets, err = kernfmt.NetDevCounters(b, r.nets, s.names, s.scratch); err != nil {
 			s.skip("/proc/net/dev", err)
 		}
 	}
@@ -390,23 +391,23 @@ func (s *Sampler) read(r *raw) error {
 		}
 	}
 	if b, ok := s.readFile("/proc/net/snmp"); ok {
-		if r.tcp, err = parseSNMP(b, s.scratch); err != nil {
+		if r.tcp, err = kernfmt.TCPStats(b); err != nil {
 			s.skip("/proc/net/snmp", err)
 		}
 	}
 	if b, ok := s.readFile("/proc/net/softnet_stat"); ok {
-		if r.softnet, err = parseSoftnet(b, s.scratch); err != nil {
+		if r.softnet, err = kernfmt.SoftnetSum(b, s.scratch); err != nil {
 			s.skip("/proc/net/softnet_stat", err)
 		}
 	}
 	r.vm = VM{}
 	if b, ok := s.readFile("/proc/vmstat"); ok {
-		if err := parseKeyed(b, s.scratch, r.vm.setVmstat); err != nil {
+		if err := kernfmt.Vmstat(b, s.scratch, r.vm.setVmstat); err != nil {
 			s.skip("/proc/vmstat", err)
 		}
 	}
 	if b, ok := s.readFile("/proc/meminfo"); ok {
-		if err := parseKeyed(b, s.scratch, r.vm.setMeminfo); err != nil {
+		if err := kernfmt.ScanMeminfo(b, s.scratch, r.vm.setMeminfo); err != nil {
 			s.skip("/proc/meminfo", err)
 		}
 	}
@@ -415,7 +416,7 @@ func (s *Sampler) read(r *raw) error {
 		if b, ok := s.readFileQuiet("/proc/fs/nfsd/pool_stats"); !ok {
 			s.noNFSd = true // no nfsd: not an error, and not read again
 		} else {
-			if r.nfsd, err = parseNFSdPool(b, s.scratch); err != nil {
+			if r.nfsd, err = nfsdPool(b); err != nil {
 				s.skip("/proc/fs/nfsd/pool_stats", err)
 			}
 		}
@@ -451,7 +452,7 @@ func (s *Sampler) readTasks(r *raw) {
 		if err != nil {
 			continue // exited
 		}
-		t, err := parseTaskStat(b, s.scratch)
+		t, err := kernfmt.ProcStat(b, s.scratch)
 		if err != nil {
 			s.skip(dir+"/stat", err)
 			continue
@@ -482,7 +483,7 @@ func (s *Sampler) readThread(r *raw, pid, tid int, dir string) {
 	if err != nil {
 		return
 	}
-	t, err := parseTaskStat(b, s.scratch)
+	t, err := kernfmt.ProcStat(b, s.scratch)
 	if err != nil {
 		return
 	}
@@ -491,7 +492,7 @@ func (s *Sampler) readThread(r *raw, pid, tid int, dir string) {
 	s.buf = b[:0]
 	tc := threadCount{pid: pid, comm: comm}
 	if err == nil {
-		tc.run, tc.wait, err = parseSchedstat(b, s.scratch)
+		tc.run, tc.wait, err = kernfmt.Schedstat(b, s.scratch)
 	}
 	if err != nil {
 		// No schedstat (CONFIG_SCHED_INFO off): fall back to ticks.
@@ -611,7 +612,7 @@ func (s *Sampler) delta(p, c *raw) Sample {
 	// Disks.
 	ms := dt * 1000
 	for _, d := range c.disks {
-		var o *DiskCounters
+		var o *kernfmt.DiskCounters
 		for i := range p.disks {
 			if p.disks[i].Name == d.Name {
 				o = &p.disks[i]
@@ -644,7 +645,7 @@ func (s *Sampler) delta(p, c *raw) Sample {
 	sort.Slice(out.Disks, func(i, j int) bool { return out.Disks[i].UtilPct > out.Disks[j].UtilPct })
 	// NICs.
 	for _, n := range c.nets {
-		var o *NetCounters
+		var o *kernfmt.NetCounters
 		for i := range p.nets {
 			if p.nets[i].Name == n.Name {
 				o = &p.nets[i]
@@ -691,7 +692,7 @@ func (s *Sampler) delta(p, c *raw) Sample {
 			EnqueuedPerS: round(sub(c.nfsd.SocketsEnqueued, p.nfsd.SocketsEnqueued) / dt)}
 	}
 	if b, ok := s.readFileQuiet("/proc/mdstat"); ok {
-		out.MD = parseMdstat(b)
+		out.MD = mdSyncs(b)
 	}
 	out.Self = SelfSample{CPUPct: pct((c.selfCPU - p.selfCPU).Seconds(), dt), RSSKiB: c.selfRSS}
 	return out

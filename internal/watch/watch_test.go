@@ -10,59 +10,60 @@ import (
 
 	"github.com/nastune/nastune/internal/ceiling"
 	"github.com/nastune/nastune/internal/hostfs"
+	"github.com/nastune/nastune/internal/parse/kernfmt"
 )
 
 func TestParsers(t *testing.T) {
 	sc := make([][]byte, 0, 32)
-	var all CPUTimes
-	cores, err := parseStat([]byte("cpu  10 1 20 300 4 5 6 7 0 0\ncpu0 5 0 10 150 2 3 3 4 0 0\ncpu1 5 1 10 150 2 2 3 3 0 0\nintr 1 2\nctxt 5\n"), &all, nil, sc)
+	var all kernfmt.CPUTimes
+	cores, err := kernfmt.Stat([]byte("cpu  10 1 20 300 4 5 6 7 0 0\ncpu0 5 0 10 150 2 3 3 4 0 0\ncpu1 5 1 10 150 2 2 3 3 0 0\nintr 1 2\nctxt 5\n"), &all, nil, sc)
 	if err != nil || len(cores) != 2 || all.User != 10 || all.Steal != 7 || cores[1].IRQ != 2 || all.Total() != 353 {
-		t.Errorf("parseStat: %+v %+v %v", all, cores, err)
+		t.Errorf("Stat: %+v %+v %v", all, cores, err)
 	}
-	if _, err := parseStat([]byte("cpu  10 x 20 300 4 5 6 7\n"), &all, nil, sc); err == nil || !strings.Contains(err.Error(), "line 1") {
+	if _, err := kernfmt.Stat([]byte("cpu  10 x 20 300 4 5 6 7\n"), &all, nil, sc); err == nil || !strings.Contains(err.Error(), "line 1") {
 		t.Errorf("garbled /proc/stat: %v", err)
 	}
-	p, err := parsePSI([]byte("some avg10=1.00 avg60=0.50 avg300=0.10 total=123456\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=789\n"), sc)
+	p, err := kernfmt.Pressure([]byte("some avg10=1.00 avg60=0.50 avg300=0.10 total=123456\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=789\n"), sc)
 	if err != nil || p.Some != 123456 || p.Full != 789 || !p.OK {
-		t.Errorf("parsePSI: %+v %v", p, err)
+		t.Errorf("Pressure: %+v %v", p, err)
 	}
 	// A 5.5+ diskstats line (20 fields) and a 4.18 one (18 fields).
-	ds, err := parseDiskstats([]byte("   8       0 sda 1000 10 80000 500 2000 20 160000 900 2 1200 1400 0 0 0 0 50 30 0\n   7       0 loop0 5 0 40 1 0 0 0 0 0 2 1 0 0 0 0\n"), nil, nil, map[string]string{}, sc)
+	ds, err := kernfmt.Diskstats([]byte("   8       0 sda 1000 10 80000 500 2000 20 160000 900 2 1200 1400 0 0 0 0 50 30 0\n   7       0 loop0 5 0 40 1 0 0 0 0 0 2 1 0 0 0 0\n"), nil, nil, map[string]string{}, sc)
 	if err != nil || len(ds) != 2 || ds[0].Name != "sda" || ds[0].ReadSectors != 80000 || ds[0].WriteMS != 900 || ds[0].InFlight != 2 || ds[0].IOMS != 1200 || ds[0].WeightedMS != 1400 {
-		t.Errorf("parseDiskstats: %+v %v", ds, err)
+		t.Errorf("Diskstats: %+v %v", ds, err)
 	}
-	nd, err := parseNetDev([]byte("Inter-|   Receive                                                |  Transmit\n face |bytes    packets errs drop fifo frame compressed multicast|bytes    packets errs drop fifo colls carrier compressed\n  eth0: 1000 10 0 3 0 0 0 0 2000 20 0 4 0 0 0 0\n"), nil, map[string]string{}, sc)
+	nd, err := kernfmt.NetDevCounters([]byte("Inter-|   Receive                                                |  Transmit\n face |bytes    packets errs drop fifo frame compressed multicast|bytes    packets errs drop fifo colls carrier compressed\n  eth0: 1000 10 0 3 0 0 0 0 2000 20 0 4 0 0 0 0\n"), nil, map[string]string{}, sc)
 	if err != nil || len(nd) != 1 || nd[0].RxBytes != 1000 || nd[0].TxBytes != 2000 || nd[0].RxDrop != 3 || nd[0].TxDrop != 4 {
-		t.Errorf("parseNetDev: %+v %v", nd, err)
+		t.Errorf("NetDevCounters: %+v %v", nd, err)
 	}
-	tcp, err := parseSNMP([]byte("Tcp: RtoAlgorithm RtoMin RtoMax MaxConn ActiveOpens PassiveOpens AttemptFails EstabResets CurrEstab InSegs OutSegs RetransSegs InErrs OutRsts InCsumErrors\nTcp: 1 200 120000 -1 10 5 0 0 2 1000 2000 30 0 1 0\n"), sc)
+	tcp, err := kernfmt.TCPStats([]byte("Tcp: RtoAlgorithm RtoMin RtoMax MaxConn ActiveOpens PassiveOpens AttemptFails EstabResets CurrEstab InSegs OutSegs RetransSegs InErrs OutRsts InCsumErrors\nTcp: 1 200 120000 -1 10 5 0 0 2 1000 2000 30 0 1 0\n"))
 	if err != nil || tcp.OutSegs != 2000 || tcp.RetransSegs != 30 {
-		t.Errorf("parseSNMP: %+v %v", tcp, err)
+		t.Errorf("TCPStats: %+v %v", tcp, err)
 	}
-	sn, err := parseSoftnet([]byte("0000a000 00000001 00000002 00000000\n00000010 00000000 00000003 00000000\n"), sc)
+	sn, err := kernfmt.SoftnetSum([]byte("0000a000 00000001 00000002 00000000\n00000010 00000000 00000003 00000000\n"), sc)
 	if err != nil || sn.Processed != 0xa010 || sn.Dropped != 1 || sn.Squeezed != 5 {
-		t.Errorf("parseSoftnet: %+v %v", sn, err)
+		t.Errorf("SoftnetSum: %+v %v", sn, err)
 	}
-	np, err := parseNFSdPool([]byte("# pool packets-arrived sockets-enqueued threads-woken threads-timedout\n0 100 7 93 0\n1 50 3 47 0\n"), sc)
+	np, err := nfsdPool([]byte("# pool packets-arrived sockets-enqueued threads-woken threads-timedout\n0 100 7 93 0\n1 50 3 47 0\n"))
 	if err != nil || np.Packets != 150 || np.SocketsEnqueued != 10 {
-		t.Errorf("parseNFSdPool: %+v %v", np, err)
+		t.Errorf("nfsdPool: %+v %v", np, err)
 	}
-	md := parseMdstat([]byte("Personalities : [raid6] [raid5] [raid4]\nmd0 : active raid5 sdd[3] sdc[1] sdb[0]\n      3906764800 blocks super 1.2 level 5, 512k chunk, algorithm 2 [3/2] [UU_]\n      [==>..................]  recovery = 12.6% (246408960/1953382400) finish=180.4min speed=157680K/sec\n\nunused devices: <none>\n"))
+	md := mdSyncs([]byte("Personalities : [raid6] [raid5] [raid4]\nmd0 : active raid5 sdd[3] sdc[1] sdb[0]\n      3906764800 blocks super 1.2 level 5, 512k chunk, algorithm 2 [3/2] [UU_]\n      [==>..................]  recovery = 12.6% (246408960/1953382400) finish=180.4min speed=157680K/sec\n\nunused devices: <none>\n"))
 	if len(md) != 1 || md[0].Name != "md0" || md[0].Action != "recovery" || md[0].SpeedKiBs != 157680 || md[0].Percent != 12.6 {
-		t.Errorf("parseMdstat: %+v", md)
+		t.Errorf("mdSyncs: %+v", md)
 	}
-	ts, err := parseTaskStat([]byte("1234 (md0_raid5) S 2 0 0 0 -1 2129984 0 0 0 0 150 350 0 0 20 0 1 0 100 0 0 18446744073709551615 0 0 0 0 0 0 0 2147483647 0 0 0 0 17 1 0 0 0 0 0\n"), sc)
+	ts, err := kernfmt.ProcStat([]byte("1234 (md0_raid5) S 2 0 0 0 -1 2129984 0 0 0 0 150 350 0 0 20 0 1 0 100 0 0 18446744073709551615 0 0 0 0 0 0 0 2147483647 0 0 0 0 17 1 0 0 0 0 0\n"), sc)
 	if err != nil || string(ts.Comm) != "md0_raid5" || ts.Ticks != 500 || ts.Threads != 1 || ts.State != 'S' {
-		t.Errorf("parseTaskStat: %+v %v", ts, err)
+		t.Errorf("ProcStat: %+v %v", ts, err)
 	}
 	// A comm with spaces and parentheses.
-	ts, err = parseTaskStat([]byte("77 (a) (b c) R 1 0 0 0 -1 0 0 0 0 0 7 3 0 0 20 0 4 0 1 0 0\n"), sc)
+	ts, err = kernfmt.ProcStat([]byte("77 (a) (b c) R 1 0 0 0 -1 0 0 0 0 0 7 3 0 0 20 0 4 0 1 0 0\n"), sc)
 	if err != nil || string(ts.Comm) != "a) (b c" || ts.Ticks != 10 || ts.Threads != 4 {
 		t.Errorf("parseTaskStat parens: %+v %v", ts, err)
 	}
 	var vm VM
-	parseKeyed([]byte("pgscan_kswapd 100\npgscan_direct 50\npgscan_anon 120\npgsteal_kswapd 90\nworkingset_refault_file 7\n"), sc, vm.setVmstat)
-	parseKeyed([]byte("MemTotal:       1000 kB\nDirty:           12 kB\nWriteback:        3 kB\n"), sc, vm.setMeminfo)
+	kernfmt.Vmstat([]byte("pgscan_kswapd 100\npgscan_direct 50\npgscan_anon 120\npgsteal_kswapd 90\nworkingset_refault_file 7\n"), sc, vm.setVmstat)
+	kernfmt.ScanMeminfo([]byte("MemTotal:       1000 kB\nDirty:           12 kB\nWriteback:        3 kB\n"), sc, vm.setMeminfo)
 	if vm.PgScan != 150 || vm.PgSteal != 90 || vm.Refault != 7 || vm.DirtyKiB != 12 || vm.WritebackKiB != 3 || vm.MemTotalKiB != 1000 {
 		t.Errorf("vmstat/meminfo: %+v", vm)
 	}
@@ -189,12 +190,12 @@ func TestRealProcfsFixtures(t *testing.T) {
 		return b
 	}
 	sc := make([][]byte, 0, 32)
-	var all CPUTimes
-	cores, err := parseStat(read("stat"), &all, nil, sc)
+	var all kernfmt.CPUTimes
+	cores, err := kernfmt.Stat(read("stat"), &all, nil, sc)
 	if err != nil || len(cores) != 8 || all.User != 301854 || all.SoftIRQ != 3944 || cores[0].SoftIRQ != 3410 {
 		t.Errorf("stat: %d cores, %+v, %v", len(cores), all, err)
 	}
-	ds, err := parseDiskstats(read("diskstats"), nil, nil, map[string]string{}, sc)
+	ds, err := kernfmt.Diskstats(read("diskstats"), nil, nil, map[string]string{}, sc)
 	if err != nil {
 		t.Fatalf("diskstats: %v", err)
 	}
@@ -216,30 +217,30 @@ func TestRealProcfsFixtures(t *testing.T) {
 	if found != 2 {
 		t.Errorf("sda/sdb not both parsed: %d", found)
 	}
-	nd, err := parseNetDev(read("net/dev"), nil, map[string]string{}, sc)
+	nd, err := kernfmt.NetDevCounters(read("net/dev"), nil, map[string]string{}, sc)
 	if err != nil || len(nd) < 2 || nd[0].Name != "vethf345468" || nd[0].RxBytes != 648 || nd[0].TxBytes != 438 {
 		t.Errorf("net/dev: %+v %v", nd, err)
 	}
-	if sn, err := parseSoftnet(read("net/softnet_stat"), sc); err != nil || sn.Processed == 0 {
+	if sn, err := kernfmt.SoftnetSum(read("net/softnet_stat"), sc); err != nil || sn.Processed == 0 {
 		t.Errorf("softnet_stat: %+v %v", sn, err)
 	}
 	for _, f := range []string{"cpu", "io", "memory"} {
-		if p, err := parsePSI(read("pressure/"+f), sc); err != nil || !p.OK {
+		if p, err := kernfmt.Pressure(read("pressure/"+f), sc); err != nil || !p.OK {
 			t.Errorf("pressure/%s: %+v %v", f, p, err)
 		}
 	}
-	ts, err := parseTaskStat(read("26231/stat"), sc)
+	ts, err := kernfmt.ProcStat(read("26231/stat"), sc)
 	if err != nil || string(ts.Comm) != "vim" || ts.Ticks != 1677+44 || ts.Threads != 1 {
 		t.Errorf("26231/stat: %+v %v", ts, err)
 	}
-	if run, wait, err := parseSchedstat(read("26231/schedstat"), sc); err != nil || run != 411605849 || wait != 93680043 {
+	if run, wait, err := kernfmt.Schedstat(read("26231/schedstat"), sc); err != nil || run != 411605849 || wait != 93680043 {
 		t.Errorf("schedstat: %d %d %v", run, wait, err)
 	}
 	var vm VM
-	if err := parseKeyed(read("meminfo"), sc, vm.setMeminfo); err != nil || vm.MemTotalKiB != 15666184 || vm.DirtyKiB != 768 {
+	if err := kernfmt.ScanMeminfo(read("meminfo"), sc, vm.setMeminfo); err != nil || vm.MemTotalKiB != 15666184 || vm.DirtyKiB != 768 {
 		t.Errorf("meminfo: %+v %v", vm, err)
 	}
-	md := parseMdstat(read("mdstat"))
+	md := mdSyncs(read("mdstat"))
 	want := map[string]string{"recovery": "259783", "resync": "259783", "check": "114176", "reshape": "7640"}
 	for _, m := range md {
 		if w, ok := want[m.Action]; ok && strconv.FormatUint(m.SpeedKiBs, 10) == w {
@@ -263,19 +264,19 @@ func FuzzParsers(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		sc := make([][]byte, 0, 8)
-		var all CPUTimes
-		parseStat(b, &all, nil, sc)
-		parsePSI(b, sc)
-		parseDiskstats(b, nil, nil, map[string]string{}, sc)
-		parseNetDev(b, nil, map[string]string{}, sc)
-		parseSNMP(b, sc)
-		parseSoftnet(b, sc)
-		parseNFSdPool(b, sc)
-		parseMdstat(b)
-		parseTaskStat(b, sc)
-		parseSchedstat(b, sc)
+		var all kernfmt.CPUTimes
+		kernfmt.Stat(b, &all, nil, sc)
+		kernfmt.Pressure(b, sc)
+		kernfmt.Diskstats(b, nil, nil, map[string]string{}, sc)
+		kernfmt.NetDevCounters(b, nil, map[string]string{}, sc)
+		kernfmt.TCPStats(b)
+		kernfmt.SoftnetSum(b, sc)
+		nfsdPool(b)
+		mdSyncs(b)
+		kernfmt.ProcStat(b, sc)
+		kernfmt.Schedstat(b, sc)
 		var vm VM
-		parseKeyed(b, sc, vm.setVmstat)
+		kernfmt.Vmstat(b, sc, vm.setVmstat)
 		parseQdiscMsg(b)
 		parseHTBClassRate(b)
 	})

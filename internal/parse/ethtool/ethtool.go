@@ -13,17 +13,14 @@ package ethtool
 import (
 	"bufio"
 	"bytes"
-	"errors"
-	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/nastune/nastune/internal/parse/perr"
 )
 
-// ErrSyntax is wrapped by parse errors.
-var ErrSyntax = errors.New("syntax error")
-
 func errf(line int, format string, args ...any) error {
-	return fmt.Errorf("line %d: %w: %s", line, ErrSyntax, fmt.Sprintf(format, args...))
+	return perr.Line(line, format, args...)
 }
 
 func lines(data []byte) []string {

@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/nastune/nastune/internal/parse/perr"
 )
 
 func read(t *testing.T, name string) []byte {
@@ -24,8 +26,8 @@ func TestDriver(t *testing.T) {
 	if err != nil || d != (Driver{Driver: "virtio_net", Version: "1.0.0", BusInfo: "0000:00:03.0"}) {
 		t.Errorf("got %+v, %v", d, err)
 	}
-	if _, err := ParseDriver([]byte("garbage\n")); !errors.Is(err, ErrSyntax) {
-		t.Errorf("want ErrSyntax, got %v", err)
+	if _, err := ParseDriver([]byte("garbage\n")); !errors.Is(err, perr.ErrSyntax) {
+		t.Errorf("want perr.ErrSyntax, got %v", err)
 	}
 }
 
@@ -46,8 +48,8 @@ func TestFeatures(t *testing.T) {
 		t.Errorf("fixed: %v", f.Fixed)
 	}
 	for _, bad := range []string{"", "tso maybe\n", "tso: sometimes\n", "tso:\n"} {
-		if _, err := ParseFeatures([]byte(bad)); !errors.Is(err, ErrSyntax) {
-			t.Errorf("%q: want ErrSyntax, got %v", bad, err)
+		if _, err := ParseFeatures([]byte(bad)); !errors.Is(err, perr.ErrSyntax) {
+			t.Errorf("%q: want perr.ErrSyntax, got %v", bad, err)
 		}
 	}
 }

@@ -1,10 +1,42 @@
 // Package kernfmt parses the text formats the Linux kernel writes in /proc
-// and /sys: meminfo, cpuinfo, mounts, swaps, softnet_stat, the bracketed
-// choice lists of sysfs (queue/scheduler) and the kernel release string.
+// and /sys. It is their one parser: the probe and `nastune watch` both read
+// through it, and a parser of another such format belongs here too.
+//
+//	/proc/meminfo                  Meminfo; ScanMeminfo
+//	/proc/cpuinfo                  ParseCPUInfo, ArchFromCPUInfo
+//	/proc/crypto                   Crypto
+//	/proc/spl/kstat/zfs/*          KStat
+//	/proc/mdstat                   ParseMDStat
+//	/sys/block/mdX/md/raid_disks   ParseMDRaidDisks
+//	/proc/self/mounts              Mounts
+//	/proc/self/mountinfo           MountInfoSource
+//	/proc/swaps                    Swaps
+//	/proc/net/bonding/BOND         Bonding
+//	/proc/net/snmp                 UDPStats, TCPStats; ScanSNMP
+//	/proc/net/packet               PacketSockets
+//	/proc/net/dev                  NetDev; NetDevCounters, ScanNetDev
+//	/proc/net/softnet_stat         Softnet; SoftnetSum, ScanSoftnet
+//	/proc/fs/nfsd/pool_stats       NFSPoolStats; ScanNFSPoolStats
+//	/proc/net/rpc/nfsd             NFSDThreads
+//	/proc/uptime                   Uptime
+//	/proc/stat                     Stat
+//	/proc/pressure/*               Pressure
+//	/proc/diskstats                Diskstats
+//	/proc/vmstat                   Vmstat
+//	/proc/PID/stat, schedstat      ProcStat, Schedstat
+//	/run/udev/data/*               Udev
+//	/proc/sys/kernel/osrelease     KernelRelease
+//	sysfs choice lists             Choice (queue/scheduler: "none [mq-deadline]")
+//
+// The names after a semicolon, and Stat through Schedstat, are the
+// allocation-free forms watch calls every interval (counters.go): they fill
+// caller-owned values, and the allocating form of the same file is built on
+// its Scan function, so each format is read by one piece of code.
 //
 // Every function is pure: it takes the bytes or a reader and returns data,
-// never touching the system. Errors wrap ErrSyntax and name the line, so a
-// caller can say "line 3 of /proc/swaps: …" to the user.
+// never touching the system. Errors wrap perr.ErrSyntax (the one syntax
+// error of internal/parse) and name the line, so a caller can say
+// "/proc/swaps: line 3: …" to the user.
 //
 // Why not prometheus/procfs: procfs reads its files by host path, which
 // would step around the confined reader of a --root tree or a snapshot, and
@@ -14,25 +46,9 @@
 // malformed inputs and a fuzz target.
 package kernfmt
 
-import (
-	"errors"
-	"fmt"
-)
+import "github.com/nastune/nastune/internal/parse/perr"
 
-// ErrSyntax is wrapped by every parse error.
-var ErrSyntax = errors.New("syntax error")
-
-// LineError names the line a parse error was found on.
-type LineError struct {
-	Line int
-	Msg  string
-}
-
-func (e *LineError) Error() string { return fmt.Sprintf("line %d: %s", e.Line, e.Msg) }
-
-// Unwrap makes errors.Is(err, ErrSyntax) true.
-func (e *LineError) Unwrap() error { return ErrSyntax }
-
+// lineErr is a *perr.Error: it wraps perr.ErrSyntax and names the line.
 func lineErr(line int, format string, args ...any) error {
-	return &LineError{Line: line, Msg: fmt.Sprintf(format, args...)}
+	return perr.Line(line, format, args...)
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/nastune/nastune/internal/facts"
+	"github.com/nastune/nastune/internal/parse/perr"
 )
 
 func TestMeminfo(t *testing.T) {
@@ -32,8 +33,8 @@ func TestMeminfo(t *testing.T) {
 			if tt.wantErr == "" && err != nil || tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)) {
 				t.Fatalf("err = %v, want %q", err, tt.wantErr)
 			}
-			if err != nil && !errors.Is(err, ErrSyntax) {
-				t.Errorf("error does not wrap ErrSyntax: %v", err)
+			if err != nil && !errors.Is(err, perr.ErrSyntax) {
+				t.Errorf("error does not wrap perr.ErrSyntax: %v", err)
 			}
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("got %v, want %v", got, tt.want)

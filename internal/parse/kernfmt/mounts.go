@@ -86,3 +86,27 @@ func Swaps(data []byte) ([]facts.Swap, error) {
 	}
 	return out, nil
 }
+
+// MountInfoSource returns the mount source (the field after "-" and the
+// file system type, octal escapes decoded) of the first mount of device
+// maj:min in /proc/self/mountinfo (proc(5)), and false when no mount has
+// that device.
+func MountInfoSource(data []byte, maj, min uint32) (string, bool) {
+	want := strconv.FormatUint(uint64(maj), 10) + ":" + strconv.FormatUint(uint64(min), 10)
+	var src string
+	found := false
+	_ = eachLine(data, func(_ int, l []byte) error {
+		f := strings.Fields(string(l))
+		if len(f) < 10 || f[2] != want {
+			return nil
+		}
+		for i, fl := range f {
+			if fl == "-" && i+2 < len(f) {
+				src, found = unescapeOctal(f[i+2]), true
+				return errStop
+			}
+		}
+		return nil
+	})
+	return src, found
+}

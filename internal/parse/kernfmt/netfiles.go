@@ -111,43 +111,20 @@ func bondModeName(text string) string {
 
 // UDPStats reads the Udp: header and value lines of /proc/net/snmp.
 func UDPStats(data []byte) (facts.UDPStats, error) {
-	var hdr []string
 	var s facts.UDPStats
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	n := 0
-	for sc.Scan() {
-		n++
-		f := strings.Fields(sc.Text())
-		if len(f) == 0 || f[0] != "Udp:" {
-			continue
+	err := ScanSNMP(data, "Udp", func(name []byte, v uint64) {
+		switch string(name) {
+		case "InDatagrams":
+			s.InDatagrams = v
+		case "InErrors":
+			s.InErrors = v
+		case "RcvbufErrors":
+			s.RcvbufErrors = v
+		case "SndbufErrors":
+			s.SndbufErrors = v
 		}
-		if hdr == nil {
-			hdr = f[1:]
-			continue
-		}
-		vals := f[1:]
-		if len(vals) != len(hdr) {
-			return s, lineErr(n, "Udp: has %d values for %d names", len(vals), len(hdr))
-		}
-		for i, name := range hdr {
-			v, err := strconv.ParseUint(vals[i], 10, 64)
-			if err != nil {
-				return s, lineErr(n, "Udp %s: %q is not a number", name, clip(vals[i]))
-			}
-			switch name {
-			case "InDatagrams":
-				s.InDatagrams = v
-			case "InErrors":
-				s.InErrors = v
-			case "RcvbufErrors":
-				s.RcvbufErrors = v
-			case "SndbufErrors":
-				s.SndbufErrors = v
-			}
-		}
-		return s, nil
-	}
-	return s, lineErr(n, "no Udp: lines")
+	})
+	return s, err
 }
 
 // PacketSockets parses /proc/net/packet (net/packet/af_packet.c):
@@ -178,39 +155,31 @@ func PacketSockets(data []byte) ([]facts.PacketSocket, error) {
 	return out, nil
 }
 
-// netDevColumns name the 16 counters of a /proc/net/dev line
-// (net/core/net-procfs.c dev_seq_printf_stats). "rx_dropped" there
-// includes rx_missed_errors, "rx_frame_errors" sums length, over, CRC and
-// frame errors.
-var netDevColumns = []string{
-	"rx_bytes", "rx_packets", "rx_errors", "rx_dropped", "rx_fifo_errors", "rx_frame_errors", "rx_compressed", "multicast",
-	"tx_bytes", "tx_packets", "tx_errors", "tx_dropped", "tx_fifo_errors", "collisions", "tx_carrier_errors", "tx_compressed",
-}
-
 // NetDev parses /proc/net/dev into interface → counter → value.
 func NetDev(data []byte) (map[string]map[string]uint64, error) {
 	out := map[string]map[string]uint64{}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	n := 0
-	for sc.Scan() {
-		n++
-		name, rest, ok := strings.Cut(sc.Text(), ":")
-		if !ok || n <= 2 && strings.Contains(rest, "|") {
-			continue // the two header lines
-		}
-		f := strings.Fields(rest)
-		if len(f) < len(netDevColumns) {
-			return out, lineErr(n, "want %d counters, got %d", len(netDevColumns), len(f))
-		}
-		m := make(map[string]uint64, len(netDevColumns))
+	err := ScanNetDev(data, nil, func(name []byte, c [16]uint64) {
+		m := make(map[string]uint64, len(c))
 		for i, col := range netDevColumns {
-			v, err := strconv.ParseUint(f[i], 10, 64)
-			if err != nil {
-				return out, lineErr(n, "%s: %q is not a number", col, clip(f[i]))
-			}
-			m[col] = v
+			m[col] = c[i]
 		}
-		out[strings.TrimSpace(name)] = m
-	}
-	return out, nil
+		out[string(name)] = m
+	})
+	return out, err
+}
+
+// NFSDThreads reads the "th" line of /proc/net/rpc/nfsd: its first number
+// is the nfsd thread count (the last "th" line wins).
+func NFSDThreads(data []byte) (int, bool) {
+	th, ok := 0, false
+	_ = eachLine(data, func(_ int, l []byte) error {
+		f := strings.Fields(string(l))
+		if len(f) >= 2 && f[0] == "th" {
+			if v, err := strconv.Atoi(f[1]); err == nil {
+				th, ok = v, true
+			}
+		}
+		return nil
+	})
+	return th, ok
 }

@@ -105,3 +105,15 @@ func TestNetDev(t *testing.T) {
 		t.Error("short line must fail")
 	}
 }
+
+func TestNFSDThreads(t *testing.T) {
+	for in, want := range map[string]int{
+		"rc 0 10 20\nfh 0 0 0 0 0\nio 0 0\nth 8 0 0.000 0.000 0.000 0.000 0.000 0.000 0.000 0.000 0.000 0.000\n": 8,
+		"th 16 0\n": 16, "rc 0 1\n": -1, "th x\n": -1, "": -1,
+	} {
+		got, ok := NFSDThreads([]byte(in))
+		if (want < 0) == ok || ok && got != want {
+			t.Errorf("%q: %d %v, want %d", in, got, ok, want)
+		}
+	}
+}

@@ -9,22 +9,18 @@
 // RAW_VALUE column) is kept, and Attribute.Count is its leading number, the
 // value smartctl shows first; Packed marks strings that hold more.
 //
-// Pure functions, no I/O. Errors wrap ErrSyntax.
+// Pure functions, no I/O. Errors wrap perr.ErrSyntax.
 package smart
 
 import (
 	"bytes"
-	"errors"
-	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/nastune/nastune/internal/facts"
+	"github.com/nastune/nastune/internal/parse/perr"
 )
-
-// ErrSyntax is wrapped by parse errors.
-var ErrSyntax = errors.New("not smartctl output")
 
 // Parse reads JSON or text output, whichever b holds.
 func Parse(b []byte) (*facts.SMART, error) {
@@ -154,5 +150,5 @@ func Attr(s *facts.SMART, id int) *facts.Attribute {
 }
 
 func errf(format string, a ...any) error {
-	return fmt.Errorf("%w: %s", ErrSyntax, fmt.Sprintf(format, a...))
+	return perr.Input("not smartctl output: "+format, a...)
 }

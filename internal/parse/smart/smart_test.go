@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/nastune/nastune/internal/facts"
+	"github.com/nastune/nastune/internal/parse/perr"
 )
 
 const corpus = "../../../testdata/real/smart"
@@ -193,8 +194,8 @@ func rawStrings(t *testing.T, b []byte, format string) map[int]string {
 
 func TestMalformed(t *testing.T) {
 	for _, in := range []string{"", "hello\n", "{", `{"foo": 1}`, "{\"smartctl\": {\"version\": \"x\"}}", "ID# ATTRIBUTE_NAME\n  5 x"} {
-		if _, err := Parse([]byte(in)); err == nil || !errors.Is(err, ErrSyntax) {
-			t.Errorf("%q: want ErrSyntax, got %v", in, err)
+		if _, err := Parse([]byte(in)); err == nil || !errors.Is(err, perr.ErrSyntax) {
+			t.Errorf("%q: want perr.ErrSyntax, got %v", in, err)
 		}
 	}
 }

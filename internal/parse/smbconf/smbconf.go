@@ -15,13 +15,11 @@ package smbconf
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"strings"
-)
 
-// ErrSyntax is wrapped by parse errors.
-var ErrSyntax = errors.New("syntax error")
+	"github.com/nastune/nastune/internal/parse/perr"
+)
 
 // Param is one "name = value" line (or lines, with continuations).
 type Param struct {
@@ -70,8 +68,8 @@ type Error struct {
 
 func (e *Error) Error() string { return fmt.Sprintf("line %d: %s", e.Line, e.Msg) }
 
-// Unwrap makes errors.Is(err, ErrSyntax) true.
-func (e *Error) Unwrap() error { return ErrSyntax }
+// Unwrap makes errors.Is(err, perr.ErrSyntax) true.
+func (e *Error) Unwrap() error { return perr.ErrSyntax }
 
 // Parse reads smb.conf. Like Samba, it skips lines it cannot read and goes
 // on; the first such line is returned as the error together with the

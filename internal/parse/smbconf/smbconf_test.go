@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/nastune/nastune/internal/parse/perr"
 )
 
 func corpus(t *testing.T) map[string][]byte {
@@ -81,7 +83,7 @@ func TestBroken(t *testing.T) {
 	b, _ := os.ReadFile("testdata/corpus/broken.conf")
 	c, err := Parse(b)
 	var pe *Error
-	if !errors.As(err, &pe) || pe.Line != 3 || pe.Fatal || !errors.Is(err, ErrSyntax) {
+	if !errors.As(err, &pe) || pe.Line != 3 || pe.Fatal || !errors.Is(err, perr.ErrSyntax) {
 		t.Errorf("err = %v, want the skipped line 3", err)
 	}
 	fb, _ := os.ReadFile("testdata/corpus/broken-fatal.conf")

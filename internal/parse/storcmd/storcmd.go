@@ -1,27 +1,23 @@
 // Package storcmd parses what storage commands print: `tune2fs -l`,
 // `xfs_info`, `hdparm -B/-W`, `dmsetup table`, `zpool list -v -H -P -p`,
-// `zpool status -P` and `zdb -C`. Pure functions; errors wrap ErrSyntax
+// `zpool status -P` and `zdb -C`. Pure functions; errors wrap perr.ErrSyntax
 // and name the line.
 package storcmd
 
 import (
 	"bufio"
 	"bytes"
-	"errors"
-	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/nastune/nastune/internal/facts"
+	"github.com/nastune/nastune/internal/parse/perr"
 	"github.com/nastune/nastune/internal/parse/superblock"
 )
 
-// ErrSyntax is wrapped by parse errors.
-var ErrSyntax = errors.New("syntax error")
-
 func errf(line int, format string, a ...any) error {
-	return fmt.Errorf("line %d: %w: %s", line, ErrSyntax, fmt.Sprintf(format, a...))
+	return perr.Line(line, format, a...)
 }
 
 func lines(b []byte) []string {

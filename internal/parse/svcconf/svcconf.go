@@ -1,25 +1,20 @@
 // Package svcconf parses the configuration formats of the NFS server and
 // OpenVPN: /etc/nfs.conf (INI), /etc/default/* (shell assignments),
-// /etc/exports and OpenVPN configs. Pure functions; errors wrap ErrSyntax
+// /etc/exports and OpenVPN configs. Pure functions; errors wrap perr.ErrSyntax
 // and name the line; every good line is returned even when one is bad.
 package svcconf
 
 import (
 	"bufio"
 	"bytes"
-	"errors"
-	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/nastune/nastune/internal/facts"
+	"github.com/nastune/nastune/internal/parse/perr"
 )
 
-// ErrSyntax is wrapped by parse errors.
-var ErrSyntax = errors.New("syntax error")
-
 func errf(line int, format string, a ...any) error {
-	return fmt.Errorf("line %d: %w: %s", line, ErrSyntax, fmt.Sprintf(format, a...))
+	return perr.Line(line, format, a...)
 }
 
 func scan(b []byte, fn func(n int, line string)) {
@@ -138,22 +133,6 @@ func Exports(b []byte) ([]facts.Export, error) {
 		}
 	})
 	return out, first
-}
-
-// RPCNFSDThreads reads the "th" line of /proc/net/rpc/nfsd: its first
-// number is the thread count.
-func RPCNFSDThreads(b []byte) (int, bool) {
-	th := 0
-	ok := false
-	scan(b, func(_ int, l string) {
-		f := strings.Fields(l)
-		if len(f) >= 2 && f[0] == "th" {
-			if v, err := strconv.Atoi(f[1]); err == nil {
-				th, ok = v, true
-			}
-		}
-	})
-	return th, ok
 }
 
 // OpenVPNConfig reads an OpenVPN config: one directive per line with its

@@ -11,14 +11,12 @@ package sysctlconf
 import (
 	"bufio"
 	"bytes"
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
-)
 
-// ErrSyntax is wrapped by every parse error.
-var ErrSyntax = errors.New("syntax error")
+	"github.com/nastune/nastune/internal/parse/perr"
+)
 
 // Setting is one assignment in a file.
 type Setting struct {
@@ -27,17 +25,6 @@ type Setting struct {
 	Line     int
 	Optional bool // the key had a leading "-"
 }
-
-// Error names the file line a problem was found on.
-type Error struct {
-	Line int
-	Msg  string
-}
-
-func (e *Error) Error() string { return fmt.Sprintf("line %d: %s", e.Line, e.Msg) }
-
-// Unwrap makes errors.Is(err, ErrSyntax) true.
-func (e *Error) Unwrap() error { return ErrSyntax }
 
 // Parse reads one file. Lines without "=" are returned as errors (the
 // first one), while every valid line is still returned: sysctl itself
@@ -58,7 +45,7 @@ func Parse(data []byte) ([]Setting, error) {
 		k = strings.TrimSpace(k)
 		if !ok || k == "" {
 			if first == nil {
-				first = &Error{Line: n, Msg: fmt.Sprintf("%q is not 'key = value'", clip(line))}
+				first = &perr.Error{Line: n, Msg: fmt.Sprintf("%q is not 'key = value'", clip(line))}
 			}
 			continue
 		}
@@ -69,7 +56,7 @@ func Parse(data []byte) ([]Setting, error) {
 		}
 		if k == "" {
 			if first == nil {
-				first = &Error{Line: n, Msg: fmt.Sprintf("%q has no key", clip(line))}
+				first = &perr.Error{Line: n, Msg: fmt.Sprintf("%q has no key", clip(line))}
 			}
 			continue
 		}
@@ -77,7 +64,7 @@ func Parse(data []byte) ([]Setting, error) {
 		out = append(out, s)
 	}
 	if err := sc.Err(); err != nil && first == nil {
-		first = &Error{Line: n + 1, Msg: err.Error()}
+		first = &perr.Error{Line: n + 1, Msg: err.Error()}
 	}
 	return out, first
 }

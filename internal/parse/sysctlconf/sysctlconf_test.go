@@ -4,6 +4,8 @@ import (
 	"errors"
 	"reflect"
 	"testing"
+
+	"github.com/nastune/nastune/internal/parse/perr"
 )
 
 func TestParse(t *testing.T) {
@@ -20,8 +22,8 @@ func TestParse(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %+v", got)
 	}
-	var pe *Error
-	if !errors.As(err, &pe) || pe.Line != 8 || !errors.Is(err, ErrSyntax) {
+	var pe *perr.Error
+	if !errors.As(err, &pe) || pe.Line != 8 || !errors.Is(err, perr.ErrSyntax) {
 		t.Errorf("err = %v, want a syntax error on line 8", err)
 	}
 }

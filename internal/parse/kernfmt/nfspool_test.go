@@ -1,4 +1,4 @@
-package probe
+package kernfmt
 
 import (
 	"testing"
@@ -6,7 +6,7 @@ import (
 	"github.com/nastune/nastune/internal/facts"
 )
 
-func TestParseNFSPoolStats(t *testing.T) {
+func TestNFSPoolStats(t *testing.T) {
 	for _, tc := range []struct {
 		name, in string
 		want     []facts.NFSPool
@@ -23,7 +23,7 @@ func TestParseNFSPoolStats(t *testing.T) {
 		{"garbled", "# pool packets-arrived\n0 x\n", nil, true},
 		{"empty", "", nil, false},
 	} {
-		got, err := ParseNFSPoolStats([]byte(tc.in))
+		got, err := NFSPoolStats([]byte(tc.in))
 		if (err != nil) != tc.err {
 			t.Errorf("%s: err %v", tc.name, err)
 			continue
