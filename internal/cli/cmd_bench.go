@@ -521,7 +521,7 @@ func emitBench(env *Env, output, save string, v any, text func(io.Writer)) error
 // stderrIsTerminal: with -o json > file the bar still shows on the
 // terminal the user watches.
 func stderrIsTerminal(env *Env) bool {
-	f, ok := env.Stderr.(*os.File)
+	f, ok := render.RawWriter(env.Stderr).(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
@@ -530,14 +530,17 @@ func progressBar(env *Env) func(string, float64) {
 	if !env.IsTTY && !stderrIsTerminal(env) {
 		return func(string, float64) {}
 	}
+	// The bar's own carriage return and erase-line go raw; the label
+	// (a test or file name) passes render.CleanLine.
+	w := render.RawWriter(env.Stderr)
 	return func(label string, frac float64) {
 		if frac < 0 {
-			fmt.Fprint(env.Stderr, "\r\x1b[K")
+			fmt.Fprint(w, "\r\x1b[K")
 			return
 		}
 		frac = min(max(frac, 0), 1)
 		n := int(frac * 30)
-		fmt.Fprintf(env.Stderr, "\r[%s%s] %3.0f%% %s\x1b[K", strings.Repeat("#", n), strings.Repeat(" ", 30-n), frac*100, label)
+		fmt.Fprintf(w, "\r[%s%s] %3.0f%% %s\x1b[K", strings.Repeat("#", n), strings.Repeat(" ", 30-n), frac*100, render.CleanLine(label))
 	}
 }
 
