@@ -117,3 +117,24 @@ func TestEveryOutputChannelTerminalSafe(t *testing.T) {
 		}
 	}
 }
+
+// Redaction applies to report input too: an audit JSON written by an
+// older nastune (or by hand) whose evidence quotes a kernel command line
+// with a password printed it on main.
+func TestReportInputRedacted(t *testing.T) {
+	rep := map[string]any{"schema": "nastune/audit/v1", "host": map[string]any{"hostname": "nas"},
+		"findings": []map[string]any{{"id": "x", "family": "nic", "severity": "warn", "title": "t", "subject": "s",
+			"evidence": []map[string]string{{"source": "dmesg", "value": "Kernel command line: systemd.setenv=DB_PASSWORD=MARK1 nfsroot=u:MARK2@h:/r"}}}}}
+	b, _ := json.Marshal(rep)
+	f := filepath.Join(t.TempDir(), "a.json")
+	os.WriteFile(f, b, 0o644)
+	for _, o := range []string{"text", "json", "html"} {
+		out, errs, _ := run(t, "report", f, "-o", o)
+		if strings.Contains(out+errs, "MARK") {
+			t.Errorf("report -o %s prints a secret:\n%s%s", o, out, errs)
+		}
+		if !strings.Contains(out, "nas") {
+			t.Errorf("report -o %s: the host is not shown:\n%s%s", o, out, errs)
+		}
+	}
+}
