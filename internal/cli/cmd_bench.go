@@ -78,8 +78,11 @@ func newBenchDiskCmd(env *Env) *cobra.Command {
 // and 0 means "off" where a flag allows it (--interval 0).
 func benchSize(flag, v string) (int64, error) {
 	n, err := units.ParseSize(v)
-	if err != nil || n >= 1<<62 {
-		return 0, &UsageError{Err: fmt.Errorf("--%s %s: not a size", flag, v), Hint: "e.g. 4G, 512M (binary, ×1024) or 4GB (×1000)"}
+	if err != nil {
+		return 0, &UsageError{Err: fmt.Errorf("--%s: %w", flag, err), Hint: "e.g. 4G, 512M (binary, ×1024) or 4GB (×1000)"}
+	}
+	if n >= 1<<62 { // offset + length must stay a valid loff_t
+		return 0, usagef("e.g. 4G, 512M (binary, ×1024) or 4GB (×1000)", "--%s %s: at most 4 EiB (an offset plus a length must fit a signed 64-bit file offset)", flag, v)
 	}
 	return int64(n), nil
 }
