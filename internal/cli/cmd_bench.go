@@ -523,8 +523,11 @@ func emitBench(env *Env, output, save string, v any, text func(io.Writer)) error
 
 // stderrIsTerminal: with -o json > file the bar still shows on the
 // terminal the user watches.
-func stderrIsTerminal(env *Env) bool {
-	f, ok := render.RawWriter(env.Stderr).(*os.File)
+func stderrIsTerminal(env *Env) bool { return fileIsTerminal(render.RawWriter(env.Stderr)) }
+
+// fileIsTerminal reports whether w is a file open on a terminal.
+func fileIsTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
