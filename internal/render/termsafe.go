@@ -23,8 +23,10 @@ import (
 //   - DEL, the C1 controls (U+0080–U+009F), the bidi embeddings,
 //     overrides and isolates (U+202A–U+202E, U+2066–U+2069) and every
 //     other Unicode format character (category Cf: zero-width spaces and
-//     joiners, U+FEFF, tag characters) and the line and paragraph
-//     separators U+2028/U+2029 as \uXXXX (\UXXXXXXXX above U+FFFF).
+//     joiners, U+FEFF, tag characters), the other default-ignorable
+//     (invisible) characters such as the Hangul filler U+3164 and the
+//     line and paragraph separators U+2028/U+2029 as \uXXXX
+//     (\UXXXXXXXX above U+FFFF).
 //
 // No escape sequence passes, not even a colour: nastune's own colours and
 // cursor moves (the audit's --color, watch's live screen, bench's progress
@@ -116,10 +118,13 @@ func CleanLine(s string) string {
 }
 
 // unsafeRune reports whether r must be shown escaped: a control (C0, DEL,
-// C1), a format character (bidi controls, zero-width characters, tags) or
-// a line or paragraph separator.
+// C1), a format character (bidi controls, zero-width characters, tags), a
+// line or paragraph separator, or another character Unicode says to
+// render invisibly (Hangul fillers U+3164 and U+FFA0, the combining
+// grapheme joiner, variation selectors).
 func unsafeRune(r rune) bool {
-	return r < 0x20 || r >= 0x7f && r <= 0x9f || r == 0x2028 || r == 0x2029 || unicode.Is(unicode.Cf, r)
+	return r < 0x20 || r >= 0x7f && r <= 0x9f || r == 0x2028 || r == 0x2029 || unicode.Is(unicode.Cf, r) ||
+		unicode.Is(unicode.Other_Default_Ignorable_Code_Point, r) || unicode.Is(unicode.Variation_Selector, r)
 }
 
 func appendSafe(out, p []byte) []byte {

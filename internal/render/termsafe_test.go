@@ -20,18 +20,19 @@ import (
 // characters passed the filter.
 func TestTermSafe(t *testing.T) {
 	for in, want := range map[string]string{
-		"evil\x1b]0;PWNED\a\x1b[2Jx\n": `evil\x1b]0;PWNED\x07\x1b[2Jx` + "\n",
-		"a\rb\bc\x00d\x7f":             `a\x0db\x08c\x00d\u007f`,
-		"\x1b[1;31mCRIT\x1b[0m\tok\n":  `\x1b[1;31mCRIT\x1b[0m` + "\tok\n", // data's colours too
-		"\x1b[31;5;6H":                 `\x1b[31;5;6H`,
-		"caf\u00e9 · 4 MiB → 2 µs":     "caf\u00e9 · 4 MiB → 2 µs",
-		"\u009b2J and \x9b2J":          `\u009b2J and \x9b2J`,
-		"\x1b[8mhidden\x1b[30;40m":     `\x1b[8mhidden\x1b[30;40m`,
-		"photo\u202egpj.exe":           `photo\u202egpj.exe`,
-		"\u2066a\u2069\u202a\u202d":    `\u2066a\u2069\u202a\u202d`,
-		"zero\u200bwidth\u200d\ufeff":  `zero\u200bwidth\u200d\ufeff`,
-		"tag\U000e0041 \u2028\u2029":   `tag\U000e0041 \u2028\u2029`,
-		"soft\u00adhyphen\u061c":       `soft\u00adhyphen\u061c`,
+		"evil\x1b]0;PWNED\a\x1b[2Jx\n":  `evil\x1b]0;PWNED\x07\x1b[2Jx` + "\n",
+		"a\rb\bc\x00d\x7f":              `a\x0db\x08c\x00d\u007f`,
+		"\x1b[1;31mCRIT\x1b[0m\tok\n":   `\x1b[1;31mCRIT\x1b[0m` + "\tok\n", // data's colours too
+		"\x1b[31;5;6H":                  `\x1b[31;5;6H`,
+		"caf\u00e9 · 4 MiB → 2 µs":      "caf\u00e9 · 4 MiB → 2 µs",
+		"\u009b2J and \x9b2J":           `\u009b2J and \x9b2J`,
+		"\x1b[8mhidden\x1b[30;40m":      `\x1b[8mhidden\x1b[30;40m`,
+		"photo\u202egpj.exe":            `photo\u202egpj.exe`,
+		"\u2066a\u2069\u202a\u202d":     `\u2066a\u2069\u202a\u202d`,
+		"zero\u200bwidth\u200d\ufeff":   `zero\u200bwidth\u200d\ufeff`,
+		"tag\U000e0041 \u2028\u2029":    `tag\U000e0041 \u2028\u2029`,
+		"soft\u00adhyphen\u061c":        `soft\u00adhyphen\u061c`,
+		"blank\u3164\uffa0\u034f\ufe0f": `blank\u3164\uffa0\u034f\ufe0f`,
 	} {
 		var b bytes.Buffer
 		n, err := fmt.Fprint(NewTermSafe(&b), in)
