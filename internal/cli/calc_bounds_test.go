@@ -55,7 +55,8 @@ func TestTypedNumbersNeverWrap(t *testing.T) {
 		{[]string{"calc", "tcp", "--bandwidth", "1G", "--rtt", "20ms", "--ram", "0.2"}, "less than one byte"},
 		{[]string{"bench", "disk", "--file", "/nonexistent/x", "--size", "16E"}, "at most 8 EiB"},
 		{[]string{"bench", "disk", "--file", "/nonexistent/x", "--size", "5E"}, "at most 4 EiB"},
-		{[]string{"bench", "disk", "--file", "/nonexistent/x", "--runtime", "9999999999999"}, "not a duration"},
+		{[]string{"bench", "disk", "--file", "/nonexistent/x", "--runtime", "9999999999999"}, "at most 292 years"},
+		{[]string{"bench", "disk", "--file", "/nonexistent/x", "--runtime", "soon"}, "not a duration"},
 		{[]string{"bench", "disk", "--file", "/nonexistent/x", "--repeat", "9223372036854775807"}, "outside 1-20"},
 		{[]string{"bench", "net", "127.0.0.1", "-P", "9223372036854775807"}, "outside 1-16"},
 	} {

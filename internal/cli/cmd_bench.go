@@ -96,6 +96,9 @@ func durationFlag(flag, v string) (time.Duration, error) {
 	}
 	d, err := units.ParseDuration(v)
 	if err != nil {
+		if _, limit, ok := strings.Cut(err.Error(), ": at most "); ok { // too long: name the limit
+			return 0, usagef("seconds (30) or a duration (1m30s)", "--%s %s: at most %s", flag, v, limit)
+		}
 		return 0, usagef("seconds (30) or a duration (1m30s)", "--%s %s: not a duration", flag, v)
 	}
 	return d, nil
