@@ -59,7 +59,7 @@ func rawUnsafe(s string) string {
 // U+200B passed raw everywhere, and stderr was not filtered at all.
 func TestEveryOutputChannelTerminalSafe(t *testing.T) {
 	dir := fixture.HostDir(t, "raid6-server")
-	evil := "ev\x1b]0;T\a\u202eil\u009b2J\x7f\u200b\U000e0041"
+	evil := "ev\x1b]0;T\a\u202eil\u009b2J\x7f\u200b\U000e0041<img src=x onerror=alert(1)>"
 	write := func(f, s string, app bool) {
 		p := filepath.Join(dir, f)
 		flag := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
@@ -102,6 +102,9 @@ func TestEveryOutputChannelTerminalSafe(t *testing.T) {
 		}
 		if bad := rawUnsafe(stderr); bad != "" {
 			t.Errorf("%q stderr holds %q raw", args, bad)
+		}
+		if strings.Contains(strings.Join(args, " "), "-o html") && (strings.Contains(stdout, "<img") || !strings.Contains(stdout, "&lt;img")) {
+			t.Errorf("%q: markup from the tree reached the page raw, or the value is not shown", args)
 		}
 		if strings.Contains(strings.Join(args, " "), "-o json") && !json.Valid([]byte(stdout)) {
 			t.Errorf("%q: invalid JSON:\n%.400s", args, stdout)
