@@ -127,7 +127,8 @@ func TestEveryOutputChannelTerminalSafe(t *testing.T) {
 func TestReportInputRedacted(t *testing.T) {
 	rep := map[string]any{"schema": "nastune/audit/v1", "host": map[string]any{"hostname": "nas"},
 		"findings": []map[string]any{{"id": "x", "family": "nic", "severity": "warn", "title": "t", "subject": "s",
-			"evidence": []map[string]string{{"source": "dmesg", "value": "Kernel command line: systemd.setenv=DB_PASSWORD=MARK1 nfsroot=u:MARK2@h:/r"}}}}}
+			"evidence": []map[string]string{{"source": "dmesg", "value": "Kernel command line: systemd.setenv=DB_PASSWORD=MARK1 nfsroot=u:MARK2@h:/r"},
+				{"source": "/proc/sys/net/ipv4/tcp_fastopen_key", "value": "MARK3-0000-0000-0000"}}}}}
 	b, _ := json.Marshal(rep)
 	f := filepath.Join(t.TempDir(), "a.json")
 	os.WriteFile(f, b, 0o644)
