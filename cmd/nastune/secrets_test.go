@@ -66,7 +66,13 @@ func secretPlants(host string) []plant {
 	case "kirkwood-nas":
 		ps = append(ps, plant{file: "proc/412/cmdline", create: true, read: true,
 			text: "udhcpc\x00-i\x00eth0\x00--psk\x00NTSEC27\x00--password=NTSEC28\x00token=NTSEC29\x00key=NTSEC30\x00" +
-				"--pass\x00NTSEC31\x00mysql://root:NTSEC38@db/x\x00-p\x00NTSEC39\x00"})
+				"--pass\x00NTSEC31\x00mysql://root:NTSEC38@db/x\x00-p\x00NTSEC39\x00"},
+			// Round 3: the kernel command line in the kernel log, in the
+			// forms systemd, dracut and the kernel's NFS/iSCSI root take.
+			plant{file: ".nastune/commands/dmesg.txt", read: true,
+				text: "[    0.000000] Kernel command line: root=/dev/nfs systemd.setenv=DB_PASSWORD=NTSEC41 systemd.setenv=API_TOKEN=NTSEC42 " +
+					"netroot=iscsi:bob:NTSEC43@10.0.0.1::3260::iqn.2024-01.x:t nfsroot=alice:NTSEC44@10.0.0.2:/srv rd.luks.key=/NTSEC45.key " +
+					"systemd.set_credential=dbpass:NTSEC46 cifsroot=//s/r,username=u,password=NTSEC47 ip=dhcp\n"})
 	}
 	return ps
 }

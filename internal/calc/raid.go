@@ -3,6 +3,7 @@ package calc
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/bits"
 )
 
@@ -45,6 +46,15 @@ type RAIDPlan struct {
 
 // DefaultChunk is mdadm's default chunk size.
 const DefaultChunk = 512 << 10
+
+// MaxMDDevices is the most devices (active and spare) an array with 1.2
+// metadata can hold: mdadm's super1.c MAX_DEVS, (MAX_SB_SIZE 4096 − the
+// 256-byte superblock) / 2 bytes per role slot.
+const MaxMDDevices = (4096 - 256) / 2
+
+// MaxChunk is the largest power-of-two chunk the 1.2 superblock's 32-bit
+// chunksize (in 512-byte sectors) holds: 2³¹ sectors, 1 TiB.
+const MaxChunk = 1 << 31 << 9
 
 // ErrRAID is wrapped by invalid RAID inputs.
 var ErrRAID = errors.New("invalid RAID geometry")
@@ -97,8 +107,27 @@ func PlanRAID(in RAIDInput) (RAIDPlan, error) {
 	if in.Devices < md {
 		return p, fmt.Errorf("%w: RAID%d needs at least %d devices, got %d", ErrRAID, in.Level, md, in.Devices)
 	}
+	if in.Spares < 0 {
+		return p, fmt.Errorf("%w: --spares %d is negative", ErrRAID, in.Spares)
+	}
+	if in.Devices > MaxMDDevices || in.Spares > MaxMDDevices-in.Devices {
+		return p, fmt.Errorf("%w: --devices %d with --spares %d: at most %d devices in all (mdadm's limit for 1.2 metadata: (4096-256)/2 role slots, super1.c MAX_DEVS)",
+			ErrRAID, in.Devices, in.Spares, MaxMDDevices)
+	}
 	if in.MemberSize < 64<<20 {
 		return p, fmt.Errorf("%w: member size %d bytes is too small for 1.2 metadata", ErrRAID, in.MemberSize)
+	}
+	if in.MemberSize > math.MaxInt64 {
+		return p, fmt.Errorf("%w: member size %d bytes: at most 8 EiB (2^63-1 bytes, the largest Linux block device)", ErrRAID, in.MemberSize)
+	}
+	if p.ChunkBytes > MaxChunk {
+		return p, fmt.Errorf("%w: chunk %d bytes: at most 1 TiB (the 1.2 superblock holds the chunk as a 32-bit count of sectors)", ErrRAID, p.ChunkBytes)
+	}
+	if in.FSBlock != 0 && (in.FSBlock < 1024 || in.FSBlock > 65536 || in.FSBlock&(in.FSBlock-1) != 0) {
+		return p, fmt.Errorf("%w: filesystem block %d bytes: ext4 and XFS blocks are a power of two from 1 KiB to 64 KiB", ErrRAID, in.FSBlock)
+	}
+	if in.StripeCache != 0 && (in.StripeCache < 17 || in.StripeCache > 32768) {
+		return p, fmt.Errorf("%w: --stripe-cache %d: the kernel accepts 17-32768 (raid5.c raid5_set_cache_size)", ErrRAID, in.StripeCache)
 	}
 	chunkKiB := p.ChunkBytes >> 10
 	if in.Level == 1 {
@@ -114,7 +143,14 @@ func PlanRAID(in RAIDInput) (RAIDPlan, error) {
 		compKiB &^= chunkKiB - 1
 	}
 	p.ComponentBytes = compKiB << 10
+	if p.ComponentBytes == 0 {
+		return p, fmt.Errorf("%w: chunk %d bytes is larger than a member's data area (%d bytes)", ErrRAID, p.ChunkBytes, (devSectors-p.DataOffsetSectors)<<9)
+	}
 	n := uint64(in.Devices)
+	// The array is one block device: its size must fit loff_t.
+	if hi, lo := bits.Mul64(n, p.ComponentBytes); hi != 0 || lo > math.MaxInt64 {
+		return p, fmt.Errorf("%w: %d × %d bytes is beyond 8 EiB (2^63-1 bytes), the largest Linux block device", ErrRAID, in.Devices, p.ComponentBytes)
+	}
 	switch in.Level {
 	case 0:
 		p.DataDisks = in.Devices
@@ -138,6 +174,9 @@ func PlanRAID(in RAIDInput) (RAIDPlan, error) {
 	}
 	if in.Level != 1 {
 		p.XFSSuBytes, p.XFSSw = p.ChunkBytes, p.DataDisks
+	}
+	if in.AvgRequest > 0 && p.DataDisks > 0 && in.AvgRequest/uint64(p.DataDisks) > MaxChunk {
+		return p, fmt.Errorf("%w: --avg-request %d bytes over %d data disks asks for a chunk above 1 TiB, the most the 1.2 superblock holds", ErrRAID, in.AvgRequest, p.DataDisks)
 	}
 	if in.AvgRequest > 0 && p.DataDisks > 0 {
 		p.RecommendedChunkBytes = RecommendChunk(in.AvgRequest, p.DataDisks)

@@ -3,6 +3,7 @@ package calc
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/bits"
 	"strconv"
 	"strings"
@@ -149,6 +150,18 @@ func planZFS(vdevs []VdevSpec, diskSize uint64, ashift int, recordsize uint64, c
 	}
 	if len(vdevs) == 0 {
 		return ZFSPlan{}, fmt.Errorf("%w: no --vdev given", ErrZFS)
+	}
+	// Every byte count below is a uint64, as in OpenZFS; the pool's raw
+	// size must fit one (and each disk a Linux block device, loff_t).
+	if diskSize > math.MaxInt64 {
+		return ZFSPlan{}, fmt.Errorf("%w: disk size %d: at most 8 EiB (2^63-1 bytes, the largest Linux block device)", ErrZFS, diskSize)
+	}
+	disks := uint64(0)
+	for _, v := range vdevs {
+		disks += uint64(v.Disks)
+	}
+	if hi, lo := bits.Mul64(disks, diskSize); hi != 0 || lo > math.MaxInt64 {
+		return ZFSPlan{}, fmt.Errorf("%w: %d disks of %d bytes are beyond 8 EiB (2^63-1 bytes) in all, more than the 64-bit byte counts this arithmetic (and OpenZFS's space accounting) can hold", ErrZFS, disks, diskSize)
 	}
 	plan := ZFSPlan{Ashift: ashift}
 	var dspace uint64

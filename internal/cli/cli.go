@@ -105,10 +105,18 @@ func Main(ctx context.Context, args []string, env Env) int {
 	if env.Stdin == nil {
 		env.Stdin = strings.NewReader("")
 	}
+	// Host data (hostnames, config lines, file and process names, a peer's
+	// reply, a stranger's snapshot) may hold terminal control sequences:
+	// none reach the terminal raw, on stdout or on stderr (errors quote
+	// paths and file contents). See render.TermSafe and docs/security.md.
+	var safe []*render.TermSafe
 	if env.Stdout != nil {
-		// Host data (hostnames, config lines, a stranger's snapshot) may
-		// hold terminal control sequences: none reach the terminal raw.
-		env.Stdout = render.TermSafe{W: env.Stdout}
+		t := render.NewTermSafe(env.Stdout)
+		env.Stdout, safe = t, append(safe, t)
+	}
+	if env.Stderr != nil {
+		t := render.NewTermSafe(env.Stderr)
+		env.Stderr, safe = t, append(safe, t)
 	}
 	root := newRoot(&env)
 	root.SetArgs(args)
@@ -118,7 +126,11 @@ func Main(ctx context.Context, args []string, env Env) int {
 	if err == nil && ctx.Err() != nil && !env.complete {
 		err = ctx.Err() // what was printed is partial
 	}
-	return report(env.Stderr, err)
+	code := report(env.Stderr, err)
+	for _, t := range safe {
+		t.Flush()
+	}
+	return code
 }
 
 // StdEnv is the environment of the running process.

@@ -78,8 +78,11 @@ func newBenchDiskCmd(env *Env) *cobra.Command {
 // and 0 means "off" where a flag allows it (--interval 0).
 func benchSize(flag, v string) (int64, error) {
 	n, err := units.ParseSize(v)
-	if err != nil || n >= 1<<62 {
-		return 0, &UsageError{Err: fmt.Errorf("--%s %s: not a size", flag, v), Hint: "e.g. 4G, 512M (binary, ×1024) or 4GB (×1000)"}
+	if err != nil {
+		return 0, &UsageError{Err: fmt.Errorf("--%s: %w", flag, err), Hint: "e.g. 4G, 512M (binary, ×1024) or 4GB (×1000)"}
+	}
+	if n >= 1<<62 { // offset + length must stay a valid loff_t
+		return 0, usagef("e.g. 4G, 512M (binary, ×1024) or 4GB (×1000)", "--%s %s: at most 4 EiB (an offset plus a length must fit a signed 64-bit file offset)", flag, v)
 	}
 	return int64(n), nil
 }
@@ -93,6 +96,9 @@ func durationFlag(flag, v string) (time.Duration, error) {
 	}
 	d, err := units.ParseDuration(v)
 	if err != nil {
+		if _, limit, ok := strings.Cut(err.Error(), ": at most "); ok { // too long: name the limit
+			return 0, usagef("seconds (30) or a duration (1m30s)", "--%s %s: at most %s", flag, v, limit)
+		}
 		return 0, usagef("seconds (30) or a duration (1m30s)", "--%s %s: not a duration", flag, v)
 	}
 	return d, nil
@@ -520,8 +526,11 @@ func emitBench(env *Env, output, save string, v any, text func(io.Writer)) error
 
 // stderrIsTerminal: with -o json > file the bar still shows on the
 // terminal the user watches.
-func stderrIsTerminal(env *Env) bool {
-	f, ok := env.Stderr.(*os.File)
+func stderrIsTerminal(env *Env) bool { return fileIsTerminal(render.RawWriter(env.Stderr)) }
+
+// fileIsTerminal reports whether w is a file open on a terminal.
+func fileIsTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
@@ -530,14 +539,17 @@ func progressBar(env *Env) func(string, float64) {
 	if !env.IsTTY && !stderrIsTerminal(env) {
 		return func(string, float64) {}
 	}
+	// The bar's own carriage return and erase-line go raw; the label
+	// (a test or file name) passes render.CleanLine.
+	w := render.RawWriter(env.Stderr)
 	return func(label string, frac float64) {
 		if frac < 0 {
-			fmt.Fprint(env.Stderr, "\r\x1b[K")
+			fmt.Fprint(w, "\r\x1b[K")
 			return
 		}
 		frac = min(max(frac, 0), 1)
 		n := int(frac * 30)
-		fmt.Fprintf(env.Stderr, "\r[%s%s] %3.0f%% %s\x1b[K", strings.Repeat("#", n), strings.Repeat(" ", 30-n), frac*100, label)
+		fmt.Fprintf(w, "\r[%s%s] %3.0f%% %s\x1b[K", strings.Repeat("#", n), strings.Repeat(" ", 30-n), frac*100, render.CleanLine(label))
 	}
 }
 

@@ -356,6 +356,9 @@ func runCalcVPN(o *calcVPNOptions, env *Env) error {
 	if err := outputFormat(o.Output, "text", "json"); err != nil {
 		return err
 	}
+	if o.TunMTU != 0 && (o.TunMTU < 68 || o.TunMTU > 65535) {
+		return usagef("e.g. --tun-mtu 1500", "--tun-mtu %d: want 68-65535 (IPv4's minimum MTU, RFC 791, up to an IP packet's 16-bit total length)", o.TunMTU)
+	}
 	in := calc.VPNInput{MSSFix: o.MSSFix, Legacy: o.Legacy, Outer: o.Outer, Proto: o.Proto, Cipher: o.Cipher, Auth: o.Auth,
 		Compression: o.Compression, TAP: o.TAP, PeerID: !o.NoPeerID}
 	p, err := calc.PlanVPN(in)

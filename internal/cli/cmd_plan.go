@@ -109,8 +109,10 @@ func runPlan(ctx context.Context, o *planOptions, env *Env) error {
 		// stderr then.
 		// A patch stays byte-exact when it goes to a file or a pipe; on
 		// a terminal it is filtered like every other output.
+		// (IsTTY needs stdin on a terminal too: `plan -o diff </dev/null`
+		// on a terminal must still be filtered.)
 		out := env.Stdout
-		if !env.IsTTY {
+		if !env.IsTTY && !fileIsTerminal(render.RawWriter(env.Stdout)) {
 			out = render.RawWriter(out)
 		}
 		if len(files) == 0 {

@@ -138,5 +138,22 @@ func readAuditInput(cmd *cobra.Command, file string) (*audit.Report, error) {
 	if rep.Schema != audit.Schema {
 		return nil, fmt.Errorf("schema %q, want %q (output of nastune audit -o json)", rep.Schema, audit.Schema)
 	}
+	// The one redaction layer again, as for a snapshot's files: a report
+	// written by an older nastune (fewer forms) or by hand may quote a
+	// secret in its evidence.
+	// An evidence source that is a host path ("/proc/sys/…_key",
+	// "/etc/fstab:3") also gets that path's own rules.
+	for i := range rep.Findings {
+		for j := range rep.Findings[i].Evidence {
+			ev := &rep.Findings[i].Evidence[j]
+			ev.Value = hostfs.RedactString(ev.Value)
+			if src := ev.Source; strings.HasPrefix(src, "/") {
+				if k := strings.LastIndexByte(src, ':'); k > 0 && strings.Trim(src[k+1:], "0123456789") == "" {
+					src = src[:k]
+				}
+				ev.Value = strings.TrimSuffix(string(hostfs.Redact(src, []byte(ev.Value))), "\n")
+			}
+		}
+	}
 	return &rep, nil
 }

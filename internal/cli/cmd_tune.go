@@ -19,6 +19,7 @@ import (
 	"github.com/nastune/nastune/internal/bench"
 	"github.com/nastune/nastune/internal/hostfs"
 	"github.com/nastune/nastune/internal/probe"
+	"github.com/nastune/nastune/internal/render"
 	"github.com/nastune/nastune/internal/tune"
 )
 
@@ -186,7 +187,7 @@ func runTune(ctx context.Context, o *tuneOptions, env *Env) error {
 		if err != nil {
 			return err
 		}
-		_, err = fmt.Fprintf(env.Stdout, "%s\n", b)
+		_, err = fmt.Fprintf(env.Stdout, "%s\n", render.JSONSafe(b))
 		return err
 	}
 	w := env.Stderr
@@ -292,7 +293,7 @@ func emitTune(env *Env, format string, res *tune.Result) error {
 		if err != nil {
 			return err
 		}
-		_, err = fmt.Fprintf(env.Stdout, "%s\n", b)
+		_, err = fmt.Fprintf(env.Stdout, "%s\n", render.JSONSafe(b))
 		return err
 	case "html":
 		return tune.WriteHTML(env.Stdout, res)

@@ -13,6 +13,7 @@ import (
 	"github.com/nastune/nastune/internal/ceiling"
 	"github.com/nastune/nastune/internal/hostfs"
 	"github.com/nastune/nastune/internal/probe"
+	"github.com/nastune/nastune/internal/render"
 	"github.com/nastune/nastune/internal/watch"
 )
 
@@ -63,12 +64,14 @@ func runWatch(ctx context.Context, o *watchOptions, env *Env) error {
 	// at its link's ceiling from one that is merely busy.
 	root := hostfs.Live()
 	opts := watch.Options{Interval: iv, For: dur, Ceilings: watch.CeilingsFrom(ceiling.Paths(probe.Collect(ctx, root)))}
+	// The live screen: our own home-and-clear goes raw, the screen's text
+	// (thread and device names) passes render.Clean, in one write.
+	raw := render.RawWriter(env.Stdout)
 	if env.IsTTY && o.Output == "text" {
 		opts.OnSample = func(s watch.Sample, v []watch.Bottleneck) {
 			var b strings.Builder
-			b.WriteString("\x1b[H\x1b[2J")
 			watch.WriteLive(&b, s, v)
-			fmt.Fprint(env.Stdout, b.String())
+			fmt.Fprint(raw, "\x1b[H\x1b[2J"+render.Clean(b.String()))
 		}
 	}
 	res, err := watch.Run(ctx, root, opts)
@@ -76,13 +79,16 @@ func runWatch(ctx context.Context, o *watchOptions, env *Env) error {
 		return err
 	}
 	if opts.OnSample != nil {
-		fmt.Fprint(env.Stdout, "\x1b[H\x1b[2J")
+		fmt.Fprint(raw, "\x1b[H\x1b[2J")
 	}
 	switch o.Output {
 	case "json":
-		enc := json.NewEncoder(env.Stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(res)
+		b, err := json.MarshalIndent(res, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(env.Stdout, "%s\n", render.JSONSafe(b))
+		return err
 	case "html":
 		return watch.WriteHTML(env.Stdout, res)
 	default:

@@ -84,3 +84,21 @@ func TestWatchMemoryLimit(t *testing.T) {
 		t.Errorf("memory limit %d, want 8 MiB", got)
 	}
 }
+
+// The live screen on a terminal: on main the home-and-clear nastune
+// writes itself went through the terminal filter and was printed as the
+// text "\x1b[H\x1b[2J", so the screen scrolled instead of redrawing.
+func TestWatchLiveScreenDraws(t *testing.T) {
+	var out, errb bytes.Buffer
+	env := Env{Stdout: &out, Stderr: &errb, IsTTY: true, Getenv: func(string) string { return "" }}
+	if code := Main(context.Background(), []string{"watch", "--for", "0.6", "--interval", "0.3"}, env); code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	s := out.String()
+	if !strings.HasPrefix(s, "\x1b[H\x1b[2Jnastune watch  t=") {
+		t.Errorf("the live screen does not start with home-and-clear:\n%q", s[:min(len(s), 80)])
+	}
+	if strings.Contains(s, `\x1b[H`) {
+		t.Error("nastune's own screen control was escaped")
+	}
+}

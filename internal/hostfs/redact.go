@@ -15,11 +15,19 @@ package hostfs
 //   - Redact: in what is read, values of secret-looking keys (password=,
 //     credentials= and pass= mount options, "PrivateKey = …", token=,
 //     --psk VALUE in a command line), PEM bodies, OpenVPN inline key
-//     blocks, passwords in URLs, dm-crypt keys in `dmsetup table` and
+//     blocks, passwords in URLs and in "user:pass@host" values, the
+//     kernel command line's systemd.setenv=X_PASSWORD=… and
+//     systemd.set_credential=…, items of a quoted list
+//     (GRUB_CMDLINE_LINUX="…"), dm-crypt keys in `dmsetup table` and
 //     net.ipv4.tcp_fastopen_key are replaced by Redacted.
 //
 // Redaction keeps the layout (the key, the line, the field count), so
-// parsers still work and evidence still says where a value was.
+// parsers still work and evidence still says where a value was. It costs
+// a byte scan where no secret is: files the kernel writes whole of its
+// own names and numbers (/proc/crypto, /proc/stat: noSecretForms) are not
+// scanned; elsewhere a line reaches the regular expressions only when
+// mayHoldSecret finds a trigger in it, and each expression only when a
+// cheap test shows it can match (BenchmarkRedact).
 
 import (
 	"bytes"
@@ -95,11 +103,48 @@ func Redact(p string, data []byte) []byte {
 		return []byte(Redacted + "\n")
 	case strings.HasPrefix(p, "/proc/") && path.Base(p) == "cmdline":
 		return redactCmdline(data)
+	case noSecretForms[procNet(p)]:
+		return data
 	}
 	if bytes.IndexByte(data, 0) >= 0 {
 		return data // binary (a superblock): no text secrets to find
 	}
 	return redactText(data)
+}
+
+// noSecretForms are files the kernel writes whole, of names and numbers
+// it chose, where none of Redact's forms can occur: not scanned at all.
+// /proc/crypto alone ("min keysize", 600 lines) took most of the audit's
+// redaction time before the line prefilter.
+var noSecretForms = map[string]bool{
+	"/proc/crypto": true, "/proc/cpuinfo": true, "/proc/meminfo": true, "/proc/stat": true, "/proc/vmstat": true,
+	"/proc/interrupts": true, "/proc/softirqs": true, "/proc/diskstats": true, "/proc/partitions": true,
+	"/proc/mdstat": true, "/proc/swaps": true, "/proc/uptime": true, "/proc/loadavg": true, "/proc/zoneinfo": true,
+	"/proc/buddyinfo": true, "/proc/pressure/cpu": true, "/proc/pressure/io": true, "/proc/pressure/memory": true,
+	"/proc/net/dev": true, "/proc/net/snmp": true, "/proc/net/snmp6": true, "/proc/net/netstat": true,
+	"/proc/net/softnet_stat": true, "/proc/net/sockstat": true, "/proc/net/sockstat6": true,
+	"/proc/spl/kstat/zfs/arcstats": true,
+}
+
+// procNet maps /proc/PID/net/X (where /proc/net leads) to /proc/net/X.
+func procNet(p string) string {
+	rest, ok := strings.CutPrefix(p, "/proc/")
+	if !ok {
+		return p
+	}
+	pid, tail, ok := strings.Cut(rest, "/")
+	if !ok || !strings.HasPrefix(tail, "net/") {
+		return p
+	}
+	for _, c := range pid {
+		if c < '0' || c > '9' {
+			if pid != "self" && pid != "thread-self" {
+				return p
+			}
+			break
+		}
+	}
+	return "/proc/" + tail
 }
 
 // RedactString redacts free text that did not come from a file (an error
@@ -190,7 +235,7 @@ func redactCmdline(data []byte) []byte {
 var secretWords = map[string]bool{
 	"password": true, "passwd": true, "pass": true, "pwd": true, "passphrase": true, "secret": true,
 	"psk": true, "token": true, "key": true, "privatekey": true, "presharedkey": true, "credentials": true,
-	"cred": true, "creds": true, "apikey": true, "secretkey": true, "accesskey": true, "authkey": true,
+	"cred": true, "creds": true, "credential": true, "apikey": true, "secretkey": true, "accesskey": true, "authkey": true,
 	"wpapsk": true, "pin": true,
 }
 
@@ -269,49 +314,137 @@ var inlineBlocks = map[string]bool{
 	"pkcs12": true, "auth-user-pass": true, "http-proxy-user-pass": true,
 }
 
-// hint is a quick test that a text may hold anything redactText changes.
-var hint = []string{"pass", "secret", "psk", "token", "key", "cred", "-----begin", "://", "pwd", "pin", "user"}
-
+// redactText redacts every line of data that may hold a secret (see
+// mayHoldSecret), and PEM and OpenVPN inline key blocks. It costs one
+// byte scan when nothing is redacted, and returns data itself then.
 func redactText(data []byte) []byte {
-	low := bytes.ToLower(data)
-	found := false
-	for _, h := range hint {
-		if bytes.Contains(low, []byte(h)) {
-			found = true
-			break
+	var out []byte // nil until a line changes
+	block := ""    // inside a PEM ("-----END") or inline ("</key>") block: its end line
+	for i := 0; i < len(data); {
+		j := bytes.IndexByte(data[i:], '\n')
+		end := len(data)
+		if j >= 0 {
+			end = i + j + 1
 		}
-	}
-	if !found {
-		return data
-	}
-	lines := strings.SplitAfter(string(data), "\n")
-	var sb strings.Builder
-	sb.Grow(len(data))
-	block := "" // inside a PEM ("-----END") or inline ("</key>") block: its end line
-	for _, l := range lines {
-		body := strings.TrimRight(l, "\r\n")
-		nl := l[len(body):]
-		t := strings.TrimSpace(body)
-		if block != "" {
-			if strings.HasPrefix(t, block) {
-				sb.WriteString(l)
-				block = ""
+		line := data[i:end]
+		start := i
+		i = end
+		if block == "" && !mayHoldSecret(line) {
+			if out != nil {
+				out = append(out, line...)
 			}
 			continue
 		}
-		if strings.HasPrefix(t, "-----BEGIN ") && strings.HasSuffix(t, "-----") {
-			sb.WriteString(l + Redacted + "\n")
+		if out == nil {
+			out = append(make([]byte, 0, len(data)+64), data[:start]...)
+		}
+		l := string(line)
+		body := strings.TrimRight(l, "\r\n")
+		nl := l[len(body):]
+		t := strings.TrimSpace(body)
+		switch {
+		case block != "":
+			if strings.HasPrefix(t, block) {
+				out = append(out, l...)
+				block = ""
+			}
+		case strings.HasPrefix(t, "-----BEGIN ") && strings.HasSuffix(t, "-----"):
+			out = append(out, l+Redacted+"\n"...)
 			block = "-----END "
-			continue
-		}
-		if strings.HasPrefix(t, "<") && strings.HasSuffix(t, ">") && inlineBlocks[strings.ToLower(t[1:len(t)-1])] {
-			sb.WriteString(l + Redacted + "\n")
+		case strings.HasPrefix(t, "<") && strings.HasSuffix(t, ">") && inlineBlocks[strings.ToLower(t[1:len(t)-1])]:
+			out = append(out, l+Redacted+"\n"...)
 			block = "</" + t[1:]
-			continue
+		default:
+			out = append(out, redactLine(body)+nl...)
 		}
-		sb.WriteString(redactLine(body) + nl)
 	}
-	return []byte(sb.String())
+	if out == nil || bytes.Equal(out, data) {
+		return data
+	}
+	return out
+}
+
+// lowerASCII maps ASCII letters to lower case and every other byte to
+// itself: the prefilter's case-insensitive compare without a copy.
+var lowerASCII = func() (t [256]byte) {
+	for i := range t {
+		t[i] = byte(i)
+		if i >= 'A' && i <= 'Z' {
+			t[i] = byte(i) + 'a' - 'A'
+		}
+	}
+	return t
+}()
+
+// hasFoldAt reports whether l[i:] starts with word (lower case), ignoring
+// ASCII case.
+func hasFoldAt(l []byte, i int, word string) bool {
+	if len(l)-i < len(word) {
+		return false
+	}
+	for k := 0; k < len(word); k++ {
+		if lowerASCII[l[i+k]] != word[k] {
+			return false
+		}
+	}
+	return true
+}
+
+// mayHoldSecret is the prefilter before any regular expression: one pass
+// over the line's bytes. Every form redactLine and redactText change needs
+// one of these in the line, so a line without them is left as it is:
+//
+//   - a secret key's last word (secretWords) holds "pass", "pwd",
+//     "secret", "psk", "token", "key", "cred" or "pin";
+//   - a password in a URL or in "user:pass@host" is a ':' before an '@';
+//   - "user=name%password" (mount.cifs, smbclient) is a '%' in a line
+//     naming "user" or "u=";
+//   - a PEM block starts with "-----BEGIN", an inline block with '<'.
+func mayHoldSecret(l []byte) bool {
+	colon, pct, user := false, false, false
+	for i := 0; i < len(l); i++ {
+		switch lowerASCII[l[i]] {
+		case 'p':
+			if hasFoldAt(l, i, "pass") || hasFoldAt(l, i, "pwd") || hasFoldAt(l, i, "psk") || hasFoldAt(l, i, "pin") {
+				return true
+			}
+		case 's':
+			if hasFoldAt(l, i, "secret") {
+				return true
+			}
+		case 't':
+			if hasFoldAt(l, i, "token") {
+				return true
+			}
+		case 'k':
+			if hasFoldAt(l, i, "key") {
+				return true
+			}
+		case 'c':
+			if hasFoldAt(l, i, "cred") {
+				return true
+			}
+		case 'u':
+			if hasFoldAt(l, i, "user") || hasFoldAt(l, i, "u=") {
+				user = true
+			}
+		case '-':
+			if hasFoldAt(l, i, "-----begin") {
+				return true
+			}
+		case '<':
+			return true
+		case ':':
+			colon = true
+		case '@':
+			if colon {
+				return true
+			}
+		case '%':
+			pct = true
+		}
+	}
+	return pct && user
 }
 
 // redactLine redacts one line. Comments are redacted too: a
@@ -320,26 +453,79 @@ func redactLine(l string) string {
 	if strings.TrimSpace(l) == "" {
 		return l
 	}
-	if m := lineRe.FindStringSubmatchIndex(l); m != nil && secretKey(l[m[4]:m[5]]) && !plainValue(l[m[6]:m[7]]) {
-		return l[:m[6]] + Redacted
-	}
-	if !strings.ContainsAny(l, "=:") {
+	// Each expression runs only when a cheap test shows it can change the
+	// line: the key before the first '=' or ':' (or the first word) names
+	// a secret, a "word=" is in the line, a "://", a "--".
+	lead := strings.TrimLeft(strings.TrimLeft(strings.TrimLeft(l, " \t\r\n\v\f"), "#;"), " \t\r\n\v\f")
+	if i := strings.IndexAny(lead, "=:"); i >= 0 {
+		if secretKey(lead[:i]) {
+			if m := lineRe.FindStringSubmatchIndex(l); m != nil && secretKey(l[m[4]:m[5]]) && !plainValue(l[m[6]:m[7]]) {
+				return l[:m[6]] + Redacted
+			}
+		}
+	} else if w, _, _ := strings.Cut(strings.ReplaceAll(lead, "\t", " "), " "); secretKey(w) {
 		if m := spaceRe.FindStringSubmatchIndex(l); m != nil && secretKey(l[m[4]:m[5]]) && !plainValue(l[m[6]:m[7]]) {
 			return l[:m[6]] + Redacted
 		}
 	}
-	l = kvRe.ReplaceAllStringFunc(l, func(s string) string {
-		k, v, _ := strings.Cut(s, "=")
-		if secretKey(k) && !plainValue(v) {
-			return k + "=" + Redacted
-		}
-		if userKey(k) {
-			return k + "=" + redactUserPass(v, false)
-		}
-		return s
-	})
-	l = urlRe.ReplaceAllString(l, "${1}:"+Redacted+"@")
+	if wordEquals(l) {
+		l = kvRe.ReplaceAllStringFunc(l, kvRedact)
+	}
+	if strings.Contains(l, "://") {
+		l = urlRe.ReplaceAllString(l, "${1}:"+Redacted+"@")
+	}
 	return redactFlags(l)
+}
+
+// wordEquals reports whether l holds "word=" (a '=' right after a key
+// character), which kvRe needs.
+func wordEquals(l string) bool {
+	for i := 1; i < len(l); i++ {
+		if l[i] == '=' {
+			c := l[i-1]
+			if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '-' {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// kvRedact redacts one key=value match of kvRe.
+func kvRedact(s string) string {
+	k, v, _ := strings.Cut(s, "=")
+	if secretKey(k) && !plainValue(v) {
+		return k + "=" + Redacted
+	}
+	if userKey(k) {
+		return k + "=" + redactUserPass(v, false)
+	}
+	// A quoted list (GRUB_CMDLINE_LINUX="… password=x …"): its items.
+	if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
+		return k + "=" + v[:1] + redactLine(v[1:len(v)-1]) + v[len(v)-1:]
+	}
+	// systemd.setenv=DB_PASSWORD=x on the kernel command line, and any
+	// key whose value is itself "KEY=VALUE".
+	if k2, v2, ok := strings.Cut(v, "="); ok && secretKey(k2) && !plainValue(v2) {
+		return k + "=" + k2 + "=" + Redacted
+	}
+	return k + "=" + redactUserinfo(v)
+}
+
+// redactUserinfo redacts the password of "user:password@host" in a
+// value without a URL scheme: the kernel command line's
+// netroot=iscsi:user:pass@host::3260::iqn…, nfsroot=, root=. Everything
+// between the first ':' and the last '@' goes.
+func redactUserinfo(v string) string {
+	at := strings.LastIndexByte(v, '@')
+	if at <= 0 || strings.Contains(v[:at], "://") {
+		return v // none, or a URL (urlRe keeps its scheme and user)
+	}
+	c := strings.IndexByte(v[:at], ':')
+	if c < 0 || c+1 == at || v[c+1:at] == Redacted {
+		return v
+	}
+	return v[:c+1] + Redacted + v[at:]
 }
 
 // plainValue reports whether a value cannot be a secret: empty, a
@@ -355,7 +541,7 @@ func plainValue(v string) bool {
 // redactFlags replaces the word after a secret flag ("--psk VALUE") in a
 // line of text (a command line shown by a tool).
 func redactFlags(l string) string {
-	if !strings.Contains(l, "-") {
+	if !strings.Contains(l, "--") {
 		return l
 	}
 	f := strings.Fields(l)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/nastune/nastune/internal/facts"
+	"github.com/nastune/nastune/internal/hostfs"
 	"github.com/nastune/nastune/internal/parse/kmsg"
 )
 
@@ -22,6 +23,10 @@ func (p *prober) kernelLog(disks []*facts.BlockDevice) {
 			p.fail(pathKmsg, err)
 			return
 		}
+		// The one redaction layer, as Command applies it to a captured
+		// dmesg: /dev/kmsg is read past hostfs, and the kernel command
+		// line it logs can hold passwords.
+		b = hostfs.RedactCommand([]string{"dmesg"}, b)
 		src = pathKmsg
 		// A snapshot keeps only the storage lines (not the kernel command
 		// line, addresses or other drivers' chatter); an audit that saves

@@ -154,13 +154,14 @@ func (p *promWriter) printf(format string, a ...any) {
 }
 
 // escapeLabel escapes a label value: backslash, double quote and newline
-// (the exposition format's only escapes); other bytes pass, and invalid
-// UTF-8 is replaced so a garbled hostname cannot break the file.
+// (the exposition format's only escapes). Invalid UTF-8 becomes U+FFFD;
+// controls and format characters are shown as text (\x1b, \u202e: see
+// Clean), so the file stays valid, a terminal showing it cannot be
+// driven, and the TermSafe writer under it has nothing left to change.
 func escapeLabel(s string) string {
-	s = strings.ToValidUTF8(s, "\uFFFD")
-	return strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`).Replace(s)
+	return strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`).Replace(Clean(strings.ToValidUTF8(s, "\uFFFD")))
 }
 
 func escapeHelp(s string) string {
-	return strings.NewReplacer(`\`, `\\`, "\n", `\n`).Replace(s)
+	return strings.NewReplacer(`\`, `\\`, "\n", `\n`).Replace(Clean(strings.ToValidUTF8(s, "\uFFFD")))
 }

@@ -41,13 +41,20 @@ func (s styler) sev(v rule.Severity) string {
 }
 
 // Text writes the audit for a person: a header, findings grouped by family
-// with their evidence and recommendation, and a summary line.
+// with their evidence and recommendation, and a summary line. Every value
+// from the report passes CleanLine (no control character, no forged
+// line), so with colours on the text goes to RawWriter(w): the only escape
+// sequences in it are the styles written here.
 func Text(w io.Writer, r *audit.Report, o Options) error {
+	if o.Color {
+		w = RawWriter(w)
+	}
 	bw := bufio.NewWriter(w)
 	st := styler(o.Color)
+	c := CleanLine
 	h := r.Host
 	fmt.Fprintf(bw, "%s %s · kernel %s · %s · %d CPU · %s RAM\n",
-		st.on(ansiBold, "nastune audit:"), orUnknown(h.Hostname), orUnknown(h.Kernel), orUnknown(h.Arch),
+		st.on(ansiBold, "nastune audit:"), c(orUnknown(h.Hostname)), c(orUnknown(h.Kernel)), c(orUnknown(h.Arch)),
 		h.CPUs, memString(h.MemBytes))
 	for _, r := range r.ExpiredRuns {
 		fmt.Fprintf(bw, "%s run %s %s; %s\n", st.on(ansiBold, "nastune journal:"), r.ID, r.Message, r.Fix)
@@ -56,31 +63,31 @@ func Text(w io.Writer, r *audit.Report, o Options) error {
 	for _, f := range r.Findings {
 		if f.Family != family {
 			family = f.Family
-			fmt.Fprintf(bw, "\n%s\n", st.on(ansiBold, family))
+			fmt.Fprintf(bw, "\n%s\n", st.on(ansiBold, c(family)))
 		}
-		fmt.Fprintf(bw, "  %s  %s  %s: %s\n", padSev(st, f.Severity), f.ID, f.Subject, f.Title)
+		fmt.Fprintf(bw, "  %s  %s  %s: %s\n", padSev(st, f.Severity), c(f.ID), c(f.Subject), c(f.Title))
 		for _, e := range f.Evidence {
-			fmt.Fprintf(bw, "        %s %s\n", st.on(ansiDim, e.Source+":"), e.Value)
+			fmt.Fprintf(bw, "        %s %s\n", st.on(ansiDim, c(e.Source)+":"), c(e.Value))
 		}
 		if o.Verbose {
-			fmt.Fprintf(bw, "        %s %s\n", st.on(ansiDim, "why:"), f.Why)
+			fmt.Fprintf(bw, "        %s %s\n", st.on(ansiDim, "why:"), c(f.Why))
 		}
 		if rec := f.Recommendation; rec != nil {
-			fmt.Fprintf(bw, "        → %s\n", recommendation(rec))
+			fmt.Fprintf(bw, "        → %s\n", c(recommendation(rec)))
 			if o.Verbose && rec.Basis != "" {
-				fmt.Fprintf(bw, "          %s %s\n", st.on(ansiDim, "computed from:"), rec.Basis)
+				fmt.Fprintf(bw, "          %s %s\n", st.on(ansiDim, "computed from:"), c(rec.Basis))
 			}
 		}
 		if o.Verbose {
 			for _, ref := range f.Refs {
-				fmt.Fprintf(bw, "        %s %s\n", st.on(ansiDim, "ref:"), ref)
+				fmt.Fprintf(bw, "        %s %s\n", st.on(ansiDim, "ref:"), c(ref))
 			}
 		}
 	}
 	if o.Verbose && len(r.NotCollected) > 0 {
 		fmt.Fprintf(bw, "\n%s\n", st.on(ansiBold, "not collected"))
 		for _, n := range r.NotCollected {
-			fmt.Fprintf(bw, "  %s: %s\n", n.Source, n.Reason)
+			fmt.Fprintf(bw, "  %s: %s\n", c(n.Source), c(n.Reason))
 		}
 	}
 	fmt.Fprintf(bw, "\n%s\n", summary(st, r, o.Verbose))

@@ -22,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"strconv"
 	"strings"
 	"time"
@@ -82,16 +83,40 @@ func sizeMult(unit string) (float64, bool) {
 	return 0, false
 }
 
+// MaxSize is the largest size ParseSize accepts: 2⁶³−1 bytes (8 EiB), the
+// largest file or block device Linux can address (loff_t is a signed
+// 64-bit offset). Callers multiply sizes by counts in uint64, so one
+// bound here keeps every product checkable.
+const MaxSize = math.MaxInt64
+
 // ParseSize reads a byte size: "1G" (1 GiB), "512M", "64k", "4TB" (4×10¹²),
-// "512KiB", "4096" (bytes). Zero is refused.
+// "512KiB", "4096" (bytes). Zero, a fraction of a byte that rounds to
+// zero, and sizes beyond MaxSize are refused, never wrapped.
 func ParseSize(s string) (uint64, error) {
 	num, unit := split(s)
 	v, ok := number(num)
 	mult, okU := sizeMult(unit)
-	if !ok || !okU || v <= 0 || v*mult >= 1<<63 {
+	if !ok || !okU || v <= 0 {
 		return 0, fmt.Errorf("%w: size %q: use %s", ErrUnit, s, SizeHelp)
 	}
-	return uint64(math.Round(v * mult)), nil
+	tooBig := fmt.Errorf("%w: size %q: at most 8 EiB (2^63-1 bytes, the largest file or device Linux addresses)", ErrUnit, s)
+	// Whole numbers exactly (a float64 rounds 2⁶³−1 up to 2⁶³).
+	if u, err := strconv.ParseUint(num, 10, 64); err == nil {
+		hi, lo := bits.Mul64(u, uint64(mult))
+		if hi != 0 || lo > MaxSize {
+			return 0, tooBig
+		}
+		return lo, nil // not 0: v > 0 and mult ≥ 1
+	}
+	// float64 holds 2⁶³ exactly; anything at or above it does not fit.
+	if v*mult >= 1<<63 {
+		return 0, tooBig
+	}
+	n := uint64(math.Round(v * mult))
+	if n == 0 {
+		return 0, fmt.Errorf("%w: size %q is less than one byte", ErrUnit, s)
+	}
+	return n, nil
 }
 
 // ParseRate reads a rate and returns bits per second (see the package
@@ -159,7 +184,10 @@ func ParseRate(s string) (float64, error) {
 func ParseDuration(s string) (time.Duration, error) {
 	t := strings.TrimSpace(strings.ReplaceAll(s, "µs", "us"))
 	if v, ok := number(t); ok {
-		if v <= 0 || v*1e9 > math.MaxInt64 {
+		if v*1e9 >= math.MaxInt64 {
+			return 0, fmt.Errorf("%w: duration %q: at most 292 years (a 64-bit count of nanoseconds)", ErrUnit, s)
+		}
+		if v <= 0 || math.Round(v*1e9) == 0 {
 			return 0, fmt.Errorf("%w: duration %q: use %s", ErrUnit, s, DurationHelp)
 		}
 		return time.Duration(math.Round(v * 1e9)), nil

@@ -2,6 +2,8 @@ package units
 
 import (
 	"errors"
+	"math"
+	"strings"
 	"testing"
 	"time"
 )
@@ -123,6 +125,30 @@ func TestFormat(t *testing.T) {
 		b, err := ParseSize(Bytes(n))
 		if err != nil || b != n {
 			t.Errorf("round trip %d: %d %v", n, b, err)
+		}
+	}
+}
+
+// Round 3: sizes and durations typed by a user never wrap or round to
+// zero: on main "0.3" was a size of 0 bytes (bench net -s --max-bytes 0.3
+// served without a limit) and "1e-12" a duration of 0.
+func TestParseSizeBounds(t *testing.T) {
+	for _, s := range []string{"0.3", "0.4B", "18446744073709551615", "18446744073709551616", "9223372036854775808", "8E", "16EiB", "9.3EB", "1e30"} {
+		if n, err := ParseSize(s); err == nil {
+			t.Errorf("ParseSize(%q) = %d, want an error", s, n)
+		}
+	}
+	if _, err := ParseSize("8E"); err == nil || !strings.Contains(err.Error(), "at most 8 EiB") {
+		t.Errorf("ParseSize(8E): %v, want the limit named", err)
+	}
+	for s, want := range map[string]uint64{"9223372036854775807": math.MaxInt64, "7E": 7 << 60, "0.5K": 512, "1": 1} {
+		if n, err := ParseSize(s); err != nil || n != want {
+			t.Errorf("ParseSize(%q) = %d, %v; want %d", s, n, err, want)
+		}
+	}
+	for _, s := range []string{"1e-12", "0.0000000001", "9223372037", "1e300"} {
+		if d, err := ParseDuration(s); err == nil {
+			t.Errorf("ParseDuration(%q) = %v, want an error", s, d)
 		}
 	}
 }
