@@ -62,6 +62,9 @@ func parseRTTFlag(s string) (time.Duration, error) {
 }
 
 func runApply(ctx context.Context, o *applyOptions, env *Env) error {
+	if o.Confirm < 0 {
+		return usagef("give the window as a positive duration, e.g. --confirm 120s, or leave --confirm out", "--confirm %s: a negative window would apply with nothing to revert it", o.Confirm)
+	}
 	if o.Root != "/" {
 		return usagef("use `nastune plan --root DIR` to see what would change there", "apply refuses --root %s: a captured tree is not a live system", o.Root)
 	}
