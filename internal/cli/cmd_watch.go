@@ -60,9 +60,11 @@ func runWatch(ctx context.Context, o *watchOptions, env *Env) error {
 	}
 	watchMemoryLimit(env.Getenv)
 	// The path model (PCIe, SATA, USB links, arrays) lets watch tell a disk
-	// at its link's ceiling from one that is merely busy.
+	// at its link's ceiling from one that is merely busy; the probe's
+	// kernel-log mapper ties the errors the kernel logs to disks.
 	root := hostfs.Live()
-	opts := watch.Options{Interval: iv, For: dur, Ceilings: watch.CeilingsFrom(ceiling.Paths(probe.Collect(ctx, root)))}
+	h := probe.Collect(ctx, root)
+	opts := watch.Options{Interval: iv, For: dur, Ceilings: watch.CeilingsFrom(ceiling.Paths(h)), KernelLogDisks: probe.KernelLogDisks(h)}
 	if env.IsTTY && o.Output == "text" {
 		opts.OnSample = func(s watch.Sample, v []watch.Bottleneck) {
 			var b strings.Builder
