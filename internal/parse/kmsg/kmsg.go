@@ -327,7 +327,7 @@ var storagePrefix = regexp.MustCompile(`^(ata\d|sd \d|scsi|usb \d|uas|nvme|md/|m
 // Storage keeps the lines of a kernel log (in its own format) whose
 // message is about disks, links, USB storage, NVMe or md: what a snapshot
 // needs, without the rest of the log (the kernel command line, network
-// addresses, other drivers).
+// addresses, other drivers, crash reports naming users' programs).
 func Storage(b []byte) []byte {
 	var out bytes.Buffer
 	sc := bufio.NewScanner(bytes.NewReader(b))
@@ -335,7 +335,7 @@ func Storage(b []byte) []byte {
 	for sc.Scan() {
 		l := sc.Text()
 		m := Messages([]byte(l))
-		if len(m) == 1 && storagePrefix.MatchString(m[0]) {
+		if len(m) == 1 && storagePrefix.MatchString(m[0]) && !quotesUser(m[0]) {
 			out.WriteString(l)
 			out.WriteByte('\n')
 		}

@@ -190,7 +190,8 @@ func TestStorage(t *testing.T) {
 		"[    1.900000] e1000e 0000:00:19.0 eth0: 00:11:22:33:44:55\n" +
 		"[    2.000000] sd 0:0:0:0: [sda] 3907029168 512-byte logical blocks\n" +
 		"[    2.100000] md/raid:md0: device sdb1 operational as raid disk 1\n" +
-		"[    2.200000] I/O error, dev sdb, sector 8\n"
+		"[    2.200000] I/O error, dev sdb, sector 8\n" +
+		"[    2.300000] critical medium[294]: segfault at 0 ip 0000000000400078 sp 00007ffc9c4725b0 error 4 in critical medium error, dev sda, sector 2048[400000+1000]\n"
 	got := string(Storage([]byte(in)))
 	want := "[    1.842113] ata1: SATA link up 3.0 Gbps (SStatus 123 SControl 300)\n" +
 		"[    2.000000] sd 0:0:0:0: [sda] 3907029168 512-byte logical blocks\n" +
