@@ -61,9 +61,11 @@ func runWatch(ctx context.Context, o *watchOptions, env *Env) error {
 	}
 	watchMemoryLimit(env.Getenv)
 	// The path model (PCIe, SATA, USB links, arrays) lets watch tell a disk
-	// at its link's ceiling from one that is merely busy.
+	// at its link's ceiling from one that is merely busy; the probe's
+	// kernel-log mapper ties the errors the kernel logs to disks.
 	root := hostfs.Live()
-	opts := watch.Options{Interval: iv, For: dur, Ceilings: watch.CeilingsFrom(ceiling.Paths(probe.Collect(ctx, root)))}
+	h := probe.Collect(ctx, root)
+	opts := watch.Options{Interval: iv, For: dur, Ceilings: watch.CeilingsFrom(ceiling.Paths(h)), KernelLogDisks: probe.KernelLogDisks(h)}
 	// The live screen: our own home-and-clear goes raw, the screen's text
 	// (thread and device names) passes render.Clean, in one write.
 	raw := render.RawWriter(env.Stdout)

@@ -3,6 +3,7 @@ package probe
 import (
 	"errors"
 	"io/fs"
+	"regexp"
 	"strings"
 
 	"github.com/nastune/nastune/internal/facts"
@@ -47,42 +48,65 @@ func (p *prober) kernelLog(disks []*facts.BlockDevice) {
 		}
 	}
 	kl := &facts.KernelLog{Source: src}
+	names := KernelLogDisks(p.h)
 	for _, ev := range kmsg.Parse(b) {
-		ev.Disk = mapEvent(p.h, disks, ev.Key)
+		ev.Disk = names[ev.Key]
 		kl.Events = append(kl.Events, ev)
 	}
 	p.h.KernelLog = kl
 }
 
-// mapEvent finds the whole disk a kernel-log name refers to: sdb or sdb6
-// directly, ataN through the port in the disk's sysfs path (unless several
-// disks share it behind a port multiplier), H:C:T:L and hostN through the
-// SCSI address, a USB device through the bridge's path, nvmeN through the
-// controller's namespaces.
-func mapEvent(h *facts.Host, disks []*facts.BlockDevice, key string) string {
-	if d := h.Disk(key); d != nil && d.Kind == "disk" {
-		return d.Name
+// KernelLogDisks maps each name the kernel log calls a whole disk by to
+// that disk: the disk (sdb) and its partitions (sdb6), its libata port
+// (ata3, from the disk's sysfs path), its SCSI address (2:0:0:0) and
+// host (host2), its USB device (2-1.2, the bridge's), its NVMe
+// controller (nvme0 for nvme0n1). A name two disks share (a port
+// multiplier's ataN, a SCSI host or USB hub with several disks, an NVMe
+// controller with several namespaces) is left out: a line naming it
+// cannot say which disk it is about. md, dm, loop and other virtual
+// devices are not disks and map to nothing.
+//
+// It is the one kernel-log → disk mapper: the probe maps the log it
+// reads with it, and watch maps the lines it tails with it.
+func KernelLogDisks(h *facts.Host) map[string]string {
+	owner := map[string]string{}
+	shared := map[string]bool{}
+	add := func(name, disk string) {
+		if name == "" {
+			return
+		}
+		if o, ok := owner[name]; ok && o != disk {
+			shared[name] = true
+		}
+		owner[name] = disk
 	}
-	var hit []string
-	for _, d := range disks {
-		dh := d.Health
-		switch {
-		case strings.HasPrefix(key, "ata") && dh != nil && dh.Port == key,
-			scsiAddr.MatchString(key) && dh != nil && dh.SCSIAddr == key,
-			strings.HasPrefix(key, "host") && dh != nil && strings.HasPrefix(dh.SCSIAddr, strings.TrimPrefix(key, "host")+":"),
-			d.USB != nil && d.USB.Device == key,
-			strings.HasPrefix(key, "nvme") && strings.HasPrefix(d.Name, key+"n"):
-			hit = append(hit, d.Name)
-		default:
-			for _, pt := range d.Partitions {
-				if pt.Name == key {
-					hit = append(hit, d.Name)
-				}
+	for _, d := range h.Block {
+		if d.Kind != "disk" {
+			continue
+		}
+		add(d.Name, d.Name)
+		for _, pt := range d.Partitions {
+			add(pt.Name, d.Name)
+		}
+		if dh := d.Health; dh != nil {
+			add(dh.Port, d.Name)
+			add(dh.SCSIAddr, d.Name)
+			if host, _, ok := strings.Cut(dh.SCSIAddr, ":"); ok {
+				add("host"+host, d.Name)
 			}
 		}
+		if d.USB != nil {
+			add(d.USB.Device, d.Name)
+		}
+		if m := nvmeNamespace.FindStringSubmatch(d.Name); m != nil {
+			add(m[1], d.Name)
+		}
 	}
-	if len(hit) == 1 {
-		return hit[0]
+	for name := range shared {
+		delete(owner, name)
 	}
-	return ""
+	return owner
 }
+
+// nvmeNamespace names the controller of an NVMe namespace block device.
+var nvmeNamespace = regexp.MustCompile(`^(nvme\d+)n\d+$`)

@@ -35,10 +35,17 @@ func readKmsg(name string, max int) ([]byte, error) {
 	if st.Mode&unix.S_IFMT != unix.S_IFCHR {
 		return nil, fmt.Errorf("%s: not a character device", name)
 	}
+	return kmsgLines(func(b []byte) (int, error) { return unix.Read(fd, b) }, name, max)
+}
+
+// kmsgLines reads /dev/kmsg records with read (one record per call) until
+// EAGAIN or max bytes, and returns them as dmesg prints them; records user
+// space wrote are left out (kmsg.FormatRecord).
+func kmsgLines(read func([]byte) (int, error), name string, max int) ([]byte, error) {
 	var out bytes.Buffer
 	rec := make([]byte, 8192) // printk's record limit is below this
 	for out.Len() < max {
-		n, err := unix.Read(fd, rec)
+		n, err := read(rec)
 		switch {
 		case errors.Is(err, unix.EAGAIN):
 			return out.Bytes(), nil

@@ -3,9 +3,6 @@ package watch
 import (
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -35,20 +32,22 @@ var errorKinds = map[string]bool{
 // /dev/kmsg), and each interval reads until EAGAIN, so a watch never
 // blocks on the log and never re-reads what was there before it started.
 type kmsgTail struct {
-	fd   int
-	keys map[string]string // kernel-log name (ata3, 2:0:0:0, 2-1, nvme0, sdb1) → whole disk
-	rec  []byte
+	fd int
+	// readRec reads one record (unix.Read on fd; a test replays records).
+	readRec func([]byte) (int, error)
+	// disks maps kernel-log names (ata3, 2:0:0:0, 2-1, nvme0, sdb1) to
+	// whole disks: Options.KernelLogDisks, from probe.KernelLogDisks.
+	disks map[string]string
+	rec   []byte
 }
 
 // pathKmsg is the kernel log device (a variable for tests).
 var pathKmsg = "/dev/kmsg"
 
-var nvmeCtrl = regexp.MustCompile(`^nvme[0-9]+$`)
-
 // maxEventsPerSample bounds what one interval keeps of a flooding log.
 const maxEventsPerSample = 64
 
-func openKmsgTail(name string, disks []string) (*kmsgTail, error) {
+func openKmsgTail(name string) (*kmsgTail, error) {
 	fd, err := unix.Open(name, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w (the kernel log needs root, or kernel.dmesg_restrict=0)", name, err)
@@ -57,16 +56,19 @@ func openKmsgTail(name string, disks []string) (*kmsgTail, error) {
 		unix.Close(fd)
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	return &kmsgTail{fd: fd, keys: diskKeys("/sys/block", disks), rec: make([]byte, 8192)}, nil
+	k := &kmsgTail{fd: fd, rec: make([]byte, 8192)}
+	k.readRec = func(b []byte) (int, error) { return unix.Read(k.fd, b) }
+	return k, nil
 }
 
 func (k *kmsgTail) Close() error { return unix.Close(k.fd) }
 
-// read returns the storage error events logged since the last read.
+// read returns the storage error events logged since the last read;
+// records user space wrote are no events (kmsg.FormatRecord drops them).
 func (k *kmsgTail) read() []KernelEvent {
 	var lines []byte
 	for {
-		n, err := unix.Read(k.fd, k.rec)
+		n, err := k.readRec(k.rec)
 		if errors.Is(err, unix.EPIPE) || errors.Is(err, unix.EINTR) {
 			continue // records overwritten while reading: go on with the next
 		}
@@ -77,79 +79,20 @@ func (k *kmsgTail) read() []KernelEvent {
 			lines = append(append(lines, l...), '\n')
 		}
 	}
-	return classify(lines, k.keys)
+	return classify(lines, k.disks)
 }
 
-// classify turns log lines into error events mapped to disks.
-func classify(lines []byte, keys map[string]string) []KernelEvent {
+// classify turns log lines into error events mapped to disks (disks as
+// probe.KernelLogDisks returns them; nil maps none).
+func classify(lines []byte, disks map[string]string) []KernelEvent {
 	var out []KernelEvent
 	for _, ev := range kmsg.Parse(lines) {
 		if !errorKinds[ev.Kind] || len(out) == maxEventsPerSample {
 			continue
 		}
-		out = append(out, KernelEvent{Disk: keys[ev.Key], Kind: ev.Kind, Line: ev.Line})
+		out = append(out, KernelEvent{Disk: disks[ev.Key], Kind: ev.Kind, Line: ev.Line})
 	}
 	return out
-}
-
-// diskKeys maps the names the kernel log uses for a disk to the disk, from
-// its sysfs device path (…/ata3/host2/target2:0:0/2:0:0:0/block/sdb,
-// …/usb2/2-1/2-1:1.0/host6/…, …/nvme/nvme0/nvme0n1): the disk and its
-// partitions, its ataN port, its SCSI address and host, its USB device,
-// its NVMe controller. A name two disks share (a port multiplier, a
-// SCSI host with several disks) is left out: the line cannot say which.
-func diskKeys(sysBlock string, disks []string) map[string]string {
-	owner := map[string]string{}
-	shared := map[string]bool{}
-	add := func(k, d string) {
-		if o, ok := owner[k]; ok && o != d {
-			shared[k] = true
-		}
-		owner[k] = d
-	}
-	for _, d := range disks {
-		add(d, d)
-		if ents, err := os.ReadDir(filepath.Join(sysBlock, d)); err == nil {
-			for _, e := range ents {
-				if strings.HasPrefix(e.Name(), d) {
-					add(e.Name(), d) // partitions
-				}
-			}
-		}
-		real, err := filepath.EvalSymlinks(filepath.Join(sysBlock, d))
-		if err != nil {
-			continue
-		}
-		for _, c := range strings.Split(real, "/") {
-			switch {
-			case strings.HasPrefix(c, "ata") && len(c) > 3 && c[3] >= '0' && c[3] <= '9',
-				strings.HasPrefix(c, "host"),
-				nvmeCtrl.MatchString(c),
-				strings.Count(c, ":") == 3, // H:C:T:L
-				usbDevice(c):
-				add(c, d)
-			}
-		}
-	}
-	for k := range shared {
-		delete(owner, k)
-	}
-	return owner
-}
-
-// usbDevice: a USB device's sysfs name (2-1, 1-1.4), not an interface
-// (2-1:1.0).
-func usbDevice(c string) bool {
-	bus, port, ok := strings.Cut(c, "-")
-	if !ok || bus == "" || port == "" || strings.Contains(c, ":") {
-		return false
-	}
-	for _, r := range bus + strings.ReplaceAll(port, ".", "") {
-		if r < '0' || r > '9' {
-			return false
-		}
-	}
-	return true
 }
 
 // stallIntervals is how many intervals in a row a device must hold
@@ -277,15 +220,10 @@ func hardwareNext(d string, ev []KernelEvent) string {
 	return fmt.Sprintf("check %s's cable and port and its health (`%s`); not tuning", d, check)
 }
 
-// openKernelLog starts following /dev/kmsg for the whole disks watched;
-// unreadable (not root, dmesg_restrict) it is listed as not collected.
+// openKernelLog starts following /dev/kmsg; unreadable (not root,
+// dmesg_restrict) it is listed as not collected.
 func (s *Sampler) openKernelLog() {
-	var disks []string
-	for d := range s.devs {
-		disks = append(disks, d)
-	}
-	sort.Strings(disks)
-	kl, err := openKmsgTail(pathKmsg, disks)
+	kl, err := openKmsgTail(pathKmsg)
 	if err != nil {
 		s.skip(pathKmsg, err)
 		return

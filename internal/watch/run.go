@@ -33,6 +33,11 @@ type Options struct {
 	// Ceilings are the modelled path ceilings of block devices (see
 	// CeilingsFrom); nil reasons on utilization alone.
 	Ceilings map[string]Ceiling
+	// KernelLogDisks maps the names kernel-log lines give a disk by
+	// (ata3, 2:0:0:0, 2-1, nvme0, sdb1) to the whole disk: what
+	// probe.KernelLogDisks returns, the one mapper audit uses too. nil:
+	// errors the kernel logs are listed but tied to no disk.
+	KernelLogDisks map[string]string
 	// MaxSamples kept (0: the MaxSamples constant); older ones are dropped.
 	MaxSamples int
 }
@@ -46,6 +51,9 @@ func Run(ctx context.Context, root *hostfs.Root, o Options) (*Result, error) {
 		return nil, err
 	}
 	defer s.Close()
+	if s.kl != nil {
+		s.kl.disks = o.KernelLogDisks
+	}
 	res := &Result{IntervalS: o.Interval.Seconds(), Samples: []Sample{}}
 	tick := time.NewTicker(o.Interval)
 	defer tick.Stop()

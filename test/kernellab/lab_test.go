@@ -105,6 +105,7 @@ var Steps = map[string]string{
 	"nfsd-one":         "nfsd with 1 thread on 2 CPUs started by nfs-kernel-server's rpc.nfsd -N 3 1 (NFSv4 only: no rpcbind in the guest); Debian's stock /etc/nfs.conf",
 	"nfsd-applied":     "nfsd-one after nastune apply --only nfs-threads-low",
 	"smart-healthy":    "qemu's emulated AHCI disks (ide-hd on -device ahci, serials LABSATA0/LABSATA1) and NVMe disk (-device nvme, LABNVME0) read with Debian's smartctl",
+	"smart-forged-log": "the smart-healthy disks after root wrote a block-layer medium error for LABSATA0 to /dev/kmsg as <3> (the kernel files it as user.err, <11>) and two programs named like medium errors on LABSATA0 crashed (mov rax,[0] and ud2: the kernel's segfault and traps lines quote their file names)",
 	"smart-standby":    "the same disks after hdparm -y (STANDBY IMMEDIATE) to LABSATA1; qemu's ATA emulation ignores it and answers CHECK POWER MODE with 0xFF (active or idle)",
 	"smart-missing":    "the same disks with smartctl taken off PATH",
 }
@@ -653,6 +654,25 @@ func checkSmart(t *testing.T, res results) {
 		if sb[sata1].Health != "ok" || !strings.Contains(after, "active/idle") {
 			t.Errorf("smart-standby: an active disk: HEALTH %q, hdparm -C after %q", sb[sata1].Health, after)
 		}
+	}
+
+	// A forged kernel log (THREATS.md): the kernel itself is the oracle
+	// that the write is user.err and that both crashes were logged.
+	raw := res.cmd(t, "smart-forged-log", "kmsg")
+	if !regexp.MustCompile(`(?m)^<11>\[[ \d.]+\] critical medium error, dev `+sata0+`, sector 2048 `).MatchString(raw) ||
+		!strings.Contains(raw, "]: segfault at 0 ") || !strings.Contains(raw, "traps: ") {
+		t.Errorf("smart-forged-log: the guest's kernel log lacks the user.err record or the crashes:\n%s", tail([]byte(raw), 3000))
+	}
+	for _, f := range res.audit(t, "smart-forged-log").Findings {
+		if strings.HasPrefix(f.ID, "health-") && f.Severity != "info" {
+			t.Errorf("smart-forged-log: %s %s on %s from a forged kernel log: %s", f.Severity, f.ID, f.Subject, f.Why)
+		}
+	}
+	if h := inventoryDisks(t, res, "smart-forged-log")[sata0].Health; h != "ok" {
+		t.Errorf("smart-forged-log: inventory HEALTH of %s is %q after a forged kernel log, want ok", sata0, h)
+	}
+	if dm := snapshotFile(t, res.file(t, "smart-forged-log", "snapshot.tar.gz"), ".nastune/commands/dmesg.txt"); bytes.Contains(dm, []byte("prio class 0")) {
+		t.Errorf("smart-forged-log: the snapshot keeps the record user space wrote:\n%s", dm)
 	}
 
 	// smartctl off PATH: not collected, with the way to get it

@@ -107,6 +107,7 @@ func TestLabSnapshots(t *testing.T) {
 		"nfsd-one":         {want: []string{"nfs-threads-low"}},
 		"nfsd-applied":     {not: []string{"nfs-threads-low"}},
 		"smart-healthy":    {not: []string{"health-smart-failed", "health-media-errors", "health-link-errors", "health-hot", "health-wear", "health-io-errors"}},
+		"smart-forged-log": {not: []string{"health-smart-failed", "health-media-errors", "health-link-errors", "health-io-errors"}},
 		"smart-standby":    {not: []string{"health-smart-failed", "health-media-errors", "health-link-errors", "health-hot", "health-wear", "health-io-errors"}},
 		"smart-missing":    {not: []string{"health-smart-failed", "health-media-errors", "health-no-selftest", "health-hot"}},
 	}

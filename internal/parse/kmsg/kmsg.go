@@ -1,18 +1,35 @@
-// Package kmsg reads the kernel log, as /dev/kmsg records or as what dmesg,
-// `dmesg -T`, journalctl -k or syslog print, and picks the lines that say
-// something about a disk or its link (KNOWLEDGE §17): libata exceptions,
-// link resets and speeds, SError/ICRC CRC errors, media errors, block-layer
-// I/O errors, UAS aborts and USB resets, NVMe timeouts and controller
-// resets, md read errors and failed members.
+// Package kmsg reads the kernel log, as /dev/kmsg records or as what dmesg
+// (plain, -r, -x, -T, --time-format iso), journalctl (-k, short formats,
+// -o json) or syslog print, and picks the lines that say something about a
+// disk or its link (KNOWLEDGE §17): libata exceptions, link resets and
+// speeds, SError/ICRC CRC errors, media errors, block-layer I/O errors,
+// UAS aborts and USB resets, NVMe timeouts and controller resets, md read
+// errors and failed members.
+//
+// Only the kernel's own records count (THREATS.md, "Kernel log"): a
+// /dev/kmsg record or `dmesg -r`/`-x` line whose facility is not the
+// kernel's (user space writes to /dev/kmsg as LOG_USER or above), a
+// syslog or journal line whose tag is not "kernel", and a journal JSON
+// record whose _TRANSPORT is not "kernel" are dropped before any pattern
+// is tried. Each pattern is the kernel's format for that message, matched
+// from the start of the message text (after the timestamp and the prefix
+// the driver prints: "ata3.00: ", "sd 2:0:0:0: [sdb] ", "nvme nvme0: ")
+// and, where the format is fixed, to its end; a line that quotes a process
+// or file name (`traps:`, `segfault at`, `audit:`, `comm=`) never matches,
+// so a user cannot make a disk look sick by naming a program like a
+// medium error. Plain dmesg text carries no facility: it is trusted as
+// far as the patterns go.
 //
 // Each event keeps the exact line and the name the kernel used for the
 // device (ata3, sdb, sdb6, 2:0:0:0, host6, 2-1.2, nvme0); mapping that to
-// a disk needs sysfs and is the probe's job. Pure functions, no I/O.
+// a disk needs sysfs and is the probe's job (probe.KernelLogDisks). Pure
+// functions, no I/O.
 package kmsg
 
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"regexp"
 	"strconv"
 	"strings"
@@ -21,43 +38,112 @@ import (
 )
 
 var (
-	kmsgRecord = regexp.MustCompile(`^\d+,\d+,\d+,[^;]*;`)
-	syslogHead = regexp.MustCompile(`^[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \S+ kernel: `)
-	isoHead    = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\S+ \S+ kernel: `)
-	levelHead  = regexp.MustCompile(`^<\d>`)
+	// A /dev/kmsg record: "PRI,seq,usec,flags[,caller=…];text"
+	// (Documentation/ABI/testing/dev-kmsg); PRI is facility<<3 | level.
+	kmsgRecord = regexp.MustCompile(`^(\d+),\d+,\d+,[^;]*;`)
+	// syslog's traditional format and journalctl's short and
+	// short-precise ones: "Apr 16 07:07:38 host TAG: ".
+	syslogHead = regexp.MustCompile(`^[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)? \S+ (\S+): `)
+	// RFC 3339 stamps (rsyslog's high-precision format, journalctl
+	// short-iso and short-iso-precise): "2024-05-01T10:00:00.123+02:00 host TAG: ".
+	isoHead = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d) \S+ (\S+): `)
+	// dmesg --time-format iso: "2024-05-01T10:00:00,123456+02:00 ".
+	dmesgISO = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d,\d+(?:Z|[+-]\d\d:?\d\d) `)
+	// dmesg -x (--decode): "kern  :err   : ".
+	decodeHead = regexp.MustCompile(`^([a-z]+\d?) *:(emerg|alert|crit|err|warn|notice|info|debug) *: `)
+	// A printk level ("<4>") or dmesg -r's whole prefix ("<12>" is user.warn).
+	levelHead  = regexp.MustCompile(`^<(\d+)>`)
 	stampHead  = regexp.MustCompile(`^\[\s*\d+\.\d+\] ?`)
 	ctimeHead  = regexp.MustCompile(`^\[[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d [\d:]+ \d{4}\] ?`)
+	callerHead = regexp.MustCompile(`^\[\s*[TC]\d+\] ?`) // CONFIG_PRINTK_CALLER
 )
 
-// Messages returns the message text of each log line, without the
-// record, syslog, printk-level and timestamp prefixes. Continuation lines
-// (kmsg " KEY=value" dictionaries, indented register dumps) are dropped.
+// kernelPRI reports whether a syslog PRI value (facility<<3 | level) has
+// the kernel's facility, 0. The kernel gives what user space writes to
+// /dev/kmsg LOG_USER (1) unless it asks for another non-zero facility
+// (kernel/printk/printk.c, devkmsg_write), so facility 0 is the kernel's.
+func kernelPRI(s string) bool {
+	v, err := strconv.ParseUint(s, 10, 32)
+	return err == nil && v>>3 == 0
+}
+
+// journalRecord is the part of a `journalctl -o json` record read here.
+// _TRANSPORT is set by journald, not by the client that logged.
+type journalRecord struct {
+	Transport string `json:"_TRANSPORT"`
+	Message   any    `json:"MESSAGE"`
+}
+
+// message returns the kernel message text of one log line, and false for
+// a line that is not a kernel record in any of the forms this package
+// reads (or is a continuation line).
+func message(l string) (string, bool) {
+	l = strings.TrimRight(l, " \r")
+	if strings.HasPrefix(l, "{") {
+		var r journalRecord
+		if json.Unmarshal([]byte(l), &r) != nil || r.Transport != "kernel" {
+			return "", false
+		}
+		m, ok := r.Message.(string) // a byte array when not UTF-8
+		if !ok {
+			return "", false
+		}
+		l = m
+	} else if m := kmsgRecord.FindStringSubmatch(l); m != nil {
+		if !kernelPRI(m[1]) {
+			return "", false // written to /dev/kmsg by user space
+		}
+		l = l[len(m[0]):]
+	} else if m := syslogHead.FindStringSubmatch(l); m != nil {
+		if m[1] != "kernel" {
+			return "", false // another program's line (or "kernel[PID]:", a process calling itself kernel)
+		}
+		l = l[len(m[0]):]
+	} else if m := isoHead.FindStringSubmatch(l); m != nil {
+		if m[1] != "kernel" {
+			return "", false
+		}
+		l = l[len(m[0]):]
+	} else if m := dmesgISO.FindString(l); m != "" {
+		l = l[len(m):]
+	} else if m := decodeHead.FindStringSubmatch(l); m != nil {
+		if m[1] != "kern" {
+			return "", false
+		}
+		l = l[len(m[0]):]
+	}
+	if m := levelHead.FindStringSubmatch(l); m != nil {
+		if !kernelPRI(m[1]) {
+			return "", false
+		}
+		l = l[len(m[0]):]
+	}
+	if m := stampHead.FindString(l); m != "" {
+		l = l[len(m):]
+	} else if m := ctimeHead.FindString(l); m != "" {
+		l = l[len(m):]
+	}
+	if m := callerHead.FindString(l); m != "" {
+		l = l[len(m):]
+	}
+	if l == "" || l[0] == ' ' || l[0] == '\t' {
+		return "", false // kmsg " KEY=value" dictionary, indented register dump
+	}
+	return l, true
+}
+
+// Messages returns the message text of each kernel record in a log,
+// without the record, syslog, printk-level, timestamp and caller
+// prefixes. Records user space wrote and continuation lines (kmsg
+// " KEY=value" dictionaries, indented register dumps) are dropped.
 func Messages(b []byte) []string {
 	var out []string
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
-		l := strings.TrimRight(sc.Text(), " \r")
-		if m := kmsgRecord.FindString(l); m != "" {
-			l = l[len(m):]
-		} else if strings.HasPrefix(l, " ") && strings.Contains(l, "=") && !strings.Contains(l, ": ") {
-			continue // kmsg dictionary line
+		if m, ok := message(sc.Text()); ok {
+			out = append(out, m)
 		}
-		if m := syslogHead.FindString(l); m != "" {
-			l = l[len(m):]
-		} else if m := isoHead.FindString(l); m != "" {
-			l = l[len(m):]
-		}
-		l = levelHead.ReplaceAllString(l, "")
-		if m := stampHead.FindString(l); m != "" {
-			l = l[len(m):]
-		} else if m := ctimeHead.FindString(l); m != "" {
-			l = l[len(m):]
-		}
-		if l == "" || l[0] == ' ' || l[0] == '\t' {
-			continue
-		}
-		out = append(out, l)
 	}
 	return out
 }
@@ -68,47 +154,89 @@ type pattern struct {
 	kind string
 	re   *regexp.Regexp
 	key  int
-	// when, if set, must also match.
-	when *regexp.Regexp
+	// flags, if set, must match the submatch flagsAt (the words of an
+	// ATA "{ … }" list).
+	flags   *regexp.Regexp
+	flagsAt int
 }
 
-var crcFlags = regexp.MustCompile(`\{[^}]*\b(BadCRC|10B8B|Handshk|ICRC)\b[^}]*\}`)
+// The formats are the kernel's (file and function named beside each); the
+// device prefix is what dev_printk/ata_link_printk/sdev_prefix_printk put
+// first. No pattern can be completed by a process name (comm is at most 15
+// bytes, followed by "[PID]" or " (PID)"): each needs more fixed text than
+// that, or a shape a name followed by "[" cannot have.
+var (
+	// libata-eh.c ata_eh_link_report: "SError: { RecovComm BadCRC }",
+	// "error: { ICRC ABRT }", each flag followed by one space.
+	ataFlagList = `\{ ((?:[A-Za-z0-9]+ )*)\}$`
+	crcFlags    = regexp.MustCompile(`(?:^| )(?:BadCRC|10B8B|Handshk|ICRC) `)
+	uncFlag     = regexp.MustCompile(`(?:^| )UNC `)
+	// block/blk-mq.c blk_print_req_error, 5.16+: "%s error, dev %s,
+	// sector %llu op 0x%x:(%s) flags 0x%x phys_seg %u prio class %u";
+	// before, blk-core.c prefixed the caller ("blk_update_request: ",
+	// "print_req_error: ", before 3.17 "end_request: ") and the tail grew
+	// from nothing to " flags %x" (4.x) to " op 0x%x flags 0x%x" and the
+	// above (5.3).
+	blkPrefix = `^(?:(?:blk_update_request|print_req_error|end_request): )?`
+	blkTail   = `, dev ([\w-]+), sector \d+(?: flags [0-9a-f]+| op 0x[0-9a-f]+(?::\(\w+\))? flags 0x[0-9a-f]+(?: phys_seg \d+)?(?: prio class \d+)?)?$`
+	ataDev    = `^(ata\d+)(?:\.\d+)?: `
+)
 
 var patterns = []pattern{
-	{kind: "link-up", re: regexp.MustCompile(`^(ata\d+)(?:\.\d+)?: SATA link up ([\d.]+) Gbps`), key: 1},
-	{kind: "link-slow", re: regexp.MustCompile(`^(ata\d+)(?:\.\d+)?: limiting SATA link speed to ([\d.]+) Gbps`), key: 1},
-	{kind: "link-reset", re: regexp.MustCompile(`^(ata\d+)(?:\.\d+)?: hard resetting link`), key: 1},
-	{kind: "link-crc", re: regexp.MustCompile(`^(ata\d+)(?:\.\d+)?: (?:SError|error): \{`), key: 1, when: crcFlags},
-	{kind: "media", re: regexp.MustCompile(`^(ata\d+)(?:\.\d+)?: error: \{[^}]*\bUNC\b`), key: 1},
-	{kind: "ata-error", re: regexp.MustCompile(`^(ata\d+)(?:\.\d+)?: exception Emask`), key: 1},
-	{kind: "media", re: regexp.MustCompile(`critical medium error, dev (\w+), sector \d+`), key: 1},
-	// Kernels before 4.x print two spaces after the disk name ("[sda]  Sense Key").
-	{kind: "media", re: regexp.MustCompile(`^sd [\d:]+: \[(\w+)\]\s+(?:tag#\d+ )?Sense Key : Medium Error`), key: 1},
-	{kind: "io-error", re: regexp.MustCompile(`(?:^|: )I/O error, dev ([\w-]+), sector \d+`), key: 1},
-	{kind: "uas-abort", re: regexp.MustCompile(`^sd [\d:]+: \[(\w+)\] (?:tag#\d+ )?uas_eh_abort_handler`), key: 1},
-	{kind: "uas-abort", re: regexp.MustCompile(`^sd (\d+:\d+:\d+:\d+): (?:tag#\d+ )?uas_eh_abort_handler`), key: 1},
-	{kind: "uas-reset", re: regexp.MustCompile(`^scsi (host\d+): uas_eh_device_reset_handler`), key: 1},
-	{kind: "usb-reset", re: regexp.MustCompile(`^usb (\d+-[\d.]+): reset (?:\S+ )*USB device number`), key: 1},
-	// "I/O 12 QID 5 timeout, aborting" (≤ 6.1); since 6.2 "I/O tag 0 (3000)
-	// opcode 0x1 (I/O Cmd) QID 1 timeout, aborting req_op:WRITE(1) size:131072".
-	{kind: "nvme-timeout", re: regexp.MustCompile(`^nvme (nvme\d+): I/O (?:tag )?\d+ (?:\([0-9a-f]+\) )?(?:opcode \S+ \([^)]*\) )?QID \d+ timeout`), key: 1},
-	{kind: "nvme-reset", re: regexp.MustCompile(`^nvme (nvme\d+): (?:controller is down; will reset|Removing after probe failure)`), key: 1},
-	{kind: "md-corrected", re: regexp.MustCompile(`^md/raid\d*:md\w*: read error corrected \(\d+ sectors at \d+ on ([\w-]+)\)`), key: 1},
+	// libata-core.c / libata-sata.c: "SATA link up %s (SStatus %X SControl %X)".
+	{kind: "link-up", re: regexp.MustCompile(ataDev + `SATA link up ([\d.]+) Gbps \(SStatus [0-9A-F]+ SControl [0-9A-F]+\)$`), key: 1},
+	{kind: "link-slow", re: regexp.MustCompile(ataDev + `limiting SATA link speed to ([\d.]+) Gbps$`), key: 1},
+	{kind: "link-reset", re: regexp.MustCompile(ataDev + `hard resetting link$`), key: 1},
+	{kind: "link-crc", re: regexp.MustCompile(ataDev + `(?:SError|error): ` + ataFlagList), key: 1, flags: crcFlags, flagsAt: 2},
+	{kind: "media", re: regexp.MustCompile(ataDev + `error: ` + ataFlagList), key: 1, flags: uncFlag, flagsAt: 2},
+	// "exception Emask 0x%x SAct 0x%x SErr 0x%x action 0x%x%s" (" frozen").
+	{kind: "ata-error", re: regexp.MustCompile(ataDev + `exception Emask 0x[0-9a-f]+ SAct 0x[0-9a-f]+ SErr 0x[0-9a-f]+ action 0x[0-9a-f]+`), key: 1},
+	{kind: "media", re: regexp.MustCompile(blkPrefix + `critical medium error` + blkTail), key: 1},
+	// scsi_logging.c scsi_print_sense_hdr: "Sense Key : %s [%s]" and
+	// " [descriptor]"; kernels before 4.x put two spaces after "[sda]".
+	{kind: "media", re: regexp.MustCompile(`^sd \d+:\d+:\d+:\d+: \[(\w+)\]\s+(?:tag#\d+ )?Sense Key : Medium Error(?: \[\w+\])*$`), key: 1},
+	{kind: "io-error", re: regexp.MustCompile(blkPrefix + `I/O error` + blkTail), key: 1},
+	// drivers/usb/storage/uas.c uas_log_cmd_state via scmd_printk.
+	{kind: "uas-abort", re: regexp.MustCompile(`^sd \d+:\d+:\d+:\d+: \[(\w+)\] (?:tag#\d+ )?uas_eh_abort_handler \d+ uas-tag \d+ inflight:`), key: 1},
+	{kind: "uas-abort", re: regexp.MustCompile(`^sd (\d+:\d+:\d+:\d+): (?:tag#\d+ )?uas_eh_abort_handler \d+ uas-tag \d+ inflight:`), key: 1},
+	{kind: "uas-reset", re: regexp.MustCompile(`^scsi (host\d+): uas_eh_device_reset_handler (?:start|success|FAILED)`), key: 1},
+	// drivers/usb/core/hub.c hub_port_init: "%s %s USB device number %d
+	// using %s" ("reset", "high-speed"; "SuperSpeed Gen 1", "SuperSpeed
+	// Plus Gen 2x1", "super-speed-plus gen2x1" by kernel version).
+	{kind: "usb-reset", re: regexp.MustCompile(`^usb (\d+-[\d.]+): reset (?:[\w.-]+ ){1,4}USB device number \d+ using [\w.-]+$`), key: 1},
+	// drivers/nvme/host/pci.c nvme_timeout: "I/O 12 QID 5 timeout,
+	// aborting" (≤ 6.1); since 6.2 "I/O tag 0 (3000) opcode 0x1 (I/O
+	// Cmd) QID 1 timeout, aborting req_op:WRITE(1) size:131072".
+	{kind: "nvme-timeout", re: regexp.MustCompile(`^nvme (nvme\d+): I/O (?:tag )?\d+ (?:\([0-9a-f]+\) )?(?:opcode 0x[0-9a-f]+ \([\w /-]+\) )?QID \d+ timeout, `), key: 1},
+	{kind: "nvme-reset", re: regexp.MustCompile(`^nvme (nvme\d+): (?:controller is down; will reset: CSTS=0x[0-9a-f]+|Removing after probe failure status: -?\d+)`), key: 1},
+	{kind: "md-corrected", re: regexp.MustCompile(`^md/raid\d*:md\w*: read error corrected \(\d+ sectors at \d+ on ([\w-]+)\)$`), key: 1},
 	// raid5/6 (drivers/md/raid5.c): "read error not correctable" and, when the
 	// rewrite of the reconstructed data failed, "read error NOT corrected!!";
 	// kernels before 2.6.32 said "raid5:md0:". raid1/raid10: "md/raid1:md0:
 	// sdb1: unrecoverable I/O read error for block N".
-	{kind: "md-read-error", re: regexp.MustCompile(`^(?:md/raid\d*|raid[456]):md\w*: read error (?:not correctable|NOT corrected!!) \(sector \d+ on ([\w-]+)\)`), key: 1},
-	{kind: "md-read-error", re: regexp.MustCompile(`^md/raid1?0?:md\w*: ([\w-]+): unrecoverable I/O read error for block \d+`), key: 1},
-	{kind: "md-failed", re: regexp.MustCompile(`^md/raid\d*:md\w*: Disk failure on ([\w-]+), disabling device`), key: 1},
+	{kind: "md-read-error", re: regexp.MustCompile(`^(?:md/raid\d*|raid[456]):md\w*: read error (?:not correctable|NOT corrected!!) \(sector \d+ on ([\w-]+)\)\.?$`), key: 1},
+	{kind: "md-read-error", re: regexp.MustCompile(`^md/raid1?0?:md\w*: ([\w-]+): unrecoverable I/O read error for block \d+$`), key: 1},
+	{kind: "md-failed", re: regexp.MustCompile(`^md/raid\d*:md\w*: Disk failure on ([\w-]+), disabling device\.`), key: 1},
+}
+
+// quotesUser reports a message that quotes a process or file name a local
+// user chose: a trap or segfault report ("traps: NAME[PID] … in FILE",
+// "NAME[PID]: segfault at …"), an audit record (comm="…"). The patterns
+// cannot match these; the check keeps it so if one is ever loosened.
+func quotesUser(msg string) bool {
+	return strings.HasPrefix(msg, "traps: ") || strings.HasPrefix(msg, "audit: ") ||
+		strings.Contains(msg, "]: segfault at ") || strings.Contains(msg, "comm=")
 }
 
 // Classify turns one message into an event, or reports false when the
 // line says nothing this package tracks.
 func Classify(msg string) (facts.KernelEvent, bool) {
+	if quotesUser(msg) {
+		return facts.KernelEvent{}, false
+	}
 	for _, p := range patterns {
 		m := p.re.FindStringSubmatch(msg)
-		if m == nil || (p.when != nil && !p.when.MatchString(msg)) {
+		if m == nil || (p.flags != nil && !p.flags.MatchString(m[p.flagsAt])) {
 			continue
 		}
 		ev := facts.KernelEvent{Kind: p.kind, Key: m[p.key], Line: msg}
@@ -134,7 +262,9 @@ func Parse(b []byte) []facts.KernelEvent {
 // FormatRecord turns one /dev/kmsg record ("6,1234,5678901,-;text") into
 // the line dmesg prints ("[    5.678901] text"), so a live read can be
 // saved where a captured tree keeps dmesg's output. ok is false for
-// dictionary continuation lines and garbage.
+// records user space wrote (facility not 0: that line would lose the mark
+// that tells it from the kernel's), dictionary continuation lines and
+// garbage.
 func FormatRecord(rec []byte) (string, bool) {
 	s := string(rec)
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
@@ -145,7 +275,7 @@ func FormatRecord(rec []byte) (string, bool) {
 		return "", false
 	}
 	f := strings.Split(head, ",")
-	if len(f) < 3 {
+	if len(f) < 3 || !kernelPRI(f[0]) {
 		return "", false
 	}
 	us, err := strconv.ParseUint(f[2], 10, 64)
@@ -197,7 +327,7 @@ var storagePrefix = regexp.MustCompile(`^(ata\d|sd \d|scsi|usb \d|uas|nvme|md/|m
 // Storage keeps the lines of a kernel log (in its own format) whose
 // message is about disks, links, USB storage, NVMe or md: what a snapshot
 // needs, without the rest of the log (the kernel command line, network
-// addresses, other drivers).
+// addresses, other drivers, crash reports naming users' programs).
 func Storage(b []byte) []byte {
 	var out bytes.Buffer
 	sc := bufio.NewScanner(bytes.NewReader(b))
@@ -205,7 +335,7 @@ func Storage(b []byte) []byte {
 	for sc.Scan() {
 		l := sc.Text()
 		m := Messages([]byte(l))
-		if len(m) == 1 && storagePrefix.MatchString(m[0]) {
+		if len(m) == 1 && storagePrefix.MatchString(m[0]) && !quotesUser(m[0]) {
 			out.WriteString(l)
 			out.WriteByte('\n')
 		}

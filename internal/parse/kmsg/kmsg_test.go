@@ -3,6 +3,7 @@ package kmsg
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -46,6 +47,15 @@ func TestClassify(t *testing.T) {
 		{"md/raid:md0: Disk failure on dm-3, disabling device.", "md-failed", "dm-3"},
 		{"md/raid1:md0: read error corrected (8 sectors at 2056 on dm-1)", "md-corrected", "dm-1"},
 		{"blk_update_request: I/O error, dev dm-2, sector 2048", "io-error", "dm-2"},
+		// Formats from the kernel source (block/blk-core.c 4.x-5.2,
+		// drivers/usb/core/hub.c since 5.11) and near misses.
+		{"print_req_error: I/O error, dev sdb, sector 0 flags 80700", "io-error", "sdb"},
+		{"blk_update_request: I/O error, dev sdc, sector 2048 op 0x1:(WRITE) flags 0x800 phys_seg 1 prio class 0", "io-error", "sdc"},
+		{"I/O error, dev ?, sector 2048 op 0x0:(READ) flags 0x0 phys_seg 1 prio class 0", "", ""},
+		{"usb 2-1: reset SuperSpeed Plus Gen 2x1 USB device number 3 using xhci_hcd", "usb-reset", "2-1"},
+		{"usb 1-1: new high-speed USB device number 2 using ehci-pci", "", ""},
+		{"ata1.00: error: { UNC }, and more", "", ""},
+		{"I/O error, dev sda, sector 2048 and then some", "", ""},
 	}
 	for _, c := range cases {
 		ev, ok := Classify(c.msg)
@@ -121,7 +131,13 @@ func TestCorpus(t *testing.T) {
 		"forum-2013-sense-double-space.txt":  {"media", "io-error"},
 		"lkml-2025-nvme-tag-timeout.txt":     {"nvme-timeout"},
 		"scylladb-1575-medium-tag.txt":       {"media"},
+		"lab-6.1-forged.txt":                 {"link-up"},
 	}
+	// Real kernel 6.1 output (dmesg -r in the kernel lab): root's write
+	// of a medium error to /dev/kmsg (filed <11>, user.err) and the
+	// kernel's segfault and traps lines for programs named like medium
+	// errors give nothing but the boot's link-up lines.
+	only := map[string][]string{"lab-6.1-forged.txt": {"link-up", "link-up"}}
 	files, _ := filepath.Glob("../../../testdata/real/kmsg/*.txt")
 	if len(files) < 15 {
 		t.Errorf("%d kernel-log excerpts, want ≥ 15", len(files))
@@ -134,6 +150,15 @@ func TestCorpus(t *testing.T) {
 		kinds := map[string]bool{}
 		for _, e := range Parse(b) {
 			kinds[e.Kind] = true
+		}
+		if o, ok := only[filepath.Base(f)]; ok {
+			var got []string
+			for _, e := range Parse(b) {
+				got = append(got, e.Kind)
+			}
+			if strings.Join(got, ",") != strings.Join(o, ",") {
+				t.Errorf("%s: events %v, want exactly %v", filepath.Base(f), got, o)
+			}
 		}
 		w, ok := want[filepath.Base(f)]
 		if !ok {
@@ -165,7 +190,8 @@ func TestStorage(t *testing.T) {
 		"[    1.900000] e1000e 0000:00:19.0 eth0: 00:11:22:33:44:55\n" +
 		"[    2.000000] sd 0:0:0:0: [sda] 3907029168 512-byte logical blocks\n" +
 		"[    2.100000] md/raid:md0: device sdb1 operational as raid disk 1\n" +
-		"[    2.200000] I/O error, dev sdb, sector 8\n"
+		"[    2.200000] I/O error, dev sdb, sector 8\n" +
+		"[    2.300000] critical medium[294]: segfault at 0 ip 0000000000400078 sp 00007ffc9c4725b0 error 4 in critical medium error, dev sda, sector 2048[400000+1000]\n"
 	got := string(Storage([]byte(in)))
 	want := "[    1.842113] ata1: SATA link up 3.0 Gbps (SStatus 123 SControl 300)\n" +
 		"[    2.000000] sd 0:0:0:0: [sda] 3907029168 512-byte logical blocks\n" +
@@ -178,6 +204,83 @@ func TestStorage(t *testing.T) {
 		b, _ := os.ReadFile(filepath.Join("../../../testdata/real/kmsg", f))
 		if a, s := len(Parse(b)), len(Parse(Storage(b))); a != s {
 			t.Errorf("%s: %d events, %d after Storage", f, a, s)
+		}
+	}
+}
+
+// hostileLines are what a local user (or a program running as one) can
+// put into a kernel log that nastune reads: a trap or segfault report
+// quoting a process or file name they chose, a record written to
+// /dev/kmsg (facility LOG_USER, THREATS.md), a syslog or journal line of
+// their own, a USB device's product string, an audit record quoting a
+// path. None is evidence about a disk. Each matched a pattern before the
+// patterns were anchored and tied to the kernel's facility.
+var hostileLines = map[string]string{
+	"traps line quoting a file named like a medium error": "[ 1234.567890] traps: a.out[4321] general protection fault ip:401000 sp:7ffd00000000 error:0 in critical medium error, dev sda, sector 2048[400000+1000]",
+	"traps line quoting a file named like an I/O error":   "[ 1234.567890] traps: a.out[4321] trap invalid opcode ip:401000 sp:7ffd00000000 error:0 in backup: I/O error, dev sda, sector 2048[400000+1000]",
+	"segfault of a process named like a medium error":     "[ 1234.567890] critical medium[4321]: segfault at 0 ip 0000000000401000 sp 00007ffd00000000 error 4 in critical medium error, dev sda, sector 2048[400000+1000]",
+	"segfault of a process named like an ATA error":       "[ 1234.567890] ata1: error: {[4321]: segfault at 0 ip 0000000000401000 sp 00007ffd00000000 error 4 in UNC }[400000+1000]",
+	"segfault of a process named like a USB reset":        "[ 1234.567890] usb 1-1: reset [4321]: segfault at 0 ip 0000000000401000 sp 00007ffd00000000 error 4 in x USB device number 2 using xhci_hcd[400000+1000]",
+	"USB product string with the pattern in the middle":   "[    3.100000] usb 1-1: Product: critical medium error, dev sda, sector 2048",
+	"audit record quoting a path":                         `[ 1234.567890] audit: type=1400 audit(1700000000.000:42): apparmor="DENIED" operation="open" name="/tmp/critical medium error, dev sda, sector 2048" pid=4321 comm="cat"`,
+	"user-facility kmsg record (user.err), medium error":  "11,345,6789012,-;critical medium error, dev sda, sector 2048 op 0x0:(READ) flags 0x0 phys_seg 1 prio class 0",
+	"user-facility kmsg record (user.warn), sense key":    "12,346,6789013,-;sd 0:0:0:0: [sda] tag#3 Sense Key : Medium Error [current]",
+	"user-facility kmsg record (daemon.err), CRC":         "27,347,6789014,-;ata1: SError: { UnrecovData BadCRC }",
+	"syslog line of another program":                      "Nov 27 12:00:00 nas backup[99]: critical medium error, dev sda, sector 2048",
+	"journal line of a process tagged kernel":             "Nov 27 12:00:00 nas kernel[99]: I/O error, dev sda, sector 2048",
+	"ISO syslog line of another program":                  "2026-11-27T12:00:00.123456+00:00 nas backup[99]: critical medium error, dev sda, sector 2048",
+	"dmesg -r line with a user facility":                  "<12>[    5.000000] critical medium error, dev sda, sector 2048",
+	"dmesg -x line with a user facility":                  "user  :warn  : [    5.000000] critical medium error, dev sda, sector 2048",
+	"journal JSON record from syslog named kernel":        `{"_TRANSPORT":"syslog","SYSLOG_IDENTIFIER":"kernel","SYSLOG_FACILITY":"0","MESSAGE":"critical medium error, dev sda, sector 2048"}`,
+}
+
+func TestHostileLines(t *testing.T) {
+	for name, l := range hostileLines {
+		t.Run(name, func(t *testing.T) {
+			if evs := Parse([]byte(l + "\n")); len(evs) != 0 {
+				t.Errorf("%q gave %+v", l, evs)
+			}
+		})
+	}
+}
+
+// TestKernelForms: the same genuine message in every form the package
+// reads is one event (positive controls for TestHostileLines).
+func TestKernelForms(t *testing.T) {
+	const msg = "critical medium error, dev sda, sector 2048 op 0x0:(READ) flags 0x0 phys_seg 1 prio class 0"
+	for _, l := range []string{
+		"3,345,6789012,-;" + msg,
+		"3,345,6789012,-,caller=T42;" + msg,
+		"[    5.000000] " + msg,
+		"[    5.000000][  T42] " + msg,
+		"[Tue Oct 27 08:51:30 2020] " + msg,
+		"<3>[    5.000000] " + msg,
+		"kern  :err   : [    5.000000] " + msg,
+		"2026-11-27T12:00:00,123456+00:00 " + msg,
+		"Nov 27 12:00:00 nas kernel: " + msg,
+		"Nov 27 12:00:00 nas kernel: [    5.000000] " + msg,
+		"Nov 27 12:00:00.123456 nas kernel: " + msg,
+		"2026-11-27T12:00:00.123456+00:00 nas kernel: " + msg,
+		`{"_TRANSPORT":"kernel","PRIORITY":"3","SYSLOG_FACILITY":"0","MESSAGE":"` + msg + `"}`,
+		msg,
+	} {
+		evs := Parse([]byte(l + "\n"))
+		if len(evs) != 1 || evs[0].Kind != "media" || evs[0].Key != "sda" || evs[0].Line != msg {
+			t.Errorf("%q: got %+v, want one media event on sda", l, evs)
+		}
+	}
+}
+
+// A record user space wrote to /dev/kmsg is not turned into a dmesg line:
+// saved in a snapshot it would lose the facility that marks it.
+func TestFormatRecordDropsUserRecords(t *testing.T) {
+	for _, rec := range []string{
+		"12,1,0,-;critical medium error, dev sda, sector 2048",
+		"14,2,0,-;ata1: hard resetting link",
+		"x,3,0,-;ata1: hard resetting link",
+	} {
+		if l, ok := FormatRecord([]byte(rec)); ok {
+			t.Errorf("%q → %q", rec, l)
 		}
 	}
 }

@@ -308,6 +308,22 @@ sdisk() {
 	echo /dev/null
 }
 
+# crashelf FILE CODE: a 128-byte x86-64 ELF that runs the 8 bytes CODE
+# (octal escapes) at its entry and so dies: mov rax,[0] (SIGSEGV: the
+# kernel logs "COMM[PID]: segfault at 0 … in FILE[…]") or ud2 (SIGILL:
+# "traps: COMM[PID] trap invalid opcode … in FILE[…]"), quoting FILE.
+crashelf() {
+	printf '\177ELF\002\001\001\000\000\000\000\000\000\000\000\000' > "$1"
+	printf '\002\000\076\000\001\000\000\000\170\000\100\000\000\000\000\000' >> "$1"
+	printf '\100\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000' >> "$1"
+	printf '\000\000\000\000\100\000\070\000\001\000\000\000\000\000\000\000' >> "$1"
+	printf '\001\000\000\000\005\000\000\000\000\000\000\000\000\000\000\000' >> "$1"
+	printf '\000\000\100\000\000\000\000\000\000\000\100\000\000\000\000\000' >> "$1"
+	printf '\200\000\000\000\000\000\000\000\200\000\000\000\000\000\000\000' >> "$1"
+	printf '\000\020\000\000\000\000\000\000'"$2" >> "$1"
+	chmod 755 "$1"
+}
+
 # Disk health on qemu's emulated AHCI and NVMe disks, which answer SMART,
 # with Debian's smartctl. It lives off PATH (/opt/smartmontools/sbin) so
 # that the other scenarios run without it; its drivers load only here, so
@@ -340,6 +356,20 @@ scenario_smart() {
 	cap smart-healthy inventory nastune inventory disks -o json
 	cap smart-healthy inventory-text nastune inventory disks
 	record smart-healthy
+	# forged kernel log (THREATS.md): a block-layer medium error for SATA0
+	# written to /dev/kmsg asking for the kernel's facility (<3>; the
+	# kernel files it as user.err), and two programs named like medium
+	# errors on SATA0 crashing (the kernel's own segfault and traps lines
+	# quote their file names). SATA0 must stay healthy.
+	D0=${SATA0#/dev/}
+	echo "<3>critical medium error, dev $D0, sector 2048 op 0x0:(READ) flags 0x0 phys_seg 1 prio class 0" > /dev/kmsg
+	crashelf "/tmp/critical medium error, dev $D0, sector 2048" '\110\213\004\045\000\000\000\000'
+	crashelf "/tmp/critical medium error, dev $D0, sector 4096" '\017\013\000\000\000\000\000\000'
+	("/tmp/critical medium error, dev $D0, sector 2048") 2> /dev/null
+	("/tmp/critical medium error, dev $D0, sector 4096") 2> /dev/null
+	cap smart-forged-log kmsg dmesg -r
+	cap smart-forged-log inventory nastune inventory disks -o json
+	record smart-forged-log
 	# standby: the disk is told to spin down; nastune must not wake it
 	cap smart-standby standby hdparm -y $SATA1
 	cap smart-standby mode-before hdparm -C $SATA1
