@@ -58,10 +58,12 @@ func TCPWmem(env Env) string {
 	return "4096 16384 " + u(tcpShare(env, 4*mib, 64*kib, 128))
 }
 
-// tcpLowerBound is the threshold for the RAM-scaled third field: half the
-// estimate (the kernel counts free pages at boot, never less than half of
-// RAM on a machine that booted) and at least the documented floor, so a
-// value is called "below the default" only when it surely is.
+// tcpLowerBound is the threshold for the RAM-scaled third field: three
+// quarters of the estimate (the kernel counts the pages still free when TCP
+// initialises, early in boot: RAM less the kernel image, the page array
+// (~1.6%) and boot-time reservations, so well above 3/4 of RAM) and at
+// least the documented floor, so a value is called "below the default"
+// only when it surely is.
 func tcpLowerBound(est func(Env) string, floor uint64) func(Env) string {
 	return func(env Env) string {
 		e := est(env)
@@ -69,11 +71,11 @@ func tcpLowerBound(est func(Env) string, floor uint64) func(Env) string {
 		if !ok {
 			return ""
 		}
-		half := uint64(n) / 2
+		bound := uint64(n) / 4 * 3
 		if env.LowMemBytes == 0 {
-			half = floor // RAM unknown: only the floor is certain
+			bound = floor // RAM unknown: only the floor is certain
 		}
-		return "0 0 " + u(max(floor, half))
+		return "0 0 " + u(max(floor, bound))
 	}
 }
 
@@ -203,7 +205,7 @@ var table = []Knob{
 	{Key: "net.ipv4.tcp_tw_recycle", Unit: Boolean, Range: "0, 1", Removed: v(4, 12),
 		Defaults: []Span{{Until: v(4, 12), Text: "0", Value: fixed("0")}},
 		Harm:     HarmAbove,
-		Hurts:    "1 drops connections from clients behind NAT (timestamps from several hosts look out of order). Removed in 4.12.",
+		Hurts:    "1 drops connections from clients behind NAT (timestamps from several hosts look out of order).",
 		Sources:  []string{SrcIPSysctl + "#tcp-variables", srcCommit + "4396e46187ca5070219b81773c4e65088dac50cc"}},
 	{Key: "net.ipv4.tcp_tw_reuse", Unit: Enum, Range: "0, 1, 2 (2: loopback only)",
 		Defaults: []Span{{Text: "0 on older kernels, 2 (loopback only) on current ones"}},

@@ -6,11 +6,13 @@ import (
 	"strings"
 
 	"github.com/nastune/nastune/internal/facts"
+	"github.com/nastune/nastune/internal/knobs"
 	"github.com/nastune/nastune/internal/parse/sysctlconf"
 )
 
-// SysctlKeys are the runtime sysctls the rules read. Keys named in sysctl
-// configuration files are read too, so drift and dead keys can be found.
+// SysctlKeys are the runtime sysctls the rules read besides every key of
+// the knob table (internal/knobs). Keys named in sysctl configuration files
+// are read too, so drift and dead keys can be found.
 var SysctlKeys = []string{
 	"net.core.rmem_max", "net.core.wmem_max", "net.core.rmem_default", "net.core.wmem_default",
 	"net.core.netdev_max_backlog", "net.core.netdev_budget", "net.core.netdev_budget_usecs",
@@ -42,6 +44,14 @@ func sysctlPath(key string) string {
 func (p *prober) sysctls() {
 	for _, k := range SysctlKeys {
 		p.sysctl(k)
+	}
+	for _, k := range knobs.All() {
+		// Keys that died are read only when a file names them (reading
+		// nr_pdflush_threads logs a deprecation warning on old kernels);
+		// absent keys are simply not recorded.
+		if k.Removed.IsZero() && k.Inert.IsZero() {
+			p.sysctl(k.Key)
+		}
 	}
 }
 
