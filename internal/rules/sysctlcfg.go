@@ -6,6 +6,7 @@ import (
 
 	"github.com/nastune/nastune/internal/facts"
 	"github.com/nastune/nastune/internal/knobs"
+	"github.com/nastune/nastune/internal/parse/sysctlconf"
 	"github.com/nastune/nastune/internal/rule"
 )
 
@@ -16,6 +17,7 @@ var sysctlRules = []rule.Rule{
 	{Meta: metaUnknownKey, Check: checkUnknownKey},
 	{Meta: metaDrift, Check: checkDrift},
 	{Meta: metaHarmful, Check: checkHarmful},
+	{Meta: metaFilesFight, Check: checkFilesFight},
 }
 
 var metaDeadKey = rule.Meta{
@@ -53,7 +55,7 @@ func checkDeadKey(in rule.Input) []rule.Finding {
 	for i := range h.SysctlConfig {
 		c := &h.SysctlConfig[i]
 		k, ok := knobs.Lookup(c.Key)
-		if !ok {
+		if !ok || c.Exclude {
 			continue
 		}
 		if k.Rule == metaAdvWinScale.ID {
@@ -112,7 +114,7 @@ func checkUnknownKey(in rule.Input) []rule.Finding {
 	var out []rule.Finding
 	for i := range h.SysctlConfig {
 		c := &h.SysctlConfig[i]
-		if !c.Unknown {
+		if !c.Unknown || c.Exclude {
 			continue
 		}
 		if k, ok := knobs.Lookup(c.Key); ok {
@@ -145,20 +147,24 @@ func checkDrift(in rule.Input) []rule.Finding {
 	h := in.Host
 	var out []rule.Finding
 	seen := map[string]bool{}
-	for i := len(h.SysctlConfig) - 1; i >= 0; i-- { // the last setting of a key wins
-		c := &h.SysctlConfig[i]
-		if seen[c.Key] || c.Unknown {
+	for i := len(h.SysctlConfig) - 1; i >= 0; i-- {
+		key := h.SysctlConfig[i].Key
+		if seen[key] || h.SysctlConfig[i].Exclude || sysctlconf.IsGlob(key) {
 			continue
 		}
-		seen[c.Key] = true
-		run, ok := h.Sysctls[c.Key]
+		seen[key] = true
+		c := configFor(h, key) // the line that wins at boot
+		if c == nil || c.Unknown {
+			continue
+		}
+		run, ok := h.Sysctls[key]
 		if !ok || run == c.Value || excludedPair(h, c) {
 			continue
 		}
-		f := metaDrift.New(c.Key, fmt.Sprintf("%s:%d sets %s, but the kernel runs with %s.", c.File, c.Line, c.Value, run),
-			rule.Ev(sysctlSource(c.Key), run), configEvidence(c))
+		f := metaDrift.New(key, fmt.Sprintf("%s:%d sets %s, but the kernel runs with %s.", c.File, c.Line, c.Value, run),
+			rule.Ev(sysctlSource(key), run), configEvidence(c))
 		f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice,
-			Target: "run `sysctl --system`, or find what sets " + c.Key + " at runtime",
+			Target: "run `sysctl --system`, or find what sets " + key + " at runtime",
 			Basis:  "configured value " + c.Value}
 		out = append(out, f)
 	}
@@ -267,6 +273,74 @@ func checkHarmful(in rule.Input) []rule.Finding {
 				Target: "find the script or service that writes " + k.Key + " and remove it; reboot to get the kernel default",
 				Basis:  "kernel default " + defText}
 		}
+		out = append(out, f)
+	}
+	return out
+}
+
+var metaFilesFight = rule.Meta{
+	ID: "sysctl-files-conflict", Family: "sysctl", Severity: rule.Info, Since: "0.10.0",
+	Title: "Several sysctl files set the same key to different values",
+	Doc: "systemd-sysctl and `sysctl --system` read /etc/sysctl.d, /run/sysctl.d, /usr/local/lib/sysctl.d " +
+		"and /usr/lib/sysctl.d (and /lib/sysctl.d) together, sorted by file name; a name in an earlier " +
+		"folder masks the same name in later ones, and a later assignment overrides an earlier one " +
+		"(an explicit key always beats a glob). `sysctl --system` reads /etc/sysctl.conf after all of " +
+		"them; systemd-sysctl reads it only through Debian's /etc/sysctl.d/99-sysctl.conf link. When " +
+		"two files set one key to different values only the last one counts, and whoever edits the " +
+		"other file sees no effect. nastune names the line that wins at boot and the lines it " +
+		"overrides, and says when the two programs would disagree.",
+	Refs: []string{refSysctlD, "https://man7.org/linux/man-pages/man8/sysctl.8.html",
+		"https://www.freedesktop.org/software/systemd/man/latest/systemd-sysctl.service.html"},
+}
+
+func checkFilesFight(in rule.Input) []rule.Finding {
+	h := in.Host
+	as := assignments(h)
+	m := bootManager(h)
+	var out []rule.Finding
+	seen := map[string]bool{}
+	for _, s := range h.SysctlConfig {
+		if seen[s.Key] || s.Exclude || sysctlconf.IsGlob(s.Key) {
+			continue
+		}
+		seen[s.Key] = true
+		win, lost, ok := sysctlconf.Effective(as, s.Key, m)
+		if !ok {
+			continue
+		}
+		var losers []sysctlconf.Assignment
+		for _, l := range lost {
+			if l.Value != win.Value && l.File != win.File {
+				losers = append(losers, l)
+			}
+		}
+		if len(losers) == 0 {
+			continue
+		}
+		ev := make([]rule.Evidence, 0, len(losers)+1)
+		var names []string
+		for _, l := range losers {
+			ev = append(ev, rule.Ev(fmt.Sprintf("%s:%d", l.File, l.Line), l.Key+" = "+l.Value))
+			names = append(names, fmt.Sprintf("%s:%d (%s)", l.File, l.Line, l.Value))
+		}
+		ev = append(ev, rule.Ev(fmt.Sprintf("%s:%d", win.File, win.Line), win.Key+" = "+win.Value))
+		applier := string(m)
+		if h.SysctlApplier == "" {
+			applier = "no systemd seen: the order of sysctl --system"
+		}
+		why := fmt.Sprintf("At boot (%s) %s:%d sets %s = %s and overrides %s.",
+			applier, win.File, win.Line, s.Key, win.Value, strings.Join(names, ", "))
+		other := sysctlconf.Procps
+		if m == sysctlconf.Procps {
+			other = sysctlconf.Systemd
+		}
+		if w2, _, ok := sysctlconf.Effective(as, s.Key, other); ok && (w2.File != win.File || w2.Line != win.Line) {
+			why += fmt.Sprintf(" %s would apply %s:%d (%s) instead.", other, w2.File, w2.Line, w2.Value)
+		}
+		f := metaFilesFight.New(s.Key, why, ev...)
+		f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice,
+			Target: fmt.Sprintf("keep %s in one file: remove it from %s", s.Key, strings.Join(names, ", ")),
+			Basis:  "the last assignment wins; the others only mislead"}
 		out = append(out, f)
 	}
 	return out
