@@ -53,6 +53,7 @@ import (
 
 	"github.com/nastune/nastune/internal/parse/smbconf"
 	"github.com/nastune/nastune/internal/parse/svcconf"
+	"github.com/nastune/nastune/internal/parse/sysctlconf"
 	"github.com/nastune/nastune/internal/plan"
 )
 
@@ -517,6 +518,11 @@ func buildSteps(p plan.Plan, o *Options) ([]Step, []string, error) {
 				content = svcconf.SetINI(content, e.Section, e.Key, e.Value)
 			case "shellvar":
 				content = svcconf.SetShellVar(content, e.Key, e.Value)
+			case "sysctl":
+				// A user sysctl file that would override nastune's at boot:
+				// its lines for the key are commented out (plan.persistence).
+				content, _ = sysctlconf.DisableKey(content, e.Key, fmt.Sprintf(
+					"nastune: disabled so %s (%s = %s) holds at boot; `nastune undo` restores this line", plan.SysctlFile, e.Key, e.Value))
 			default:
 				return nil, nil, fmt.Errorf("%s: unknown edit format %q", f, e.Format)
 			}
