@@ -78,7 +78,7 @@ func rtt(in rule.Input) time.Duration {
 
 var metaBuffersSmall = rule.Meta{
 	ID: "net-tcp-buffers-small", Family: "netstack", Severity: rule.Warn, Since: "0.1.0",
-	Title: "TCP autotuning ceiling below twice the bandwidth-delay product",
+	Title: "TCP autotuning ceiling below twice the bandwidth-delay product or below the kernel default",
 	Doc: "TCP autotuning grows each socket's buffers up to tcp_rmem[2]/tcp_wmem[2] and no further " +
 		"(net.core.rmem_max/wmem_max cap only buffers a program sets itself, which also switches " +
 		"autotuning off). A transfer needs about bandwidth × RTT in flight, and the kernel counts " +
@@ -146,7 +146,7 @@ func checkBuffersSmall(in rule.Input) []rule.Finding {
 				humanBytes(cur), dflt, h.Kernel.Release, ramText(h), provenance(h, key))
 			if defMax > want {
 				want = defMax
-				b = fmt.Sprintf("the kernel default for this kernel and RAM; 2 × BDP is only %s (%s)", humanBytes(need), basis)
+				b = fmt.Sprintf("the kernel default for this kernel and RAM; 2 × BDP is only %s (%s)", humanBytes(need), strings.TrimPrefix(basis, "2 × BDP; "))
 			} else {
 				b += "; above the kernel default"
 			}

@@ -242,8 +242,12 @@ func checkHarmful(in rule.Input) []rule.Finding {
 				k.Key, run, c.File, c.Line, c.Value, h.Kernel.Release, defText, k.Hurts)
 			ev = sysctlEvidence(h, k.Key)
 		default:
-			why = fmt.Sprintf("%s:%d sets %s = %s, which takes effect at the next boot (the kernel runs %s now); the default of kernel %s is %s. %s",
-				c.File, c.Line, k.Key, c.Value, run, h.Kernel.Release, defText, k.Hurts)
+			now := "its runtime value was not read"
+			if haveRun {
+				now = "the kernel runs " + run + " now"
+			}
+			why = fmt.Sprintf("%s:%d sets %s = %s, which takes effect at the next boot (%s); the default of kernel %s is %s. %s",
+				c.File, c.Line, k.Key, c.Value, now, h.Kernel.Release, defText, k.Hurts)
 			ev = []rule.Evidence{configEvidence(c)}
 			if haveRun {
 				ev = append([]rule.Evidence{rule.Ev(sysctlSource(k.Key), run)}, ev...)

@@ -121,7 +121,11 @@ func DisableKey(data []byte, key, note string) ([]byte, int) {
 			k, _, ok := strings.Cut(t, "=")
 			k = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(k), "-"))
 			if ok && NormalizeKey(k) == key {
-				b.WriteString("# " + note + "\n# " + l)
+				eol := "\n"
+				if strings.HasSuffix(l, "\r\n") {
+					eol = "\r\n" // keep a CRLF file CRLF
+				}
+				b.WriteString("# " + note + eol + "# " + l)
 				if !strings.HasSuffix(l, "\n") {
 					b.WriteString("\n")
 				}

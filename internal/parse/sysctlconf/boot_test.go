@@ -81,6 +81,10 @@ func TestDisableKey(t *testing.T) {
 			t.Errorf("still set on line %d", x.Line)
 		}
 	}
+	crlf, _ := DisableKey([]byte("a = 1\r\nnet.core.somaxconn = 1024\r\n"), "net.core.somaxconn", "n")
+	if string(crlf) != "a = 1\r\n# n\r\n# net.core.somaxconn = 1024\r\n" {
+		t.Errorf("CRLF file: %q", crlf)
+	}
 	if same, n := DisableKey([]byte(in), "vm.dirty_ratio", "x"); string(same) != in || n != 0 {
 		t.Errorf("a key the file does not set changed it")
 	}
