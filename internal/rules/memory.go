@@ -48,6 +48,7 @@ func checkVFSCachePressure(in rule.Input) []rule.Finding {
 		val = "50"
 		basis = "keeps metadata cached longer than the default while still reclaimable"
 	}
+	why += " Set by " + provenance(h, "vm.vfs_cache_pressure") + "."
 	f := metaVFSCachePressure.New("vm.vfs_cache_pressure", why, sysctlEvidence(h, "vm.vfs_cache_pressure")...)
 	f.Recommendation = &rule.Recommendation{Kind: rule.KindSysctl, Target: "vm.vfs_cache_pressure",
 		Current: itoa(v), Value: val, Basis: basis}

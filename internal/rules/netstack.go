@@ -45,7 +45,7 @@ func checkTimestamps(in rule.Input) []rule.Finding {
 	f := metaTimestamps.New("net.ipv4.tcp_timestamps",
 		"Without timestamps TCP cannot reject segments from a wrapped sequence space (PAWS), and its RTT "+
 			"estimate, which drives retransmission and buffer autotuning, gets fewer samples. The CPU saved "+
-			"is not measurable.", sysctlEvidence(h, "net.ipv4.tcp_timestamps")...)
+			"is not measurable. Set by "+provenance(h, "net.ipv4.tcp_timestamps")+".", sysctlEvidence(h, "net.ipv4.tcp_timestamps")...)
 	f.Recommendation = &rule.Recommendation{Kind: rule.KindSysctl, Target: "net.ipv4.tcp_timestamps",
 		Current: "0", Value: "1", Basis: "kernel default; RFC 7323"}
 	return []rule.Finding{f}
