@@ -85,3 +85,13 @@ func TestDeadKeyFromTable(t *testing.T) {
 		}
 	}
 }
+
+// A key newer than the running kernel is named as such.
+func TestUnknownKeyAddedLater(t *testing.T) {
+	h := &facts.Host{Kernel: facts.Kernel{Release: "4.9.0", Major: 4, Minor: 9},
+		SysctlConfig: []facts.SysctlSetting{{Key: "net.core.netdev_budget_usecs", Value: "8000", File: "/etc/sysctl.conf", Line: 2, Unknown: true}}}
+	fs := checkUnknownKey(rule.Input{Host: h})
+	if len(fs) != 1 || !strings.Contains(fs[0].Why, "added in Linux 4.12") {
+		t.Errorf("got %+v", fs)
+	}
+}

@@ -122,9 +122,14 @@ func checkUnknownKey(in rule.Input) []rule.Finding {
 				continue // reported by sysctl-dead-key with its history
 			}
 		}
-		f := metaUnknownKey.New(c.Key, fmt.Sprintf(
-			"Kernel %s has no %s: the line is misspelt, or its module is loaded only after sysctl runs.",
-			h.Kernel.Release, sysctlSource(c.Key)), configEvidence(c), rule.Ev(sysctlSource(c.Key), "(missing)"))
+		why := fmt.Sprintf("Kernel %s has no %s: the line is misspelt, or its module is loaded only after sysctl runs.",
+			h.Kernel.Release, sysctlSource(c.Key))
+		if k, ok := knobs.Lookup(c.Key); ok && !k.Added.IsZero() {
+			if kv := knobEnv(h).Kernel; !kv.IsZero() && kv.Less(k.Added) {
+				why = fmt.Sprintf("Kernel %s has no %s: the key was added in Linux %s.", h.Kernel.Release, sysctlSource(c.Key), k.Added)
+			}
+		}
+		f := metaUnknownKey.New(c.Key, why, configEvidence(c), rule.Ev(sysctlSource(c.Key), "(missing)"))
 		f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice,
 			Target: fmt.Sprintf("fix or remove %s in %s line %d", c.Key, c.File, c.Line),
 			Basis:  "no such file under /proc/sys"}
