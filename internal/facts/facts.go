@@ -24,9 +24,13 @@ type Host struct {
 	// SysctlApplier is the program that applies those files at boot:
 	// "systemd-sysctl" when this is a systemd host, else "sysctl --system"
 	// (procps, run by an init script).
-	SysctlApplier string       `json:"sysctl_applier,omitempty"`
-	Interfaces    []Interface  `json:"interfaces,omitempty"`
-	Softnet       []SoftnetCPU `json:"softnet,omitempty"`
+	SysctlApplier string `json:"sysctl_applier,omitempty"`
+	// UdevLater lists the ATTR{} assignments of udev rules files that run
+	// after nastune's 90-nastune.rules (file-name order across the rules
+	// folders, a name in /etc masking /run and /usr/lib).
+	UdevLater  []UdevAssign `json:"udev_later,omitempty"`
+	Interfaces []Interface  `json:"interfaces,omitempty"`
+	Softnet    []SoftnetCPU `json:"softnet,omitempty"`
 	// UptimeSeconds is the first field of /proc/uptime (0: unknown); it
 	// turns since-boot counters into rates.
 	UptimeSeconds float64       `json:"uptime_seconds,omitempty"`
@@ -424,6 +428,14 @@ type SysctlSetting struct {
 	// Exclude marks a "-key" line without a value: systemd-sysctl keeps
 	// globs from setting the key. Value is empty.
 	Exclude bool `json:"exclude,omitempty"`
+}
+
+// UdevAssign is one ATTR{NAME}="VALUE" assignment in a udev rules file.
+type UdevAssign struct {
+	File  string `json:"file"`
+	Line  int    `json:"line"`
+	Attr  string `json:"attr"`
+	Value string `json:"value"`
 }
 
 // Interface is one entry of /sys/class/net.

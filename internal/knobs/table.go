@@ -378,9 +378,9 @@ var table = []Knob{
 		Defaults: []Span{
 			{Until: v(3, 16), Text: "0, but switched on at boot on NUMA machines with distant nodes"},
 			{From: v(3, 16), Text: "0", Value: fixed("0")}},
-		Harm:     HarmAbove,
-		Hurts:    "The kernel docs: for file servers or workloads that benefit from having their data cached, zone_reclaim_mode should be left disabled.",
-		Sources:  []string{SrcVM + "#zone-reclaim-mode", "commit \"mm: disable zone_reclaim_mode by default\" (Linux 3.16)"}},
+		Harm:    HarmAbove,
+		Hurts:   "The kernel docs: for file servers or workloads that benefit from having their data cached, zone_reclaim_mode should be left disabled.",
+		Sources: []string{SrcVM + "#zone-reclaim-mode", "commit \"mm: disable zone_reclaim_mode by default\" (Linux 3.16)"}},
 	{Key: "vm.laptop_mode", Unit: Count, Range: "≥ 0",
 		Defaults: []Span{{Text: "0", Value: fixed("0")}},
 		Hurts:    "Delays writeback to let disks spin down; on a NAS it turns steady writes into bursts.",

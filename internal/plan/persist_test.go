@@ -77,3 +77,21 @@ func TestSysctlPersistence(t *testing.T) {
 		})
 	}
 }
+
+// A later udev rules file writing the same attribute is named.
+func TestUdevOverrides(t *testing.T) {
+	h := &facts.Host{
+		Block:     []facts.BlockDevice{{Name: "sda", Kind: "disk", Serial: "WD-1"}},
+		UdevLater: []facts.UdevAssign{{File: "/etc/udev/rules.d/99-local.rules", Line: 3, Attr: "queue/read_ahead_kb", Value: "16384"}},
+	}
+	changes := []Change{{Kind: rule.KindSysfs, Target: "/sys/block/sda/queue/read_ahead_kb", To: "512",
+		Persist: &Persist{File: UdevFile, Line: `ACTION=="add|change", SUBSYSTEM=="block", ENV{ID_SERIAL_SHORT}=="WD-1", ATTR{queue/read_ahead_kb}="512"`}}}
+	notes := udevOverrides(h, changes)
+	if len(notes) != 1 || !strings.Contains(notes[0], "/etc/udev/rules.d/99-local.rules:3") {
+		t.Errorf("notes = %q", notes)
+	}
+	changes[0].Persist.Line = `ACTION=="add|change", SUBSYSTEM=="block", ENV{ID_SERIAL_SHORT}=="WD-1", ATTR{queue/scheduler}="deadline"`
+	if notes := udevOverrides(h, changes); len(notes) != 0 {
+		t.Errorf("another attribute: %q", notes)
+	}
+}

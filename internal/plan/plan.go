@@ -17,6 +17,7 @@ import (
 
 	"github.com/nastune/nastune/internal/facts"
 	"github.com/nastune/nastune/internal/parse/sysctlconf"
+	"github.com/nastune/nastune/internal/parse/udevrules"
 	"github.com/nastune/nastune/internal/rule"
 )
 
@@ -115,6 +116,7 @@ func Make(h *facts.Host, findings []rule.Finding) Plan {
 	extra, notes := persistence(h, p.Changes)
 	p.Changes = append(p.Changes, extra...)
 	p.Notes = append(p.Notes, notes...)
+	p.Notes = append(p.Notes, udevOverrides(h, p.Changes)...)
 	for _, o := range h.Owners {
 		p.Notes = append(p.Notes, fmt.Sprintf("%s also manages %s (%s): nastune's values may be overwritten; align the two or let one own the setting",
 			o.Tool, o.What, o.Source))
@@ -364,4 +366,30 @@ func notEditableWhy(p, key string) string {
 		return "/run (it is regenerated at every boot by whatever wrote it)"
 	}
 	return "files outside /etc (they belong to a package and return with its next update)"
+}
+
+// udevOverrides names the rules that udev runs after UdevFile and that
+// write the same attribute: when they match the same device their value
+// stays at boot (udevrules). Whether they match it is not decided here
+// (their match keys are not evaluated), so the note says "may".
+func udevOverrides(h *facts.Host, changes []Change) []string {
+	var out []string
+	for _, c := range changes {
+		if c.Persist == nil || c.Persist.File != UdevFile || c.Persist.Line == "" {
+			continue
+		}
+		attr, val, ok := udevrules.LastAssign(c.Persist.Line)
+		if !ok {
+			continue
+		}
+		for _, a := range h.UdevLater {
+			if a.Attr != attr || a.Value == val {
+				continue
+			}
+			out = append(out, fmt.Sprintf("%s may not survive a reboot: %s:%d also writes ATTR{%s}=\"%s\" and udev runs it after %s; "+
+				"if that rule matches the same device its value stays: edit it, or check with `udevadm test` on the device",
+				c.Target, a.File, a.Line, a.Attr, a.Value, UdevFile))
+		}
+	}
+	return out
 }
