@@ -94,12 +94,14 @@ bench: build
 	/usr/bin/time -f 'watch --for 30: %U s user, %S s system, %e s elapsed, max RSS %M KiB (goal < 1%% of one core, < 15 MiB)' ./$(BIN) watch --for 30 -o json >/dev/null
 	unshare -m --propagation private sh tools/benchtune/benchtune.sh ./$(BIN) /var/tmp
 
-## docs: regenerate docs/rules.md from the rule registry
+## docs: regenerate docs/rules.md from the rule registry and docs/knobs.md from the knob table
 docs:
 	$(GO) run ./tools/gendocs > docs/rules.md
+	$(GO) run ./tools/gendocs -knobs > docs/knobs.md
 
 docs-check:
 	@$(GO) run ./tools/gendocs | diff -u docs/rules.md - || (echo "docs/rules.md is stale: run make docs"; exit 1)
+	@$(GO) run ./tools/gendocs -knobs | diff -u docs/knobs.md - || (echo "docs/knobs.md is stale: run make docs"; exit 1)
 
 clean:
 	rm -rf bin dist

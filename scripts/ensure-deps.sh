@@ -64,6 +64,7 @@ packages=(
 	cryptsetup-bin
 	dmsetup
 	smartmontools
+	procps
 	systemd
 )
 # NASTUNE_APT_PACKAGES replaces the list (space-separated) where a machine needs another.

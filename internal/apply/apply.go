@@ -52,6 +52,7 @@ import (
 	"time"
 
 	"github.com/nastune/nastune/internal/confsyntax"
+	"github.com/nastune/nastune/internal/parse/sysctlconf"
 	"github.com/nastune/nastune/internal/plan"
 )
 
@@ -553,6 +554,16 @@ func buildSteps(p plan.Plan, o *Options) ([]Step, []string, error) {
 				content, err = confsyntax.EditNFSConf(content, e.Section, e.Key, e.Value)
 			case "shellvar":
 				content, err = confsyntax.EditShellVar(content, e.Key, e.Value)
+			case "sysctl":
+				// A user sysctl file that would override nastune's at boot:
+				// its lines for the key are commented out (plan.persistence).
+				// The key and value go into the comment: the sysctl.d
+				// writer's safe set applies to them too.
+				var line string
+				if line, err = confsyntax.SysctlLine(e.Key, e.Value); err == nil {
+					content, _ = sysctlconf.DisableKey(content, e.Key, fmt.Sprintf(
+						"nastune: disabled so %s (%s) holds at boot; `nastune undo` restores this line", plan.SysctlFile, line))
+				}
 			default:
 				err = fmt.Errorf("unknown edit format %q", e.Format)
 			}

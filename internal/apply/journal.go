@@ -243,8 +243,9 @@ func Discard(id string, o Options) error {
 }
 
 // allowed says whether undo may touch p: only what nastune writes — its
-// own sysctl.d, udev and modprobe files, Samba and NFS configuration, and
-// single /proc/sys and /sys attributes.
+// own sysctl.d, udev and modprobe files, Samba and NFS configuration, the
+// admin's sysctl files in /etc (lines plan comments out), and single
+// /proc/sys and /sys attributes.
 func allowed(kind, p string) bool {
 	if p == "" || !path.IsAbs(p) || path.Clean(p) != p || strings.ContainsAny(p, "\x00\n") {
 		return false
@@ -259,6 +260,11 @@ func allowed(kind, p string) bool {
 			return true
 		}
 		if strings.HasPrefix(p, "/etc/samba/") || strings.HasPrefix(p, "/usr/local/samba/etc/") || strings.HasPrefix(p, "/etc/nfs.conf.d/") {
+			return true
+		}
+		// The admin's sysctl files, where a line would override nastune's
+		// at boot (plan comments it out).
+		if p == "/etc/sysctl.conf" || (path.Dir(p) == "/etc/sysctl.d" && strings.HasSuffix(p, ".conf")) {
 			return true
 		}
 		return path.Base(p) == "smb.conf" && strings.HasPrefix(p, "/etc/")

@@ -173,7 +173,17 @@ func planDiff(p plan.Plan, root string, vals []apply.ValueChange, files []apply.
 	return b.String()
 }
 func printPlan(w io.Writer, p plan.Plan) {
-	fmt.Fprintf(w, "nastune plan: %d change(s); runtime now, persistent across reboots\n", len(p.Changes))
+	lost := 0
+	for _, c := range p.Changes {
+		if c.Persist != nil && c.Persist.Overridden != "" {
+			lost++
+		}
+	}
+	if lost == 0 {
+		fmt.Fprintf(w, "nastune plan: %d change(s); runtime now, persistent across reboots\n", len(p.Changes))
+	} else {
+		fmt.Fprintf(w, "nastune plan: %d change(s); runtime now, persistent across reboots except %d that a later file overrides (marked NOT persistent)\n", len(p.Changes), lost)
+	}
 	for i, c := range p.Changes {
 		to := c.To
 		if h := render.HumanSize(c.Target, c.To); h != "" {
@@ -184,9 +194,14 @@ func printPlan(w io.Writer, p plan.Plan) {
 			fmt.Fprintf(w, "     runtime: %s\n", c.Runtime)
 		}
 		if ps := c.Persist; ps != nil {
-			if ps.Line != "" {
+			switch {
+			case ps.Line != "" && ps.Overridden != "":
+				fmt.Fprintf(w, "     persist: %s: %s — NOT persistent: %s is applied later at boot\n", ps.File, ps.Line, ps.Overridden)
+			case ps.Line != "":
 				fmt.Fprintf(w, "     persist: %s: %s\n", ps.File, ps.Line)
-			} else if ps.Edit != nil {
+			case ps.Edit != nil && ps.Edit.Format == "sysctl":
+				fmt.Fprintf(w, "     persist: comment out %s in %s (it would override %s at boot)\n", ps.Edit.Key, ps.File, plan.SysctlFile)
+			case ps.Edit != nil:
 				fmt.Fprintf(w, "     persist: edit %s [%s] %s = %s\n", ps.File, ps.Edit.Section, ps.Edit.Key, ps.Edit.Value)
 			}
 		}

@@ -21,8 +21,16 @@ type Host struct {
 	// SysctlConfig lists every key=value that /etc/sysctl.conf and the
 	// sysctl.d folders set, in the order sysctl --system applies them.
 	SysctlConfig []SysctlSetting `json:"sysctl_config,omitempty"`
-	Interfaces   []Interface     `json:"interfaces,omitempty"`
-	Softnet      []SoftnetCPU    `json:"softnet,omitempty"`
+	// SysctlApplier is the program that applies those files at boot:
+	// "systemd-sysctl" when this is a systemd host, else "sysctl --system"
+	// (procps, run by an init script).
+	SysctlApplier string `json:"sysctl_applier,omitempty"`
+	// UdevLater lists the ATTR{} assignments of udev rules files that run
+	// after nastune's 90-nastune.rules (file-name order across the rules
+	// folders, a name in /etc masking /run and /usr/lib).
+	UdevLater  []UdevAssign `json:"udev_later,omitempty"`
+	Interfaces []Interface  `json:"interfaces,omitempty"`
+	Softnet    []SoftnetCPU `json:"softnet,omitempty"`
 	// UptimeSeconds is the first field of /proc/uptime (0: unknown); it
 	// turns since-boot counters into rates.
 	UptimeSeconds float64       `json:"uptime_seconds,omitempty"`
@@ -414,6 +422,20 @@ type SysctlSetting struct {
 	// Unknown is true when the running kernel has no such key (removed,
 	// misspelt, or its module is not loaded).
 	Unknown bool `json:"unknown,omitempty"`
+	// Link is the real file when File is a symlink (Debian's
+	// /etc/sysctl.d/99-sysctl.conf → /etc/sysctl.conf).
+	Link string `json:"link,omitempty"`
+	// Exclude marks a "-key" line without a value: systemd-sysctl keeps
+	// globs from setting the key. Value is empty.
+	Exclude bool `json:"exclude,omitempty"`
+}
+
+// UdevAssign is one ATTR{NAME}="VALUE" assignment in a udev rules file.
+type UdevAssign struct {
+	File  string `json:"file"`
+	Line  int    `json:"line"`
+	Attr  string `json:"attr"`
+	Value string `json:"value"`
 }
 
 // Interface is one entry of /sys/class/net.

@@ -12,11 +12,14 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"path"
 	"sort"
 	"strings"
 
 	"github.com/nastune/nastune/internal/confsyntax"
 	"github.com/nastune/nastune/internal/facts"
+	"github.com/nastune/nastune/internal/parse/sysctlconf"
+	"github.com/nastune/nastune/internal/parse/udevrules"
 	"github.com/nastune/nastune/internal/rule"
 )
 
@@ -54,11 +57,15 @@ type Persist struct {
 	Line string `json:"line,omitempty"`
 	// Edit is set for user config files: the section and key to set.
 	Edit *Edit `json:"edit,omitempty"`
+	// Overridden names the file line that sets the same key later at
+	// boot and that nastune will not edit: the change does not survive a
+	// reboot.
+	Overridden string `json:"overridden,omitempty"`
 }
 
 // Edit is a minimal edit of a user config file.
 type Edit struct {
-	Format  string `json:"format"` // smbconf, ini, shellvar
+	Format  string `json:"format"` // smbconf, ini, shellvar, sysctl (comment out Key's lines)
 	Section string `json:"section,omitempty"`
 	Key     string `json:"key"`
 	Value   string `json:"value"`
@@ -108,7 +115,10 @@ func Make(h *facts.Host, findings []rule.Finding) Plan {
 		}
 		return a.Target < b.Target
 	})
-	p.Notes = append(p.Notes, overrides(h, p.Changes)...)
+	extra, notes := persistence(h, p.Changes)
+	p.Changes = append(p.Changes, extra...)
+	p.Notes = append(p.Notes, notes...)
+	p.Notes = append(p.Notes, udevOverrides(h, p.Changes)...)
 	for _, o := range h.Owners {
 		p.Notes = append(p.Notes, fmt.Sprintf("%s also manages %s (%s): nastune's values may be overwritten; align the two or let one own the setting",
 			o.Tool, o.What, o.Source))
@@ -281,23 +291,151 @@ func blockDevice(h *facts.Host, name string) *facts.BlockDevice {
 	return nil
 }
 
-// overrides names user sysctl files that sysctl --system applies after
-// 90-nastune.conf and that set the same key: they would win at boot.
-func overrides(h *facts.Host, changes []Change) []string {
-	var out []string
-	for _, c := range changes {
-		if c.Kind != rule.KindSysctl {
+// persistence makes the sysctl changes' persistence true. Each change
+// puts a line in SysctlFile; the boot model (sysctlconf.Effective, checked
+// against the real systemd-sysctl and sysctl --system) says whether that
+// line is the one in effect at boot, or whether a file applied later (a
+// 99-*.conf, /etc/sysctl.conf, which `sysctl --system` reads last) sets the
+// same key again.
+//
+// When a later file in /etc does, the plan comments out that file's lines
+// for the key (a "config" change with the "sysctl" edit format: journaled
+// by apply, restored by undo). That is the fix an admin expects: the
+// conflict is resolved where it is, visible in the file, and reversible.
+// A file that sorts last (zz-nastune.conf) would silently outrank every
+// admin file, and still lose to /etc/sysctl.conf under `sysctl --system`.
+// Files nastune does not edit (packaged /usr/lib/sysctl.d, volatile /run,
+// and glob lines that set other keys too) leave the change runtime-only:
+// Persist.Overridden and a note say so plainly.
+func persistence(h *facts.Host, changes []Change) ([]Change, []string) {
+	var extra []Change
+	var notes []string
+	managers := []sysctlconf.Manager{sysctlconf.Procps}
+	switch h.SysctlApplier {
+	case string(sysctlconf.Systemd):
+		managers = []sysctlconf.Manager{sysctlconf.Systemd}
+	case "":
+		managers = []sysctlconf.Manager{sysctlconf.Systemd, sysctlconf.Procps} // unknown: both must agree
+	}
+	for i := range changes {
+		c := &changes[i]
+		if c.Kind != rule.KindSysctl || c.Persist == nil || c.Persist.File != SysctlFile {
 			continue
 		}
-		for _, s := range h.SysctlConfig {
-			if s.Key != c.Target || s.File == SysctlFile {
+		as := withOurs(h, c.Target, c.To)
+		disabled := map[string]bool{}
+		for guard := 0; guard < 16; guard++ {
+			var win sysctlconf.Assignment
+			lost := false
+			for _, m := range managers {
+				if w, _, ok := sysctlconf.Effective(as, c.Target, m); ok && w.File != SysctlFile {
+					win, lost = w, true
+					break
+				}
+			}
+			if !lost || strings.Join(strings.Fields(win.Value), " ") == strings.Join(strings.Fields(c.To), " ") {
+				break // ours wins, or the later line sets the same value
+			}
+			real := win.File
+			if win.Link != "" {
+				real = win.Link
+			}
+			if !editable(real) || sysctlconf.IsGlob(win.Key) {
+				c.Persist.Overridden = fmt.Sprintf("%s:%d (%s = %s)", win.File, win.Line, win.Key, win.Value)
+				notes = append(notes, fmt.Sprintf("%s will NOT survive a reboot: %s:%d sets %s = %s and is applied after %s. nastune does not edit %s; "+
+					"copy that file to /etc/sysctl.d/%s without the line (a file of the same name in /etc masks it), then plan again",
+					c.Target, win.File, win.Line, win.Key, win.Value, SysctlFile, notEditableWhy(real, win.Key), path.Base(win.File)))
+				break
+			}
+			if !disabled[real] {
+				disabled[real] = true
+				extra = append(extra, Change{
+					ID: changeID("config", real+"\x00"+c.Target), Finding: c.Finding, Subject: c.Subject, Kind: "config",
+					Target: real, From: fmt.Sprintf("%s = %s (line %d)", c.Target, win.Value, win.Line), To: "line commented out",
+					Persist: &Persist{File: real, Edit: &Edit{Format: "sysctl", Key: c.Target, Value: c.To}},
+				})
+				notes = append(notes, fmt.Sprintf("%s:%d sets %s = %s and is applied after %s, so it would win at boot: the plan comments it out "+
+					"(journaled; nastune undo restores it)", win.File, win.Line, win.Key, win.Value, SysctlFile))
+			}
+			// Every line of the key in that file goes.
+			kept := as[:0:0]
+			for _, a := range as {
+				f := a.File
+				if a.Link != "" {
+					f = a.Link
+				}
+				if f == real && a.Key == c.Target {
+					continue
+				}
+				kept = append(kept, a)
+			}
+			as = kept
+		}
+	}
+	return extra, notes
+}
+
+// withOurs is the host's sysctl assignments with nastune's file holding
+// key = value in its place by file name (its current lines replaced; a
+// file of the same name in /run or /usr/lib is masked by ours in /etc).
+func withOurs(h *facts.Host, key, value string) []sysctlconf.Assignment {
+	base := path.Base(SysctlFile)
+	ours := sysctlconf.Assignment{Key: key, Value: value, File: SysctlFile, Line: 1}
+	var out []sysctlconf.Assignment
+	placed := false
+	for _, s := range h.SysctlConfig {
+		if path.Base(s.File) == base && s.File != sysctlconf.MainFile {
+			continue // ours, or masked by ours
+		}
+		if !placed && (s.File == sysctlconf.MainFile || path.Base(s.File) > base) {
+			out = append(out, ours)
+			placed = true
+		}
+		out = append(out, sysctlconf.Assignment{Key: s.Key, Value: s.Value, File: s.File, Link: s.Link, Line: s.Line, Exclude: s.Exclude})
+	}
+	if !placed {
+		out = append(out, ours)
+	}
+	return out
+}
+
+// editable says whether nastune may comment out lines in a sysctl file:
+// the admin's files in /etc only.
+func editable(p string) bool {
+	return p == sysctlconf.MainFile || (path.Dir(p) == "/etc/sysctl.d" && strings.HasSuffix(p, ".conf") && p != SysctlFile)
+}
+
+func notEditableWhy(p, key string) string {
+	switch {
+	case sysctlconf.IsGlob(key):
+		return "glob lines (they set other keys too)"
+	case strings.HasPrefix(p, "/run/"):
+		return "/run (it is regenerated at every boot by whatever wrote it)"
+	}
+	return "files outside /etc (they belong to a package and return with its next update)"
+}
+
+// udevOverrides names the rules that udev runs after UdevFile and that
+// write the same attribute: when they match the same device their value
+// stays at boot (udevrules). Whether they match it is not decided here
+// (their match keys are not evaluated), so the note says "may".
+func udevOverrides(h *facts.Host, changes []Change) []string {
+	var out []string
+	for _, c := range changes {
+		if c.Persist == nil || c.Persist.File != UdevFile || c.Persist.Line == "" {
+			continue
+		}
+		attr, val, ok := udevrules.LastAssign(c.Persist.Line)
+		if !ok {
+			continue
+		}
+		for _, a := range h.UdevLater {
+			if a.Attr != attr || a.Value == val {
 				continue
 			}
-			base := s.File[strings.LastIndexByte(s.File, '/')+1:]
-			if s.File == "/etc/sysctl.conf" || base > "90-nastune.conf" {
-				out = append(out, fmt.Sprintf("%s:%d sets %s = %s and is applied after %s: edit or remove that line, or it wins at boot",
-					s.File, s.Line, s.Key, s.Value, SysctlFile))
-			}
+			out = append(out, fmt.Sprintf("%s may not survive a reboot: %s:%d also writes ATTR{%s}=\"%s\" and udev runs it after %s; "+
+				"if that rule matches the same device its value stays: edit it, or check with `udevadm test` on the device",
+				c.Target, a.File, a.Line, a.Attr, a.Value, UdevFile))
 		}
 	}
 	return out

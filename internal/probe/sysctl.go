@@ -6,11 +6,13 @@ import (
 	"strings"
 
 	"github.com/nastune/nastune/internal/facts"
+	"github.com/nastune/nastune/internal/knobs"
 	"github.com/nastune/nastune/internal/parse/sysctlconf"
 )
 
-// SysctlKeys are the runtime sysctls the rules read. Keys named in sysctl
-// configuration files are read too, so drift and dead keys can be found.
+// SysctlKeys are the runtime sysctls the rules read besides every key of
+// the knob table (internal/knobs). Keys named in sysctl configuration files
+// are read too, so drift and dead keys can be found.
 var SysctlKeys = []string{
 	"net.core.rmem_max", "net.core.wmem_max", "net.core.rmem_default", "net.core.wmem_default",
 	"net.core.netdev_max_backlog", "net.core.netdev_budget", "net.core.netdev_budget_usecs",
@@ -42,6 +44,14 @@ func sysctlPath(key string) string {
 func (p *prober) sysctls() {
 	for _, k := range SysctlKeys {
 		p.sysctl(k)
+	}
+	for _, k := range knobs.All() {
+		// Keys that died are read only when a file names them (reading
+		// nr_pdflush_threads logs a deprecation warning on old kernels);
+		// absent keys are simply not recorded.
+		if k.Removed.IsZero() && k.Inert.IsZero() {
+			p.sysctl(k.Key)
+		}
 	}
 }
 
@@ -79,16 +89,21 @@ func (p *prober) sysctlConfig() {
 		}
 	}
 	_, err := p.root.Stat(sysctlconf.MainFile)
+	p.h.SysctlApplier = sysctlApplier(p)
 	seen := map[string]bool{}
 	for _, file := range sysctlconf.Order(found, err == nil) {
 		// Debian links /etc/sysctl.d/99-sysctl.conf to ../sysctl.conf:
 		// read each real file once.
 		real, err := p.root.RealPath(file)
+		link := ""
 		if err == nil {
 			if seen[real] {
 				continue
 			}
 			seen[real] = true
+			if real != file {
+				link = real
+			}
 		}
 		data, err := p.root.ReadFile(file)
 		if err != nil {
@@ -100,10 +115,29 @@ func (p *prober) sysctlConfig() {
 			p.skip(file, perr.Error()+" (line skipped, as sysctl does)")
 		}
 		for _, s := range settings {
+			if s.Exclude {
+				p.h.SysctlConfig = append(p.h.SysctlConfig, facts.SysctlSetting{
+					Key: s.Key, File: file, Line: s.Line, Link: link, Exclude: true})
+				continue
+			}
 			exists := p.sysctl(s.Key)
 			p.h.SysctlConfig = append(p.h.SysctlConfig, facts.SysctlSetting{
-				Key: s.Key, Value: s.Value, File: file, Line: s.Line, Unknown: !exists,
+				Key: s.Key, Value: s.Value, File: file, Line: s.Line, Unknown: !exists, Link: link,
 			})
 		}
 	}
+}
+
+// sysctlApplier names the program that applies the sysctl files at boot:
+// systemd-sysctl on a systemd host (sd_booted(3): /run/systemd/system
+// exists; in a captured tree without /run, the systemd-sysctl binary),
+// "" when neither is seen (then `sysctl --system` from an init script is
+// assumed).
+func sysctlApplier(p *prober) string {
+	for _, f := range []string{"/run/systemd/system", "/usr/lib/systemd/systemd-sysctl", "/lib/systemd/systemd-sysctl"} {
+		if _, err := p.root.Stat(f); err == nil {
+			return string(sysctlconf.Systemd)
+		}
+	}
+	return ""
 }

@@ -19,6 +19,11 @@ func lanHost(ram uint64, rmem, wmem string) *facts.Host {
 	}
 }
 
+func kernHost(h *facts.Host, major, minor int) *facts.Host {
+	h.Kernel = facts.Kernel{Release: "test", Major: major, Minor: minor}
+	return h
+}
+
 // On a LAN the defaults already cover 2×BDP: nastune recommends nothing
 // (KNOWLEDGE §1). A WAN RTT or a 1 MiB ceiling on 10GbE changes that.
 func TestTCPBuffers(t *testing.T) {
@@ -35,6 +40,23 @@ func TestTCPBuffers(t *testing.T) {
 			map[string]string{"net-tcp-buffers-small net.ipv4.tcp_rmem": "4096 87380 4194304", "net-tcp-buffers-small net.ipv4.tcp_wmem": "4096 16384 4194304"}},
 		{"16 MiB on 128 MiB", lanHost(128<<20, "4096 87380 16777216", "4096 16384 4194304"), 0,
 			map[string]string{"net-tcp-buffers-ram net.ipv4.tcp_rmem": "4096 87380 4194304"}},
+		// Issue 26: a guide capped tcp_rmem at 64 KiB. On the LAN 2×BDP is
+		// only ~122 KiB, but the fix restores the kernel's default ceiling
+		// (6 MiB on 5.10 with 4 GiB), never another value below it.
+		{"64 KiB cap on LAN restores the default", kernHost(lanHost(4<<30, "4096 87380 65536", "4096 16384 4194304"), 5, 10), 0,
+			map[string]string{"net-tcp-buffers-small net.ipv4.tcp_rmem": "4096 87380 6291456"}},
+		{"64 KiB cap on 128 MiB restores RAM/128", kernHost(lanHost(128<<20, "4096 87380 65536", "4096 16384 1048576"), 5, 10), 0,
+			map[string]string{"net-tcp-buffers-small net.ipv4.tcp_rmem": "4096 87380 1048576"}},
+		// 20 ms: 2×BDP (5 MB) is below the 6 MiB default: the default wins.
+		{"64 KiB cap at 20 ms", kernHost(lanHost(4<<30, "4096 87380 65536", "4096 16384 4194304"), 5, 10), 20 * time.Millisecond,
+			map[string]string{"net-tcp-buffers-small net.ipv4.tcp_rmem": "4096 87380 6291456", "net-tcp-buffers-small net.ipv4.tcp_wmem": "4096 16384 5046272"}},
+		// 40 ms: 2×BDP (10 MB) beats the default.
+		{"64 KiB cap at 40 ms", kernHost(lanHost(4<<30, "4096 87380 65536", "4096 16384 4194304"), 5, 10), 40 * time.Millisecond,
+			map[string]string{"net-tcp-buffers-small net.ipv4.tcp_rmem": "4096 87380 10027008", "net-tcp-buffers-small net.ipv4.tcp_wmem": "4096 16384 10027008"}},
+		// 6.18 with 24 GiB: the default is 32 MiB; a 16 MiB ceiling copied
+		// from a guide is below it and is restored.
+		{"16 MiB guide on 6.18", kernHost(lanHost(24<<30, "4096 87380 16777216", "4096 65536 16777216"), 6, 18), 0,
+			map[string]string{"net-tcp-buffers-small net.ipv4.tcp_rmem": "4096 87380 33554432"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/nastune/nastune/internal/facts"
+	"github.com/nastune/nastune/internal/parse/sysctlconf"
 	"github.com/nastune/nastune/internal/rule"
 )
 
@@ -56,16 +57,44 @@ func sysctlTriple(h *facts.Host, key string) ([3]int64, bool) {
 	return out, true
 }
 
-// configFor returns the setting that wins for key (the last one applied),
-// or nil when no configuration file sets it.
+// configFor returns the setting that sets key at boot (the boot model of
+// sysctlconf.Effective: file order, explicit keys over globs, under the
+// program that applies the files on this host), or nil when no
+// configuration file sets it.
 func configFor(h *facts.Host, key string) *facts.SysctlSetting {
-	var last *facts.SysctlSetting
+	win, _, ok := sysctlconf.Effective(assignments(h), key, bootManager(h))
+	if !ok {
+		return nil
+	}
+	return settingOf(h, win)
+}
+
+// bootManager is the program that applies sysctl files at boot here.
+func bootManager(h *facts.Host) sysctlconf.Manager {
+	if h.SysctlApplier == string(sysctlconf.Systemd) {
+		return sysctlconf.Systemd
+	}
+	return sysctlconf.Procps
+}
+
+// assignments converts the probed settings for the boot model.
+func assignments(h *facts.Host) []sysctlconf.Assignment {
+	out := make([]sysctlconf.Assignment, 0, len(h.SysctlConfig))
+	for _, s := range h.SysctlConfig {
+		out = append(out, sysctlconf.Assignment{Key: s.Key, Value: s.Value, File: s.File, Link: s.Link, Line: s.Line, Exclude: s.Exclude})
+	}
+	return out
+}
+
+// settingOf finds the probed setting an assignment came from.
+func settingOf(h *facts.Host, a sysctlconf.Assignment) *facts.SysctlSetting {
 	for i := range h.SysctlConfig {
-		if h.SysctlConfig[i].Key == key {
-			last = &h.SysctlConfig[i]
+		s := &h.SysctlConfig[i]
+		if s.File == a.File && s.Line == a.Line && s.Key == a.Key {
+			return s
 		}
 	}
-	return last
+	return nil
 }
 
 // sysctlEvidence is the runtime value, plus the file line that sets it

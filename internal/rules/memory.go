@@ -7,6 +7,7 @@ import (
 
 	"github.com/nastune/nastune/internal/ceiling"
 	"github.com/nastune/nastune/internal/facts"
+	"github.com/nastune/nastune/internal/knobs"
 	"github.com/nastune/nastune/internal/rule"
 )
 
@@ -47,6 +48,7 @@ func checkVFSCachePressure(in rule.Input) []rule.Finding {
 		val = "50"
 		basis = "keeps metadata cached longer than the default while still reclaimable"
 	}
+	why += " Set by " + provenance(h, "vm.vfs_cache_pressure") + "."
 	f := metaVFSCachePressure.New("vm.vfs_cache_pressure", why, sysctlEvidence(h, "vm.vfs_cache_pressure")...)
 	f.Recommendation = &rule.Recommendation{Kind: rule.KindSysctl, Target: "vm.vfs_cache_pressure",
 		Current: itoa(v), Value: val, Basis: basis}
@@ -119,12 +121,7 @@ var metaMinFree = rule.Meta{
 // memory size (mm/page_alloc.c calculate_min_free_kbytes: int_sqrt(lowmem
 // × 16), clamped to 128 … 262144 since 5.7, 65536 before).
 func AutoMinFreeKB(lowmemBytes uint64, k facts.Kernel) int64 {
-	v := int64(math.Sqrt(float64(lowmemBytes/1024) * 16))
-	upper := int64(262144)
-	if !k.AtLeast(5, 7) {
-		upper = 65536
-	}
-	return max(128, min(v, upper))
+	return knobs.MinFreeKB(lowmemBytes, knobs.Version{Major: k.Major, Minor: k.Minor, Patch: k.Patch})
 }
 
 func checkMinFree(in rule.Input) []rule.Finding {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/nastune/nastune/internal/calc"
 	"github.com/nastune/nastune/internal/facts"
+	"github.com/nastune/nastune/internal/knobs"
 	"github.com/nastune/nastune/internal/rule"
 )
 
@@ -44,7 +45,7 @@ func checkTimestamps(in rule.Input) []rule.Finding {
 	f := metaTimestamps.New("net.ipv4.tcp_timestamps",
 		"Without timestamps TCP cannot reject segments from a wrapped sequence space (PAWS), and its RTT "+
 			"estimate, which drives retransmission and buffer autotuning, gets fewer samples. The CPU saved "+
-			"is not measurable.", sysctlEvidence(h, "net.ipv4.tcp_timestamps")...)
+			"is not measurable. Set by "+provenance(h, "net.ipv4.tcp_timestamps")+".", sysctlEvidence(h, "net.ipv4.tcp_timestamps")...)
 	f.Recommendation = &rule.Recommendation{Kind: rule.KindSysctl, Target: "net.ipv4.tcp_timestamps",
 		Current: "0", Value: "1", Basis: "kernel default; RFC 7323"}
 	return []rule.Finding{f}
@@ -77,13 +78,16 @@ func rtt(in rule.Input) time.Duration {
 
 var metaBuffersSmall = rule.Meta{
 	ID: "net-tcp-buffers-small", Family: "netstack", Severity: rule.Warn, Since: "0.1.0",
-	Title: "TCP autotuning ceiling below twice the bandwidth-delay product",
+	Title: "TCP autotuning ceiling below twice the bandwidth-delay product or below the kernel default",
 	Doc: "TCP autotuning grows each socket's buffers up to tcp_rmem[2]/tcp_wmem[2] and no further " +
 		"(net.core.rmem_max/wmem_max cap only buffers a program sets itself, which also switches " +
 		"autotuning off). A transfer needs about bandwidth × RTT in flight, and the kernel counts " +
 		"packet overhead against the buffer, so the ceiling should be at least twice the BDP. On a " +
 		"LAN (1 Gbit/s, 0.5 ms: BDP ≈ 62 KB) the defaults already cover it and nothing should change; " +
-		"use --rtt for WAN or VPN peers.",
+		"use --rtt for WAN or VPN peers. A ceiling below the kernel's own default (RAM/128, at most 6 MiB, " +
+		"32 MiB since 6.16; docs/knobs.md) was capped by a file or a script: the fix restores the default, " +
+		"or 2 × BDP if larger, never another value below the default, since the LAN figure says nothing " +
+		"about the VPN or WAN clients the box also serves.",
 	Refs: []string{refIPSysctl + "#tcp-variables", refTCP7},
 }
 
@@ -99,29 +103,75 @@ func checkBuffersSmall(in rule.Input) []rule.Finding {
 	h := in.Host
 	need, basis := bufferNeed(in)
 	limit := calc.RAMShareCap(h.Memory.TotalBytes)
+	env := knobEnv(h)
 	var out []rule.Finding
 	for _, key := range []string{"net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem"} {
 		t, ok := sysctlTriple(h, key)
-		if !ok || uint64(t[2]) >= need {
+		if !ok {
+			continue
+		}
+		cur := uint64(t[2])
+		// The kernel's own ceiling for this kernel and RAM: a value surely
+		// below it was capped by a file or a script, and the fix restores
+		// it, never another value below it.
+		k, _ := knobs.Lookup(key)
+		capped := k.Judge(h.Sysctls[key], env).Harmful
+		var defMax uint64
+		if d, ok := k.Default(env); ok {
+			if n, ok := knobs.Field(d, 2); ok {
+				defMax = uint64(n)
+			}
+		}
+		if cur >= need && !capped {
 			continue
 		}
 		want := need
 		b := basis
 		if limit > 0 && want > limit {
-			if uint64(t[2]) >= limit {
+			if cur >= limit && !capped {
 				continue // already at the RAM share: raising further would starve the box
 			}
 			want = limit / (64 << 10) * (64 << 10)
 			b += fmt.Sprintf("; capped at RAM/32 = %s", humanBytes(limit))
 		}
-		f := metaBuffersSmall.New(key, fmt.Sprintf(
-			"The ceiling %s is below the %s one stream needs, so a single transfer cannot fill the link.",
-			humanBytes(uint64(t[2])), humanBytes(need)), sysctlEvidence(h, key)...)
+		why := fmt.Sprintf("The ceiling %s is below the %s one stream needs, so a single transfer cannot fill the link.",
+			humanBytes(cur), humanBytes(need))
+		if capped {
+			dflt := k.DefaultText(env.Kernel)
+			if defMax > 0 {
+				dflt = humanBytes(defMax)
+			}
+			why = fmt.Sprintf("The ceiling %s is below the kernel's own default (%s on Linux %s with %s): %s capped it, so a "+
+				"stream over a longer path than the LAN (a VPN or WAN client at 20 ms needs megabytes) stays window-limited.",
+				humanBytes(cur), dflt, h.Kernel.Release, ramText(h), provenance(h, key))
+			if defMax > want {
+				want = defMax
+				b = fmt.Sprintf("the kernel default for this kernel and RAM; 2 × BDP is only %s (%s)", humanBytes(need), strings.TrimPrefix(basis, "2 × BDP; "))
+			} else {
+				b += "; above the kernel default"
+			}
+			if c := configFor(h, key); c != nil {
+				b += fmt.Sprintf("; remove %s from %s line %d", key, c.File, c.Line)
+			}
+		}
+		f := metaBuffersSmall.New(key, why, sysctlEvidence(h, key)...)
 		f.Recommendation = &rule.Recommendation{Kind: rule.KindSysctl, Target: key, Current: h.Sysctls[key],
 			Value: fmt.Sprintf("%d %d %d", t[0], t[1], want), Basis: b}
 		out = append(out, f)
 	}
 	return out
+}
+
+// provenance says who set a sysctl: the file line that sets it at boot, or
+// a script at runtime when no file does.
+func provenance(h *facts.Host, key string) string {
+	if c := configFor(h, key); c != nil {
+		if c.Value == h.Sysctls[key] {
+			return fmt.Sprintf("%s:%d", c.File, c.Line)
+		}
+		return fmt.Sprintf("something at runtime (%s:%d sets %s)", c.File, c.Line, c.Value)
+	}
+	return "a script or service at runtime (no sysctl file sets it, so it is gone after a reboot unless that runs again)"
 }
 
 var metaBuffersRAM = rule.Meta{

@@ -4,8 +4,10 @@
 //
 // Format: one "key = value" per line; "#" and ";" start comment lines; a
 // key may use "/" instead of "." as separator; a leading "-" on the key
-// means "ignore a failure to set it". Values keep inner white space folded
-// to single spaces (tcp_rmem = 4096 87380 6291456).
+// means "ignore a failure to set it", and "-key" alone keeps globs from
+// setting key. Values keep inner white space folded to single spaces
+// (tcp_rmem = 4096 87380 6291456). boot.go computes which assignment wins
+// at boot.
 package sysctlconf
 
 import (
@@ -24,6 +26,9 @@ type Setting struct {
 	Value    string
 	Line     int
 	Optional bool // the key had a leading "-"
+	// Exclude is a "-key" line without "=": systemd-sysctl keeps globs
+	// from setting that key (sysctl.d(5)).
+	Exclude bool
 }
 
 // Parse reads one file. Lines without "=" are returned as errors (the
@@ -43,6 +48,10 @@ func Parse(data []byte) ([]Setting, error) {
 		}
 		k, v, ok := strings.Cut(line, "=")
 		k = strings.TrimSpace(k)
+		if !ok && strings.HasPrefix(k, "-") && len(strings.Fields(k)) == 1 && len(k) > 1 {
+			out = append(out, Setting{Key: NormalizeKey(k[1:]), Line: n, Exclude: true})
+			continue
+		}
 		if !ok || k == "" {
 			if first == nil {
 				first = &perr.Error{Line: n, Msg: fmt.Sprintf("%q is not 'key = value'", clip(line))}

@@ -1,0 +1,50 @@
+package probe
+
+import (
+	"path"
+	"strings"
+
+	"github.com/nastune/nastune/internal/facts"
+	"github.com/nastune/nastune/internal/parse/udevrules"
+)
+
+// ownUdevRules is the file name of nastune's rules (plan.UdevFile; plan
+// imports probe's facts, not the other way round).
+const ownUdevRules = "90-nastune.rules"
+
+// udevLater records the ATTR{} assignments of the udev rules files that
+// udev reads after 90-nastune.rules, so plan can say when a rule nastune
+// writes may be overridden at boot. Only those files are read.
+func (p *prober) udevLater() {
+	found := map[string][]string{}
+	for _, d := range udevrules.Dirs {
+		ents, err := p.root.ReadDir(d)
+		if err != nil {
+			continue // most of these folders do not exist on a given host
+		}
+		for _, e := range ents {
+			found[d] = append(found[d], e.Name())
+		}
+	}
+	seen := map[string]bool{}
+	for _, f := range udevrules.Order(found) {
+		name := path.Base(f)
+		if name <= ownUdevRules || strings.HasPrefix(name, "90-nastune") {
+			continue
+		}
+		if real, err := p.root.RealPath(f); err == nil {
+			if seen[real] {
+				continue
+			}
+			seen[real] = true
+		}
+		data, err := p.root.ReadFile(f)
+		if err != nil {
+			p.fail(f, err)
+			continue
+		}
+		for _, a := range udevrules.Assignments(data) {
+			p.h.UdevLater = append(p.h.UdevLater, facts.UdevAssign{File: f, Line: a.Line, Attr: a.Attr, Value: a.Value})
+		}
+	}
+}
