@@ -449,6 +449,21 @@ type Interface struct {
 	Ethtool   *Ethtool `json:"ethtool,omitempty"`
 	// Bond is set on bonding masters.
 	Bond *Bond `json:"bond,omitempty"`
+	// Qdisc is the root queueing discipline; nil when it was not read.
+	Qdisc *Qdisc `json:"qdisc,omitempty"`
+}
+
+// Qdisc is an interface's root queueing discipline as a netlink
+// RTM_GETQDISC dump (or a captured `tc qdisc show`) reports it.
+type Qdisc struct {
+	Kind string `json:"kind"`
+	// Limit is a root pfifo's packet limit or bfifo's byte limit.
+	Limit uint64 `json:"limit,omitempty"`
+	// Leaves are the distinct kinds of the qdiscs below the root (the
+	// per-queue children of mq), sorted.
+	Leaves []string `json:"leaves,omitempty"`
+	// Source names what was read: "netlink RTM_GETQDISC" or the captured file.
+	Source string `json:"source"`
 }
 
 // Ethtool is what the ethtool ioctl (or a captured ethtool run) tells.

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/nastune/nastune/internal/hostfs"
+	"github.com/nastune/nastune/internal/netlink"
 )
 
 // Sample is what one interval looked like: rates and shares computed from
@@ -151,7 +152,7 @@ type raw struct {
 	psi     [3]PSI // cpu, io, memory
 	disks   []DiskCounters
 	nets    []NetCounters
-	qdisc   map[int]Qdisc
+	qdisc   map[int]netlink.Qdisc
 	tcp     TCPCounters
 	softnet Softnet
 	vm      VM
@@ -188,7 +189,7 @@ type Sampler struct {
 	devs    map[string]devInfo // whole block devices
 	keep    map[string]bool
 	nics    map[string]nicInfo
-	qr      *qdiscReader
+	qr      *netlink.Conn
 	// Skipped names sources that could not be read, once each.
 	Skipped   map[string]string
 	watchPIDs map[int]bool // processes whose threads are read this interval
@@ -223,7 +224,7 @@ func NewSampler(root *hostfs.Root) (*Sampler, error) {
 	s := &Sampler{root: root, names: map[string]string{}, comms: map[string]string{}, Skipped: map[string]string{},
 		watchPIDs: map[int]bool{}, scratch: make([][]byte, 0, 64)}
 	s.discover()
-	if qr, err := newQdiscReader(); err == nil {
+	if qr, err := netlink.Dial(unix.NETLINK_ROUTE); err == nil {
 		s.qr = qr
 	} else {
 		s.skip("netlink qdisc", err)
@@ -248,7 +249,7 @@ func NewSampler(root *hostfs.Root) (*Sampler, error) {
 }
 
 func newRaw() *raw {
-	return &raw{qdisc: map[int]Qdisc{}, procs: map[int]procCount{}, threads: map[int]threadCount{}}
+	return &raw{qdisc: map[int]netlink.Qdisc{}, procs: map[int]procCount{}, threads: map[int]threadCount{}}
 }
 
 // Close releases the netlink socket.
@@ -385,7 +386,7 @@ func (s *Sampler) read(r *raw) error {
 		}
 	}
 	if s.qr != nil {
-		if err := s.qr.read(r.qdisc); err != nil {
+		if err := s.qr.RootQdiscs(r.qdisc); err != nil {
 			s.skip("netlink qdisc", err)
 		}
 	}

@@ -276,8 +276,6 @@ func FuzzParsers(f *testing.F) {
 		parseSchedstat(b, sc)
 		var vm VM
 		parseKeyed(b, sc, vm.setVmstat)
-		parseQdiscMsg(b)
-		parseHTBClassRate(b)
 	})
 }
 
