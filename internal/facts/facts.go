@@ -716,6 +716,9 @@ type Mount struct {
 	MountPoint string   `json:"mount_point"`
 	FSType     string   `json:"fstype"`
 	Options    []string `json:"options,omitempty"`
+	// Line is the line of the file the entry was read from (fstab line
+	// numbers count comments and blank lines).
+	Line int `json:"line,omitempty"`
 }
 
 // Swap is one line of /proc/swaps.
