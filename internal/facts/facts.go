@@ -88,6 +88,14 @@ type Samba struct {
 	Source string `json:"source"`
 	// LoadError is set when smbd would refuse a file (a fatal syntax error).
 	LoadError *ConfigError `json:"load_error,omitempty"`
+	// Server names what shows smbd is installed (its binary, or the
+	// Debian package); ServerMissing what shows it is not (smb.conf and
+	// testparm come with samba-common and samba-common-bin, which client
+	// tools pull in without the server). Both empty: not known.
+	Server        string `json:"server,omitempty"`
+	ServerMissing string `json:"server_missing,omitempty"`
+	// Version is smbd's version ("4.9.5-Debian"), from `smbd -V`.
+	Version string `json:"version,omitempty"`
 }
 
 // ConfigError names a configuration file line that breaks the service.
@@ -126,6 +134,10 @@ type NFS struct {
 	// Pools are the nfsd thread-pool counters of /proc/fs/nfsd/pool_stats.
 	Pools       []NFSPool `json:"pools,omitempty"`
 	PoolsSource string    `json:"pools_source,omitempty"`
+	// ServerMissing names what shows no NFS server is here (no nfsd in
+	// /proc, no rpc.nfsd, nfs-kernel-server not installed); empty when
+	// one is, or when that is not known.
+	ServerMissing string `json:"server_missing,omitempty"`
 }
 
 // NFSPool is one line of /proc/fs/nfsd/pool_stats: requests that arrived,

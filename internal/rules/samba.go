@@ -132,7 +132,7 @@ func smb1Allowed(s *facts.Samba) bool {
 }
 
 func checkSMB1Dead(in rule.Input) []rule.Finding {
-	s := in.Host.Samba
+	s := sambaServer(in)
 	if s == nil || smb1Allowed(s) {
 		return nil
 	}
@@ -165,7 +165,7 @@ var metaAIOSize = rule.Meta{
 }
 
 func checkAIOSize(in rule.Input) []rule.Finding {
-	s := in.Host.Samba
+	s := sambaServer(in)
 	if s == nil {
 		return nil
 	}
@@ -207,7 +207,7 @@ var metaSockOpts = rule.Meta{
 }
 
 func checkSockOpts(in rule.Input) []rule.Finding {
-	s := in.Host.Samba
+	s := sambaServer(in)
 	if s == nil {
 		return nil
 	}
@@ -246,7 +246,7 @@ var metaStrictLocking = rule.Meta{
 }
 
 func checkStrictLocking(in rule.Input) []rule.Finding {
-	s := in.Host.Samba
+	s := sambaServer(in)
 	if s == nil {
 		return nil
 	}
@@ -284,7 +284,7 @@ var metaWideLinks = rule.Meta{
 }
 
 func checkWideLinks(in rule.Input) []rule.Finding {
-	s := in.Host.Samba
+	s := sambaServer(in)
 	if s == nil {
 		return nil
 	}
@@ -331,7 +331,7 @@ var metaFollowSymlinks = rule.Meta{
 }
 
 func checkFollowSymlinks(in rule.Input) []rule.Finding {
-	s := in.Host.Samba
+	s := sambaServer(in)
 	if s == nil {
 		return nil
 	}
@@ -399,7 +399,7 @@ var metaSMB1Enabled = rule.Meta{
 }
 
 func checkSMB1Enabled(in rule.Input) []rule.Finding {
-	s := in.Host.Samba
+	s := sambaServer(in)
 	if s == nil || !smb1Allowed(s) {
 		return nil
 	}
@@ -434,7 +434,7 @@ var metaSmbProtocolNone = rule.Meta{
 }
 
 func checkSmbProtocolNone(in rule.Input) []rule.Finding {
-	s := in.Host.Samba
+	s := sambaServer(in)
 	if s == nil {
 		return nil
 	}
@@ -507,7 +507,7 @@ func inlineComment(v string) (before string, ok bool) {
 // the text before a '#' or ';' would have been the meant value,
 // smb-invalid-value otherwise.
 func checkSmbValues(in rule.Input, inline bool) []rule.Finding {
-	s := in.Host.Samba
+	s := sambaServer(in)
 	if s == nil {
 		return nil
 	}
@@ -606,7 +606,7 @@ var metaLogLevel = rule.Meta{
 }
 
 func checkLogLevel(in rule.Input) []rule.Finding {
-	s := in.Host.Samba
+	s := sambaServer(in)
 	if s == nil {
 		return nil
 	}
@@ -632,7 +632,7 @@ var metaSmbInvalid = rule.Meta{
 }
 
 func checkSmbInvalid(in rule.Input) []rule.Finding {
-	s := in.Host.Samba
+	s := sambaServer(in)
 	if s == nil || s.LoadError == nil || s.LoadError.InvalidValue {
 		return nil // an illegal value: smb-invalid-value / smb-inline-comment say it
 	}
@@ -642,4 +642,15 @@ func checkSmbInvalid(in rule.Input) []rule.Finding {
 	f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice, Target: fmt.Sprintf("fix line %d of %s, then check with testparm -s", e.Line, e.File),
 		Basis: "Samba's parser refuses the file"}
 	return []rule.Finding{f}
+}
+
+// sambaServer returns the Samba facts when smbd may serve them: nil when
+// the host shows smbd is not installed (smb.conf and testparm come with
+// samba-common and samba-common-bin, which client tools install without
+// the server).
+func sambaServer(in rule.Input) *facts.Samba {
+	if s := in.Host.Samba; s != nil && s.ServerMissing == "" {
+		return s
+	}
+	return nil
 }
