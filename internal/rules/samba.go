@@ -288,37 +288,57 @@ func checkWideLinks(in rule.Input) []rule.Finding {
 	if s == nil {
 		return nil
 	}
+	unixExt := s.Global["smb1unixextensions"] != "no"
+	override := s.Global["allowinsecurewidelinks"] == "yes"
 	var out []rule.Finding
+	// A [global] wide links is only the default of the shares: it matters
+	// where a file share inherits it, and is fixed once, in [global].
+	var inherit []string
 	for _, sh := range shareNames(s) {
-		if shareValue(s, sh, "widelinks") != "yes" {
+		if shareValue(s, sh, "widelinks") != "yes" || shareValue(s, sh, "printable") == "yes" {
+			continue // print queues are spools clients write to, not read from
+		}
+		if sambaSetting(s, sh, "widelinks") == nil && sambaSetting(s, "global", "widelinks") != nil {
+			inherit = append(inherit, sh)
 			continue
 		}
-		unixExt := s.Global["smb1unixextensions"] != "no"
-		override := s.Global["allowinsecurewidelinks"] == "yes"
-		ev := []rule.Evidence{sambaEv(s, sh, "widelinks", "yes"), sambaEv(s, "global", "smb1unixextensions", map[bool]string{true: "yes", false: "no"}[unixExt])}
-		rec := &rule.Recommendation{Kind: rule.KindConfig, Target: sambaTarget(s, sh, "wide links"), Current: "yes", Value: "no"}
-		var f rule.Finding
-		switch {
-		case unixExt && override:
-			ev = append(ev, sambaEv(s, "global", "allowinsecurewidelinks", "yes"))
-			f = metaWideLinks.New("["+sh+"]", fmt.Sprintf(
-				"[%s] follows symlinks out of the share and SMB1 clients may create symlinks (unix extensions), with the safety override on: any file smbd can read is reachable.", sh), ev...)
-			rec.Basis = "wide links with unix extensions and allow insecure wide links"
-		case !unixExt:
-			f = metaWideLinks.New("["+sh+"]", fmt.Sprintf(
-				"[%s] follows symlinks out of the share (wide links is active because unix extensions = no): a symlink placed in the share by a local user, an NFS client or a container exposes files outside it.", sh), ev...)
-			f.Severity = rule.Warn
-			rec.Basis = "wide links active with unix extensions off"
-		default:
-			f = metaWideLinks.New("["+sh+"]", fmt.Sprintf(
-				"[%s] asks for wide links, but Samba ignores it while unix extensions are on: the setting misleads, and someone may 'fix' it with allow insecure wide links.", sh), ev...)
-			f.Severity = rule.Info
-			rec.Basis = "has no effect while unix extensions are on"
-		}
-		f.Recommendation = rec
+		out = append(out, wideLinksFinding(s, sh, "["+sh+"]", unixExt, override))
+	}
+	if len(inherit) > 0 {
+		names := "[" + strings.Join(inherit, "], [") + "]"
+		f := wideLinksFinding(s, "global", names, unixExt, override)
+		f.Subject = "[global]"
+		f.Why = strings.Replace(f.Why, names+" follows", names+" "+plural(len(inherit), "inherits", "inherit")+" wide links from [global] and "+plural(len(inherit), "follows", "follow"), 1)
 		out = append(out, f)
 	}
 	return out
+}
+
+// wideLinksFinding judges wide links = yes set in section for the shares
+// named by who.
+func wideLinksFinding(s *facts.Samba, section, who string, unixExt, override bool) rule.Finding {
+	ev := []rule.Evidence{sambaEv(s, section, "widelinks", "yes"), sambaEv(s, "global", "smb1unixextensions", map[bool]string{true: "yes", false: "no"}[unixExt])}
+	rec := &rule.Recommendation{Kind: rule.KindConfig, Target: sambaTarget(s, section, "wide links"), Current: "yes", Value: "no"}
+	var f rule.Finding
+	switch {
+	case unixExt && override:
+		ev = append(ev, sambaEv(s, "global", "allowinsecurewidelinks", "yes"))
+		f = metaWideLinks.New(who, fmt.Sprintf(
+			"%s follows symlinks out of the share and SMB1 clients may create symlinks (unix extensions), with the safety override on: any file smbd can read is reachable.", who), ev...)
+		rec.Basis = "wide links with unix extensions and allow insecure wide links"
+	case !unixExt:
+		f = metaWideLinks.New(who, fmt.Sprintf(
+			"%s follows symlinks out of the share (wide links is active because unix extensions = no): a symlink placed in the share by a local user, an NFS client or a container exposes files outside it.", who), ev...)
+		f.Severity = rule.Warn
+		rec.Basis = "wide links active with unix extensions off"
+	default:
+		f = metaWideLinks.New(who, fmt.Sprintf(
+			"%s asks for wide links, but Samba ignores it while unix extensions are on: the setting misleads, and someone may 'fix' it with allow insecure wide links.", who), ev...)
+		f.Severity = rule.Info
+		rec.Basis = "has no effect while unix extensions are on"
+	}
+	f.Recommendation = rec
+	return f
 }
 
 var metaFollowSymlinks = rule.Meta{
