@@ -36,6 +36,12 @@ const (
 	allBusy      = 0.90 // every CPU together
 	stealShare   = 0.20
 	diskBusy     = 0.80 // %util: busy 80% of the time already queues
+	// A disk busy at least this share with one request in flight whenever
+	// busy (Little's law: mean in flight = IOPS × latency ≈ %util) serves a
+	// one-at-a-time workload: latency-bound even below diskBusy, the rest
+	// of the time being the issuer's own work between requests.
+	diskQD1Busy  = 0.50
+	diskQD1IOPS  = 10   // fewer requests per second are not a stream
 	diskCeiling  = 0.85 // of the path's modelled ceiling (internal/ceiling)
 	ceilingSlack = 1.15 // a sample above this share of the ceiling disproves the model
 	nicBusy      = 0.85 // of link speed or qdisc rate
@@ -270,6 +276,18 @@ func cpuBottlenecks(samples []Sample, n float64) []Bottleneck {
 	return out
 }
 
+// qd1 reports a one-request-at-a-time workload that keeps a disk busy a
+// large share of the time: the mean number in flight (the queue depth,
+// which Little's law makes IOPS × await) matches the busy share, i.e. one
+// request whenever the disk is busy, and the two measurements agree.
+func qd1(util, qd, iops, awaitMS float64) bool {
+	if util < diskQD1Busy || iops < diskQD1IOPS || qd <= 0 {
+		return false
+	}
+	little := iops * awaitMS / 1000
+	return qd/util >= 0.8 && qd/util <= 1.25 && little >= 0.8*qd && little <= 1.25*qd
+}
+
 func diskBottlenecks(samples []Sample, n float64, ceil map[string]Ceiling) []Bottleneck {
 	type acc struct {
 		util, rbps, wbps, riops, wiops, await, qd, req float64
@@ -309,7 +327,7 @@ func diskBottlenecks(samples []Sample, n float64, ceil map[string]Ceiling) []Bot
 				sat[name] = true
 			}
 		}
-		if a.util/n >= diskBusy {
+		if a.util/n >= diskBusy || qd1(a.util/n, a.qd/n, (a.riops+a.wiops)/n, a.await/n) {
 			sat[name] = true
 		}
 	}
@@ -424,6 +442,15 @@ func diskBottlenecks(samples []Sample, n float64, ceil map[string]Ceiling) []Bot
 			}
 		}
 		switch {
+		case util < diskBusy && qd1(util, qd, iops, await):
+			b.Why = fmt.Sprintf("%s serves one request at a time: %.0f IOPS × %.2f ms = %.2f requests in flight on average (Little's law), "+
+				"the same as its %.0f%% busy time, so whenever it is busy exactly one request waits; each I/O waits for the one before and "+
+				"the remaining %.0f%% is the issuer's own time between requests: throughput is bound by the disk's latency, not its capacity",
+				subj, iops, await, iops*await/1000, 100*util, 100*(1-util))
+			if !rot {
+				b.Why += "; a solid-state device could serve more requests at once"
+			}
+			b.Next = "raise the parallelism of the workload (more threads or async I/O, fewer fsyncs), larger requests and readahead for sequential reads (audit: blk-read-ahead, blk-scheduler); `nastune bench disk` shows what the device can do at higher queue depth"
 		case qd < 1.5:
 			b.Why = fmt.Sprintf("%s always has a request in flight but rarely more than one (queue depth %.1f): each I/O waits for the one before, "+
 				"so throughput is latency-bound (%.2f ms × %.0f IOPS ≈ the whole second)", subj, qd, await, iops)

@@ -114,6 +114,18 @@ func TestReason(t *testing.T) {
 		{"nfsd with idle threads",
 			repeat(5, Sample{CPU: idle, NFSd: &NFSdSample{PacketsPerS: 2000, EnqueuedPerS: 20}}),
 			nil},
+		// QD1 (a single-threaded copy with fsync per block): 300 IOPS ×
+		// 2 ms = 0.6 in flight = 60% busy; below the 80% saturation line,
+		// yet the disk's latency sets the pace.
+		{"QD1 workload latency-bound at 60% busy",
+			repeat(5, Sample{CPU: idle, Disks: []DiskSample{{Name: "sda", UtilPct: 60, WriteIOPS: 300, AwaitMS: 2, QueueDepth: 0.6, AvgReqKiB: 4, Rotational: true}}}),
+			[]string{"disk:sda"}},
+		{"bursty parallel load at 60% busy is not QD1",
+			repeat(5, Sample{CPU: idle, Disks: []DiskSample{{Name: "sda", UtilPct: 60, WriteIOPS: 300, AwaitMS: 8, QueueDepth: 2.4, AvgReqKiB: 4, Rotational: true}}}),
+			nil},
+		{"light QD1 background writer at 30% busy",
+			repeat(5, Sample{CPU: idle, Disks: []DiskSample{{Name: "sda", UtilPct: 30, WriteIOPS: 150, AwaitMS: 2, QueueDepth: 0.3, Rotational: true}}}),
+			nil},
 		{"softirq on one core",
 			repeat(5, Sample{CPU: CPUSample{BusyPct: 50, Cores: []CoreShare{{CPU: 0, BusyPct: 95, SoftIRQPct: 85}, {CPU: 1, BusyPct: 5}}}}),
 			[]string{"cpu:cpu0 interrupts"}},
@@ -308,5 +320,14 @@ func BenchmarkNext(b *testing.B) {
 		if _, err := s.Next(); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// The QD1 verdict says why a 60%-busy disk is the limit.
+func TestReasonQD1Why(t *testing.T) {
+	got := Reason(repeat(5, Sample{Disks: []DiskSample{{Name: "sda", UtilPct: 60, ReadIOPS: 300, AwaitMS: 2, QueueDepth: 0.6, Rotational: true}}}))
+	if len(got) != 1 || !strings.Contains(got[0].Why, "one request at a time") || !strings.Contains(got[0].Why, "Little's law") ||
+		!strings.Contains(got[0].Why, "0.60 requests in flight") {
+		t.Errorf("%+v", got)
 	}
 }
