@@ -45,6 +45,7 @@ const (
 	diskCeiling  = 0.85 // of the path's modelled ceiling (internal/ceiling)
 	ceilingSlack = 1.15 // a sample above this share of the ceiling disproves the model
 	nicBusy      = 0.85 // of link speed or qdisc rate
+	tcpLimited   = 0.50 // share of the time a stream's sending waited for its send buffer or the peer's window
 	memStall     = 0.10 // PSI memory some
 	nfsdQueued   = 0.10 // share of NFS requests that found no idle nfsd thread
 )
@@ -76,6 +77,7 @@ func ReasonWith(samples []Sample, ceil map[string]Ceiling) []Bottleneck {
 	out = append(out, cpuBottlenecks(samples, n)...)
 	out = append(out, diskBottlenecks(samples, n, ceil)...)
 	out = append(out, nicBottlenecks(samples, n)...)
+	out = append(out, tcpBottlenecks(samples, n)...)
 	out = append(out, memBottleneck(samples, n)...)
 	out = withKernelErrors(out, samples)
 	sort.SliceStable(out, func(i, j int) bool { return out[i].score > out[j].score })
@@ -601,4 +603,65 @@ func topProcesses(samples []Sample, n float64, k int) string {
 		parts = append(parts, fmt.Sprintf("%s (pid %d) %.0f%%", m[p].comm, p, m[p].cpu))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// tcpBottlenecks names the TCP streams whose sending was held back, most
+// of the watch, by their own send buffer or by the peer's receive window
+// (tcp_info chronographs): at their RTT the buffer, not the link, sets
+// the rate (rate = window ÷ RTT).
+func tcpBottlenecks(samples []Sample, n float64) []Bottleneck {
+	type acc struct {
+		tx, rtt, snd, rwnd float64
+		seen               float64
+		local, remote      string
+	}
+	m := map[string]*acc{}
+	for _, s := range samples {
+		for _, st := range s.TCP.Streams {
+			if !st.Limits {
+				continue
+			}
+			k := st.Local + " " + st.Remote
+			a := m[k]
+			if a == nil {
+				a = &acc{local: st.Local, remote: st.Remote}
+				m[k] = a
+			}
+			a.tx += st.TxBps
+			a.rtt += st.RTTms
+			a.snd += st.SndbufLimitedPct / 100
+			a.rwnd += st.RwndLimitedPct / 100
+			a.seen++
+		}
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var out []Bottleneck
+	for _, k := range keys {
+		a := m[k]
+		snd, rwnd := a.snd/n, a.rwnd/n // absent intervals count as not limited
+		if max(snd, rwnd) < tcpLimited {
+			continue
+		}
+		tx, rtt := a.tx/a.seen, a.rtt/a.seen
+		inflight := tx / 8 * rtt / 1000 // bytes in flight: rate × RTT
+		subj := "tcp " + a.local + " → " + a.remote
+		b := Bottleneck{Kind: "network", Subject: subj, Utilization: r2(max(snd, rwnd)), Rate: r2(tx), Unit: "bits/s", score: max(snd, rwnd),
+			Evidence: []string{fmt.Sprintf("netlink inet_diag tcp_info %s → %s: %s, RTT %.2f ms, send-buffer-limited %.0f%% and receive-window-limited %.0f%% of the time",
+				a.local, a.remote, units.BitRate(tx), rtt, 100*snd, 100*rwnd)}}
+		if snd >= rwnd {
+			b.Why = fmt.Sprintf("the stream %s → %s waited for its own send buffer %.0f%% of the time: about %s in flight at a %.2f ms RTT gives %s (rate = window ÷ RTT); the link is not what limits it",
+				a.local, a.remote, 100*snd, units.Bytes(uint64(inflight)), rtt, units.BitRate(tx))
+			b.Next = "raise the sender's buffer: the maximum of net.ipv4.tcp_wmem (audit: net-tcp-buffers-small; nastune calc tcp for the size at this RTT), and remove a fixed SO_SNDBUF (Samba `socket options`) that stops autotuning"
+		} else {
+			b.Why = fmt.Sprintf("the stream %s → %s waited for the peer's receive window %.0f%% of the time: about %s in flight at a %.2f ms RTT gives %s (rate = window ÷ RTT); the receiver, not the link, limits it",
+				a.local, a.remote, 100*rwnd, units.Bytes(uint64(inflight)), rtt, units.BitRate(tx))
+			b.Next = "on the receiving host " + a.remote + ": raise the maximum of net.ipv4.tcp_rmem (or the client OS's receive window), and check that the receiving application reads as fast as data arrives"
+		}
+		out = append(out, b)
+	}
+	return out
 }
