@@ -87,3 +87,32 @@ func TestMountOptionsLive(t *testing.T) {
 		t.Errorf("live nobarrier: %q", subj[1])
 	}
 }
+
+// ext4 noacl and btrfs options around their removals: deprecated and
+// "from Linux X on the mount fails" before, crit at and after.
+func TestMountOptionsExt4Btrfs(t *testing.T) {
+	for _, tc := range []struct {
+		kernel, line string
+		sev          rule.Severity
+		want         string
+	}{
+		{"5.10.0-28-amd64", "/dev/md0 /srv ext4 defaults,noacl 0 2", rule.Warn, "noacl is deprecated; from Linux 6.1 on, noacl makes the mount fail"},
+		{"6.1.0-18-amd64", "/dev/md0 /srv ext4 defaults,noacl 0 2", rule.Crit, "Linux 6.1 refuses noacl: the next mount fails"},
+		{"5.4.0-150-generic", "/dev/sdb /data btrfs alloc_start=1G,inode_cache 0 0", rule.Warn,
+			"Linux 5.4 accepts alloc_start=1G and ignores it; inode_cache is deprecated; from Linux 5.9 on, alloc_start=1G makes the mount fail; from Linux 6.8 on, inode_cache makes the mount fail"},
+		{"6.8.0-45-generic", "/dev/sdb /data btrfs noatime,recovery 0 0", rule.Crit, "Linux 6.8 refuses recovery: the next mount fails"},
+		{"6.6.0", "/dev/sdb /data btrfs noatime,compress=zstd 0 0", 0, ""},
+	} {
+		_, fs := runTree(t, map[string]string{"proc/sys/kernel/osrelease": tc.kernel + "\n", "etc/fstab": tc.line + "\n"})
+		got := byID(fs, "fs-dead-mount-option")
+		if tc.want == "" {
+			if len(got) != 0 {
+				t.Errorf("%s %q: %+v", tc.kernel, tc.line, got)
+			}
+			continue
+		}
+		if len(got) != 1 || got[0].Severity != tc.sev || !strings.Contains(got[0].Why, tc.want) {
+			t.Errorf("%s %q: %+v\nwant %v %q", tc.kernel, tc.line, got, tc.sev, tc.want)
+		}
+	}
+}

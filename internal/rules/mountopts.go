@@ -18,6 +18,8 @@ const (
 	refExt4Super       = "https://git.kernel.org/pub/scm/linux/kernel/git/torvalds/linux.git/tree/fs/ext4/super.c"
 	refExt4NoACL       = "https://git.kernel.org/pub/scm/linux/kernel/git/torvalds/linux.git/commit/?id=2d544ec923dbe5fbed64a7f43dccf527218380bc"
 	refXFSNoBarrier    = "https://git.kernel.org/pub/scm/linux/kernel/git/torvalds/linux.git/commit/?id=1c02d502c20809a2a5f71ec16a930a61ed779b81"
+	refBtrfsAllocStart = "https://git.kernel.org/pub/scm/linux/kernel/git/torvalds/linux.git/commit/?id=d801e7a3557ecc995bdfd6f142a36f0bb774c737"
+	refBtrfsInodeCache = "https://git.kernel.org/pub/scm/linux/kernel/git/torvalds/linux.git/commit/?id=a1912f712188291f9d7d434fba155461f1ebef66"
 )
 
 type kver struct{ major, minor int }
@@ -63,6 +65,15 @@ var mountOptions = []mountOption{
 		note: "ext4 deprecated it in 2012 (commit f70486055ee); ACLs and user xattrs are always on", ref: refExt4NoACL},
 	{fs: "ext4", names: []string{"bh", "nobh", "check", "nocheck", "reservation", "noreservation", "journal"}, ignored: kver{1, 0},
 		note: "an ext2/ext3 option that ext4 lists as removed (Opt_removed)", ref: refExt4Super},
+	// btrfs: alloc_start ignored since 4.13 (commit 0d0c71b31720) and
+	// removed for 5.9 (d801e7a3557e); inode_cache deprecated for 5.9
+	// (b547a88ea577) and recovery since 4.6 (replaced by usebackuproot,
+	// 8dcddfa048de), both removed in 6.8 (a1912f712188, whose fix for
+	// norecovery went to stable 6.8+).
+	{fs: "btrfs", names: []string{"alloc_start"}, removed: kver{5, 9}, ignored: kver{4, 13}, ref: refBtrfsAllocStart},
+	{fs: "btrfs", names: []string{"inode_cache"}, removed: kver{6, 8}, deprecated: true, ref: refBtrfsInodeCache},
+	{fs: "btrfs", names: []string{"recovery"}, removed: kver{6, 8}, deprecated: true,
+		note: "rescue=usebackuproot replaces it", ref: refBtrfsInodeCache},
 	{fs: "ext4", names: []string{"nobarrier", "barrier=0"},
 		harm: "the journal's cache flushes are off: a power cut can corrupt the filesystem unless the disks' write cache is battery-backed or off",
 		ref:  refExt4Options},
@@ -107,7 +118,7 @@ func judgeMountOption(m mountOption, k facts.Kernel, live bool) mountVerdict {
 	case m.deprecated:
 		v.schedule = m.schedule
 		if v.schedule == "" {
-			v.schedule = "no date"
+			v.schedule = "-" // deprecated, removal not scheduled (or given by removed)
 		}
 	}
 	return v
@@ -152,8 +163,12 @@ func mountWhy(opts []string, vs []mountVerdict, k facts.Kernel) string {
 		parts = append(parts, fmt.Sprintf("%s accepts %s and ignores %s", kname, strings.Join(ignored, ", "), them(ignored)))
 	}
 	if len(deprecated) > 0 {
-		parts = append(parts, fmt.Sprintf("%s %s deprecated, removal scheduled after %s: a kernel without %s will refuse the mount",
-			strings.Join(deprecated, ", "), isAre(deprecated), vs[indexOf(opts, deprecated[0])].schedule, them(deprecated)))
+		if sch := vs[indexOf(opts, deprecated[0])].schedule; sch != "-" {
+			parts = append(parts, fmt.Sprintf("%s %s deprecated, removal scheduled after %s: a kernel without %s will refuse the mount",
+				strings.Join(deprecated, ", "), isAre(deprecated), sch, them(deprecated)))
+		} else {
+			parts = append(parts, fmt.Sprintf("%s %s deprecated", strings.Join(deprecated, ", "), isAre(deprecated)))
+		}
 	}
 	for _, ver := range versions {
 		os := upgrade[ver]
