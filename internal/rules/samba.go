@@ -96,7 +96,7 @@ var metaSendfile = rule.Meta{
 
 func checkSendfile(in rule.Input) []rule.Finding {
 	h := in.Host
-	s := h.Samba
+	s := sambaServer(in)
 	// A CPU judgement needs a basis: an unknown CPU (no cpuinfo, no
 	// arch) is not called slow.
 	if s == nil || s.Global["usesendfile"] == "yes" || h.CPU.Count == 0 || !slowCPU(h) && h.CPU.Count > 2 {
@@ -384,9 +384,12 @@ var metaMultichannel = rule.Meta{
 
 func checkMultichannel(in rule.Input) []rule.Finding {
 	h := in.Host
-	s := h.Samba
+	s := sambaServer(in)
 	if s == nil || s.Global["servermultichannelsupport"] != "no" {
 		return nil
+	}
+	if smbconf.VersionBefore(s.Version, 4, 15) {
+		return nil // experimental before 4.15 (release notes): not advice to give
 	}
 	up := 0
 	for _, i := range h.Interfaces {
@@ -598,7 +601,7 @@ var metaSigningNoAES = rule.Meta{
 
 func checkSigningNoAES(in rule.Input) []rule.Finding {
 	h := in.Host
-	s := h.Samba
+	s := sambaServer(in)
 	if s == nil || h.CPU.HasFlag("aes") {
 		return nil
 	}

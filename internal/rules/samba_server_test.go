@@ -96,3 +96,16 @@ func TestNFSAdviceNeedsNfsd(t *testing.T) {
 		})
 	}
 }
+
+// Every Samba rule goes through sambaServer: with smbd shown absent, a
+// host whose smb.conf asks for sendfile off, no multichannel on two links
+// and signing without AES gets no Samba advice at all.
+func TestNoSambaRuleWithoutSmbd(t *testing.T) {
+	files := realTreeFiles(t, "smb-omv-default")
+	files["var/lib/dpkg/info/samba-common-bin.list"] = "/usr/bin/testparm\n"
+	files["etc/samba/smb.conf"] += "\nserver multi channel support = no\nuse sendfile = no\nserver signing = mandatory\n"
+	_, fs := runTree(t, files)
+	if got := ids(fs, "samba"); len(got) > 0 {
+		t.Errorf("samba findings without smbd: %v", got)
+	}
+}

@@ -165,3 +165,10 @@ func sambaVersion(v string) (major, minor int, ok bool) {
 
 // EffectiveFor is Effective with the defaults of Samba version v.
 func (c *Config) EffectiveFor(v string) Effective { return c.values(DefaultsFor(v)) }
+
+// VersionBefore reports whether Samba version v is known and older than
+// major.minor.
+func VersionBefore(v string, major, minor int) bool {
+	a, b, ok := sambaVersion(v)
+	return ok && (a < major || a == major && b < minor)
+}
