@@ -33,7 +33,8 @@ var metaTxQueueLen = rule.Meta{
 		"net.core.default_qdisc says otherwise, also under mq) uses it as its limit; noqueue (loopback, " +
 		"bridges, bonds, VLANs) has no queue; fq, fq_codel, cake, sfq, codel and pie keep their own " +
 		"limits; pfifo and bfifo copied it once when they were created. nastune names the length only " +
-		"where the root qdisc (or mq's per-queue qdiscs) is pfifo_fast.",
+		"where the root qdisc (or mq's per-queue qdiscs) is pfifo_fast, and a root pfifo/bfifo whose own " +
+		"limit exceeds 1000 packets (replacing the qdisc is the fix there).",
 	Refs: []string{refIPLink, "https://www.bufferbloat.net/projects/bloat/wiki/Introduction/", refSysfsNet,
 		"https://git.kernel.org/pub/scm/linux/kernel/git/torvalds/linux.git/tree/net/sched/sch_generic.c",
 		"https://git.kernel.org/pub/scm/linux/kernel/git/torvalds/linux.git/tree/net/sched/sch_fq_codel.c"},
@@ -78,6 +79,10 @@ func checkTxQueueLen(in rule.Input) []rule.Finding {
 	var out []rule.Finding
 	def := in.Host.Sysctls["net.core.default_qdisc"]
 	for _, i := range in.Host.Interfaces {
+		if f, ok := fifoLimitFinding(i); ok {
+			out = append(out, f)
+			continue
+		}
 		if i.TxQueue == nil || *i.TxQueue <= 1000 {
 			continue
 		}
@@ -103,6 +108,48 @@ func checkTxQueueLen(in rule.Input) []rule.Finding {
 		out = append(out, f)
 	}
 	return out
+}
+
+// fifoLimitFinding: a root pfifo or bfifo holds its own limit, copied from
+// tx_queue_len when it was created (sch_fifo.c fifo_init); a long one is
+// the same standing queue, and only replacing the qdisc shortens it.
+func fifoLimitFinding(i facts.Interface) (rule.Finding, bool) {
+	q := i.Qdisc
+	if q == nil || q.Limit == 0 {
+		return rule.Finding{}, false
+	}
+	mtu := 1500
+	if i.MTU != nil {
+		mtu = *i.MTU
+	}
+	pkts := q.Limit
+	unit := "packets"
+	if q.Kind == "bfifo" {
+		pkts = q.Limit / uint64(mtu)
+		unit = "bytes"
+	}
+	if pkts <= 1000 {
+		return rule.Finding{}, false
+	}
+	f := metaTxQueueLen.New(i.Name, fmt.Sprintf(
+		"%s's root %s qdisc queues up to %d %s (about %d full-size packets): at %s that is %s of delay when the link is busy; tx_queue_len does not change an existing %s.",
+		i.Name, q.Kind, q.Limit, unit, pkts, linkName(i), queueDelayPackets(i, int(pkts)), q.Kind),
+		rule.Ev(q.Source, fmt.Sprintf("%s root %s limit %d", i.Name, q.Kind, q.Limit)))
+	f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice,
+		Target: fmt.Sprintf("replace the qdisc: tc qdisc replace dev %s root fq_codel (or pfifo limit 1000), and remove what sets the long %s at boot", i.Name, q.Kind),
+		Basis:  "a fifo's limit is fixed at creation (sch_fifo.c)"}
+	return f, true
+}
+
+func queueDelayPackets(i facts.Interface, pkts int) string {
+	if i.SpeedMbps == nil {
+		return "an unbounded amount"
+	}
+	mtu := 1500
+	if i.MTU != nil {
+		mtu = *i.MTU
+	}
+	return fmt.Sprintf("%.0f ms", float64(pkts)*float64(mtu)*8/(float64(*i.SpeedMbps)*1e3))
 }
 
 func leafList(l []string) string {

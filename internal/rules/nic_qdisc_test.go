@@ -31,6 +31,9 @@ func TestTxQueueLenJudgedByQdisc(t *testing.T) {
 		{"root pfifo (limit copied at creation)", func(f map[string]string) {
 			f[tcFile] = "qdisc pfifo 8002: dev eth0 root refcnt 2 limit 1000p\n"
 		}, nil, ""},
+		{"root pfifo created with a 10000-packet limit", func(f map[string]string) {
+			f[tcFile] = "qdisc pfifo 8002: dev eth0 root refcnt 2 limit 10000p\n"
+		}, []string{"eth0"}, "root pfifo qdisc queues up to 10000 packets"},
 		{"not captured, default fq_codel", func(f map[string]string) { delete(f, tcFile) }, nil, ""},
 		{"not captured, default pfifo_fast", func(f map[string]string) {
 			delete(f, tcFile)
