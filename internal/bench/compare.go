@@ -17,14 +17,42 @@ type Comparison struct {
 	Before float64 `json:"before"`
 	After  float64 `json:"after"`
 	Change float64 `json:"change_percent"`
-	// Significant is false when the change is within the noise: the
-	// spreads of --repeat runs overlap, or, without spreads, |change| < 5%.
-	Significant bool   `json:"significant"`
-	Note        string `json:"note,omitempty"`
+	// Significant is true only when the ranges (lowest to highest of the
+	// --repeat runs) of before and after do not overlap. Single runs
+	// have no range: no noise estimate, never significant.
+	Significant bool `json:"significant"`
+	// Verdict is "better", "worse", "within noise" (the ranges overlap)
+	// or "no noise estimate" (a side has a single run).
+	Verdict string `json:"verdict"`
+	Note    string `json:"note,omitempty"`
+	// Warnings say how the two runs differ beyond the change being
+	// measured (file size, tests, engine, device, streams…): the same on
+	// every row of one comparison.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
-// NoiseThreshold is the change below which single runs are called noise.
-const NoiseThreshold = 5.0
+// Verdicts.
+const (
+	VerdictBetter  = "better"
+	VerdictWorse   = "worse"
+	VerdictNoise   = "within noise"
+	VerdictNoRange = "no noise estimate"
+)
+
+// judge sets the verdict from the two ranges; ok is false for single runs.
+func (c *Comparison) judge(bLo, bHi, aLo, aHi float64, ranges bool) {
+	switch {
+	case !ranges:
+		c.Verdict = VerdictNoRange
+		c.Note = "single runs: no noise estimate; use --repeat 3 or more on both"
+	case aLo > bHi:
+		c.Verdict, c.Significant = VerdictBetter, true
+	case aHi < bLo:
+		c.Verdict, c.Significant = VerdictWorse, true
+	default:
+		c.Verdict = VerdictNoise
+	}
+}
 
 // Compare two saved results (both disk or both net).
 func Compare(before, after []byte) ([]Comparison, error) {
@@ -66,17 +94,15 @@ func Compare(before, after []byte) ([]Comparison, error) {
 				}
 				c := Comparison{Test: tb.Name, Unit: unit, Before: vb, After: va}
 				c.Change = pct(vb, va)
-				if tb.Runs > 1 && ta.Runs > 1 {
-					c.Significant = aLo > bHi || aHi < bLo
+				ranges := tb.Runs > 1 && ta.Runs > 1
+				c.judge(bLo, bHi, aLo, aHi, ranges)
+				if ranges {
 					c.Note = fmt.Sprintf("spread %.0f-%.0f → %.0f-%.0f", bLo, bHi, aLo, aHi)
-				} else {
-					c.Significant = math.Abs(c.Change) >= NoiseThreshold
-					c.Note = "single runs: use --repeat for a noise estimate"
 				}
 				out = append(out, c)
 			}
 		}
-		return out, nil
+		return withWarnings(out, diskMismatch(b, a)), nil
 	case "net":
 		var b, a NetResult
 		if err := json.Unmarshal(before, &b); err != nil {
@@ -87,16 +113,98 @@ func Compare(before, after []byte) ([]Comparison, error) {
 		}
 		c := Comparison{Test: fmt.Sprintf("tcp %d stream(s)", b.Streams), Unit: "Mbit/s", Before: b.BitsPerSecond / 1e6, After: a.BitsPerSecond / 1e6}
 		c.Change = pct(c.Before, c.After)
-		if b.Runs > 1 && a.Runs > 1 {
-			c.Significant = a.SpreadLo > b.SpreadHi || a.SpreadHi < b.SpreadLo
+		ranges := b.Runs > 1 && a.Runs > 1
+		c.judge(b.SpreadLo, b.SpreadHi, a.SpreadLo, a.SpreadHi, ranges)
+		if ranges {
 			c.Note = fmt.Sprintf("spread %.0f-%.0f → %.0f-%.0f", b.SpreadLo/1e6, b.SpreadHi/1e6, a.SpreadLo/1e6, a.SpreadHi/1e6)
-		} else {
-			c.Significant = math.Abs(c.Change) >= NoiseThreshold
-			c.Note = "single runs: use --repeat for a noise estimate"
 		}
-		return []Comparison{c}, nil
+		return withWarnings([]Comparison{c}, netMismatch(b, a)), nil
 	}
 	return nil, errors.New("not a nastune bench result (no kind: disk or net)")
+}
+
+func withWarnings(rows []Comparison, w []string) []Comparison {
+	for i := range rows {
+		rows[i].Warnings = w
+	}
+	return rows
+}
+
+// diskMismatch lists what differs between two disk runs besides the change
+// under test.
+func diskMismatch(b, a DiskResult) []string {
+	var w []string
+	if b.Size != a.Size && b.Size > 0 && a.Size > 0 {
+		w = append(w, fmt.Sprintf("different test file sizes (%d vs %d bytes): caches weigh differently", b.Size, a.Size))
+	}
+	if b.Engine != a.Engine {
+		w = append(w, fmt.Sprintf("different engines (%s vs %s)", orNone(b.Engine), orNone(a.Engine)))
+	}
+	if b.Device != a.Device {
+		w = append(w, fmt.Sprintf("different devices (%s vs %s)", orNone(b.Device), orNone(a.Device)))
+	}
+	if b.MemoryBacked != a.MemoryBacked {
+		w = append(w, fmt.Sprintf("one run measured memory, not a disk (%s)", orNone(b.MemoryBacked+a.MemoryBacked)))
+	}
+	names := func(r DiskResult) map[string]bool {
+		m := map[string]bool{}
+		for _, t := range r.Tests {
+			if t.Skipped == "" {
+				m[t.Name] = true
+			}
+		}
+		return m
+	}
+	nb, na := names(b), names(a)
+	var onlyB, onlyA []string
+	for _, t := range b.Tests {
+		if nb[t.Name] && !na[t.Name] {
+			onlyB = append(onlyB, t.Name)
+		}
+	}
+	for _, t := range a.Tests {
+		if na[t.Name] && !nb[t.Name] {
+			onlyA = append(onlyA, t.Name)
+		}
+	}
+	if len(onlyB)+len(onlyA) > 0 {
+		w = append(w, fmt.Sprintf("different tests (only before: %s; only after: %s)", orNone(strings.Join(onlyB, ", ")), orNone(strings.Join(onlyA, ", "))))
+	}
+	if b.Interrupted || a.Interrupted {
+		w = append(w, "a run was interrupted")
+	}
+	return w
+}
+
+// netMismatch lists what differs between two network runs.
+func netMismatch(b, a NetResult) []string {
+	var w []string
+	if b.Engine != a.Engine {
+		w = append(w, fmt.Sprintf("different engines (%s vs %s)", orNone(b.Engine), orNone(a.Engine)))
+	}
+	if b.Streams != a.Streams {
+		w = append(w, fmt.Sprintf("different stream counts (%d vs %d)", b.Streams, a.Streams))
+	}
+	if b.Reverse != a.Reverse {
+		w = append(w, "different directions (one run was --reverse)")
+	}
+	if b.Server != a.Server {
+		w = append(w, fmt.Sprintf("different servers (%s vs %s)", orNone(b.Server), orNone(a.Server)))
+	}
+	if b.Seconds > 0 && a.Seconds > 0 && math.Abs(b.Seconds-a.Seconds) > 0.25*math.Max(b.Seconds, a.Seconds) {
+		w = append(w, fmt.Sprintf("different durations (%.0f vs %.0f s)", b.Seconds, a.Seconds))
+	}
+	if b.Capped != "" || a.Capped != "" || b.Interrupted || a.Interrupted {
+		w = append(w, "a run was capped or interrupted")
+	}
+	return w
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
 }
 
 func pct(b, a float64) float64 {

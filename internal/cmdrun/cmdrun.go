@@ -102,6 +102,7 @@ var allowed = [][]string{
 	{"hdparm", "-W", "DEV"},
 	{"dmsetup", "table"},
 	{"openvpn", "--version"},
+	{"smbd", "-V"},
 }
 
 // Allowed reports whether argv is in the allow-list.

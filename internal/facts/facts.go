@@ -96,6 +96,14 @@ type Samba struct {
 	Source string `json:"source"`
 	// LoadError is set when smbd would refuse a file (a fatal syntax error).
 	LoadError *ConfigError `json:"load_error,omitempty"`
+	// Server names what shows smbd is installed (its binary, or the
+	// Debian package); ServerMissing what shows it is not (smb.conf and
+	// testparm come with samba-common and samba-common-bin, which client
+	// tools pull in without the server). Both empty: not known.
+	Server        string `json:"server,omitempty"`
+	ServerMissing string `json:"server_missing,omitempty"`
+	// Version is smbd's version ("4.9.5-Debian"), from `smbd -V`.
+	Version string `json:"version,omitempty"`
 }
 
 // ConfigError names a configuration file line that breaks the service.
@@ -134,6 +142,10 @@ type NFS struct {
 	// Pools are the nfsd thread-pool counters of /proc/fs/nfsd/pool_stats.
 	Pools       []NFSPool `json:"pools,omitempty"`
 	PoolsSource string    `json:"pools_source,omitempty"`
+	// ServerMissing names what shows no NFS server is here (no nfsd in
+	// /proc, no rpc.nfsd, nfs-kernel-server not installed); empty when
+	// one is, or when that is not known.
+	ServerMissing string `json:"server_missing,omitempty"`
 }
 
 // NFSPool is one line of /proc/fs/nfsd/pool_stats: requests that arrived,
@@ -471,6 +483,21 @@ type Interface struct {
 	Ethtool   *Ethtool `json:"ethtool,omitempty"`
 	// Bond is set on bonding masters.
 	Bond *Bond `json:"bond,omitempty"`
+	// Qdisc is the root queueing discipline; nil when it was not read.
+	Qdisc *Qdisc `json:"qdisc,omitempty"`
+}
+
+// Qdisc is an interface's root queueing discipline as a netlink
+// RTM_GETQDISC dump (or a captured `tc qdisc show`) reports it.
+type Qdisc struct {
+	Kind string `json:"kind"`
+	// Limit is a root pfifo's packet limit or bfifo's byte limit.
+	Limit uint64 `json:"limit,omitempty"`
+	// Leaves are the distinct kinds of the qdiscs below the root (the
+	// per-queue children of mq), sorted.
+	Leaves []string `json:"leaves,omitempty"`
+	// Source names what was read: "netlink RTM_GETQDISC" or the captured file.
+	Source string `json:"source"`
 }
 
 // Ethtool is what the ethtool ioctl (or a captured ethtool run) tells.
@@ -738,6 +765,9 @@ type Mount struct {
 	MountPoint string   `json:"mount_point"`
 	FSType     string   `json:"fstype"`
 	Options    []string `json:"options,omitempty"`
+	// Line is the line of the file the entry was read from (fstab line
+	// numbers count comments and blank lines).
+	Line int `json:"line,omitempty"`
 }
 
 // Swap is one line of /proc/swaps.

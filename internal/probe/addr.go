@@ -8,7 +8,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/nastune/nastune/internal/rtnl"
+	"github.com/nastune/nastune/internal/netlink"
 )
 
 // addresses returns interface name → CIDR addresses: one netlink
@@ -55,10 +55,10 @@ func parseIPAddr(b []byte) (map[string][]string, error) {
 	return out, nil
 }
 
-// liveAddresses asks rtnetlink (internal/rtnl) for every address: an
+// liveAddresses asks rtnetlink (internal/netlink) for every address: an
 // RTM_GETADDR dump, what `ip addr` prints.
 func liveAddresses() (map[string][]string, error) {
-	c, err := rtnl.Dial()
+	c, err := netlink.Dial(unix.NETLINK_ROUTE)
 	if err != nil {
 		return nil, err
 	}
@@ -72,7 +72,7 @@ func liveAddresses() (map[string][]string, error) {
 		// struct ifaddrmsg: family, prefixlen, flags, scope (u8), index (u32).
 		prefix, index := b[1], int(binary.NativeEndian.Uint32(b[4:]))
 		var ip net.IP
-		rtnl.Attrs(b[unix.SizeofIfAddrmsg:], func(t uint16, v []byte) {
+		netlink.Attrs(b[unix.SizeofIfAddrmsg:], func(t uint16, v []byte) {
 			// IFA_LOCAL is the address of a point-to-point link's own
 			// end; otherwise IFA_ADDRESS is.
 			if t == unix.IFA_LOCAL || (t == unix.IFA_ADDRESS && ip == nil) {

@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// The rtnetlink dump (internal/rtnl) lists the addresses `ip -o addr`
+// The rtnetlink dump (internal/netlink) lists the addresses `ip -o addr`
 // prints for this machine: iproute2 is the oracle.
 func TestLiveAddressesMatchIP(t *testing.T) {
 	ip, err := exec.LookPath("ip")

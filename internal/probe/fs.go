@@ -81,11 +81,13 @@ func (p *prober) fstab() {
 	if err != nil {
 		return // containers and appliances often have none
 	}
+	// Comments become blank lines, so entries keep their line numbers.
 	var lines []string
 	for _, l := range strings.Split(string(data), "\n") {
-		if t := strings.TrimSpace(l); t != "" && !strings.HasPrefix(t, "#") {
-			lines = append(lines, l)
+		if t := strings.TrimSpace(l); strings.HasPrefix(t, "#") {
+			l = ""
 		}
+		lines = append(lines, l)
 	}
 	m, err := kernfmt.Mounts([]byte(strings.Join(lines, "\n")))
 	if err != nil {

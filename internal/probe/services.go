@@ -47,8 +47,15 @@ func (p *prober) samba() {
 			}
 		}
 	}
-	eff := exp.Config.Effective()
+	s.Server, s.ServerMissing = p.serverPresence(smbdPaths, "samba")
+	if s.ServerMissing == "" {
+		s.Version = p.smbdVersion()
+	}
+	eff := exp.Config.EffectiveFor(s.Version)
 	s.Source = "smb.conf + documented defaults"
+	if s.Version != "" {
+		s.Source = "smb.conf + documented defaults of Samba " + s.Version
+	}
 	if out, src, ok := p.command("testparm", "-s", "-v", "--suppress-prompt"); ok {
 		if t, err := smbconf.FromTestparm(out); err == nil && len(t.Global) > 0 {
 			// testparm prints its own debug level as "log level".
@@ -102,6 +109,12 @@ func (p *prober) nfs() {
 		found = found || len(ex) > 0
 	}
 	if found || n.ConfigFile != "" {
+		if n.ThreadsSource == "" {
+			// nfsd's /proc files exist once the module is loaded.
+			if present, missing := p.serverPresence(nfsdPaths, "nfs-kernel-server"); present == "" {
+				n.ServerMissing = missing
+			}
+		}
 		p.h.NFS = n
 	}
 }

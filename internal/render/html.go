@@ -357,11 +357,13 @@ func plainText(v reflect.Value) string {
 
 var compareTmpl = sync.OnceValue(func() *template.Template {
 	return template.Must(template.New("compare").Funcs(template.FuncMap{"measure": measure}).Parse(`
-<p class="meta">A change counts only beyond the noise: the spreads of repeated runs must not overlap, or a single run must change by more than 5%.
+<p class="meta">A change counts only beyond the noise: the ranges (lowest to highest) of repeated runs must not overlap; single runs give no noise estimate.
 Random-I/O tests are shown in IOPS, sequential ones in MiB/s; each test's bars have their own scale.</p>
+{{range .Warnings}}<p class="meta"><b>warning:</b> {{.}}</p>
+{{end}}
 {{.Chart}}
 <div class="wrap"><table><thead><tr><th class="sortable">test</th><th class="sortable">before</th><th class="sortable">after</th><th class="sortable">unit</th><th class="sortable">change %</th><th class="sortable">verdict</th><th>note</th></tr></thead><tbody>
-{{range .Rows}}<tr data-test="{{.Test}}"><td>{{.Test}}</td><td class="num" data-v="{{.Before}}">{{measure .Before}}</td><td class="num" data-v="{{.After}}">{{measure .After}}</td><td>{{.Unit}}</td><td class="num" data-v="{{.Change}}">{{printf "%+.1f" .Change}}</td><td>{{if .Significant}}<b>{{if gt .Change 0.0}}better{{else}}worse{{end}}</b>{{else}}within noise{{end}}</td><td>{{.Note}}</td></tr>
+{{range .Rows}}<tr data-test="{{.Test}}"><td>{{.Test}}</td><td class="num" data-v="{{.Before}}">{{measure .Before}}</td><td class="num" data-v="{{.After}}">{{measure .After}}</td><td>{{.Unit}}</td><td class="num" data-v="{{.Change}}">{{printf "%+.1f" .Change}}</td><td>{{if .Significant}}<b>{{.Verdict}}</b>{{else}}{{.Verdict}}{{end}}</td><td>{{.Note}}</td></tr>
 {{end}}</tbody></table></div>`))
 })
 
@@ -410,13 +412,40 @@ func CompareText(w io.Writer, rows []bench.Comparison) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "TEST\tBEFORE\tAFTER\tCHANGE\tVERDICT\tNOTE")
 	for _, r := range CompareView(rows) {
-		v := "within noise"
-		if r.Significant {
-			v = map[bool]string{true: "better", false: "worse"}[r.Change > 0]
-		}
-		fmt.Fprintf(tw, "%s\t%s %s\t%s %s\t%+.1f%%\t%s\t%s\n", r.Test, measure(r.Before), r.Unit, measure(r.After), r.Unit, r.Change, v, r.Note)
+		fmt.Fprintf(tw, "%s\t%s %s\t%s %s\t%+.1f%%\t%s\t%s\n", r.Test, measure(r.Before), r.Unit, measure(r.After), r.Unit, r.Change, verdictOf(r), r.Note)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, x := range compareWarnings(rows) {
+		if _, err := fmt.Fprintln(w, "warning: "+x); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// verdictOf is the row's verdict; rows made before verdicts existed get
+// theirs from Significant and the sign of the change.
+func verdictOf(r bench.Comparison) string {
+	switch {
+	case r.Verdict != "":
+		return r.Verdict
+	case r.Significant && r.Change > 0:
+		return bench.VerdictBetter
+	case r.Significant:
+		return bench.VerdictWorse
+	}
+	return bench.VerdictNoise
+}
+
+// compareWarnings are the run-level warnings of a comparison (the same on
+// every row).
+func compareWarnings(rows []bench.Comparison) []string {
+	if len(rows) == 0 {
+		return nil
+	}
+	return rows[0].Warnings
 }
 
 // HTMLCompare writes a bench comparison with a before/after bar chart in
@@ -424,10 +453,14 @@ func CompareText(w io.Writer, rows []bench.Comparison) error {
 // larger of its two values is the full width), labelled with the values.
 func HTMLCompare(w io.Writer, rows []bench.Comparison, before, after string, o HTMLOptions) error {
 	view := CompareView(rows)
+	for i := range view {
+		view[i].Verdict = verdictOf(view[i])
+	}
 	body, err := execHTML(compareTmpl(), struct {
-		Rows  []bench.Comparison
-		Chart template.HTML
-	}{view, compareChart(view)})
+		Rows     []bench.Comparison
+		Chart    template.HTML
+		Warnings []string
+	}{view, compareChart(view), compareWarnings(rows)})
 	if err != nil {
 		return err
 	}

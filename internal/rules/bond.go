@@ -271,7 +271,7 @@ func checkBondSingleStream(in rule.Input) []rule.Finding {
 			"%s (%s, %d links) gives one client transfer at most one link's %d Mbit/s; it helps only when several clients transfer at once.",
 			b.Name, b.Bond.Mode, len(b.Bond.Slaves), speed), rule.Ev(bondSource(b), "Bonding Mode: "+b.Bond.ModeText))
 		target := "for single-client speed use a protocol that opens several connections, or one faster link"
-		if in.Host.Samba != nil { // Samba advice only where Samba is configured
+		if sambaServer(in) != nil { // Samba advice only where smbd serves a configuration
 			target = "for single-client speed use SMB3 multichannel (server multi channel support = yes) over the separate links"
 		}
 		f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice, Target: target,

@@ -102,7 +102,14 @@ func checkNodiratime(in rule.Input) []rule.Finding {
 			seen[m.MountPoint] = true
 			f := metaNodiratime.New(m.MountPoint, m.MountPoint+" is mounted noatime,nodiratime: noatime alone does the same.",
 				rule.Ev(src.name, fmt.Sprintf("%s %s %s %s", m.Device, m.MountPoint, m.FSType, strings.Join(m.Options, ","))))
-			f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice, Target: "drop nodiratime from the options of " + m.MountPoint,
+			target := "drop nodiratime from whatever mounts " + m.MountPoint + notInFstab(in.Host.Fstab)
+			src := src.name
+			if src == "/etc/fstab" {
+				target = fmt.Sprintf("drop nodiratime from line %d of /etc/fstab (%s)", m.Line, m.MountPoint)
+				src = fmt.Sprintf("/etc/fstab:%d", m.Line)
+			}
+			f.Evidence[0].Source = src
+			f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice, Target: target,
 				Basis: "noatime implies nodiratime"}
 			out = append(out, f)
 		}
@@ -110,44 +117,99 @@ func checkNodiratime(in rule.Input) []rule.Finding {
 	return out
 }
 
-// deadOptions are mount options current kernels ignore or refuse.
-var deadOptions = map[string]map[string]string{
-	"ext4": {"nobh": "ignored by ext4 (a no-op since the ext3 era)", "bh": "ignored by ext4"},
-	"xfs": {"delaylog": "removed in Linux 4.0 (always on)", "nodelaylog": "removed in Linux 4.0", "ihashsize": "removed in Linux 4.0",
-		"irixsgid": "removed in Linux 4.0", "osyncisdsync": "removed in Linux 4.0", "osyncisosync": "removed in Linux 4.0",
-		"barrier": "removed in Linux 4.19 (barriers are always used)", "nobarrier": "removed in Linux 4.19: the mount fails"},
-}
-
 var metaDeadMountOption = rule.Meta{
 	ID: "fs-dead-mount-option", Family: "fs", Severity: rule.Warn, Since: "0.3.0",
-	Title: "Mount option that current kernels ignore or refuse",
-	Doc: "Tuning guides still list ext4 nobh and XFS delaylog, nobarrier, ihashsize or " +
-		"osyncisdsync. ext4 ignores nobh; XFS removed the others in Linux 4.0 and 4.19, after which " +
-		"a mount with them fails at boot. The XFS documentation keeps the list of removed options.",
-	Refs: []string{"https://docs.kernel.org/admin-guide/xfs.html#deprecated-mount-options", "https://docs.kernel.org/admin-guide/ext4.html"},
+	Title: "Mount option the kernel refuses, ignores or will refuse",
+	Doc: "Tuning guides still list XFS nobarrier, delaylog or ihashsize and ext4 nobh, noacl or " +
+		"nouser_xattr. Each is judged against the running kernel from the kernels' own tables: XFS " +
+		"removed delaylog, ihashsize, irixsgid and osyncis* in Linux 4.0 and barrier/nobarrier in 4.19, " +
+		"and schedules ikeep and attr2 for removal (Documentation/admin-guide/xfs.rst); ext4 removed " +
+		"noacl and nouser_xattr in 6.1 and ignores ext2/ext3 leftovers such as nobh (fs/ext4/super.c); " +
+		"btrfs ignored alloc_start from 4.13 and refuses it from 5.9, and refuses inode_cache and recovery " +
+		"from 6.8. " +
+		"An option the running kernel refuses makes the next mount fail, at boot an emergency shell " +
+		"(crit); one a later kernel refuses, or that disables cache flushes, is a warning; one it " +
+		"ignores is noise. A live mount proves the kernel accepted the option. The advice names the " +
+		"/etc/fstab line; an option only on the live mount came from a unit, autofs or a script.",
+	Refs: []string{refXFSMountOptions, refExt4Options, refExt4Super},
+}
+
+func mountLine(m facts.Mount) string {
+	return fmt.Sprintf("%s %s %s %s", m.Device, m.MountPoint, m.FSType, strings.Join(m.Options, ","))
 }
 
 func checkDeadMountOption(in rule.Input) []rule.Finding {
 	var out []rule.Finding
-	for _, src := range []struct {
-		name   string
-		mounts []facts.Mount
-	}{{"/etc/fstab", in.Host.Fstab}, {"/proc/self/mounts", in.Host.Mounts}} {
-		for _, m := range src.mounts {
-			dead := deadOptions[m.FSType]
-			for _, o := range m.Options {
-				name, _, _ := strings.Cut(o, "=")
-				why, ok := dead[name]
-				if !ok {
-					continue
-				}
-				f := metaDeadMountOption.New(m.MountPoint+" "+name, fmt.Sprintf("%s option %s on %s: %s.", m.FSType, name, m.MountPoint, why),
-					rule.Ev(src.name, fmt.Sprintf("%s %s %s %s", m.Device, m.MountPoint, m.FSType, strings.Join(m.Options, ","))))
-				f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice, Target: fmt.Sprintf("remove %s from %s in %s", name, m.MountPoint, src.name),
-					Basis: why}
-				out = append(out, f)
+	seen := map[string]bool{} // mount point + option already judged
+	report := func(m facts.Mount, live bool) {
+		var opts, refs []string
+		var vs []mountVerdict
+		sev := rule.Info
+		for _, o := range m.Options {
+			opt, name, ok := lookupMountOption(m.FSType, o)
+			// The kernel prints some options itself (XFS shows attr2 for
+			// every filesystem with the feature): from a live mount only
+			// options nobody but the owner sets, the harmful ones, count.
+			if !ok || seen[m.MountPoint+" "+name] || (live && opt.harm == "") {
+				continue
+			}
+			seen[m.MountPoint+" "+name] = true
+			v := judgeMountOption(opt, in.Host.Kernel, live)
+			switch {
+			case v.fails:
+				sev = rule.Crit
+			case !(v.ignored && !v.upgrade.set()) && sev == rule.Info:
+				sev = rule.Warn
+			}
+			opts, vs = append(opts, o), append(vs, v)
+			if !slices.Contains(refs, v.ref) {
+				refs = append(refs, v.ref)
 			}
 		}
+		if len(opts) == 0 {
+			return
+		}
+		var ev []rule.Evidence
+		list := strings.Join(opts, ", ")
+		target := ""
+		if live {
+			ev = append(ev, rule.Ev("/proc/self/mounts", mountLine(m)))
+			target = fmt.Sprintf("remove %s from whatever mounts %s%s", list, m.MountPoint, notInFstab(in.Host.Fstab))
+		} else {
+			ev = append(ev, rule.Ev(fmt.Sprintf("/etc/fstab:%d", m.Line), mountLine(m)))
+			if lm, ok := liveMount(in.Host.Mounts, m.MountPoint); ok {
+				ev = append(ev, rule.Ev("/proc/self/mounts", mountLine(lm)))
+			}
+			target = fmt.Sprintf("remove %s from line %d of /etc/fstab (%s)", list, m.Line, m.MountPoint)
+		}
+		f := metaDeadMountOption.New(m.MountPoint, fmt.Sprintf("%s %s of %s: %s.", m.FSType, plural(len(opts), "option", "options"), m.MountPoint, mountWhy(opts, vs, in.Host.Kernel)), ev...)
+		f.Severity = sev
+		f.Refs = refs
+		f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice, Target: target, Basis: "mount options by filesystem and kernel version (refs)"}
+		out = append(out, f)
+	}
+	for _, m := range in.Host.Fstab {
+		report(m, false)
+	}
+	for _, m := range in.Host.Mounts {
+		report(m, true)
 	}
 	return out
+}
+
+func liveMount(ms []facts.Mount, mp string) (facts.Mount, bool) {
+	for _, m := range ms {
+		if m.MountPoint == mp {
+			return m, true
+		}
+	}
+	return facts.Mount{}, false
+}
+
+// notInFstab says where an option seen only on the live mount comes from.
+func notInFstab(fstab []facts.Mount) string {
+	if len(fstab) == 0 {
+		return " (its /etc/fstab line, or the unit or script that mounts it)"
+	}
+	return ": it is not in /etc/fstab (a systemd .mount unit, an autofs map or a script)"
 }

@@ -86,7 +86,7 @@ func checkNFSAsync(in rule.Input) []rule.Finding {
 // exportsWith reports every export that carries option, with its
 // /etc/exports line as evidence.
 func exportsWith(in rule.Input, m rule.Meta, option string, why func(facts.Export) string, target, basis string) []rule.Finding {
-	n := in.Host.NFS
+	n := nfsServer(in)
 	if n == nil {
 		return nil
 	}
@@ -130,4 +130,14 @@ func joinOpts(o []string) string {
 		s += x
 	}
 	return s
+}
+
+// nfsServer returns the NFS facts when an NFS server may use them: nil
+// when the host shows none is installed or loaded (an /etc/exports left
+// behind, or written for a server that is not there).
+func nfsServer(in rule.Input) *facts.NFS {
+	if n := in.Host.NFS; n != nil && n.ServerMissing == "" {
+		return n
+	}
+	return nil
 }

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/nastune/nastune/internal/facts"
 	"github.com/nastune/nastune/internal/rule"
@@ -27,24 +28,135 @@ var metaTxQueueLen = rule.Meta{
 	Title: "Transmit queue longer than 1000 packets",
 	Doc: "Guides suggest `txqueuelen 5000` or more. A longer device queue does not add throughput; " +
 		"it adds latency under load (bufferbloat), which hurts interactive SMB and NFS traffic " +
-		"sharing the link with a bulk copy. Keep the default 1000 unless a measurement shows drops.",
-	Refs: []string{refIPLink, "https://www.bufferbloat.net/projects/bloat/wiki/Introduction/", refSysfsNet},
+		"sharing the link with a bulk copy. Keep the default 1000 unless a measurement shows drops. " +
+		"The length only matters where packets wait in it: pfifo_fast (the default qdisc unless " +
+		"net.core.default_qdisc says otherwise, also under mq) uses it as its limit; noqueue (loopback, " +
+		"bridges, bonds, VLANs) has no queue; fq, fq_codel, cake, sfq, codel and pie keep their own " +
+		"limits; pfifo and bfifo copied it once when they were created. nastune names the length only " +
+		"where the root qdisc (or mq's per-queue qdiscs) is pfifo_fast, and a root pfifo/bfifo whose own " +
+		"limit exceeds 1000 packets (replacing the qdisc is the fix there).",
+	Refs: []string{refIPLink, "https://www.bufferbloat.net/projects/bloat/wiki/Introduction/", refSysfsNet,
+		"https://git.kernel.org/pub/scm/linux/kernel/git/torvalds/linux.git/tree/net/sched/sch_generic.c",
+		"https://git.kernel.org/pub/scm/linux/kernel/git/torvalds/linux.git/tree/net/sched/sch_fq_codel.c"},
+}
+
+// ownLimitQdiscs ignore tx_queue_len: they size their queue themselves
+// (sch_fq_codel.c fq_codel_init: sch->limit = 10*1024; sch_fq.c 10000;
+// cake by memory; sfq 127; codel and pie 1000), have no queue (noqueue,
+// noop), or hand packets to child qdiscs (htb, hfsc, prio, tbf, netem…
+// whose fifo children copied the length once, at creation).
+func txqueuelenQueue(i facts.Interface, defQdisc string) (qdisc string, governs bool) {
+	fifoFast := func(kinds ...string) bool {
+		for _, k := range kinds {
+			if k == "pfifo_fast" {
+				return true
+			}
+		}
+		return false
+	}
+	if q := i.Qdisc; q != nil {
+		switch q.Kind {
+		case "pfifo_fast":
+			return "pfifo_fast", true
+		case "mq", "mqprio", "multiq":
+			// mq_init gives every transmit queue the default qdisc.
+			if len(q.Leaves) == 0 {
+				return q.Kind + " of " + defQdisc, defQdisc == "pfifo_fast"
+			}
+			return q.Kind + " of " + strings.Join(q.Leaves, ", "), fifoFast(q.Leaves...)
+		}
+		return q.Kind, false
+	}
+	// Not read: loopback has noqueue (sch_generic.c attach_one_default_qdisc,
+	// IFF_NO_QUEUE); other devices get the default qdisc.
+	if i.Type == 772 || i.Kind == "loopback" {
+		return "noqueue", false
+	}
+	return defQdisc, defQdisc == "" || defQdisc == "pfifo_fast"
 }
 
 func checkTxQueueLen(in rule.Input) []rule.Finding {
 	var out []rule.Finding
+	def := in.Host.Sysctls["net.core.default_qdisc"]
 	for _, i := range in.Host.Interfaces {
+		if f, ok := fifoLimitFinding(i); ok {
+			out = append(out, f)
+			continue
+		}
 		if i.TxQueue == nil || *i.TxQueue <= 1000 {
 			continue
 		}
+		qd, governs := txqueuelenQueue(i, def)
+		if !governs {
+			continue
+		}
+		ev := []rule.Evidence{rule.Ev(ifSource(i, "tx_queue_len"), itoa(int64(*i.TxQueue)))}
+		where := ""
+		switch {
+		case i.Qdisc != nil:
+			ev = append(ev, rule.Ev(i.Qdisc.Source, i.Name+" root "+i.Qdisc.Kind+leafList(i.Qdisc.Leaves)))
+			where = " in its " + qd + " qdisc"
+		case def != "":
+			ev = append(ev, rule.Ev(sysctlSource("net.core.default_qdisc"), def))
+			where = " in the default " + def + " qdisc"
+		}
 		f := metaTxQueueLen.New(i.Name, fmt.Sprintf(
-			"%s queues up to %d packets: at %s that is %s of delay in front of every packet when the link is busy.",
-			i.Name, *i.TxQueue, linkName(i), queueDelay(i)), rule.Ev(ifSource(i, "tx_queue_len"), itoa(int64(*i.TxQueue))))
+			"%s queues up to %d packets%s: at %s that is %s of delay in front of every packet when the link is busy.",
+			i.Name, *i.TxQueue, where, linkName(i), queueDelay(i)), ev...)
 		f.Recommendation = &rule.Recommendation{Kind: rule.KindSysfs, Target: ifSource(i, "tx_queue_len"),
 			Current: itoa(int64(*i.TxQueue)), Value: "1000", Basis: "kernel default for Ethernet"}
 		out = append(out, f)
 	}
 	return out
+}
+
+// fifoLimitFinding: a root pfifo or bfifo holds its own limit, copied from
+// tx_queue_len when it was created (sch_fifo.c fifo_init); a long one is
+// the same standing queue, and only replacing the qdisc shortens it.
+func fifoLimitFinding(i facts.Interface) (rule.Finding, bool) {
+	q := i.Qdisc
+	if q == nil || q.Limit == 0 {
+		return rule.Finding{}, false
+	}
+	mtu := 1500
+	if i.MTU != nil {
+		mtu = *i.MTU
+	}
+	pkts := q.Limit
+	unit := "packets"
+	if q.Kind == "bfifo" {
+		pkts = q.Limit / uint64(mtu)
+		unit = "bytes"
+	}
+	if pkts <= 1000 {
+		return rule.Finding{}, false
+	}
+	f := metaTxQueueLen.New(i.Name, fmt.Sprintf(
+		"%s's root %s qdisc queues up to %d %s (about %d full-size packets): at %s that is %s of delay when the link is busy; tx_queue_len does not change an existing %s.",
+		i.Name, q.Kind, q.Limit, unit, pkts, linkName(i), queueDelayPackets(i, int(pkts)), q.Kind),
+		rule.Ev(q.Source, fmt.Sprintf("%s root %s limit %d", i.Name, q.Kind, q.Limit)))
+	f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice,
+		Target: fmt.Sprintf("replace the qdisc: tc qdisc replace dev %s root fq_codel (or pfifo limit 1000), and remove what sets the long %s at boot", i.Name, q.Kind),
+		Basis:  "a fifo's limit is fixed at creation (sch_fifo.c)"}
+	return f, true
+}
+
+func queueDelayPackets(i facts.Interface, pkts int) string {
+	if i.SpeedMbps == nil {
+		return "an unbounded amount"
+	}
+	mtu := 1500
+	if i.MTU != nil {
+		mtu = *i.MTU
+	}
+	return fmt.Sprintf("%.0f ms", float64(pkts)*float64(mtu)*8/(float64(*i.SpeedMbps)*1e3))
+}
+
+func leafList(l []string) string {
+	if len(l) == 0 {
+		return ""
+	}
+	return ", per queue " + strings.Join(l, ", ")
 }
 
 func linkName(i facts.Interface) string {

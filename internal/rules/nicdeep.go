@@ -42,7 +42,7 @@ func maxModeSpeed(modes []string) int {
 
 var metaLinkBelowSupported = rule.Meta{
 	ID: "nic-link-below-supported", Family: "nic", Severity: rule.Warn, Since: "0.2.0",
-	Title: "Link negotiated below what both ends support",
+	Title: "Link negotiated below what the NIC supports",
 	Doc: "ethtool lists the link modes the NIC supports and those the link partner (the switch " +
 		"port) advertises. When the negotiated speed is below the fastest mode both ends share, " +
 		"autonegotiation fell back: a damaged cable or pair, a forced speed on one end, or an " +
@@ -84,6 +84,8 @@ func checkLinkBelowSupported(in rule.Input) []rule.Finding {
 		f := metaLinkBelowSupported.New(i.Name, fmt.Sprintf(
 			"%s runs at %d Mbit/s although the NIC supports %d Mbit/s%s.", i.Name, *i.SpeedMbps, ours, partnerText(theirs)),
 			linkEvidence(i)...)
+		// Only here, with the partner's modes read, is the claim about both ends.
+		f.Title = "Link negotiated below what both ends support"
 		f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice,
 			Target: fmt.Sprintf("check the cable and the switch port of %s for a forced speed; `ethtool -s %s autoneg on` renegotiates", i.Name, i.Name),
 			Basis:  fmt.Sprintf("fastest mode both ends list: %d Mbit/s", common)}

@@ -96,7 +96,7 @@ var metaSendfile = rule.Meta{
 
 func checkSendfile(in rule.Input) []rule.Finding {
 	h := in.Host
-	s := h.Samba
+	s := sambaServer(in)
 	// A CPU judgement needs a basis: an unknown CPU (no cpuinfo, no
 	// arch) is not called slow.
 	if s == nil || s.Global["usesendfile"] == "yes" || h.CPU.Count == 0 || !slowCPU(h) && h.CPU.Count > 2 {
@@ -132,7 +132,7 @@ func smb1Allowed(s *facts.Samba) bool {
 }
 
 func checkSMB1Dead(in rule.Input) []rule.Finding {
-	s := in.Host.Samba
+	s := sambaServer(in)
 	if s == nil || smb1Allowed(s) {
 		return nil
 	}
@@ -165,7 +165,7 @@ var metaAIOSize = rule.Meta{
 }
 
 func checkAIOSize(in rule.Input) []rule.Finding {
-	s := in.Host.Samba
+	s := sambaServer(in)
 	if s == nil {
 		return nil
 	}
@@ -207,7 +207,7 @@ var metaSockOpts = rule.Meta{
 }
 
 func checkSockOpts(in rule.Input) []rule.Finding {
-	s := in.Host.Samba
+	s := sambaServer(in)
 	if s == nil {
 		return nil
 	}
@@ -246,7 +246,7 @@ var metaStrictLocking = rule.Meta{
 }
 
 func checkStrictLocking(in rule.Input) []rule.Finding {
-	s := in.Host.Samba
+	s := sambaServer(in)
 	if s == nil {
 		return nil
 	}
@@ -284,41 +284,61 @@ var metaWideLinks = rule.Meta{
 }
 
 func checkWideLinks(in rule.Input) []rule.Finding {
-	s := in.Host.Samba
+	s := sambaServer(in)
 	if s == nil {
 		return nil
 	}
+	unixExt := s.Global["smb1unixextensions"] != "no"
+	override := s.Global["allowinsecurewidelinks"] == "yes"
 	var out []rule.Finding
+	// A [global] wide links is only the default of the shares: it matters
+	// where a file share inherits it, and is fixed once, in [global].
+	var inherit []string
 	for _, sh := range shareNames(s) {
-		if shareValue(s, sh, "widelinks") != "yes" {
+		if shareValue(s, sh, "widelinks") != "yes" || shareValue(s, sh, "printable") == "yes" {
+			continue // print queues are spools clients write to, not read from
+		}
+		if sambaSetting(s, sh, "widelinks") == nil && sambaSetting(s, "global", "widelinks") != nil {
+			inherit = append(inherit, sh)
 			continue
 		}
-		unixExt := s.Global["smb1unixextensions"] != "no"
-		override := s.Global["allowinsecurewidelinks"] == "yes"
-		ev := []rule.Evidence{sambaEv(s, sh, "widelinks", "yes"), sambaEv(s, "global", "smb1unixextensions", map[bool]string{true: "yes", false: "no"}[unixExt])}
-		rec := &rule.Recommendation{Kind: rule.KindConfig, Target: sambaTarget(s, sh, "wide links"), Current: "yes", Value: "no"}
-		var f rule.Finding
-		switch {
-		case unixExt && override:
-			ev = append(ev, sambaEv(s, "global", "allowinsecurewidelinks", "yes"))
-			f = metaWideLinks.New("["+sh+"]", fmt.Sprintf(
-				"[%s] follows symlinks out of the share and SMB1 clients may create symlinks (unix extensions), with the safety override on: any file smbd can read is reachable.", sh), ev...)
-			rec.Basis = "wide links with unix extensions and allow insecure wide links"
-		case !unixExt:
-			f = metaWideLinks.New("["+sh+"]", fmt.Sprintf(
-				"[%s] follows symlinks out of the share (wide links is active because unix extensions = no): a symlink placed in the share by a local user, an NFS client or a container exposes files outside it.", sh), ev...)
-			f.Severity = rule.Warn
-			rec.Basis = "wide links active with unix extensions off"
-		default:
-			f = metaWideLinks.New("["+sh+"]", fmt.Sprintf(
-				"[%s] asks for wide links, but Samba ignores it while unix extensions are on: the setting misleads, and someone may 'fix' it with allow insecure wide links.", sh), ev...)
-			f.Severity = rule.Info
-			rec.Basis = "has no effect while unix extensions are on"
-		}
-		f.Recommendation = rec
+		out = append(out, wideLinksFinding(s, sh, "["+sh+"]", unixExt, override))
+	}
+	if len(inherit) > 0 {
+		names := "[" + strings.Join(inherit, "], [") + "]"
+		f := wideLinksFinding(s, "global", names, unixExt, override)
+		f.Subject = "[global]"
+		f.Why = strings.Replace(f.Why, names+" follows", names+" "+plural(len(inherit), "inherits", "inherit")+" wide links from [global] and "+plural(len(inherit), "follows", "follow"), 1)
 		out = append(out, f)
 	}
 	return out
+}
+
+// wideLinksFinding judges wide links = yes set in section for the shares
+// named by who.
+func wideLinksFinding(s *facts.Samba, section, who string, unixExt, override bool) rule.Finding {
+	ev := []rule.Evidence{sambaEv(s, section, "widelinks", "yes"), sambaEv(s, "global", "smb1unixextensions", map[bool]string{true: "yes", false: "no"}[unixExt])}
+	rec := &rule.Recommendation{Kind: rule.KindConfig, Target: sambaTarget(s, section, "wide links"), Current: "yes", Value: "no"}
+	var f rule.Finding
+	switch {
+	case unixExt && override:
+		ev = append(ev, sambaEv(s, "global", "allowinsecurewidelinks", "yes"))
+		f = metaWideLinks.New(who, fmt.Sprintf(
+			"%s follows symlinks out of the share and SMB1 clients may create symlinks (unix extensions), with the safety override on: any file smbd can read is reachable.", who), ev...)
+		rec.Basis = "wide links with unix extensions and allow insecure wide links"
+	case !unixExt:
+		f = metaWideLinks.New(who, fmt.Sprintf(
+			"%s follows symlinks out of the share (wide links is active because unix extensions = no): a symlink placed in the share by a local user, an NFS client or a container exposes files outside it.", who), ev...)
+		f.Severity = rule.Warn
+		rec.Basis = "wide links active with unix extensions off"
+	default:
+		f = metaWideLinks.New(who, fmt.Sprintf(
+			"%s asks for wide links, but Samba ignores it while unix extensions are on: the setting misleads, and someone may 'fix' it with allow insecure wide links.", who), ev...)
+		f.Severity = rule.Info
+		rec.Basis = "has no effect while unix extensions are on"
+	}
+	f.Recommendation = rec
+	return f
 }
 
 var metaFollowSymlinks = rule.Meta{
@@ -331,7 +351,7 @@ var metaFollowSymlinks = rule.Meta{
 }
 
 func checkFollowSymlinks(in rule.Input) []rule.Finding {
-	s := in.Host.Samba
+	s := sambaServer(in)
 	if s == nil {
 		return nil
 	}
@@ -364,9 +384,12 @@ var metaMultichannel = rule.Meta{
 
 func checkMultichannel(in rule.Input) []rule.Finding {
 	h := in.Host
-	s := h.Samba
+	s := sambaServer(in)
 	if s == nil || s.Global["servermultichannelsupport"] != "no" {
 		return nil
+	}
+	if smbconf.VersionBefore(s.Version, 4, 15) {
+		return nil // experimental before 4.15 (release notes): not advice to give
 	}
 	up := 0
 	for _, i := range h.Interfaces {
@@ -399,7 +422,7 @@ var metaSMB1Enabled = rule.Meta{
 }
 
 func checkSMB1Enabled(in rule.Input) []rule.Finding {
-	s := in.Host.Samba
+	s := sambaServer(in)
 	if s == nil || !smb1Allowed(s) {
 		return nil
 	}
@@ -434,7 +457,7 @@ var metaSmbProtocolNone = rule.Meta{
 }
 
 func checkSmbProtocolNone(in rule.Input) []rule.Finding {
-	s := in.Host.Samba
+	s := sambaServer(in)
 	if s == nil {
 		return nil
 	}
@@ -507,7 +530,7 @@ func inlineComment(v string) (before string, ok bool) {
 // the text before a '#' or ';' would have been the meant value,
 // smb-invalid-value otherwise.
 func checkSmbValues(in rule.Input, inline bool) []rule.Finding {
-	s := in.Host.Samba
+	s := sambaServer(in)
 	if s == nil {
 		return nil
 	}
@@ -578,7 +601,7 @@ var metaSigningNoAES = rule.Meta{
 
 func checkSigningNoAES(in rule.Input) []rule.Finding {
 	h := in.Host
-	s := h.Samba
+	s := sambaServer(in)
 	if s == nil || h.CPU.HasFlag("aes") {
 		return nil
 	}
@@ -606,7 +629,7 @@ var metaLogLevel = rule.Meta{
 }
 
 func checkLogLevel(in rule.Input) []rule.Finding {
-	s := in.Host.Samba
+	s := sambaServer(in)
 	if s == nil {
 		return nil
 	}
@@ -632,7 +655,7 @@ var metaSmbInvalid = rule.Meta{
 }
 
 func checkSmbInvalid(in rule.Input) []rule.Finding {
-	s := in.Host.Samba
+	s := sambaServer(in)
 	if s == nil || s.LoadError == nil || s.LoadError.InvalidValue {
 		return nil // an illegal value: smb-invalid-value / smb-inline-comment say it
 	}
@@ -642,4 +665,15 @@ func checkSmbInvalid(in rule.Input) []rule.Finding {
 	f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice, Target: fmt.Sprintf("fix line %d of %s, then check with testparm -s", e.Line, e.File),
 		Basis: "Samba's parser refuses the file"}
 	return []rule.Finding{f}
+}
+
+// sambaServer returns the Samba facts when smbd may serve them: nil when
+// the host shows smbd is not installed (smb.conf and testparm come with
+// samba-common and samba-common-bin, which client tools install without
+// the server).
+func sambaServer(in rule.Input) *facts.Samba {
+	if s := in.Host.Samba; s != nil && s.ServerMissing == "" {
+		return s
+	}
+	return nil
 }

@@ -29,7 +29,7 @@ var metaNTLMv1 = rule.Meta{
 var ntlmv1Values = map[string]bool{"yes": true, "true": true, "1": true, "ntlmv1-permitted": true}
 
 func checkNTLMv1(in rule.Input) []rule.Finding {
-	s := in.Host.Samba
+	s := sambaServer(in)
 	if s == nil {
 		return nil
 	}

@@ -36,9 +36,16 @@ const (
 	allBusy      = 0.90 // every CPU together
 	stealShare   = 0.20
 	diskBusy     = 0.80 // %util: busy 80% of the time already queues
+	// A disk busy at least this share with one request in flight whenever
+	// busy (Little's law: mean in flight = IOPS × latency ≈ %util) serves a
+	// one-at-a-time workload: latency-bound even below diskBusy, the rest
+	// of the time being the issuer's own work between requests.
+	diskQD1Busy  = 0.50
+	diskQD1IOPS  = 10   // fewer requests per second are not a stream
 	diskCeiling  = 0.85 // of the path's modelled ceiling (internal/ceiling)
 	ceilingSlack = 1.15 // a sample above this share of the ceiling disproves the model
 	nicBusy      = 0.85 // of link speed or qdisc rate
+	tcpLimited   = 0.50 // share of the time a stream's sending waited for its send buffer or the peer's window
 	memStall     = 0.10 // PSI memory some
 	nfsdQueued   = 0.10 // share of NFS requests that found no idle nfsd thread
 )
@@ -70,6 +77,7 @@ func ReasonWith(samples []Sample, ceil map[string]Ceiling) []Bottleneck {
 	out = append(out, cpuBottlenecks(samples, n)...)
 	out = append(out, diskBottlenecks(samples, n, ceil)...)
 	out = append(out, nicBottlenecks(samples, n)...)
+	out = append(out, tcpBottlenecks(samples, n)...)
 	out = append(out, memBottleneck(samples, n)...)
 	out = withKernelErrors(out, samples)
 	sort.SliceStable(out, func(i, j int) bool { return out[i].score > out[j].score })
@@ -270,6 +278,18 @@ func cpuBottlenecks(samples []Sample, n float64) []Bottleneck {
 	return out
 }
 
+// qd1 reports a one-request-at-a-time workload that keeps a disk busy a
+// large share of the time: the mean number in flight (the queue depth,
+// which Little's law makes IOPS × await) matches the busy share, i.e. one
+// request whenever the disk is busy, and the two measurements agree.
+func qd1(util, qd, iops, awaitMS float64) bool {
+	if util < diskQD1Busy || iops < diskQD1IOPS || qd <= 0 {
+		return false
+	}
+	little := iops * awaitMS / 1000
+	return qd/util >= 0.8 && qd/util <= 1.25 && little >= 0.8*qd && little <= 1.25*qd
+}
+
 func diskBottlenecks(samples []Sample, n float64, ceil map[string]Ceiling) []Bottleneck {
 	type acc struct {
 		util, rbps, wbps, riops, wiops, await, qd, req float64
@@ -309,7 +329,7 @@ func diskBottlenecks(samples []Sample, n float64, ceil map[string]Ceiling) []Bot
 				sat[name] = true
 			}
 		}
-		if a.util/n >= diskBusy {
+		if a.util/n >= diskBusy || qd1(a.util/n, a.qd/n, (a.riops+a.wiops)/n, a.await/n) {
 			sat[name] = true
 		}
 	}
@@ -424,6 +444,15 @@ func diskBottlenecks(samples []Sample, n float64, ceil map[string]Ceiling) []Bot
 			}
 		}
 		switch {
+		case util < diskBusy && qd1(util, qd, iops, await):
+			b.Why = fmt.Sprintf("%s serves one request at a time: %.0f IOPS × %.2f ms = %.2f requests in flight on average (Little's law), "+
+				"the same as its %.0f%% busy time, so whenever it is busy exactly one request waits; each I/O waits for the one before and "+
+				"the remaining %.0f%% is the issuer's own time between requests: throughput is bound by the disk's latency, not its capacity",
+				subj, iops, await, iops*await/1000, 100*util, 100*(1-util))
+			if !rot {
+				b.Why += "; a solid-state device could serve more requests at once"
+			}
+			b.Next = "raise the parallelism of the workload (more threads or async I/O, fewer fsyncs), larger requests and readahead for sequential reads (audit: blk-read-ahead, blk-scheduler); `nastune bench disk` shows what the device can do at higher queue depth"
 		case qd < 1.5:
 			b.Why = fmt.Sprintf("%s always has a request in flight but rarely more than one (queue depth %.1f): each I/O waits for the one before, "+
 				"so throughput is latency-bound (%.2f ms × %.0f IOPS ≈ the whole second)", subj, qd, await, iops)
@@ -574,4 +603,65 @@ func topProcesses(samples []Sample, n float64, k int) string {
 		parts = append(parts, fmt.Sprintf("%s (pid %d) %.0f%%", m[p].comm, p, m[p].cpu))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// tcpBottlenecks names the TCP streams whose sending was held back, most
+// of the watch, by their own send buffer or by the peer's receive window
+// (tcp_info chronographs): at their RTT the buffer, not the link, sets
+// the rate (rate = window ÷ RTT).
+func tcpBottlenecks(samples []Sample, n float64) []Bottleneck {
+	type acc struct {
+		tx, rtt, snd, rwnd float64
+		seen               float64
+		local, remote      string
+	}
+	m := map[string]*acc{}
+	for _, s := range samples {
+		for _, st := range s.TCP.Streams {
+			if !st.Limits {
+				continue
+			}
+			k := st.Local + " " + st.Remote
+			a := m[k]
+			if a == nil {
+				a = &acc{local: st.Local, remote: st.Remote}
+				m[k] = a
+			}
+			a.tx += st.TxBps
+			a.rtt += st.RTTms
+			a.snd += st.SndbufLimitedPct / 100
+			a.rwnd += st.RwndLimitedPct / 100
+			a.seen++
+		}
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var out []Bottleneck
+	for _, k := range keys {
+		a := m[k]
+		snd, rwnd := a.snd/n, a.rwnd/n // absent intervals count as not limited
+		if max(snd, rwnd) < tcpLimited {
+			continue
+		}
+		tx, rtt := a.tx/a.seen, a.rtt/a.seen
+		inflight := tx / 8 * rtt / 1000 // bytes in flight: rate × RTT
+		subj := "tcp " + a.local + " → " + a.remote
+		b := Bottleneck{Kind: "network", Subject: subj, Utilization: r2(max(snd, rwnd)), Rate: r2(tx), Unit: "bits/s", score: max(snd, rwnd),
+			Evidence: []string{fmt.Sprintf("netlink inet_diag tcp_info %s → %s: %s, RTT %.2f ms, send-buffer-limited %.0f%% and receive-window-limited %.0f%% of the time",
+				a.local, a.remote, units.BitRate(tx), rtt, 100*snd, 100*rwnd)}}
+		if snd >= rwnd {
+			b.Why = fmt.Sprintf("the stream %s → %s waited for its own send buffer %.0f%% of the time: about %s in flight at a %.2f ms RTT gives %s (rate = window ÷ RTT); the link is not what limits it",
+				a.local, a.remote, 100*snd, units.Bytes(uint64(inflight)), rtt, units.BitRate(tx))
+			b.Next = "raise the sender's buffer: the maximum of net.ipv4.tcp_wmem (audit: net-tcp-buffers-small; nastune calc tcp for the size at this RTT), and remove a fixed SO_SNDBUF (Samba `socket options`) that stops autotuning"
+		} else {
+			b.Why = fmt.Sprintf("the stream %s → %s waited for the peer's receive window %.0f%% of the time: about %s in flight at a %.2f ms RTT gives %s (rate = window ÷ RTT); the receiver, not the link, limits it",
+				a.local, a.remote, 100*rwnd, units.Bytes(uint64(inflight)), rtt, units.BitRate(tx))
+			b.Next = "on the receiving host " + a.remote + ": raise the maximum of net.ipv4.tcp_rmem (or the client OS's receive window), and check that the receiving application reads as fast as data arrives"
+		}
+		out = append(out, b)
+	}
+	return out
 }

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/nastune/nastune/internal/hostfs"
+	"github.com/nastune/nastune/internal/netlink"
 	"github.com/nastune/nastune/internal/parse/kernfmt"
 )
 
@@ -111,7 +112,27 @@ type NICSample struct {
 type TCPSample struct {
 	RetransPerS float64 `json:"retrans_per_s"`
 	RetransPct  float64 `json:"retrans_pct"` // of segments sent
+	// Streams are the busiest established connections (at least
+	// tcpStreamMinBps sent), from inet_diag tcp_info.
+	Streams []TCPStream `json:"streams,omitempty"`
 }
+
+// TCPStream is one connection's sending in the interval: its rate, RTT and
+// the share of the interval its sending was limited by its own send buffer
+// or by the peer's receive window (tcp_info tcpi_sndbuf_limited,
+// tcpi_rwnd_limited, Linux 4.10+; absent before).
+type TCPStream struct {
+	Local            string  `json:"local"`
+	Remote           string  `json:"remote"`
+	TxBps            float64 `json:"tx_bits_per_s"`
+	RTTms            float64 `json:"rtt_ms"`
+	SndbufLimitedPct float64 `json:"sndbuf_limited_pct"`
+	RwndLimitedPct   float64 `json:"rwnd_limited_pct"`
+	Limits           bool    `json:"limits_known"`
+}
+
+// Streams sending less than this are left out of a sample.
+const tcpStreamMinBps = 8e6
 
 // SoftnetSample: packets the per-CPU backlog dropped, and NAPI polls cut
 // short by the budget (squeezes).
@@ -152,7 +173,8 @@ type raw struct {
 	psi     [3]kernfmt.PSI // cpu, io, memory
 	disks   []kernfmt.DiskCounters
 	nets    []kernfmt.NetCounters
-	qdisc   map[int]Qdisc
+	qdisc   map[int]netlink.Qdisc
+	socks   map[uint64]netlink.TCPSock
 	tcp     kernfmt.TCPCounters
 	softnet kernfmt.SoftnetTotals
 	vm      VM
@@ -189,7 +211,8 @@ type Sampler struct {
 	devs    map[string]devInfo // whole block devices
 	keep    map[string]bool
 	nics    map[string]nicInfo
-	qr      *qdiscReader
+	qr      *netlink.Conn
+	diag    *netlink.Conn // NETLINK_SOCK_DIAG, for tcp_info
 	// Skipped names sources that could not be read, once each.
 	Skipped   map[string]string
 	watchPIDs map[int]bool // processes whose threads are read this interval
@@ -224,10 +247,15 @@ func NewSampler(root *hostfs.Root) (*Sampler, error) {
 	s := &Sampler{root: root, names: map[string]string{}, comms: map[string]string{}, Skipped: map[string]string{},
 		watchPIDs: map[int]bool{}, scratch: make([][]byte, 0, 64)}
 	s.discover()
-	if qr, err := newQdiscReader(); err == nil {
+	if qr, err := netlink.Dial(unix.NETLINK_ROUTE); err == nil {
 		s.qr = qr
 	} else {
 		s.skip("netlink qdisc", err)
+	}
+	if d, err := netlink.Dial(unix.NETLINK_SOCK_DIAG); err == nil {
+		s.diag = d
+	} else {
+		s.skip("netlink inet_diag", err)
 	}
 	s.openKernelLog()
 	s.prev, s.cur = newRaw(), newRaw()
@@ -249,13 +277,16 @@ func NewSampler(root *hostfs.Root) (*Sampler, error) {
 }
 
 func newRaw() *raw {
-	return &raw{qdisc: map[int]Qdisc{}, procs: map[int]procCount{}, threads: map[int]threadCount{}}
+	return &raw{qdisc: map[int]netlink.Qdisc{}, socks: map[uint64]netlink.TCPSock{}, procs: map[int]procCount{}, threads: map[int]threadCount{}}
 }
 
 // Close releases the netlink socket.
 func (s *Sampler) Close() error {
 	if s.kl != nil {
 		s.kl.Close()
+	}
+	if s.diag != nil {
+		s.diag.Close()
 	}
 	if s.qr != nil {
 		return s.qr.Close()
@@ -386,8 +417,18 @@ func (s *Sampler) read(r *raw) error {
 		}
 	}
 	if s.qr != nil {
-		if err := s.qr.read(r.qdisc); err != nil {
+		if err := s.qr.RootQdiscs(r.qdisc); err != nil {
 			s.skip("netlink qdisc", err)
+		}
+	}
+	if s.diag != nil {
+		clear(r.socks)
+		socks, err := s.diag.TCPSocks()
+		if err != nil {
+			s.skip("netlink inet_diag", err)
+		}
+		for _, k := range socks {
+			r.socks[k.Cookie] = k
 		}
 	}
 	if b, ok := s.readFile("/proc/net/snmp"); ok {
@@ -680,7 +721,7 @@ func (s *Sampler) delta(p, c *raw) Sample {
 	// TCP, softnet, memory, nfsd, md.
 	sent := sub(c.tcp.OutSegs, p.tcp.OutSegs)
 	out.TCP = TCPSample{RetransPerS: round(sub(c.tcp.RetransSegs, p.tcp.RetransSegs) / dt),
-		RetransPct: pct(sub(c.tcp.RetransSegs, p.tcp.RetransSegs), sent)}
+		RetransPct: pct(sub(c.tcp.RetransSegs, p.tcp.RetransSegs), sent), Streams: tcpStreams(p.socks, c.socks, dt)}
 	out.Softnet = SoftnetSample{DroppedPerS: round(sub(c.softnet.Dropped, p.softnet.Dropped) / dt),
 		SqueezedPerS: round(sub(c.softnet.Squeezed, p.softnet.Squeezed) / dt)}
 	out.Memory = MemSample{PgScanPerS: round(sub(c.vm.PgScan, p.vm.PgScan) / dt),
@@ -708,4 +749,33 @@ func (s *Sampler) readFileQuiet(name string) ([]byte, bool) {
 		return nil, false
 	}
 	return b, true
+}
+
+// tcpStreams turns two tcp_info dumps into the rates of the connections
+// present in both, busiest first, at most 8.
+func tcpStreams(p, c map[uint64]netlink.TCPSock, dt float64) []TCPStream {
+	var out []TCPStream
+	for k, b := range c {
+		a, ok := p[k]
+		if !ok || b.BytesAcked < a.BytesAcked {
+			continue
+		}
+		tx := float64(b.BytesAcked-a.BytesAcked) * 8 / dt
+		if tx < tcpStreamMinBps {
+			continue
+		}
+		st := TCPStream{Local: b.Local.String(), Remote: b.Remote.String(), TxBps: round(tx), RTTms: round(float64(b.RTTus) / 1000),
+			Limits: a.Limits && b.Limits}
+		if st.Limits {
+			us := dt * 1e6
+			st.SndbufLimitedPct = round(min(100, 100*float64(sub(b.SndbufLimitedUS, a.SndbufLimitedUS))/us))
+			st.RwndLimitedPct = round(min(100, 100*float64(sub(b.RwndLimitedUS, a.RwndLimitedUS))/us))
+		}
+		out = append(out, st)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].TxBps > out[j].TxBps })
+	if len(out) > 8 {
+		out = out[:8]
+	}
+	return out
 }

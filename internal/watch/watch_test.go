@@ -10,7 +10,9 @@ import (
 
 	"github.com/nastune/nastune/internal/ceiling"
 	"github.com/nastune/nastune/internal/hostfs"
+	"github.com/nastune/nastune/internal/netlink"
 	"github.com/nastune/nastune/internal/parse/kernfmt"
+	"net/netip"
 )
 
 func TestParsers(t *testing.T) {
@@ -114,6 +116,32 @@ func TestReason(t *testing.T) {
 			[]string{"cpu:nfsd threads"}},
 		{"nfsd with idle threads",
 			repeat(5, Sample{CPU: idle, NFSd: &NFSdSample{PacketsPerS: 2000, EnqueuedPerS: 20}}),
+			nil},
+		// QD1 (a single-threaded copy with fsync per block): 300 IOPS ×
+		// 2 ms = 0.6 in flight = 60% busy; below the 80% saturation line,
+		// yet the disk's latency sets the pace.
+		{"QD1 workload latency-bound at 60% busy",
+			repeat(5, Sample{CPU: idle, Disks: []DiskSample{{Name: "sda", UtilPct: 60, WriteIOPS: 300, AwaitMS: 2, QueueDepth: 0.6, AvgReqKiB: 4, Rotational: true}}}),
+			[]string{"disk:sda"}},
+		{"bursty parallel load at 60% busy is not QD1",
+			repeat(5, Sample{CPU: idle, Disks: []DiskSample{{Name: "sda", UtilPct: 60, WriteIOPS: 300, AwaitMS: 8, QueueDepth: 2.4, AvgReqKiB: 4, Rotational: true}}}),
+			nil},
+		{"light QD1 background writer at 30% busy",
+			repeat(5, Sample{CPU: idle, Disks: []DiskSample{{Name: "sda", UtilPct: 30, WriteIOPS: 150, AwaitMS: 2, QueueDepth: 0.3, Rotational: true}}}),
+			nil},
+		// An SMB read over a 20 ms VPN: 4 MB/s out of a 1 Gbit/s link,
+		// the sender's buffer full 90% of the time.
+		{"tcp stream held by its send buffer at its RTT",
+			repeat(5, Sample{CPU: idle, NICs: []NICSample{{Name: "eth0", TxBps: 33e6, SpeedBps: 1e9}}, TCP: TCPSample{Streams: []TCPStream{
+				{Local: "192.168.1.10:445", Remote: "10.8.0.6:50122", TxBps: 33e6, RTTms: 20, SndbufLimitedPct: 90, Limits: true}}}}),
+			[]string{"network:tcp 192.168.1.10:445 → 10.8.0.6:50122"}},
+		{"tcp stream held by the peer's window",
+			repeat(5, Sample{CPU: idle, TCP: TCPSample{Streams: []TCPStream{
+				{Local: "192.168.1.10:2049", Remote: "192.168.1.30:900", TxBps: 200e6, RTTms: 0.5, RwndLimitedPct: 75, Limits: true}}}}),
+			[]string{"network:tcp 192.168.1.10:2049 → 192.168.1.30:900"}},
+		{"tcp stream limited only briefly",
+			append(repeat(4, Sample{CPU: idle}), Sample{CPU: idle, TCP: TCPSample{Streams: []TCPStream{
+				{Local: "192.168.1.10:445", Remote: "192.168.1.20:5000", TxBps: 900e6, RTTms: 0.3, SndbufLimitedPct: 100, Limits: true}}}}),
 			nil},
 		{"softirq on one core",
 			repeat(5, Sample{CPU: CPUSample{BusyPct: 50, Cores: []CoreShare{{CPU: 0, BusyPct: 95, SoftIRQPct: 85}, {CPU: 1, BusyPct: 5}}}}),
@@ -277,8 +305,8 @@ func FuzzParsers(f *testing.F) {
 		kernfmt.Schedstat(b, sc)
 		var vm VM
 		kernfmt.Vmstat(b, sc, vm.setVmstat)
-		parseQdiscMsg(b)
-		parseHTBClassRate(b)
+		netlink.ParseQdisc(b)
+		netlink.ParseHTBClassRate(b)
 	})
 }
 
@@ -311,5 +339,49 @@ func BenchmarkNext(b *testing.B) {
 		if _, err := s.Next(); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// The QD1 verdict says why a 60%-busy disk is the limit.
+func TestReasonQD1Why(t *testing.T) {
+	got := Reason(repeat(5, Sample{Disks: []DiskSample{{Name: "sda", UtilPct: 60, ReadIOPS: 300, AwaitMS: 2, QueueDepth: 0.6, Rotational: true}}}))
+	if len(got) != 1 || !strings.Contains(got[0].Why, "one request at a time") || !strings.Contains(got[0].Why, "Little's law") ||
+		!strings.Contains(got[0].Why, "0.60 requests in flight") {
+		t.Errorf("%+v", got)
+	}
+}
+
+// The send-buffer verdict gives the window arithmetic and the fix.
+func TestReasonTCPSndbufWhy(t *testing.T) {
+	got := Reason(repeat(5, Sample{TCP: TCPSample{Streams: []TCPStream{
+		{Local: "192.168.1.10:445", Remote: "10.8.0.6:50122", TxBps: 33e6, RTTms: 20, SndbufLimitedPct: 90, Limits: true}}}}))
+	if len(got) != 1 || !strings.Contains(got[0].Why, "send buffer 90%") || !strings.Contains(got[0].Why, "window ÷ RTT") ||
+		!strings.Contains(got[0].Next, "tcp_wmem") {
+		t.Errorf("%+v", got)
+	}
+}
+
+// Two tcp_info dumps give each stream's rate and the share of the interval
+// it was send-buffer or window limited; slow, vanished and new
+// connections are left out.
+func TestTCPStreamsDelta(t *testing.T) {
+	ap := func(s string) netip.AddrPort { return netip.MustParseAddrPort(s) }
+	p := map[uint64]netlink.TCPSock{
+		1: {Cookie: 1, Local: ap("192.168.1.10:445"), Remote: ap("192.168.1.20:5000"), BytesAcked: 1e9, SndbufLimitedUS: 1e6, RwndLimitedUS: 0, Limits: true},
+		2: {Cookie: 2, Local: ap("192.168.1.10:22"), Remote: ap("192.168.1.20:6000"), BytesAcked: 5e6, Limits: true},
+		3: {Cookie: 3, Local: ap("192.168.1.10:2049"), Remote: ap("192.168.1.30:900"), BytesAcked: 1e6},
+	}
+	c := map[uint64]netlink.TCPSock{
+		1: {Cookie: 1, Local: ap("192.168.1.10:445"), Remote: ap("192.168.1.20:5000"), BytesAcked: 1e9 + 50e6, RTTus: 20000, SndbufLimitedUS: 1.8e6, RwndLimitedUS: 0.1e6, Limits: true},
+		2: {Cookie: 2, Local: ap("192.168.1.10:22"), Remote: ap("192.168.1.20:6000"), BytesAcked: 5e6 + 1000, Limits: true},
+		4: {Cookie: 4, Local: ap("192.168.1.10:445"), Remote: ap("192.168.1.40:7000"), BytesAcked: 9e9, Limits: true},
+	}
+	got := tcpStreams(p, c, 1)
+	if len(got) != 1 {
+		t.Fatalf("%+v", got)
+	}
+	g := got[0]
+	if g.Local != "192.168.1.10:445" || g.TxBps != 400e6 || g.RTTms != 20 || g.SndbufLimitedPct != 80 || g.RwndLimitedPct != 10 || !g.Limits {
+		t.Errorf("%+v", g)
 	}
 }

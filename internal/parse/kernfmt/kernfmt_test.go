@@ -140,8 +140,8 @@ func TestMounts(t *testing.T) {
 	in := "/dev/sda1 /srv/media\\040library ext4 rw,noatime 0 0\nbroken line\n\ntank /tank zfs rw,xattr 0 0\n"
 	got, err := Mounts([]byte(in))
 	want := []facts.Mount{
-		{Device: "/dev/sda1", MountPoint: "/srv/media library", FSType: "ext4", Options: []string{"rw", "noatime"}},
-		{Device: "tank", MountPoint: "/tank", FSType: "zfs", Options: []string{"rw", "xattr"}},
+		{Device: "/dev/sda1", MountPoint: "/srv/media library", FSType: "ext4", Options: []string{"rw", "noatime"}, Line: 1},
+		{Device: "tank", MountPoint: "/tank", FSType: "zfs", Options: []string{"rw", "xattr"}, Line: 4},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %+v", got)

@@ -35,6 +35,7 @@ func Mounts(data []byte) ([]facts.Mount, error) {
 			MountPoint: unescapeOctal(f[1]),
 			FSType:     f[2],
 			Options:    strings.Split(f[3], ","),
+			Line:       n,
 		})
 	}
 	return out, firstErr

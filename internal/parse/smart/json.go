@@ -81,6 +81,9 @@ type jsonReport struct {
 			Deciseconds int  `json:"deciseconds"`
 		} `json:"write"`
 	} `json:"ata_sct_erc"`
+	SCTCaps *struct {
+		ERC *bool `json:"error_recovery_control_supported"`
+	} `json:"ata_sct_capabilities"`
 	SelfTestLog *struct {
 		Standard *jsonSelfTests `json:"standard"`
 		Extended *jsonSelfTests `json:"extended"`
@@ -222,6 +225,9 @@ func ParseJSON(b []byte) (*facts.SMART, error) {
 		if e.Write.Enabled {
 			s.ERC.WriteDS = e.Write.Deciseconds
 		}
+	}
+	if c := j.SCTCaps; c != nil && c.ERC != nil && !*c.ERC {
+		s.ERC = &facts.ERC{} // the capability word has no ERC bit
 	}
 	var st *jsonSelfTests
 	stName := ""

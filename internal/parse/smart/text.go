@@ -11,6 +11,7 @@ import (
 )
 
 var (
+	sctCaps     = regexp.MustCompile(`^SCT capabilities:\s*\(0x([0-9a-fA-F]{1,4})\)`)
 	textVersion = regexp.MustCompile(`^smartctl (\d+\.\d+)`)
 	// -a: ID# ATTRIBUTE_NAME FLAG VALUE WORST THRESH TYPE UPDATED WHEN_FAILED RAW_VALUE
 	attrLong = regexp.MustCompile(`^\s*(\d+)\s+(\S+)\s+0x[0-9a-fA-F]+\s+(\d+)\s+(\d+)\s+(\S+)\s+(Pre-fail|Old_age)\s+\S+\s+(\S+)\s+(.*)$`)
@@ -34,6 +35,7 @@ func ParseText(b []byte) (*facts.SMART, error) {
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	section := ""
+	sctCapsKnown, sctCapsERC := false, false
 	seen := false
 	var nvme facts.NVMeHealth
 	nvmeSeen := false
@@ -85,6 +87,20 @@ func ParseText(b []byte) (*facts.SMART, error) {
 			continue
 		case strings.HasPrefix(line, "SATA Phy Event Counters"):
 			section = "phy"
+			continue
+		case strings.HasPrefix(line, "SCT capabilities:"):
+			// smartctl -c/-a/-x, 5.x on: "SCT capabilities: (0x003d) SCT
+			// Status supported. SCT Error Recovery Control supported. …";
+			// bit 3 (0x0008) is ERC (ataprint.cpp, ATA8-ACS word 206).
+			if m := sctCaps.FindStringSubmatch(line); m != nil {
+				if v, err := strconv.ParseUint(m[1], 16, 16); err == nil {
+					sctCapsKnown, sctCapsERC = true, v&0x0008 != 0
+				}
+			}
+			continue
+		case strings.Contains(line, "does not support SCT Error Recovery Control"):
+			// smartctl 5.x: "Warning: device does not support SCT Error Recovery Control command"
+			s.ERC = &facts.ERC{}
 			continue
 		case strings.HasPrefix(line, "SCT Error Recovery Control"):
 			if strings.Contains(line, "not supported") {
@@ -278,6 +294,11 @@ func ParseText(b []byte) (*facts.SMART, error) {
 	}
 	if err := sc.Err(); err != nil {
 		return nil, errf("%v", err)
+	}
+	if sctCapsKnown && !sctCapsERC {
+		// The drive's capability word rules: without the ERC bit a
+		// printed ERC section cannot be set (smartctl -l scterc fails).
+		s.ERC = &facts.ERC{}
 	}
 	if !seen && len(s.Attributes) == 0 && !s.Standby && s.NoAnswer == "" && s.Temp == nil && !s.SelfTestLog && !nvmeSeen && !scsiSeen && s.ERC == nil && len(s.PhyEvents) == 0 {
 		return nil, errf("no smartctl header, health line or attribute table")

@@ -2,6 +2,7 @@ package smbconf
 
 import (
 	"maps"
+	"strconv"
 	"strings"
 )
 
@@ -121,4 +122,53 @@ func FromTestparm(out []byte) (Effective, error) {
 	}
 	e := c.values(nil)
 	return e, err
+}
+
+// versionDefaults are defaults that differ before the Samba version that
+// changed them (release notes): server min protocol was LANMAN1 before
+// 4.11, ntlm auth yes before 4.5, multichannel off before 4.15.
+var versionDefaults = []struct {
+	before     [2]int
+	key, value string
+}{
+	{[2]int{4, 11}, "serverminprotocol", "lanman1"},
+	{[2]int{4, 5}, "ntlmauth", "yes"},
+	{[2]int{4, 15}, "servermultichannelsupport", "no"},
+}
+
+// DefaultsFor returns the defaults of Samba version v ("4.9.5-Debian");
+// an unknown or unparsable version gets Defaults (4.11+ for the keys above
+// is what a current server does).
+func DefaultsFor(v string) map[string]string {
+	d := maps.Clone(Defaults)
+	major, minor, ok := sambaVersion(v)
+	if !ok {
+		return d
+	}
+	for _, x := range versionDefaults {
+		if major < x.before[0] || (major == x.before[0] && minor < x.before[1]) {
+			d[x.key] = x.value
+		}
+	}
+	return d
+}
+
+func sambaVersion(v string) (major, minor int, ok bool) {
+	f := strings.FieldsFunc(v, func(r rune) bool { return r < '0' || r > '9' })
+	if len(f) < 2 {
+		return 0, 0, false
+	}
+	a, err1 := strconv.Atoi(f[0])
+	b, err2 := strconv.Atoi(f[1])
+	return a, b, err1 == nil && err2 == nil && a > 0
+}
+
+// EffectiveFor is Effective with the defaults of Samba version v.
+func (c *Config) EffectiveFor(v string) Effective { return c.values(DefaultsFor(v)) }
+
+// VersionBefore reports whether Samba version v is known and older than
+// major.minor.
+func VersionBefore(v string, major, minor int) bool {
+	a, b, ok := sambaVersion(v)
+	return ok && (a < major || a == major && b < minor)
 }

@@ -202,3 +202,26 @@ func TestValidAndInlineComments(t *testing.T) {
 		t.Error("protocol order")
 	}
 }
+
+func TestDefaultsFor(t *testing.T) {
+	for _, tc := range []struct {
+		v                     string
+		minProto, ntlm, mchan string
+	}{
+		{"", "smb2_02", "", "yes"},
+		{"4.17.12-Debian", "smb2_02", "", "yes"},
+		{"4.11.0", "smb2_02", "", "no"},
+		{"4.15.0", "smb2_02", "", "yes"},
+		{"4.10.18", "lanman1", "", "no"},
+		{"4.4.16", "lanman1", "yes", "no"},
+		{"garbage", "smb2_02", "", "yes"},
+	} {
+		d := DefaultsFor(tc.v)
+		if d["serverminprotocol"] != tc.minProto || d["ntlmauth"] != tc.ntlm || d["servermultichannelsupport"] != tc.mchan {
+			t.Errorf("%q: min %q ntlm %q multichannel %q; want %q %q %q", tc.v, d["serverminprotocol"], d["ntlmauth"], d["servermultichannelsupport"], tc.minProto, tc.ntlm, tc.mchan)
+		}
+	}
+	if Defaults["serverminprotocol"] != "smb2_02" {
+		t.Error("DefaultsFor changed Defaults")
+	}
+}

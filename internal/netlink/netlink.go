@@ -1,13 +1,13 @@
-// Package rtnl is nastune's one rtnetlink client: a NETLINK_ROUTE socket
-// that sends dump requests and walks the answers, for the probe (RTM_GETADDR:
-// the interfaces' addresses) and watch (RTM_GETQDISC, RTM_GETTCLASS: the
-// shaping qdiscs and their counters), without starting ip or tc.
-//
-// It only asks: Dump refuses any message type that is not an RTM_GET*
-// request, so no caller can change a link, an address or a qdisc through
-// it. One Conn keeps one socket and one receive buffer for every dump, so
-// watch's sampling loop does not allocate one per interval.
-package rtnl
+// Package netlink is nastune's one netlink client. It reads kernel state
+// through dump requests: the interfaces' addresses (RTM_GETADDR, for the
+// probe), the queueing disciplines of every interface (what `tc -s qdisc`
+// prints, for the probe and watch) and TCP sockets' tcp_info (what `ss -ti`
+// prints, for watch), without starting ip, tc or ss. It only asks: Dump
+// refuses any message type that is not a read request, so no caller can
+// change a link, an address, a qdisc or a socket through it. Parsers are pure
+// functions of one message payload, so they are fuzzed and table-tested
+// without a socket.
+package netlink
 
 import (
 	"encoding/binary"
@@ -16,16 +16,19 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Conn is one NETLINK_ROUTE socket.
+// Conn keeps one netlink socket and one buffer for every dump, so watch's
+// sampling loop does not allocate one per interval.
 type Conn struct {
-	fd  int
-	buf []byte
-	seq uint32
+	fd    int
+	proto int
+	buf   []byte
+	seq   uint32
 }
 
-// Dial opens and binds a NETLINK_ROUTE socket; a receive waits at most 2 s.
-func Dial() (*Conn, error) {
-	fd, err := unix.Socket(unix.AF_NETLINK, unix.SOCK_RAW|unix.SOCK_CLOEXEC, unix.NETLINK_ROUTE)
+// Dial opens a netlink socket of the given protocol (unix.NETLINK_ROUTE,
+// unix.NETLINK_SOCK_DIAG); a receive waits at most 2 s.
+func Dial(proto int) (*Conn, error) {
+	fd, err := unix.Socket(unix.AF_NETLINK, unix.SOCK_RAW|unix.SOCK_CLOEXEC, proto)
 	if err != nil {
 		return nil, fmt.Errorf("netlink socket: %w", err)
 	}
@@ -35,7 +38,7 @@ func Dial() (*Conn, error) {
 	}
 	tv := unix.Timeval{Sec: 2}
 	_ = unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv)
-	return &Conn{fd: fd, buf: make([]byte, 32<<10)}, nil
+	return &Conn{fd: fd, proto: proto, buf: make([]byte, 32<<10)}, nil
 }
 
 // Close closes the socket.
@@ -46,12 +49,26 @@ func (c *Conn) Close() error { return unix.Close(c.fd) }
 // SET in that order from a multiple of four (linux/rtnetlink.h).
 func IsGet(typ uint16) bool { return typ >= unix.RTM_BASE && (typ-unix.RTM_BASE)%4 == 2 }
 
+// asks reports whether a request of type typ on a socket of protocol proto
+// only reads: an rtnetlink get, or sock_diag's one request type
+// (SOCK_DIAG_BY_FAMILY, which has no form that changes a socket).
+func asks(proto int, typ uint16) bool {
+	switch proto {
+	case unix.NETLINK_ROUTE:
+		return IsGet(typ)
+	case unix.NETLINK_SOCK_DIAG:
+		return typ == sockDiagByFamily
+	}
+	return false
+}
+
 // Dump sends one dump request of type typ whose payload is hdr (the
-// family's header: an ifaddrmsg, a tcmsg …) and calls fn with the payload
-// of every answer of type want, until the kernel says it is done.
+// family's header and any attributes) and calls fn with the payload of
+// every answer of type want, until the kernel says it is done. It refuses,
+// before a byte is sent, any request that is not a read (asks).
 func (c *Conn) Dump(typ, want uint16, hdr []byte, fn func(b []byte)) error {
-	if !IsGet(typ) {
-		return fmt.Errorf("netlink: message type %d is not a get request", typ)
+	if !asks(c.proto, typ) {
+		return fmt.Errorf("netlink: message type %d is not a read request", typ)
 	}
 	c.seq++
 	req := make([]byte, unix.NLMSG_HDRLEN+len(hdr))
@@ -109,8 +126,7 @@ func walk(b []byte, seq uint32, want uint16, fn func(b []byte)) (done bool, err 
 	return false, nil
 }
 
-// Attrs walks netlink attributes, calling fn with each type (the nested
-// and byte-order flags cleared) and payload.
+// Attrs walks netlink attributes, calling fn with each type and payload.
 func Attrs(b []byte, fn func(t uint16, v []byte)) {
 	for len(b) >= 4 {
 		l := int(binary.NativeEndian.Uint16(b[0:]))
@@ -125,4 +141,11 @@ func Attrs(b []byte, fn func(t uint16, v []byte)) {
 		}
 		b = b[al:]
 	}
+}
+
+func trimNul(v []byte) []byte {
+	if i := len(v); i > 0 && v[i-1] == 0 {
+		return v[:i-1]
+	}
+	return v
 }

@@ -1,4 +1,4 @@
-package rtnl
+package netlink
 
 import (
 	"encoding/binary"
@@ -22,7 +22,7 @@ func TestIsGet(t *testing.T) {
 
 // Dump refuses anything but a get request before a byte is sent.
 func TestDumpRefusesChanges(t *testing.T) {
-	c := &Conn{fd: -1}
+	c := &Conn{fd: -1, proto: unix.NETLINK_ROUTE}
 	for _, typ := range []uint16{unix.RTM_NEWADDR, unix.RTM_DELQDISC, unix.RTM_SETLINK} {
 		if err := c.Dump(typ, 0, nil, func([]byte) { t.Error("answer to a refused request") }); err == nil {
 			t.Errorf("type %d: not refused", typ)
@@ -78,7 +78,7 @@ func TestAttrs(t *testing.T) {
 // A real dump: the loopback interface has an address in every network
 // namespace this test can run in.
 func TestDumpAddresses(t *testing.T) {
-	c, err := Dial()
+	c, err := Dial(unix.NETLINK_ROUTE)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,5 +92,19 @@ func TestDumpAddresses(t *testing.T) {
 	}
 	if n < 2 {
 		t.Errorf("%d addresses in two dumps, want at least loopback's twice", n)
+	}
+}
+
+// On a sock_diag socket only SOCK_DIAG_BY_FAMILY passes; rtnetlink's types
+// (and a socket of another protocol) are refused before a byte is sent.
+func TestDumpRefusesOtherProtocols(t *testing.T) {
+	for _, c := range []struct {
+		proto int
+		typ   uint16
+	}{{unix.NETLINK_SOCK_DIAG, unix.RTM_GETADDR}, {unix.NETLINK_SOCK_DIAG, 21}, {unix.NETLINK_ROUTE, sockDiagByFamily}, {unix.NETLINK_AUDIT, 1000}} {
+		conn := &Conn{fd: -1, proto: c.proto}
+		if err := conn.Dump(c.typ, 0, nil, func([]byte) { t.Error("answer to a refused request") }); err == nil {
+			t.Errorf("protocol %d type %d: not refused", c.proto, c.typ)
+		}
 	}
 }
