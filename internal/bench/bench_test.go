@@ -575,6 +575,8 @@ func TestMain(m *testing.M) {
 		os.Exit(noFreeSpace())
 	case "loop":
 		os.Exit(loopOnTmpfs())
+	case "share":
+		os.Exit(shareHelper())
 	}
 	os.Exit(m.Run())
 }

@@ -1,0 +1,245 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func TestParseShareURL(t *testing.T) {
+	good := []struct {
+		in   string
+		want ShareURL
+		str  string
+	}{
+		{"smb://nas/photos", ShareURL{Scheme: "smb", Host: "nas", Path: []string{"photos"}}, "smb://nas/photos"},
+		{"smb://alice@nas.lan:4450/photos/2024/", ShareURL{Scheme: "smb", User: "alice", Host: "nas.lan", Port: 4450, Path: []string{"photos", "2024"}}, "smb://alice@nas.lan:4450/photos/2024"},
+		{"SMB://[fd00::1]/s", ShareURL{Scheme: "smb", Host: "fd00::1", Path: []string{"s"}}, "smb://[fd00::1]/s"},
+		{"smb://DOM%5Cbob@10.0.0.2/My%20Files", ShareURL{Scheme: "smb", User: `DOM\bob`, Host: "10.0.0.2", Path: []string{"My Files"}}, "smb://DOM%5Cbob@10.0.0.2/My%20Files"},
+		{"nfs://nas/srv/nfs/share", ShareURL{Scheme: "nfs", Host: "nas", Path: []string{"srv", "nfs", "share"}}, "nfs://nas/srv/nfs/share"},
+	}
+	for _, c := range good {
+		u, err := ParseShareURL(c.in)
+		if err != nil {
+			t.Errorf("%s: %v", c.in, err)
+			continue
+		}
+		if u.String() != c.str || u.Scheme != c.want.Scheme || u.User != c.want.User || u.Host != c.want.Host || u.Port != c.want.Port || strings.Join(u.Path, "|") != strings.Join(c.want.Path, "|") {
+			t.Errorf("%s: got %+v (%s), want %+v (%s)", c.in, u, u, c.want, c.str)
+		}
+	}
+	bad := []struct{ in, wantErr string }{
+		{"nas/photos", "no scheme"},
+		{"ftp://nas/x", `scheme "ftp"`},
+		{"smb://alice:secret@nas/photos", "password"},
+		{"smb://:secret@nas/photos", "password"},
+		{"smb://nas", "no share"},
+		{"smb://nas/", "no share"},
+		{"nfs://nas", "no export"},
+		{"smb:///photos", "no host"},
+		{"smb://nas:0/p", "port"},
+		{"smb://nas:70000/p", "port"},
+		{"smb://nas:/p", "port"},
+		{"smb://nas:x/p", "port"},
+		{"smb://nas/a/../b", ".."},
+		{"smb://nas/a//b", "empty path segment"},
+		{"smb://nas/a%2Fb", "slash"},
+		{`smb:\\nas\share`, "no scheme"},
+		{`smb://nas\share`, "backslash"},
+		{"smb://nas/p?x=1", "query"},
+		{"smb://fd00::1/p", "brackets"},
+		{"smb://na$s/p", "not allowed"},
+		{"nfs://root@nas/x", "no user"},
+		{"smb://nas/p\x1b[2J", "control character"},
+	}
+	for _, c := range bad {
+		_, err := ParseShareURL(c.in)
+		if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+			t.Errorf("%q: err %v, want it to mention %q", c.in, err, c.wantErr)
+		}
+		if err != nil && strings.Contains(err.Error(), "secret") {
+			t.Errorf("%q: the error repeats the password: %v", c.in, err)
+		}
+	}
+	if _, err := ParseShareURL("smb://a:pw@nas/x"); !errors.Is(err, ErrPasswordInURL) {
+		t.Errorf("password in URL: %v, want ErrPasswordInURL", err)
+	}
+}
+
+// dirFS is a shareFS on a local folder: the driver's logic (ownership,
+// verification, cleanup) is tested on a real filesystem; the smbd test
+// (share_smbd_test.go) runs it over the wire.
+type dirFS struct {
+	root    string
+	corrupt atomic.Bool // flip a byte on read
+}
+
+type dirFile struct {
+	*os.File
+	fs *dirFS
+}
+
+func (f dirFile) ReadAt(b []byte, off int64) (int, error) {
+	n, err := f.File.ReadAt(b, off)
+	if f.fs.corrupt.Load() && n > 100 {
+		b[100] ^= 1
+	}
+	return n, err
+}
+
+func (d *dirFS) Create(n string) (shareFile, error) {
+	f, err := os.OpenFile(filepath.Join(d.root, n), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+	return dirFile{f, d}, err
+}
+func (d *dirFS) Open(n string) (shareFile, error) {
+	f, err := os.OpenFile(filepath.Join(d.root, n), os.O_RDWR, 0)
+	return dirFile{f, d}, err
+}
+func (d *dirFS) Mkdir(n string) error { return os.Mkdir(filepath.Join(d.root, n), 0o755) }
+func (d *dirFS) List(n string) ([]os.FileInfo, error) {
+	es, err := os.ReadDir(filepath.Join(d.root, n))
+	var out []os.FileInfo
+	for _, e := range es {
+		fi, _ := e.Info()
+		out = append(out, fi)
+	}
+	return out, err
+}
+func (d *dirFS) Stat(n string) (os.FileInfo, error) { return os.Stat(filepath.Join(d.root, n)) }
+func (d *dirFS) Remove(n string) error              { return os.Remove(filepath.Join(d.root, n)) }
+func (d *dirFS) Close() error                       { return nil }
+func (d *dirFS) Info() ShareInfo {
+	return ShareInfo{Protocol: "local", Signing: "off", Encryption: "off"}
+}
+
+func shareOpts(d *dirFS) ShareOptions {
+	return ShareOptions{URL: ShareURL{Scheme: "smb", Host: "test", Path: []string{"s"}}, Size: 8 << 20, Block: 256 << 10,
+		Streams: 2, Time: time.Minute, Files: 20,
+		dial: func(context.Context, ShareOptions) (shareFS, error) { return d, nil }}
+}
+
+func TestRunShareAllTestsLeavesNothing(t *testing.T) {
+	root := t.TempDir()
+	// Someone else's file whose name looks like ours: never touched.
+	other := filepath.Join(root, sharePrefix+"theirs.bin")
+	if err := os.WriteFile(other, []byte("not ours"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d := &dirFS{root: root}
+	o := shareOpts(d)
+	o.Tests = []string{"metadata", "seqread", "smallfiles", "seqwrite"}
+	o.Repeat = 2
+	var lines atomic.Int64
+	o.OnInterval = func(string, int, Interval) { lines.Add(1) }
+	res, err := RunShare(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tr := range res.Tests {
+		names = append(names, tr.Name)
+		if tr.Runs != 2 || tr.IOPS <= 0 || tr.Seconds <= 0 {
+			t.Errorf("%s: %+v", tr.Name, tr)
+		}
+		if tr.Name != "metadata" && tr.Bytes <= 0 {
+			t.Errorf("%s moved no bytes: %+v", tr.Name, tr)
+		}
+		if tr.Name != "seqwrite" && !tr.Verified {
+			t.Errorf("%s: not verified", tr.Name)
+		}
+	}
+	if got := strings.Join(names, ","); got != "seqwrite,seqread,smallfiles,metadata" {
+		t.Errorf("order %s", got)
+	}
+	if tr := res.Tests[0]; tr.Bytes != o.Size {
+		t.Errorf("seqwrite moved %d bytes, want the whole %d", tr.Bytes, o.Size)
+	}
+	if res.Kind != "share" || res.URL != "smb://test/s" || res.InFlight != 4 {
+		t.Errorf("result %+v", res)
+	}
+	es, _ := os.ReadDir(root)
+	if len(es) != 1 || es[0].Name() != filepath.Base(other) {
+		t.Errorf("left behind or removed: %v", es)
+	}
+}
+
+func TestRunShareReadAloneAndVerification(t *testing.T) {
+	d := &dirFS{root: t.TempDir()}
+	o := shareOpts(d)
+	o.Tests = []string{"seqread"}
+	res, err := RunShare(context.Background(), o)
+	if err != nil || len(res.Tests) != 1 || res.Tests[0].Bytes != o.Size || !res.Tests[0].Verified {
+		t.Fatalf("seqread alone (prepares the file): %+v %v", res, err)
+	}
+	d.corrupt.Store(true)
+	_, err = RunShare(context.Background(), o)
+	if !errors.Is(err, ErrContent) {
+		t.Fatalf("a corrupted read: %v, want ErrContent", err)
+	}
+	if es, _ := os.ReadDir(d.root); len(es) != 0 {
+		t.Errorf("left behind after an error: %v", es)
+	}
+}
+
+func TestRunShareInterrupted(t *testing.T) {
+	d := &dirFS{root: t.TempDir()}
+	o := shareOpts(d)
+	o.Tests = []string{"seqwrite", "seqread"}
+	ctx, cancel := context.WithCancel(context.Background())
+	o.Progress = func(test string, _ float64) {
+		if test != "seqwrite" { // preparing the rest of the file, or seqread
+			cancel()
+		}
+	}
+	o.Size = 1 << 30 // cannot finish before the first progress tick
+	o.Block = 1 << 20
+	o.Time = 300 * time.Millisecond
+	res, err := RunShare(ctx, o)
+	if !errors.Is(err, ErrInterrupted) || res == nil || len(res.Tests) != 1 || !res.Interrupted {
+		t.Fatalf("got %+v, %v; want seqwrite kept and ErrInterrupted", res, err)
+	}
+	if es, _ := os.ReadDir(d.root); len(es) != 0 {
+		t.Errorf("left behind after Ctrl-C: %v", es)
+	}
+}
+
+func TestSmbWireScan(t *testing.T) {
+	frame := func(proto string, cmd uint16, flags uint32, body []byte) []byte {
+		h := make([]byte, 64)
+		copy(h, proto)
+		h[12], h[13] = byte(cmd), byte(cmd>>8)
+		h[16], h[17], h[18], h[19] = byte(flags), byte(flags>>8), byte(flags>>16), byte(flags>>24)
+		f := append(h, body...)
+		n := len(f)
+		return append([]byte{0, byte(n >> 16), byte(n >> 8), byte(n)}, f...)
+	}
+	neg := frame("\xfeSMB", 0, 0, []byte{65, 0, 1, 0, 0x11, 0x03, 0, 0})
+	read := frame("\xfeSMB", 8, 8, make([]byte, 5000))
+	var stream []byte
+	stream = append(stream, neg...)
+	stream = append(stream, read...)
+	stream = append(stream, read...)
+	w := &smbWire{}
+	for i := 0; i < len(stream); i += 7 { // split at odd places
+		w.scan(stream[i:min(i+7, len(stream))])
+	}
+	in := w.info()
+	if in.Dialect != "3.1.1" || in.Signing != "on" || in.Encryption != "off" {
+		t.Errorf("signed 3.1.1: %+v", in)
+	}
+	w = &smbWire{}
+	w.scan(append(neg, frame("\xfdSMB", 0, 0, make([]byte, 100))...))
+	if in := w.info(); in.Encryption != "on" {
+		t.Errorf("transform header: %+v", in)
+	}
+	w = &smbWire{}
+	w.scan(append(neg, frame("\xfeSMB", 9, 0, nil)...))
+	if in := w.info(); in.Signing != "off" {
+		t.Errorf("unsigned: %+v", in)
+	}
+}
