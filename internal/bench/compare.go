@@ -26,7 +26,7 @@ type Comparison struct {
 // NoiseThreshold is the change below which single runs are called noise.
 const NoiseThreshold = 5.0
 
-// Compare two saved results (both disk or both net).
+// Compare two saved results (both disk, both net or both share).
 func Compare(before, after []byte) ([]Comparison, error) {
 	var kb, ka struct {
 		Kind string `json:"kind"`
@@ -49,34 +49,17 @@ func Compare(before, after []byte) ([]Comparison, error) {
 		if err := json.Unmarshal(after, &a); err != nil {
 			return nil, err
 		}
-		var out []Comparison
-		for _, tb := range b.Tests {
-			for _, ta := range a.Tests {
-				if ta.Name != tb.Name || ta.Skipped != "" || tb.Skipped != "" {
-					continue
-				}
-				// Random 4K tests are judged in IOPS, as people quote them;
-				// the spreads (kept in MiB/s) scale by the same factor.
-				unit, vb, va := "MiB/s", tb.MiBPerS, ta.MiBPerS
-				bLo, bHi, aLo, aHi := tb.SpreadLo, tb.SpreadHi, ta.SpreadLo, ta.SpreadHi
-				if strings.HasPrefix(tb.Name, "rand") && tb.IOPS > 0 && ta.IOPS > 0 && tb.MiBPerS > 0 && ta.MiBPerS > 0 {
-					unit, vb, va = "IOPS", tb.IOPS, ta.IOPS
-					fb, fa := tb.IOPS/tb.MiBPerS, ta.IOPS/ta.MiBPerS
-					bLo, bHi, aLo, aHi = bLo*fb, bHi*fb, aLo*fa, aHi*fa
-				}
-				c := Comparison{Test: tb.Name, Unit: unit, Before: vb, After: va}
-				c.Change = pct(vb, va)
-				if tb.Runs > 1 && ta.Runs > 1 {
-					c.Significant = aLo > bHi || aHi < bLo
-					c.Note = fmt.Sprintf("spread %.0f-%.0f → %.0f-%.0f", bLo, bHi, aLo, aHi)
-				} else {
-					c.Significant = math.Abs(c.Change) >= NoiseThreshold
-					c.Note = "single runs: use --repeat for a noise estimate"
-				}
-				out = append(out, c)
-			}
+		return compareTests(b.Tests, a.Tests, func(name string) bool { return strings.HasPrefix(name, "rand") }), nil
+	case "share":
+		var b, a ShareResult
+		if err := json.Unmarshal(before, &b); err != nil {
+			return nil, err
 		}
-		return out, nil
+		if err := json.Unmarshal(after, &a); err != nil {
+			return nil, err
+		}
+		// metadata moves no bytes: entries per second (its spread too).
+		return compareTests(b.Tests, a.Tests, func(name string) bool { return name == "metadata" }), nil
 	case "net":
 		var b, a NetResult
 		if err := json.Unmarshal(before, &b); err != nil {
@@ -96,7 +79,41 @@ func Compare(before, after []byte) ([]Comparison, error) {
 		}
 		return []Comparison{c}, nil
 	}
-	return nil, errors.New("not a nastune bench result (no kind: disk or net)")
+	return nil, errors.New("not a nastune bench result (no kind: disk, net or share)")
+}
+
+// compareTests pairs tests by name. byOps names the tests judged in
+// operations per second (random 4K I/O as people quote it, share
+// metadata); their spreads are converted when kept in MiB/s.
+func compareTests(before, after []TestResult, byOps func(string) bool) []Comparison {
+	var out []Comparison
+	for _, tb := range before {
+		for _, ta := range after {
+			if ta.Name != tb.Name || ta.Skipped != "" || tb.Skipped != "" {
+				continue
+			}
+			unit, vb, va := "MiB/s", tb.MiBPerS, ta.MiBPerS
+			bLo, bHi, aLo, aHi := tb.SpreadLo, tb.SpreadHi, ta.SpreadLo, ta.SpreadHi
+			if byOps(tb.Name) && tb.IOPS > 0 && ta.IOPS > 0 {
+				unit, vb, va = "IOPS", tb.IOPS, ta.IOPS
+				if tb.MiBPerS > 0 && ta.MiBPerS > 0 { // spreads kept in MiB/s scale by the same factor
+					fb, fa := tb.IOPS/tb.MiBPerS, ta.IOPS/ta.MiBPerS
+					bLo, bHi, aLo, aHi = bLo*fb, bHi*fb, aLo*fa, aHi*fa
+				}
+			}
+			c := Comparison{Test: tb.Name, Unit: unit, Before: vb, After: va}
+			c.Change = pct(vb, va)
+			if tb.Runs > 1 && ta.Runs > 1 {
+				c.Significant = aLo > bHi || aHi < bLo
+				c.Note = fmt.Sprintf("spread %.0f-%.0f → %.0f-%.0f", bLo, bHi, aLo, aHi)
+			} else {
+				c.Significant = math.Abs(c.Change) >= NoiseThreshold
+				c.Note = "single runs: use --repeat for a noise estimate"
+			}
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 func pct(b, a float64) float64 {

@@ -220,7 +220,11 @@ func RunShare(ctx context.Context, o ShareOptions) (res *ShareResult, err error)
 			}
 			runs = append(runs, tr)
 		}
-		res.Tests = append(res.Tests, median(runs))
+		if t == "metadata" {
+			res.Tests = append(res.Tests, medianOps(runs))
+		} else {
+			res.Tests = append(res.Tests, median(runs))
+		}
 	}
 	// The info may have learnt more once data flowed (signing seen on reads).
 	res.ShareInfo = fsys.Info()
@@ -709,6 +713,17 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// medianOps is median by operations per second (metadata moves no
+// bytes): its spread is in entries per second.
+func medianOps(runs []TestResult) TestResult {
+	sort.Slice(runs, func(i, j int) bool { return runs[i].IOPS < runs[j].IOPS })
+	m := runs[(len(runs)-1)/2]
+	if len(runs) > 1 {
+		m.Runs, m.SpreadLo, m.SpreadHi = len(runs), runs[0].IOPS, runs[len(runs)-1].IOPS
+	}
+	return m
 }
 
 // dialShare connects with the protocol of the URL.

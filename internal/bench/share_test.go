@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -241,5 +242,29 @@ func TestSmbWireScan(t *testing.T) {
 	w.scan(append(neg, frame("\xfeSMB", 9, 0, nil)...))
 	if in := w.info(); in.Signing != "off" {
 		t.Errorf("unsigned: %+v", in)
+	}
+}
+
+func TestCompareShare(t *testing.T) {
+	mk := func(seq, meta float64) []byte {
+		r := ShareResult{Kind: "share", Tests: []TestResult{
+			{Name: "seqread", MiBPerS: seq, IOPS: seq, Runs: 3, SpreadLo: seq - 1, SpreadHi: seq + 1},
+			{Name: "metadata", IOPS: meta, Runs: 3, SpreadLo: meta - 10, SpreadHi: meta + 10}}}
+		b, _ := json.Marshal(r)
+		return b
+	}
+	rows, err := Compare(mk(50, 1000), mk(80, 1005))
+	if err != nil || len(rows) != 2 {
+		t.Fatalf("%+v %v", rows, err)
+	}
+	if rows[0].Test != "seqread" || rows[0].Unit != "MiB/s" || !rows[0].Significant || rows[0].Change != 60 {
+		t.Errorf("seqread: %+v", rows[0])
+	}
+	if rows[1].Test != "metadata" || rows[1].Unit != "IOPS" || rows[1].Significant || rows[1].Before != 1000 {
+		t.Errorf("metadata (entries/s, overlapping spreads): %+v", rows[1])
+	}
+	disk, _ := json.Marshal(DiskResult{Kind: "disk"})
+	if _, err := Compare(mk(1, 1), disk); err == nil {
+		t.Error("a share result compared with a disk result")
 	}
 }
