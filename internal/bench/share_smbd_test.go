@@ -210,7 +210,8 @@ func TestShareSmbd(t *testing.T) {
 		smbclientOracle(t, l, "share")
 	})
 	t.Run("encrypted", func(t *testing.T) {
-		res, _ := l.runShareClient(t, "smb://nobody@"+l.addr+"/secret", "seqwrite,seqread")
+		res, raw := l.runShareClient(t, "smb://nobody@"+l.addr+"/secret", "seqwrite,seqread")
+		t.Logf("%s", raw)
 		if res.Encryption != "on" {
 			t.Errorf("encryption %q on a share with smb encrypt = required", res.Encryption)
 		}
