@@ -36,7 +36,24 @@ type smbLab struct {
 	dir, srv, cli, addr string
 }
 
-func startSmbd(t *testing.T) *smbLab {
+// removeStaleSmbNetns deletes the namespaces of this test whose process
+// no longer exists (a killed run).
+func removeStaleSmbNetns() {
+	ents, _ := os.ReadDir("/run/netns")
+	for _, e := range ents {
+		rest, ok := strings.CutPrefix(e.Name(), "nastune-smbs-")
+		if !ok {
+			rest, ok = strings.CutPrefix(e.Name(), "nastune-smbc-")
+		}
+		pid, err := strconv.Atoi(strings.SplitN(rest, "-", 2)[0])
+		if ok && err == nil && pid > 0 && syscall.Kill(pid, 0) == syscall.ESRCH {
+			exec.Command("ip", "netns", "del", e.Name()).Run()
+		}
+	}
+}
+
+// startSmbd starts a lab; global holds extra [global] lines (e.g. signing).
+func startSmbd(t *testing.T, name, global string) *smbLab {
 	t.Helper()
 	testutil.NeedRoot(t, "network namespaces and smbd")
 	for _, tool := range []struct{ name, pkg string }{{"ip", "iproute2"}, {"smbd", "samba"}, {"pdbedit", "samba"}, {"smbclient", "smbclient"}} {
@@ -50,7 +67,8 @@ func startSmbd(t *testing.T) *smbLab {
 	if err := os.Chmod(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	pid := strconv.Itoa(os.Getpid())
+	removeStaleSmbNetns()
+	pid := strconv.Itoa(os.Getpid()) + "-" + name
 	l := &smbLab{dir: dir, srv: "nastune-smbs-" + pid, cli: "nastune-smbc-" + pid, addr: "10.231.0.1"}
 	testutil.Run(t, "ip", "netns", "add", l.srv)
 	t.Cleanup(func() { exec.Command("ip", "netns", "del", l.srv).Run() })
@@ -100,6 +118,7 @@ func startSmbd(t *testing.T) *smbLab {
 	disable spoolss = yes
 	usershare max shares = 0
 	server min protocol = SMB2_10
+%[3]s
 [share]
 	path = %[1]s/share
 	read only = no
@@ -107,7 +126,7 @@ func startSmbd(t *testing.T) *smbLab {
 	path = %[1]s/secret
 	read only = no
 	smb encrypt = required
-`, dir, l.addr)
+`, dir, l.addr, global)
 	cf := filepath.Join(dir, "smb.conf")
 	if err := os.WriteFile(cf, []byte(conf), 0o644); err != nil {
 		t.Fatal(err)
@@ -191,7 +210,7 @@ func shareHelper() int {
 }
 
 func TestShareSmbd(t *testing.T) {
-	l := startSmbd(t)
+	l := startSmbd(t, "a", "")
 	// A file nastune did not make, named like its own: left as it is.
 	planted := filepath.Join(l.dir, "share", sharePrefix+"someone-elses.bin")
 	if err := os.WriteFile(planted, []byte("keep me"), 0o644); err != nil {
@@ -283,4 +302,15 @@ func smbclientOracle(t *testing.T, l *smbLab, share string) {
 	}
 	os.Remove(src)
 	os.Remove(dst)
+}
+
+// A server that requires signing: nastune's session is signed, and says so.
+func TestShareSmbdSigned(t *testing.T) {
+	l := startSmbd(t, "b", "\tserver signing = mandatory")
+	res, _ := l.runShareClient(t, "smb://nobody@"+l.addr+"/share", "seqwrite,seqread")
+	if res.Signing != "on" || res.Encryption != "off" {
+		t.Errorf("signing %q encryption %q, want on and off with server signing = mandatory", res.Signing, res.Encryption)
+	}
+	checkShareTests(t, res, 64<<20, "seqwrite", "seqread")
+	t.Logf("signed: seqwrite %.1f MiB/s, seqread %.1f MiB/s", res.Tests[0].MiBPerS, res.Tests[1].MiBPerS)
 }
