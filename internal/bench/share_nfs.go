@@ -2,7 +2,7 @@ package bench
 
 import (
 	"context"
-	"errors"
+
 	"fmt"
 	"os"
 	"path"
@@ -46,9 +46,6 @@ type nfsFS struct {
 
 func dialNFS(ctx context.Context, o ShareOptions) (shareFS, error) {
 	u := o.URL
-	if u.Port != 0 {
-		return nil, errors.New("nfs:// with a port is not supported: the portmapper (port 111) names mountd's and nfsd's ports")
-	}
 	type dialed struct {
 		fs  *nfsFS
 		err error
@@ -71,10 +68,23 @@ func dialNFS(ctx context.Context, o ShareOptions) (shareFS, error) {
 	}
 }
 
+// mountNFS finds mountd through the portmapper (port 111), or, with a
+// port in the URL, speaks MOUNT and NFS on that one connection (servers
+// in user space serve both on one port; the kernel's nfsd on 2049 does
+// not serve MOUNT: omit the port there).
 func mountNFS(u ShareURL) (*nfsFS, error) {
-	m, err := nfs.DialMount(u.Host, time.Second)
-	if err != nil {
-		return nil, fmt.Errorf("NFS mountd on %s (through the portmapper, port 111): %w", u.Host, err)
+	var m *nfs.Mount
+	if u.Port != 0 {
+		c, err := nfs.DialServiceAtPort(u.Host, u.Port)
+		if err != nil {
+			return nil, fmt.Errorf("NFS server at %s: %w", u.Address(2049), err)
+		}
+		m = &nfs.Mount{Client: c}
+	} else {
+		var err error
+		if m, err = nfs.DialMount(u.Host, time.Second); err != nil {
+			return nil, fmt.Errorf("NFS mountd on %s (through the portmapper, port 111): %w", u.Host, err)
+		}
 	}
 	host, _ := os.Hostname()
 	auth := rpc.NewAuthUnix(host, uint32(os.Geteuid()), uint32(os.Getegid()))
@@ -99,7 +109,11 @@ func mountNFS(u ShareURL) (*nfsFS, error) {
 		return fs, nil
 	}
 	m.Close()
-	return nil, fmt.Errorf("NFS: mountd on %s refused every prefix of /%s: %v (see showmount -e %s)", u.Host, strings.Join(u.Path, "/"), lastErr, u.Host)
+	hint := "see showmount -e " + u.Host
+	if u.Port != 0 {
+		hint = "a kernel nfsd does not serve MOUNT on its own port: omit the port to ask the portmapper"
+	}
+	return nil, fmt.Errorf("NFS: mountd on %s refused every prefix of /%s: %v (%s)", u.Host, strings.Join(u.Path, "/"), lastErr, hint)
 }
 
 func (s *nfsFS) p(name string) string { return path.Join(s.dir, name) }
