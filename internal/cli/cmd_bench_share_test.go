@@ -2,10 +2,17 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/go-git/go-billy/v5/osfs"
+	gonfs "github.com/willscott/go-nfs"
+	nfshelper "github.com/willscott/go-nfs/helpers"
 
 	"github.com/nastune/nastune/internal/bench"
 )
@@ -55,4 +62,54 @@ func TestSharePassword(t *testing.T) {
 	if _, err := sharePassword(u, filepath.Dir(f), env); err == nil {
 		t.Error("a folder as --password-file must be refused")
 	}
+}
+
+// End to end through the CLI: an NFSv3 server (go-nfs on loopback, a temp
+// folder), -o json with --save twice, then bench compare of the two.
+func TestBenchShareNFSSaveCompare(t *testing.T) {
+	dir := t.TempDir()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	go gonfs.Serve(l, nfshelper.NewCachingHandler(nfshelper.NewNullAuthHandler(osfs.New(dir)), 4096))
+	url := fmt.Sprintf("nfs://127.0.0.1:%d/export", l.Addr().(*net.TCPAddr).Port)
+	saves := []string{filepath.Join(t.TempDir(), "before.json"), filepath.Join(t.TempDir(), "after.json")}
+	for _, s := range saves {
+		out, errs, code := runBench(context.Background(), nil, "bench", "share", url, "--size", "16M", "--tests", "seqwrite,seqread,metadata",
+			"--files", "10", "--repeat", "2", "-o", "json", "--save", s)
+		if code != 0 {
+			t.Fatalf("exit %d: %s %s", code, out, errs)
+		}
+		var r bench.ShareResult
+		if err := json.Unmarshal([]byte(out), &r); err != nil || r.Kind != "share" || len(r.Tests) != 3 || r.Tests[1].Runs != 2 {
+			t.Fatalf("result %+v %v\n%s", r, err, out)
+		}
+	}
+	out, errs, code := runBench(context.Background(), nil, "bench", "compare", saves[0], saves[1])
+	if code != 0 || !strings.Contains(out, "seqread") || !strings.Contains(out, "metadata") {
+		t.Errorf("compare: exit %d\n%s%s", code, out, errs)
+	}
+	out, errs, code = runBench(context.Background(), nil, "bench", "share", url, "--size", "16M", "-o", "html")
+	if code != 0 || !strings.Contains(out, "<html") || !strings.Contains(out, "seqread") {
+		t.Errorf("html: exit %d %s\n%.300s", code, errs, out)
+	}
+	if es, _ := os.ReadDir(dir); len(es) != 0 {
+		t.Errorf("left behind: %v", es)
+	}
+}
+
+// The text output, from a fixed result (golden).
+func TestPrintShareGolden(t *testing.T) {
+	r := &bench.ShareResult{Kind: "share", URL: "smb://alice@nas/photos", ShareInfo: bench.ShareInfo{Protocol: "smb", Dialect: "3.1.1", Signing: "off", Encryption: "on"},
+		Size: 1 << 30, BlockSize: 1 << 20, Streams: 2, InFlight: 4, Files: 100,
+		Tests: []bench.TestResult{
+			{Name: "seqwrite", MiBPerS: 101.5, IOPS: 101.5, LatUS: bench.Lat{P50: 38000, P99: 91000}, Runs: 3, SpreadLo: 99, SpreadHi: 104},
+			{Name: "seqread", MiBPerS: 112.25, IOPS: 112.25, LatUS: bench.Lat{P50: 35000, P99: 60000}, Runs: 3, SpreadLo: 110, SpreadHi: 113, Verified: true},
+			{Name: "metadata", IOPS: 2500, LatUS: bench.Lat{P50: 400, P99: 900}, Runs: 3, SpreadLo: 2400, SpreadHi: 2600, Verified: true}},
+		Attribution: "attribution needs `nastune bench net -s` on nas (not built yet)", Interrupted: true}
+	var b strings.Builder
+	printShare(&b, r)
+	golden(t, filepath.Join("testdata", "bench_share.txt"), b.String())
 }
