@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-git/go-billy/v5/osfs"
 	gonfs "github.com/willscott/go-nfs"
@@ -112,4 +113,36 @@ func TestPrintShareGolden(t *testing.T) {
 	var b strings.Builder
 	printShare(&b, r)
 	golden(t, filepath.Join("testdata", "bench_share.txt"), b.String())
+}
+
+// Ctrl-C during the second test: the first is printed, exit 130, and
+// everything made on the share is removed.
+func TestBenchShareInterrupted(t *testing.T) {
+	dir := t.TempDir()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	go gonfs.Serve(l, nfshelper.NewCachingHandler(nfshelper.NewNullAuthHandler(osfs.New(dir)), 1<<16))
+	url := fmt.Sprintf("nfs://127.0.0.1:%d/export", l.Addr().(*net.TCPAddr).Port)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { // metadata's folder appears once seqwrite has finished
+		for ctx.Err() == nil {
+			if m, _ := filepath.Glob(filepath.Join(dir, "nastune-bench-*.d")); len(m) > 0 {
+				time.Sleep(100 * time.Millisecond)
+				cancel()
+				return
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}()
+	out, errs, code := runBench(ctx, nil, "bench", "share", url, "--size", "16M", "--tests", "seqwrite,metadata", "--files", "100000")
+	if code != 130 || !strings.Contains(out, "seqwrite") || strings.Contains(out, "metadata  ") || !strings.Contains(out, "interrupted") || !strings.Contains(errs, "1 of 2 tests finished") {
+		t.Errorf("exit %d\n%s\n%s", code, out, errs)
+	}
+	if es, _ := os.ReadDir(dir); len(es) != 0 {
+		t.Errorf("left behind after Ctrl-C: %d entries, e.g. %v", len(es), es[0].Name())
+	}
 }
