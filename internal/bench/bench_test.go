@@ -577,6 +577,8 @@ func TestMain(m *testing.M) {
 		os.Exit(loopOnTmpfs())
 	case "share":
 		os.Exit(shareHelper())
+	case "netserver":
+		os.Exit(netServerHelper())
 	}
 	os.Exit(m.Run())
 }

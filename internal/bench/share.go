@@ -71,7 +71,11 @@ type ShareResult struct {
 	InFlight  int          `json:"requests_in_flight"` // per stream
 	Files     int          `json:"files"`              // smallfiles and metadata
 	Tests     []TestResult `json:"tests"`
-	// Attribution names what the limit attribution needs when it did not run.
+	// TCP is raw TCP to the host in the same run (when a nastune bench
+	// server answered there), Limit the verdict per sequential test.
+	TCP   *ShareTCP    `json:"tcp,omitempty"`
+	Limit []ShareLimit `json:"limit,omitempty"`
+	// Attribution says what the limit attribution still needs.
 	Attribution string `json:"attribution,omitempty"`
 	Interrupted bool   `json:"interrupted,omitempty"`
 	Date        string `json:"date"`
@@ -89,6 +93,10 @@ type ShareOptions struct {
 	Time     time.Duration // limit per test
 	Repeat   int
 	Files    int // smallfiles and metadata (default 100)
+	// TCPServer is the nastune bench server (HOST:PORT) to measure raw TCP
+	// against after the share tests; "" skips it. TCPToken is its token.
+	TCPServer, TCPToken string
+	TCPTime             time.Duration // per direction (default 5 s)
 	// OnInterval gets one line per second of a seq test.
 	OnInterval func(test string, run int, iv Interval)
 	Progress   func(test string, frac float64)
@@ -228,6 +236,15 @@ func RunShare(ctx context.Context, o ShareOptions) (res *ShareResult, err error)
 	}
 	// The info may have learnt more once data flowed (signing seen on reads).
 	res.ShareInfo = fsys.Info()
+	if o.TCPServer != "" {
+		if err := shareTCP(ctx, o, res); err != nil {
+			if ctx.Err() != nil {
+				res.Interrupted = true
+				return res, ErrInterrupted
+			}
+			res.Attribution = fmt.Sprintf("attribution needs `nastune bench net -s` on %s (raw TCP to %s: %v)", o.URL.Host, o.TCPServer, err)
+		}
+	}
 	return res, nil
 }
 
@@ -713,6 +730,40 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// shareTCP measures raw TCP to the host in both directions with one
+// stream (a share session is one TCP connection) and judges the
+// sequential tests against it.
+func shareTCP(ctx context.Context, o ShareOptions, res *ShareResult) error {
+	d := o.TCPTime
+	if d <= 0 {
+		d = 5 * time.Second
+	}
+	tcp := &ShareTCP{Server: o.TCPServer, Streams: 1, Seconds: d.Seconds()}
+	for _, rev := range []bool{false, true} {
+		if o.Progress != nil {
+			o.Progress(map[bool]string{false: "raw TCP up", true: "raw TCP down"}[rev], 0)
+		}
+		n, err := RunNet(ctx, NetOptions{Server: o.TCPServer, Token: o.TCPToken, Streams: 1, Duration: d, Reverse: rev,
+			Progress: func(f float64) {
+				if o.Progress != nil {
+					o.Progress(map[bool]string{false: "raw TCP up", true: "raw TCP down"}[rev], f)
+				}
+			}})
+		if err != nil {
+			return err
+		}
+		if rev {
+			tcp.DownBitsPerSecond = n.BitsPerSecond
+		} else {
+			tcp.UpBitsPerSecond = n.BitsPerSecond
+		}
+	}
+	res.TCP = tcp
+	res.Limit = shareLimits(res.Tests, tcp, o.URL.Host)
+	res.Attribution = "naming the layer beyond the network (server CPU, disk, protocol) needs the server-side sampling: not built yet"
+	return nil
 }
 
 // medianOps is median by operations per second (metadata moves no

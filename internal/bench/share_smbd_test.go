@@ -6,8 +6,10 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -174,10 +176,11 @@ func startSmbd(t *testing.T, name, global string) *smbLab {
 
 // runShareClient runs RunShare as a helper in the client namespace and
 // returns its result.
-func (l *smbLab) runShareClient(t *testing.T, url string, tests string) (*ShareResult, string) {
+func (l *smbLab) runShareClient(t *testing.T, url string, tests string, env ...string) (*ShareResult, string) {
 	t.Helper()
 	cmd := exec.Command("ip", "netns", "exec", l.cli, os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), helperEnv+"=share", "NASTUNE_SHARE_URL="+url, "NASTUNE_SHARE_TESTS="+tests, "NASTUNE_SMB_PASSWORD="+smbTestPassword)
+	cmd.Env = append(cmd.Env, env...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -198,8 +201,13 @@ func shareHelper() int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
+	size := int64(64 << 20)
+	if mib, err := strconv.Atoi(os.Getenv("NASTUNE_SHARE_MIB")); err == nil {
+		size = int64(mib) << 20
+	}
 	res, err := RunShare(context.Background(), ShareOptions{URL: u, Password: os.Getenv("NASTUNE_SMB_PASSWORD"),
-		Tests: strings.Split(os.Getenv("NASTUNE_SHARE_TESTS"), ","), Size: 64 << 20, Streams: 2, Time: 60 * time.Second, Files: 40})
+		Tests: strings.Split(os.Getenv("NASTUNE_SHARE_TESTS"), ","), Size: size, Streams: 2, Time: 60 * time.Second, Files: 40,
+		TCPServer: os.Getenv("NASTUNE_SHARE_TCP"), TCPTime: 3 * time.Second})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -313,4 +321,56 @@ func TestShareSmbdSigned(t *testing.T) {
 	}
 	checkShareTests(t, res, 64<<20, "seqwrite", "seqread")
 	t.Logf("signed: seqwrite %.1f MiB/s, seqread %.1f MiB/s", res.Tests[0].MiBPerS, res.Tests[1].MiBPerS)
+}
+
+// netServerHelper is the helper mode "netserver": a bench net server on
+// NASTUNE_NET_ADDR until SIGTERM.
+func netServerHelper() int {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	s := &Server{Addr: os.Getenv("NASTUNE_NET_ADDR")}
+	if err := s.Listen(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	fmt.Println("listening")
+	if err := s.Serve(ctx); err != nil && ctx.Err() == nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
+
+// The staged network limit: a token bucket of 50 Mbit/s on the server's
+// side of the veth shapes server → client. seqread is named network-bound
+// against raw TCP down measured in the same run (bench net -s on the server).
+func TestShareSmbdNetworkLimit(t *testing.T) {
+	testutil.Need(t, "tc", "iproute2")
+	l := startSmbd(t, "c", "")
+	srv := exec.Command("ip", "netns", "exec", l.srv, os.Args[0], "-test.run=^$")
+	srv.Env = append(os.Environ(), helperEnv+"=netserver", "NASTUNE_NET_ADDR="+l.addr+":5201")
+	stdout, _ := srv.StdoutPipe()
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Process.Signal(syscall.SIGTERM); srv.Wait() })
+	if b := make([]byte, 9); func() bool { n, _ := io.ReadFull(stdout, b); return n != 9 }() {
+		t.Fatal("the bench net server did not start")
+	}
+	testutil.Run(t, "ip", "netns", "exec", l.srv, "tc", "qdisc", "add", "dev", "smb-s", "root", "tbf", "rate", "50mbit", "burst", "64kb", "latency", "50ms")
+	res, raw := l.runShareClient(t, "smb://nobody@"+l.addr+"/share", "seqwrite,seqread", "NASTUNE_SHARE_MIB=16", "NASTUNE_SHARE_TCP="+l.addr+":5201")
+	t.Logf("%s", raw)
+	checkShareTests(t, res, 16<<20, "seqwrite", "seqread")
+	if res.TCP == nil || res.TCP.DownBitsPerSecond < 25e6 || res.TCP.DownBitsPerSecond > 60e6 || res.TCP.UpBitsPerSecond < 100e6 {
+		t.Fatalf("raw TCP %+v: want about 50 Mbit/s down (the shaper), more up", res.TCP)
+	}
+	var read *ShareLimit
+	for i := range res.Limit {
+		if res.Limit[i].Test == "seqread" {
+			read = &res.Limit[i]
+		}
+	}
+	if read == nil || read.Layer != "network" || read.Subject != l.addr {
+		t.Errorf("seqread verdict %+v, want network on %s", read, l.addr)
+	}
 }

@@ -268,3 +268,30 @@ func TestCompareShare(t *testing.T) {
 		t.Error("a share result compared with a disk result")
 	}
 }
+
+func TestShareLimits(t *testing.T) {
+	tcp := &ShareTCP{Server: "nas:5201", UpBitsPerSecond: 100e6, DownBitsPerSecond: 940e6, Streams: 1}
+	tests := []TestResult{
+		{Name: "seqwrite", MiBPerS: 11},  // 92 Mbit/s of 100: network
+		{Name: "seqread", MiBPerS: 40},   // 336 of 940: beyond
+		{Name: "smallfiles", MiBPerS: 5}, // not judged
+	}
+	got := shareLimits(tests, tcp, "nas")
+	if len(got) != 2 {
+		t.Fatalf("%+v", got)
+	}
+	if got[0].Test != "seqwrite" || got[0].Layer != "network" || got[0].Subject != "nas" || !strings.Contains(got[0].Why, "92%") || len(got[0].Evidence) != 2 {
+		t.Errorf("seqwrite: %+v", got[0])
+	}
+	if got[1].Test != "seqread" || got[1].Layer != "beyond-network" || !strings.Contains(got[1].Why, "36%") || !strings.Contains(got[1].Evidence[1], "940 Mbit/s") {
+		t.Errorf("seqread: %+v", got[1])
+	}
+	// At the threshold exactly: network (≥).
+	at := shareLimits([]TestResult{{Name: "seqread", MiBPerS: NetworkShare * 100e6 / 8 / (1 << 20)}}, &ShareTCP{DownBitsPerSecond: 100e6}, "h")
+	if len(at) != 1 || at[0].Layer != "network" {
+		t.Errorf("at %v of raw TCP: %+v", NetworkShare, at)
+	}
+	if shareLimits(tests, nil, "nas") != nil || len(shareLimits(tests, &ShareTCP{}, "nas")) != 0 {
+		t.Error("no TCP measured: no verdict")
+	}
+}

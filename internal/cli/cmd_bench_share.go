@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"strings"
 	"sync"
@@ -25,8 +26,8 @@ import (
 const smbPasswordEnv = "NASTUNE_SMB_PASSWORD"
 
 type benchShareOptions struct {
-	Tests, Size, Block, Time, Output, Save, PasswordFile string
-	Streams, Repeat, Files                               int
+	Tests, Size, Block, Time, Output, Save, PasswordFile, TCP string
+	Streams, Repeat, Files                                    int
 }
 
 func newBenchShareCmd(env *Env) *cobra.Command {
@@ -48,8 +49,11 @@ func newBenchShareCmd(env *Env) *cobra.Command {
 			"terminal; never from the command line, never in the output or the saved result. Without USER@\n" +
 			"the session is anonymous. The dialect, signing and encryption in effect are reported as seen\n" +
 			"on the wire.\n" +
-			"Which layer limits the copy (network, server CPU, disk, protocol) needs the server side:\n" +
-			"that attribution is not built yet.\n\n" + exitHelp,
+			"Raw TCP: after the tests it measures TCP to HOST in both directions (one stream, as a share\n" +
+			"session is one connection) against `nastune bench net -s` there (port 5201, token from\n" +
+			"$" + tokenEnv + "; --tcp off skips it), and says per sequential test whether the network is\n" +
+			"the limit (the share reaches 85% of raw TCP) or not. Naming the layer beyond the network\n" +
+			"(server CPU, disk, protocol) needs the server-side sampling: not built yet.\n\n" + exitHelp,
 		Args: argsUsage(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error { return runBenchShare(cmd.Context(), o, args[0], env) },
 	}
@@ -61,6 +65,7 @@ func newBenchShareCmd(env *Env) *cobra.Command {
 	f.IntVarP(&o.Streams, "parallel", "P", 1, "parallel streams (open handles) or small-file workers (1-16)")
 	f.IntVar(&o.Repeat, "repeat", 1, "run each test N times; report the median and the min-max spread")
 	f.IntVar(&o.Files, "files", 100, "files of smallfiles and entries of metadata")
+	f.StringVar(&o.TCP, "tcp", "auto", "raw TCP to compare with: auto (HOST:5201 when a nastune bench server answers), off, or `HOST[:PORT]`")
 	f.StringVar(&o.PasswordFile, "password-file", "", "read the SMB password from `FILE` (default: $"+smbPasswordEnv+", or a prompt)")
 	f.StringVarP(&o.Output, "output", "o", "text", "output format: text, json or html")
 	f.StringVar(&o.Save, "save", "", "also write the JSON result to this file (for bench compare)")
@@ -118,12 +123,24 @@ func runBenchShare(ctx context.Context, o *benchShareOptions, rawURL string, env
 	if err != nil {
 		return err
 	}
+	var tcpServer string
+	switch o.TCP {
+	case "off":
+	case "auto", "":
+		tcpServer = net.JoinHostPort(u.Host, bench.DefaultPort)
+	default:
+		if _, _, err := net.SplitHostPort(bench.WithPort(o.TCP)); err != nil || strings.ContainsAny(o.TCP, "/@ ") {
+			return usagef("--tcp auto, --tcp off or --tcp HOST[:PORT]", "--tcp %q: not a host", o.TCP)
+		}
+		tcpServer = bench.WithPort(o.TCP)
+	}
 	ctx, stop := benchSignals(ctx)
 	defer stop()
 	lines := o.Output == "text" && env.IsTTY
 	bar := progressBar(env)
 	opts := bench.ShareOptions{URL: u, Password: password, Tests: tests, Size: size, Block: int(bs), Streams: o.Streams,
-		Time: dur, Repeat: o.Repeat, Files: o.Files, Progress: func(t string, f float64) { bar(t, f) }}
+		Time: dur, Repeat: o.Repeat, Files: o.Files, Progress: func(t string, f float64) { bar(t, f) },
+		TCPServer: tcpServer, TCPToken: env.Getenv(tokenEnv)}
 	if lines {
 		var mu sync.Mutex
 		header := false
@@ -243,6 +260,16 @@ func printShare(w io.Writer, r *bench.ShareResult) {
 	fmt.Fprintln(w, "\nops/s: requests (seq), files (smallfiles) or entries (metadata) per second.")
 	if spread {
 		fmt.Fprintln(w, "MiB/s, ops/s and latencies are those of the median run.")
+	}
+	if r.TCP != nil {
+		fmt.Fprintf(w, "raw TCP to %s, %d stream, same run: up %s, down %s\n", r.TCP.Server, r.TCP.Streams,
+			units.BitRate(r.TCP.UpBitsPerSecond), units.BitRate(r.TCP.DownBitsPerSecond))
+	}
+	for _, l := range r.Limit {
+		fmt.Fprintf(w, "%s: %s: %s\n", l.Test, l.Layer, l.Why)
+		for _, e := range l.Evidence {
+			fmt.Fprintf(w, "  %s\n", e)
+		}
 	}
 	if r.Attribution != "" {
 		fmt.Fprintln(w, r.Attribution)

@@ -78,7 +78,7 @@ func TestBenchShareNFSSaveCompare(t *testing.T) {
 	url := fmt.Sprintf("nfs://127.0.0.1:%d/export", l.Addr().(*net.TCPAddr).Port)
 	saves := []string{filepath.Join(t.TempDir(), "before.json"), filepath.Join(t.TempDir(), "after.json")}
 	for _, s := range saves {
-		out, errs, code := runBench(context.Background(), nil, "bench", "share", url, "--size", "16M", "--tests", "seqwrite,seqread,metadata",
+		out, errs, code := runBench(context.Background(), nil, "bench", "share", url, "--tcp", "off", "--size", "16M", "--tests", "seqwrite,seqread,metadata",
 			"--files", "10", "--repeat", "2", "-o", "json", "--save", s)
 		if code != 0 {
 			t.Fatalf("exit %d: %s %s", code, out, errs)
@@ -92,7 +92,7 @@ func TestBenchShareNFSSaveCompare(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "seqread") || !strings.Contains(out, "metadata") {
 		t.Errorf("compare: exit %d\n%s%s", code, out, errs)
 	}
-	out, errs, code = runBench(context.Background(), nil, "bench", "share", url, "--size", "16M", "-o", "html")
+	out, errs, code = runBench(context.Background(), nil, "bench", "share", url, "--tcp", "off", "--size", "16M", "-o", "html")
 	if code != 0 || !strings.Contains(out, "<html") || !strings.Contains(out, "seqread") {
 		t.Errorf("html: exit %d %s\n%.300s", code, errs, out)
 	}
@@ -138,7 +138,7 @@ func TestBenchShareInterrupted(t *testing.T) {
 			time.Sleep(20 * time.Millisecond)
 		}
 	}()
-	out, errs, code := runBench(ctx, nil, "bench", "share", url, "--size", "16M", "--tests", "seqwrite,metadata", "--files", "100000")
+	out, errs, code := runBench(ctx, nil, "bench", "share", url, "--tcp", "off", "--size", "16M", "--tests", "seqwrite,metadata", "--files", "100000")
 	if code != 130 || !strings.Contains(out, "seqwrite") || strings.Contains(out, "metadata  ") || !strings.Contains(out, "interrupted") || !strings.Contains(errs, "1 of 2 tests finished") {
 		t.Errorf("exit %d\n%s\n%s", code, out, errs)
 	}
