@@ -296,9 +296,15 @@ func (r *shareRun) ensureFile() error {
 	if err != nil {
 		return fmt.Errorf("creating the test file %s: %w", name, err)
 	}
+	if err := writeHeader(f); err != nil {
+		// Made exclusively a moment ago and still without a header: ours
+		// all the same, removed by name.
+		f.Close()
+		_ = r.fs.Remove(name)
+		return fmt.Errorf("writing the header of %s: %w", name, err)
+	}
 	r.file = name
-	defer f.Close()
-	return writeHeader(f)
+	return f.Close()
 }
 
 func writeHeader(f shareFile) error {
