@@ -19,8 +19,10 @@ m=$(mktemp -d /dev/shm/nastune-benchshare.XXXXXX 2>/dev/null || mktemp -d /tmp/n
 srv=nastune-bss-$$
 cli=nastune-bsc-$$
 smbd_pid=
+net_pid=
 cleanup() {
 	[ -n "$smbd_pid" ] && kill -TERM -- "-$smbd_pid" 2>/dev/null || true
+	[ -n "$net_pid" ] && kill -TERM "$net_pid" 2>/dev/null || true
 	sleep 1
 	ip netns del "$srv" 2>/dev/null || true
 	ip netns del "$cli" 2>/dev/null || true
@@ -113,7 +115,12 @@ printf '| %-26s | %14s | %14s | %6s | %-8s | %s |\n' "test" "nastune" "smbclient
 row "share seqwrite vs put" "$(median "$ours_w")" "$(median "$peer_w")" 1.0
 row "share seqread vs get" "$(median "$ours_r")" "$(median "$peer_r")" 1.0
 echo "bench share client max RSS: $(median "$rss") KiB (goal <= 30 MiB)"
+# A bench net server on the share's host: the last run also measures raw
+# TCP and names the network verdict.
+ip netns exec "$srv" env NASTUNE_BENCH_TOKEN="$pw" "$bin" bench net --listen 10.232.0.1 >/dev/null 2>&1 &
+net_pid=$!
+sleep 1
 echo
-echo "nastune bench share, every test, --repeat 3:"
-ip netns exec "$cli" env NASTUNE_SMB_PASSWORD="$pw" "$bin" bench share "smb://nobody@10.232.0.1/share" \
+echo "nastune bench share, every test, --repeat 3, with nastune bench net -s on the server:"
+ip netns exec "$cli" env NASTUNE_SMB_PASSWORD="$pw" NASTUNE_BENCH_TOKEN="$pw" "$bin" bench share "smb://nobody@10.232.0.1/share" \
 	--tests seqwrite,seqread,smallfiles,metadata --size "${size}M" --repeat 3 -P 2
