@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -77,7 +78,8 @@ func TestParseShareURL(t *testing.T) {
 // (share_smbd_test.go) runs it over the wire.
 type dirFS struct {
 	root    string
-	corrupt atomic.Bool // flip a byte on read
+	corrupt atomic.Bool   // flip a byte on read
+	slow    time.Duration // per read
 }
 
 type dirFile struct {
@@ -86,6 +88,7 @@ type dirFile struct {
 }
 
 func (f dirFile) ReadAt(b []byte, off int64) (int, error) {
+	time.Sleep(f.fs.slow)
 	n, err := f.File.ReadAt(b, off)
 	if f.fs.corrupt.Load() && n > 100 {
 		b[100] ^= 1
@@ -135,8 +138,6 @@ func TestRunShareAllTestsLeavesNothing(t *testing.T) {
 	o := shareOpts(d)
 	o.Tests = []string{"metadata", "seqread", "smallfiles", "seqwrite"}
 	o.Repeat = 2
-	var lines atomic.Int64
-	o.OnInterval = func(string, int, Interval) { lines.Add(1) }
 	res, err := RunShare(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
@@ -293,5 +294,45 @@ func TestShareLimits(t *testing.T) {
 	}
 	if shareLimits(tests, nil, "nas") != nil || len(shareLimits(tests, &ShareTCP{}, "nas")) != 0 {
 		t.Error("no TCP measured: no verdict")
+	}
+}
+
+// A test longer than a second reports one line per second (the bytes of
+// the lines add up to at most the test's), and --time ends it early.
+func TestRunShareIntervals(t *testing.T) {
+	d := &dirFS{root: t.TempDir(), slow: 100 * time.Millisecond}
+	o := shareOpts(d)
+	o.Tests = []string{"seqread"}
+	o.Streams, o.Block, o.Time = 1, 64<<10, 2500*time.Millisecond // 4 reads in flight, 40/s at most: 64 MiB takes minutes
+	o.Size = 64 << 20
+	var lines []Interval
+	var mu sync.Mutex
+	o.OnInterval = func(test string, run int, iv Interval) {
+		mu.Lock()
+		defer mu.Unlock()
+		if test != "seqread" || run != 0 {
+			t.Errorf("line for %s run %d", test, run)
+		}
+		lines = append(lines, iv)
+	}
+	res, err := RunShare(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := res.Tests[0]
+	if tr.Bytes <= 0 || tr.Bytes >= o.Size || tr.Seconds < 2.4 {
+		t.Errorf("--time 2.5s: %+v", tr)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	var sum int64
+	for _, iv := range lines {
+		sum += iv.Bytes
+		if iv.End-iv.Start < 0.5 || iv.Bytes <= 0 {
+			t.Errorf("interval %+v", iv)
+		}
+	}
+	if len(lines) < 2 || sum > tr.Bytes {
+		t.Errorf("%d lines, %d bytes in them, %d in the test", len(lines), sum, tr.Bytes)
 	}
 }
