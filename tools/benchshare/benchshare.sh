@@ -21,9 +21,15 @@ cli=nastune-bsc-$$
 smbd_pid=
 net_pid=
 cleanup() {
-	[ -n "$smbd_pid" ] && kill -TERM -- "-$smbd_pid" 2>/dev/null || true
+	# smbd and its children are the process group setsid made (dash's kill
+	# takes no "--": the group is written -PGID right after the signal).
+	[ -n "$smbd_pid" ] && kill -TERM -"$smbd_pid" 2>/dev/null || true
 	[ -n "$net_pid" ] && kill -TERM "$net_pid" 2>/dev/null || true
-	sleep 1
+	i=0
+	while [ -n "$smbd_pid" ] && kill -0 -"$smbd_pid" 2>/dev/null && [ $i -lt 50 ]; do
+		sleep 0.2; i=$((i + 1))
+	done
+	[ -n "$smbd_pid" ] && kill -KILL -"$smbd_pid" 2>/dev/null || true
 	ip netns del "$srv" 2>/dev/null || true
 	ip netns del "$cli" 2>/dev/null || true
 	rm -rf "$d" "$m"
