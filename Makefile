@@ -88,11 +88,12 @@ fuzz:
 
 ## bench: speed and memory against peer tools, measured in the same run
 bench: build
-	NASTUNE_APT_PACKAGES="inxi fio iperf3 time" ./scripts/ensure-deps.sh
+	NASTUNE_APT_PACKAGES="inxi fio iperf3 time samba smbclient" ./scripts/ensure-deps.sh
 	$(GO) run ./tools/benchaudit -bin ./$(BIN) -runs 30
 	$(GO) run ./tools/benchio -bin ./$(BIN)
 	/usr/bin/time -f 'watch --for 30: %U s user, %S s system, %e s elapsed, max RSS %M KiB (goal < 1%% of one core, < 15 MiB)' ./$(BIN) watch --for 30 -o json >/dev/null
 	unshare -m --propagation private sh tools/benchtune/benchtune.sh ./$(BIN) /var/tmp
+	sh tools/benchshare/benchshare.sh ./$(BIN) 512 3
 
 ## docs: regenerate docs/rules.md from the rule registry and docs/knobs.md from the knob table
 docs:

@@ -44,6 +44,8 @@ packages=(
 	e2fsprogs
 	xfsprogs
 	samba-common-bin
+	samba
+	smbclient
 	prometheus
 	chromium
 	chromium-driver

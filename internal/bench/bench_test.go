@@ -575,6 +575,10 @@ func TestMain(m *testing.M) {
 		os.Exit(noFreeSpace())
 	case "loop":
 		os.Exit(loopOnTmpfs())
+	case "share":
+		os.Exit(shareHelper())
+	case "netserver":
+		os.Exit(netServerHelper())
 	}
 	os.Exit(m.Run())
 }

@@ -54,7 +54,7 @@ func (c *Comparison) judge(bLo, bHi, aLo, aHi float64, ranges bool) {
 	}
 }
 
-// Compare two saved results (both disk or both net).
+// Compare two saved results (both disk, both net or both share).
 func Compare(before, after []byte) ([]Comparison, error) {
 	var kb, ka struct {
 		Kind string `json:"kind"`
@@ -77,32 +77,17 @@ func Compare(before, after []byte) ([]Comparison, error) {
 		if err := json.Unmarshal(after, &a); err != nil {
 			return nil, err
 		}
-		var out []Comparison
-		for _, tb := range b.Tests {
-			for _, ta := range a.Tests {
-				if ta.Name != tb.Name || ta.Skipped != "" || tb.Skipped != "" {
-					continue
-				}
-				// Random 4K tests are judged in IOPS, as people quote them;
-				// the spreads (kept in MiB/s) scale by the same factor.
-				unit, vb, va := "MiB/s", tb.MiBPerS, ta.MiBPerS
-				bLo, bHi, aLo, aHi := tb.SpreadLo, tb.SpreadHi, ta.SpreadLo, ta.SpreadHi
-				if strings.HasPrefix(tb.Name, "rand") && tb.IOPS > 0 && ta.IOPS > 0 && tb.MiBPerS > 0 && ta.MiBPerS > 0 {
-					unit, vb, va = "IOPS", tb.IOPS, ta.IOPS
-					fb, fa := tb.IOPS/tb.MiBPerS, ta.IOPS/ta.MiBPerS
-					bLo, bHi, aLo, aHi = bLo*fb, bHi*fb, aLo*fa, aHi*fa
-				}
-				c := Comparison{Test: tb.Name, Unit: unit, Before: vb, After: va}
-				c.Change = pct(vb, va)
-				ranges := tb.Runs > 1 && ta.Runs > 1
-				c.judge(bLo, bHi, aLo, aHi, ranges)
-				if ranges {
-					c.Note = fmt.Sprintf("spread %.0f-%.0f → %.0f-%.0f", bLo, bHi, aLo, aHi)
-				}
-				out = append(out, c)
-			}
+		return withWarnings(compareTests(b.Tests, a.Tests, func(name string) bool { return strings.HasPrefix(name, "rand") }), diskMismatch(b, a)), nil
+	case "share":
+		var b, a ShareResult
+		if err := json.Unmarshal(before, &b); err != nil {
+			return nil, err
 		}
-		return withWarnings(out, diskMismatch(b, a)), nil
+		if err := json.Unmarshal(after, &a); err != nil {
+			return nil, err
+		}
+		// metadata moves no bytes: entries per second (its spread too).
+		return withWarnings(compareTests(b.Tests, a.Tests, func(name string) bool { return name == "metadata" }), shareMismatch(b, a)), nil
 	case "net":
 		var b, a NetResult
 		if err := json.Unmarshal(before, &b); err != nil {
@@ -120,7 +105,39 @@ func Compare(before, after []byte) ([]Comparison, error) {
 		}
 		return withWarnings([]Comparison{c}, netMismatch(b, a)), nil
 	}
-	return nil, errors.New("not a nastune bench result (no kind: disk or net)")
+	return nil, errors.New("not a nastune bench result (no kind: disk, net or share)")
+}
+
+// compareTests pairs tests by name. byOps names the tests judged in
+// operations per second (random 4K I/O as people quote it, share
+// metadata); their spreads are converted when kept in MiB/s.
+func compareTests(before, after []TestResult, byOps func(string) bool) []Comparison {
+	var out []Comparison
+	for _, tb := range before {
+		for _, ta := range after {
+			if ta.Name != tb.Name || ta.Skipped != "" || tb.Skipped != "" {
+				continue
+			}
+			unit, vb, va := "MiB/s", tb.MiBPerS, ta.MiBPerS
+			bLo, bHi, aLo, aHi := tb.SpreadLo, tb.SpreadHi, ta.SpreadLo, ta.SpreadHi
+			if byOps(tb.Name) && tb.IOPS > 0 && ta.IOPS > 0 {
+				unit, vb, va = "IOPS", tb.IOPS, ta.IOPS
+				if tb.MiBPerS > 0 && ta.MiBPerS > 0 { // spreads kept in MiB/s scale by the same factor
+					fb, fa := tb.IOPS/tb.MiBPerS, ta.IOPS/ta.MiBPerS
+					bLo, bHi, aLo, aHi = bLo*fb, bHi*fb, aLo*fa, aHi*fa
+				}
+			}
+			c := Comparison{Test: tb.Name, Unit: unit, Before: vb, After: va}
+			c.Change = pct(vb, va)
+			ranges := tb.Runs > 1 && ta.Runs > 1
+			c.judge(bLo, bHi, aLo, aHi, ranges)
+			if ranges {
+				c.Note = fmt.Sprintf("spread %.0f-%.0f → %.0f-%.0f", bLo, bHi, aLo, aHi)
+			}
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 func withWarnings(rows []Comparison, w []string) []Comparison {
@@ -146,29 +163,64 @@ func diskMismatch(b, a DiskResult) []string {
 	if b.MemoryBacked != a.MemoryBacked {
 		w = append(w, fmt.Sprintf("one run measured memory, not a disk (%s)", orNone(b.MemoryBacked+a.MemoryBacked)))
 	}
-	names := func(r DiskResult) map[string]bool {
+	if d := testsDiffer(b.Tests, a.Tests); d != "" {
+		w = append(w, d)
+	}
+	if b.Interrupted || a.Interrupted {
+		w = append(w, "a run was interrupted")
+	}
+	return w
+}
+
+// testsDiffer says which tests ran (not skipped) on only one side, or "".
+func testsDiffer(before, after []TestResult) string {
+	names := func(ts []TestResult) map[string]bool {
 		m := map[string]bool{}
-		for _, t := range r.Tests {
+		for _, t := range ts {
 			if t.Skipped == "" {
 				m[t.Name] = true
 			}
 		}
 		return m
 	}
-	nb, na := names(b), names(a)
+	nb, na := names(before), names(after)
 	var onlyB, onlyA []string
-	for _, t := range b.Tests {
+	for _, t := range before {
 		if nb[t.Name] && !na[t.Name] {
 			onlyB = append(onlyB, t.Name)
 		}
 	}
-	for _, t := range a.Tests {
+	for _, t := range after {
 		if na[t.Name] && !nb[t.Name] {
 			onlyA = append(onlyA, t.Name)
 		}
 	}
-	if len(onlyB)+len(onlyA) > 0 {
-		w = append(w, fmt.Sprintf("different tests (only before: %s; only after: %s)", orNone(strings.Join(onlyB, ", ")), orNone(strings.Join(onlyA, ", "))))
+	if len(onlyB)+len(onlyA) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("different tests (only before: %s; only after: %s)", orNone(strings.Join(onlyB, ", ")), orNone(strings.Join(onlyA, ", ")))
+}
+
+// shareMismatch lists what differs between two share runs.
+func shareMismatch(b, a ShareResult) []string {
+	var w []string
+	if b.URL != a.URL {
+		w = append(w, fmt.Sprintf("different shares (%s vs %s)", orNone(b.URL), orNone(a.URL)))
+	}
+	if b.Size != a.Size && b.Size > 0 && a.Size > 0 {
+		w = append(w, fmt.Sprintf("different test file sizes (%d vs %d bytes): caches weigh differently", b.Size, a.Size))
+	}
+	if b.Signing != a.Signing || b.Encryption != a.Encryption {
+		w = append(w, fmt.Sprintf("different signing/encryption (%s/%s vs %s/%s): their cost is part of the change", orNone(b.Signing), orNone(b.Encryption), orNone(a.Signing), orNone(a.Encryption)))
+	}
+	if b.BlockSize != a.BlockSize {
+		w = append(w, fmt.Sprintf("different request sizes (%d vs %d bytes)", b.BlockSize, a.BlockSize))
+	}
+	if b.Streams != a.Streams {
+		w = append(w, fmt.Sprintf("different stream counts (%d vs %d)", b.Streams, a.Streams))
+	}
+	if d := testsDiffer(b.Tests, a.Tests); d != "" {
+		w = append(w, d)
 	}
 	if b.Interrupted || a.Interrupted {
 		w = append(w, "a run was interrupted")

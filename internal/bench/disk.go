@@ -47,6 +47,9 @@ type TestResult struct {
 	Runs     int     `json:"runs,omitempty"`
 	SpreadLo float64 `json:"spread_lo,omitempty"` // min and max MiB/s over --repeat runs
 	SpreadHi float64 `json:"spread_hi,omitempty"`
+	// Verified: every byte read back was compared with what was written
+	// (bench share).
+	Verified bool `json:"verified,omitempty"`
 }
 
 // Lat are latency percentiles in microseconds.

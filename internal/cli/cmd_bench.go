@@ -26,11 +26,11 @@ import (
 func newBenchCmd(env *Env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "bench",
-		Short: "Measure disks and the network (built-in engines; fio/iperf3 when asked), save and compare results",
+		Short: "Measure disks, the network and file shares (built-in engines; fio/iperf3 when asked), save and compare results",
 		Long: "bench proves a change with numbers: run it before, apply, run it after, then `bench compare`.\n" +
 			"It never runs as part of an audit, and writes only the file you name.\n\n" + exitHelp,
 	}
-	cmd.AddCommand(newBenchDiskCmd(env), newBenchNetCmd(env), newBenchCompareCmd(env))
+	cmd.AddCommand(newBenchDiskCmd(env), newBenchNetCmd(env), newBenchShareCmd(env), newBenchCompareCmd(env))
 	return cmd
 }
 

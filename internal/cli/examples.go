@@ -42,6 +42,9 @@ nastune bench disk --file /srv/data/nastune.test --engine fio --save before.json
 	"nastune bench net": `nastune bench net --listen 0.0.0.0:5201      # on the NAS
 nastune bench net nas.lan:5201 --time 10      # on a client
 nastune bench net nas.lan:5201 --engine iperf3 --streams 4`,
+	"nastune bench share": `NASTUNE_SMB_PASSWORD=... nastune bench share smb://alice@nas.lan/photos --size 4G --save before.json
+nastune bench share smb://alice@nas.lan/photos --password-file ~/.nas-pw --tests seqread,seqwrite,smallfiles,metadata
+nastune bench share nfs://nas.lan/srv/nfs/media -P 4 --repeat 3`,
 	"nastune bench compare": `nastune bench compare before.json after.json -o html > compare.html`,
 	"nastune calc":          `nastune calc tcp --bandwidth 1G --rtt 20ms`,
 	"nastune calc tcp": `nastune calc tcp --bandwidth 1G --rtt 20ms

@@ -1,0 +1,205 @@
+package bench
+
+import (
+	"context"
+
+	"fmt"
+	"os"
+	"path"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/willscott/go-nfs-client/nfs"
+	"github.com/willscott/go-nfs-client/nfs/rpc"
+	"github.com/willscott/go-nfs-client/nfs/util"
+)
+
+// The NFS client is github.com/willscott/go-nfs-client (pure Go, BSD-2):
+// NFSv3 over TCP with AUTH_SYS, mountd and nfsd found through the
+// portmapper (port 111), several calls in flight on one connection. It
+// writes FILE_SYNC (each write stable on the server's disk before the
+// reply), where the Linux kernel client writes UNSTABLE and COMMITs once:
+// seqwrite is the cautious number. A kernel mount in a private mount
+// namespace measures the kernel client instead, but needs root, Linux and
+// nfs-common's mount helper; this client runs anywhere the binary runs
+// (laptops included), so it is the default.
+
+func init() {
+	// The library logs server-chosen strings with log.Printf: silence it
+	// (a value a peer chose never reaches the terminal unfiltered).
+	util.DefaultLogger = quietLogger{}
+}
+
+type quietLogger struct{}
+
+func (quietLogger) SetDebug(bool)         {}
+func (quietLogger) Errorf(string, ...any) {}
+func (quietLogger) Debugf(string, ...any) {}
+func (quietLogger) Infof(string, ...any)  {}
+
+type nfsFS struct {
+	mount  *nfs.Mount
+	target *nfs.Target
+	dir    string
+}
+
+func dialNFS(ctx context.Context, o ShareOptions) (shareFS, error) {
+	u := o.URL
+	type dialed struct {
+		fs  *nfsFS
+		err error
+	}
+	ch := make(chan dialed, 1)
+	go func() {
+		fs, err := mountNFS(u)
+		ch <- dialed{fs, err}
+	}()
+	select {
+	case d := <-ch:
+		return d.fs, d.err
+	case <-ctx.Done():
+		go func() { // the library's calls take no context: close it once done
+			if d := <-ch; d.fs != nil {
+				d.fs.Close()
+			}
+		}()
+		return nil, ctx.Err()
+	}
+}
+
+// mountNFS finds mountd through the portmapper (port 111), or, with a
+// port in the URL, speaks MOUNT and NFS on that one connection (servers
+// in user space serve both on one port; the kernel's nfsd on 2049 does
+// not serve MOUNT: omit the port there).
+func mountNFS(u ShareURL) (*nfsFS, error) {
+	var m *nfs.Mount
+	if u.Port != 0 {
+		c, err := nfs.DialServiceAtPort(u.Host, u.Port)
+		if err != nil {
+			return nil, fmt.Errorf("NFS server at %s: %w", u.Address(2049), err)
+		}
+		m = &nfs.Mount{Client: c}
+	} else {
+		var err error
+		if m, err = nfs.DialMount(u.Host, time.Second); err != nil {
+			return nil, fmt.Errorf("NFS mountd on %s (through the portmapper, port 111): %w", u.Host, err)
+		}
+	}
+	host, _ := os.Hostname()
+	auth := rpc.NewAuthUnix(host, uint32(os.Geteuid()), uint32(os.Getegid()))
+	// The export is the longest prefix of the path mountd accepts; the
+	// rest is the folder inside it.
+	var lastErr error
+	for n := len(u.Path); n >= 1; n-- {
+		export := "/" + strings.Join(u.Path[:n], "/")
+		t, err := m.Mount(export, auth.Auth())
+		if err != nil {
+			lastErr = err
+			continue
+		}
+		fs := &nfsFS{mount: m, target: t, dir: strings.Join(u.Path[n:], "/")}
+		if fs.dir != "" {
+			fi, _, err := t.Lookup(fs.dir)
+			if err != nil || !fi.IsDir() {
+				fs.Close()
+				return nil, fmt.Errorf("NFS export %s: folder %q: not found or not a folder", export, fs.dir)
+			}
+		}
+		return fs, nil
+	}
+	m.Close()
+	hint := "see showmount -e " + u.Host
+	if u.Port != 0 {
+		hint = "a kernel nfsd does not serve MOUNT on its own port: omit the port to ask the portmapper"
+	}
+	return nil, fmt.Errorf("NFS: mountd on %s refused every prefix of /%s: %v (%s)", u.Host, strings.Join(u.Path, "/"), lastErr, hint)
+}
+
+func (s *nfsFS) p(name string) string { return path.Join(s.dir, name) }
+
+func (s *nfsFS) Create(name string) (shareFile, error) {
+	// NFSv3 CREATE in this library is UNCHECKED: look up first, so an
+	// existing name is refused (the names are random, 64 bits).
+	if _, _, err := s.target.Lookup(s.p(name)); err == nil {
+		return nil, fmt.Errorf("%s: %w", name, os.ErrExist)
+	}
+	if _, err := s.target.Create(s.p(name), 0o644); err != nil {
+		return nil, err
+	}
+	return s.Open(name)
+}
+
+func (s *nfsFS) Open(name string) (shareFile, error) {
+	f, err := s.target.OpenFile(s.p(name), 0o644)
+	if err != nil {
+		return nil, err
+	}
+	return &nfsFile{f: f}, nil
+}
+
+func (s *nfsFS) Mkdir(name string) error {
+	_, err := s.target.Mkdir(s.p(name), 0o755)
+	return err
+}
+
+func (s *nfsFS) List(dir string) ([]os.FileInfo, error) {
+	es, err := s.target.ReadDirPlus(s.p(dir))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]os.FileInfo, len(es))
+	for i, e := range es {
+		out[i] = e
+	}
+	return out, nil
+}
+
+func (s *nfsFS) Stat(name string) (os.FileInfo, error) {
+	fi, _, err := s.target.Lookup(s.p(name))
+	return fi, err
+}
+
+func (s *nfsFS) Remove(name string) error {
+	fi, _, err := s.target.Lookup(s.p(name))
+	if err != nil {
+		return err
+	}
+	if fi.IsDir() {
+		return s.target.RmDir(s.p(name))
+	}
+	return s.target.Remove(s.p(name))
+}
+
+func (s *nfsFS) Close() error {
+	err := s.mount.Unmount()
+	s.target.Close()
+	s.mount.Close()
+	return err
+}
+
+func (s *nfsFS) Info() ShareInfo {
+	return ShareInfo{Protocol: "nfs", Dialect: "3", Signing: "off", Encryption: "off",
+		Notes: []string{"AUTH_SYS: neither signed nor encrypted", "writes are FILE_SYNC (the kernel client writes UNSTABLE, then COMMIT)"}}
+}
+
+// nfsFile: reads at offsets run concurrently; the library writes only at
+// its own position, so writes on one handle go one at a time (each stream
+// has its own handle).
+type nfsFile struct {
+	f  *nfs.File
+	mu sync.Mutex
+}
+
+func (f *nfsFile) ReadAt(b []byte, off int64) (int, error) { return f.f.ReadAt(b, off) }
+
+func (f *nfsFile) WriteAt(b []byte, off int64) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if _, err := f.f.Seek(off, 0); err != nil {
+		return 0, err
+	}
+	return f.f.Write(b)
+}
+
+func (f *nfsFile) Close() error { return f.f.Close() }

@@ -1,0 +1,60 @@
+package bench
+
+import (
+	"context"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/go-git/go-billy/v5/osfs"
+	gonfs "github.com/willscott/go-nfs"
+	nfshelper "github.com/willscott/go-nfs/helpers"
+)
+
+// The NFS client against a real NFSv3 server on loopback: go-nfs, a
+// server in Go (MOUNT and NFS on one port) serving a temp folder. The
+// kernel's nfsd needs a kernel module the test machines may lack; the
+// kernel lab is where that case belongs.
+func TestRunShareNFS(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	planted := filepath.Join(dir, "sub", sharePrefix+"theirs.bin")
+	if err := os.WriteFile(planted, []byte("keep"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	go gonfs.Serve(l, nfshelper.NewCachingHandler(nfshelper.NewNullAuthHandler(osfs.New(dir)), 4096))
+	port := l.Addr().(*net.TCPAddr).Port
+	u, err := ParseShareURL("nfs://127.0.0.1:" + strconv.Itoa(port) + "/export/sub")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	res, err := RunShare(ctx, ShareOptions{URL: u, Tests: []string{"seqwrite", "seqread", "smallfiles", "metadata"},
+		Size: 16 << 20, Streams: 2, Time: time.Minute, Files: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%+v", res)
+	if res.Protocol != "nfs" || res.Dialect != "3" || res.Signing != "off" {
+		t.Errorf("info %+v", res.ShareInfo)
+	}
+	checkShareTests(t, res, 16<<20, "seqwrite", "seqread", "smallfiles", "metadata")
+	es, _ := os.ReadDir(filepath.Join(dir, "sub"))
+	if len(es) != 1 || es[0].Name() != filepath.Base(planted) {
+		t.Errorf("left behind or removed in the export: %v", es)
+	}
+	if b, _ := os.ReadFile(planted); string(b) != "keep" {
+		t.Errorf("the planted file changed: %q", b)
+	}
+}

@@ -1,0 +1,338 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func TestParseShareURL(t *testing.T) {
+	good := []struct {
+		in   string
+		want ShareURL
+		str  string
+	}{
+		{"smb://nas/photos", ShareURL{Scheme: "smb", Host: "nas", Path: []string{"photos"}}, "smb://nas/photos"},
+		{"smb://alice@nas.lan:4450/photos/2024/", ShareURL{Scheme: "smb", User: "alice", Host: "nas.lan", Port: 4450, Path: []string{"photos", "2024"}}, "smb://alice@nas.lan:4450/photos/2024"},
+		{"SMB://[fd00::1]/s", ShareURL{Scheme: "smb", Host: "fd00::1", Path: []string{"s"}}, "smb://[fd00::1]/s"},
+		{"smb://DOM%5Cbob@10.0.0.2/My%20Files", ShareURL{Scheme: "smb", User: `DOM\bob`, Host: "10.0.0.2", Path: []string{"My Files"}}, "smb://DOM%5Cbob@10.0.0.2/My%20Files"},
+		{"nfs://nas/srv/nfs/share", ShareURL{Scheme: "nfs", Host: "nas", Path: []string{"srv", "nfs", "share"}}, "nfs://nas/srv/nfs/share"},
+	}
+	for _, c := range good {
+		u, err := ParseShareURL(c.in)
+		if err != nil {
+			t.Errorf("%s: %v", c.in, err)
+			continue
+		}
+		if u.String() != c.str || u.Scheme != c.want.Scheme || u.User != c.want.User || u.Host != c.want.Host || u.Port != c.want.Port || strings.Join(u.Path, "|") != strings.Join(c.want.Path, "|") {
+			t.Errorf("%s: got %+v (%s), want %+v (%s)", c.in, u, u, c.want, c.str)
+		}
+	}
+	bad := []struct{ in, wantErr string }{
+		{"nas/photos", "no scheme"},
+		{"ftp://nas/x", `scheme "ftp"`},
+		{"smb://alice:secret@nas/photos", "password"},
+		{"smb://:secret@nas/photos", "password"},
+		{"smb://nas", "no share"},
+		{"smb://nas/", "no share"},
+		{"nfs://nas", "no export"},
+		{"smb:///photos", "no host"},
+		{"smb://nas:0/p", "port"},
+		{"smb://nas:70000/p", "port"},
+		{"smb://nas:/p", "port"},
+		{"smb://nas:x/p", "port"},
+		{"smb://nas/a/../b", ".."},
+		{"smb://nas/a//b", "empty path segment"},
+		{"smb://nas/a%2Fb", "slash"},
+		{`smb:\\nas\share`, "no scheme"},
+		{`smb://nas\share`, "backslash"},
+		{"smb://nas/p?x=1", "query"},
+		{"smb://fd00::1/p", "brackets"},
+		{"smb://na$s/p", "not allowed"},
+		{"nfs://root@nas/x", "no user"},
+		{"smb://nas/p\x1b[2J", "control character"},
+	}
+	for _, c := range bad {
+		_, err := ParseShareURL(c.in)
+		if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+			t.Errorf("%q: err %v, want it to mention %q", c.in, err, c.wantErr)
+		}
+		if err != nil && strings.Contains(err.Error(), "secret") {
+			t.Errorf("%q: the error repeats the password: %v", c.in, err)
+		}
+	}
+	if _, err := ParseShareURL("smb://a:pw@nas/x"); !errors.Is(err, ErrPasswordInURL) {
+		t.Errorf("password in URL: %v, want ErrPasswordInURL", err)
+	}
+}
+
+// dirFS is a shareFS on a local folder: the driver's logic (ownership,
+// verification, cleanup) is tested on a real filesystem; the smbd test
+// (share_smbd_test.go) runs it over the wire.
+type dirFS struct {
+	root    string
+	corrupt atomic.Bool   // flip a byte on read
+	slow    time.Duration // per read
+}
+
+type dirFile struct {
+	*os.File
+	fs *dirFS
+}
+
+func (f dirFile) ReadAt(b []byte, off int64) (int, error) {
+	time.Sleep(f.fs.slow)
+	n, err := f.File.ReadAt(b, off)
+	if f.fs.corrupt.Load() && n > 100 {
+		b[100] ^= 1
+	}
+	return n, err
+}
+
+func (d *dirFS) Create(n string) (shareFile, error) {
+	f, err := os.OpenFile(filepath.Join(d.root, n), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+	return dirFile{f, d}, err
+}
+func (d *dirFS) Open(n string) (shareFile, error) {
+	f, err := os.OpenFile(filepath.Join(d.root, n), os.O_RDWR, 0)
+	return dirFile{f, d}, err
+}
+func (d *dirFS) Mkdir(n string) error { return os.Mkdir(filepath.Join(d.root, n), 0o755) }
+func (d *dirFS) List(n string) ([]os.FileInfo, error) {
+	es, err := os.ReadDir(filepath.Join(d.root, n))
+	var out []os.FileInfo
+	for _, e := range es {
+		fi, _ := e.Info()
+		out = append(out, fi)
+	}
+	return out, err
+}
+func (d *dirFS) Stat(n string) (os.FileInfo, error) { return os.Stat(filepath.Join(d.root, n)) }
+func (d *dirFS) Remove(n string) error              { return os.Remove(filepath.Join(d.root, n)) }
+func (d *dirFS) Close() error                       { return nil }
+func (d *dirFS) Info() ShareInfo {
+	return ShareInfo{Protocol: "local", Signing: "off", Encryption: "off"}
+}
+
+func shareOpts(d *dirFS) ShareOptions {
+	return ShareOptions{URL: ShareURL{Scheme: "smb", Host: "test", Path: []string{"s"}}, Size: 8 << 20, Block: 256 << 10,
+		Streams: 2, Time: time.Minute, Files: 20,
+		dial: func(context.Context, ShareOptions) (shareFS, error) { return d, nil }}
+}
+
+func TestRunShareAllTestsLeavesNothing(t *testing.T) {
+	root := t.TempDir()
+	// Someone else's file whose name looks like ours: never touched.
+	other := filepath.Join(root, sharePrefix+"theirs.bin")
+	if err := os.WriteFile(other, []byte("not ours"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d := &dirFS{root: root}
+	o := shareOpts(d)
+	o.Tests = []string{"metadata", "seqread", "smallfiles", "seqwrite"}
+	o.Repeat = 2
+	res, err := RunShare(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tr := range res.Tests {
+		names = append(names, tr.Name)
+		if tr.Runs != 2 || tr.IOPS <= 0 || tr.Seconds <= 0 {
+			t.Errorf("%s: %+v", tr.Name, tr)
+		}
+		if tr.Name != "metadata" && tr.Bytes <= 0 {
+			t.Errorf("%s moved no bytes: %+v", tr.Name, tr)
+		}
+		if tr.Name != "seqwrite" && !tr.Verified {
+			t.Errorf("%s: not verified", tr.Name)
+		}
+	}
+	if got := strings.Join(names, ","); got != "seqwrite,seqread,smallfiles,metadata" {
+		t.Errorf("order %s", got)
+	}
+	if tr := res.Tests[0]; tr.Bytes != o.Size {
+		t.Errorf("seqwrite moved %d bytes, want the whole %d", tr.Bytes, o.Size)
+	}
+	if res.Kind != "share" || res.URL != "smb://test/s" || res.InFlight != 4 {
+		t.Errorf("result %+v", res)
+	}
+	es, _ := os.ReadDir(root)
+	if len(es) != 1 || es[0].Name() != filepath.Base(other) {
+		t.Errorf("left behind or removed: %v", es)
+	}
+}
+
+func TestRunShareReadAloneAndVerification(t *testing.T) {
+	d := &dirFS{root: t.TempDir()}
+	o := shareOpts(d)
+	o.Tests = []string{"seqread"}
+	res, err := RunShare(context.Background(), o)
+	if err != nil || len(res.Tests) != 1 || res.Tests[0].Bytes != o.Size || !res.Tests[0].Verified {
+		t.Fatalf("seqread alone (prepares the file): %+v %v", res, err)
+	}
+	d.corrupt.Store(true)
+	_, err = RunShare(context.Background(), o)
+	if !errors.Is(err, ErrContent) {
+		t.Fatalf("a corrupted read: %v, want ErrContent", err)
+	}
+	if es, _ := os.ReadDir(d.root); len(es) != 0 {
+		t.Errorf("left behind after an error: %v", es)
+	}
+}
+
+func TestRunShareInterrupted(t *testing.T) {
+	d := &dirFS{root: t.TempDir()}
+	o := shareOpts(d)
+	o.Tests = []string{"seqwrite", "seqread"}
+	ctx, cancel := context.WithCancel(context.Background())
+	o.Progress = func(test string, _ float64) {
+		if test != "seqwrite" { // preparing the rest of the file, or seqread
+			cancel()
+		}
+	}
+	o.Size = 1 << 30 // cannot finish before the first progress tick
+	o.Block = 1 << 20
+	o.Time = 300 * time.Millisecond
+	res, err := RunShare(ctx, o)
+	if !errors.Is(err, ErrInterrupted) || res == nil || len(res.Tests) != 1 || !res.Interrupted {
+		t.Fatalf("got %+v, %v; want seqwrite kept and ErrInterrupted", res, err)
+	}
+	if es, _ := os.ReadDir(d.root); len(es) != 0 {
+		t.Errorf("left behind after Ctrl-C: %v", es)
+	}
+}
+
+func TestSmbWireScan(t *testing.T) {
+	frame := func(proto string, cmd uint16, flags uint32, body []byte) []byte {
+		h := make([]byte, 64)
+		copy(h, proto)
+		h[12], h[13] = byte(cmd), byte(cmd>>8)
+		h[16], h[17], h[18], h[19] = byte(flags), byte(flags>>8), byte(flags>>16), byte(flags>>24)
+		f := append(h, body...)
+		n := len(f)
+		return append([]byte{0, byte(n >> 16), byte(n >> 8), byte(n)}, f...)
+	}
+	neg := frame("\xfeSMB", 0, 0, []byte{65, 0, 1, 0, 0x11, 0x03, 0, 0})
+	read := frame("\xfeSMB", 8, 8, make([]byte, 5000))
+	var stream []byte
+	stream = append(stream, neg...)
+	stream = append(stream, read...)
+	stream = append(stream, read...)
+	w := &smbWire{}
+	for i := 0; i < len(stream); i += 7 { // split at odd places
+		w.scan(stream[i:min(i+7, len(stream))])
+	}
+	in := w.info()
+	if in.Dialect != "3.1.1" || in.Signing != "on" || in.Encryption != "off" {
+		t.Errorf("signed 3.1.1: %+v", in)
+	}
+	w = &smbWire{}
+	w.scan(append(neg, frame("\xfdSMB", 0, 0, make([]byte, 100))...))
+	if in := w.info(); in.Encryption != "on" {
+		t.Errorf("transform header: %+v", in)
+	}
+	w = &smbWire{}
+	w.scan(append(neg, frame("\xfeSMB", 9, 0, nil)...))
+	if in := w.info(); in.Signing != "off" {
+		t.Errorf("unsigned: %+v", in)
+	}
+}
+
+func TestCompareShare(t *testing.T) {
+	mk := func(seq, meta float64) []byte {
+		r := ShareResult{Kind: "share", Tests: []TestResult{
+			{Name: "seqread", MiBPerS: seq, IOPS: seq, Runs: 3, SpreadLo: seq - 1, SpreadHi: seq + 1},
+			{Name: "metadata", IOPS: meta, Runs: 3, SpreadLo: meta - 10, SpreadHi: meta + 10}}}
+		b, _ := json.Marshal(r)
+		return b
+	}
+	rows, err := Compare(mk(50, 1000), mk(80, 1005))
+	if err != nil || len(rows) != 2 {
+		t.Fatalf("%+v %v", rows, err)
+	}
+	if rows[0].Test != "seqread" || rows[0].Unit != "MiB/s" || !rows[0].Significant || rows[0].Change != 60 {
+		t.Errorf("seqread: %+v", rows[0])
+	}
+	if rows[1].Test != "metadata" || rows[1].Unit != "IOPS" || rows[1].Significant || rows[1].Before != 1000 {
+		t.Errorf("metadata (entries/s, overlapping spreads): %+v", rows[1])
+	}
+	disk, _ := json.Marshal(DiskResult{Kind: "disk"})
+	if _, err := Compare(mk(1, 1), disk); err == nil {
+		t.Error("a share result compared with a disk result")
+	}
+}
+
+func TestShareLimits(t *testing.T) {
+	tcp := &ShareTCP{Server: "nas:5201", UpBitsPerSecond: 100e6, DownBitsPerSecond: 940e6, Streams: 1}
+	tests := []TestResult{
+		{Name: "seqwrite", MiBPerS: 11},  // 92 Mbit/s of 100: network
+		{Name: "seqread", MiBPerS: 40},   // 336 of 940: beyond
+		{Name: "smallfiles", MiBPerS: 5}, // not judged
+	}
+	got := shareLimits(tests, tcp, "nas")
+	if len(got) != 2 {
+		t.Fatalf("%+v", got)
+	}
+	if got[0].Test != "seqwrite" || got[0].Layer != "network" || got[0].Subject != "nas" || !strings.Contains(got[0].Why, "92%") || len(got[0].Evidence) != 2 {
+		t.Errorf("seqwrite: %+v", got[0])
+	}
+	if got[1].Test != "seqread" || got[1].Layer != "beyond-network" || !strings.Contains(got[1].Why, "36%") || !strings.Contains(got[1].Evidence[1], "940 Mbit/s") {
+		t.Errorf("seqread: %+v", got[1])
+	}
+	// At the threshold exactly: network (≥).
+	at := shareLimits([]TestResult{{Name: "seqread", MiBPerS: NetworkShare * 100e6 / 8 / (1 << 20)}}, &ShareTCP{DownBitsPerSecond: 100e6}, "h")
+	if len(at) != 1 || at[0].Layer != "network" {
+		t.Errorf("at %v of raw TCP: %+v", NetworkShare, at)
+	}
+	if shareLimits(tests, nil, "nas") != nil || len(shareLimits(tests, &ShareTCP{}, "nas")) != 0 {
+		t.Error("no TCP measured: no verdict")
+	}
+}
+
+// A test longer than a second reports one line per second (the bytes of
+// the lines add up to at most the test's), and --time ends it early.
+func TestRunShareIntervals(t *testing.T) {
+	d := &dirFS{root: t.TempDir(), slow: 100 * time.Millisecond}
+	o := shareOpts(d)
+	o.Tests = []string{"seqread"}
+	o.Streams, o.Block, o.Time = 1, 64<<10, 2500*time.Millisecond // 4 reads in flight, 40/s at most: 64 MiB takes minutes
+	o.Size = 64 << 20
+	var lines []Interval
+	var mu sync.Mutex
+	o.OnInterval = func(test string, run int, iv Interval) {
+		mu.Lock()
+		defer mu.Unlock()
+		if test != "seqread" || run != 0 {
+			t.Errorf("line for %s run %d", test, run)
+		}
+		lines = append(lines, iv)
+	}
+	res, err := RunShare(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := res.Tests[0]
+	if tr.Bytes <= 0 || tr.Bytes >= o.Size || tr.Seconds < 2.4 {
+		t.Errorf("--time 2.5s: %+v", tr)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	var sum int64
+	for _, iv := range lines {
+		sum += iv.Bytes
+		if iv.End-iv.Start < 0.5 || iv.Bytes <= 0 {
+			t.Errorf("interval %+v", iv)
+		}
+	}
+	if len(lines) < 2 || sum > tr.Bytes {
+		t.Errorf("%d lines, %d bytes in them, %d in the test", len(lines), sum, tr.Bytes)
+	}
+}

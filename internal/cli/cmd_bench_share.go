@@ -1,0 +1,280 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"strings"
+	"sync"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/nastune/nastune/internal/bench"
+	"github.com/nastune/nastune/internal/hostfs"
+	"github.com/nastune/nastune/internal/render"
+	"github.com/nastune/nastune/internal/units"
+)
+
+// smbPasswordEnv names the environment variable bench share reads the SMB
+// password from.
+const smbPasswordEnv = "NASTUNE_SMB_PASSWORD"
+
+type benchShareOptions struct {
+	Tests, Size, Block, Time, Output, Save, PasswordFile, TCP string
+	Streams, Repeat, Files                                    int
+}
+
+func newBenchShareCmd(env *Env) *cobra.Command {
+	o := &benchShareOptions{}
+	cmd := &cobra.Command{
+		Use:   "share smb://[USER@]HOST[:PORT]/SHARE[/DIR] | nfs://HOST/EXPORT[/DIR]",
+		Short: "A file copy over SMB or NFS as the owner runs it: sequential, small files, metadata",
+		Long: "bench share measures the transfer the owner feels: it connects as a client (SMB 2.1-3.1.1, or\n" +
+			"NFSv3 over TCP), writes and reads a test file of --size with --bs requests (1 MiB, 4 in\n" +
+			"flight per stream, as Windows and macOS clients), and verifies every byte it reads back.\n" +
+			"Tests: " + strings.Join(bench.ShareTests, ", ") + " (default: " + strings.Join(bench.ShareDefaultTests, ",") + ").\n" +
+			"  smallfiles  create, write, read back and delete --files files of 64 KiB (a folder of photos)\n" +
+			"  metadata    list and stat a folder of --files entries\n" +
+			"Every file and folder it makes is named nastune-bench-*, made exclusively (an existing name is\n" +
+			"never opened), carries a header it checks again before removing it, and is removed at the end,\n" +
+			"also on an error or Ctrl-C (the tests already finished are printed, and saved with --save,\n" +
+			"before it exits 130).\n" +
+			"The SMB password comes from --password-file FILE, $" + smbPasswordEnv + " or a prompt on a\n" +
+			"terminal; never from the command line, never in the output or the saved result. Without USER@\n" +
+			"the session is anonymous. The dialect, signing and encryption in effect are reported as seen\n" +
+			"on the wire.\n" +
+			"Raw TCP: after the tests it measures TCP to HOST in both directions (one stream, as a share\n" +
+			"session is one connection) against `nastune bench net -s` there (port 5201, token from\n" +
+			"$" + tokenEnv + "; --tcp off skips it), and says per sequential test whether the network is\n" +
+			"the limit (the share reaches 85% of raw TCP) or not. Naming the layer beyond the network\n" +
+			"(server CPU, disk, protocol) needs the server-side sampling: not built yet.\n\n" + exitHelp,
+		Args: argsUsage(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error { return runBenchShare(cmd.Context(), o, args[0], env) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.Tests, "tests", strings.Join(bench.ShareDefaultTests, ","), "comma-separated tests: "+strings.Join(bench.ShareTests, ","))
+	f.StringVar(&o.Size, "size", "1GiB", "test file size: 1G, 512M (binary) or 4GB")
+	f.StringVar(&o.Block, "bs", "1M", "request size of the sequential tests (4K-16M, a multiple of 4K)")
+	f.StringVarP(&o.Time, "time", "t", "10", "time limit per test: seconds (10) or a duration (1m)")
+	f.IntVarP(&o.Streams, "parallel", "P", 1, "parallel streams (open handles) or small-file workers (1-16)")
+	f.IntVar(&o.Repeat, "repeat", 1, "run each test N times; report the median and the min-max spread")
+	f.IntVar(&o.Files, "files", 100, "files of smallfiles and entries of metadata")
+	f.StringVar(&o.TCP, "tcp", "auto", "raw TCP to compare with: auto (HOST:5201 when a nastune bench server answers), off, or `HOST[:PORT]`")
+	f.StringVar(&o.PasswordFile, "password-file", "", "read the SMB password from `FILE` (default: $"+smbPasswordEnv+", or a prompt)")
+	f.StringVarP(&o.Output, "output", "o", "text", "output format: text, json or html")
+	f.StringVar(&o.Save, "save", "", "also write the JSON result to this file (for bench compare)")
+	return cmd
+}
+
+func runBenchShare(ctx context.Context, o *benchShareOptions, rawURL string, env *Env) error {
+	if err := outputFormat(o.Output, "text", "json", "html"); err != nil {
+		return err
+	}
+	u, err := bench.ParseShareURL(rawURL)
+	if err != nil {
+		// The URL is not repeated: it may hold a password.
+		return &UsageError{Err: err, Hint: "e.g. nastune bench share smb://alice@nas/photos or nfs://nas/srv/nfs"}
+	}
+	size, err := benchSize("size", o.Size)
+	if err != nil {
+		return err
+	}
+	if size < 16<<20 {
+		return usagef("use at least 16M, and more than the server's RAM to read from its disks", "--size %s is below 16MiB", o.Size)
+	}
+	bs, err := benchSize("bs", o.Block)
+	if err != nil {
+		return err
+	}
+	if bs < 4096 || bs > 16<<20 || bs%4096 != 0 {
+		return usagef("e.g. --bs 1M (what Windows and macOS send)", "--bs %s: give a multiple of 4K from 4K to 16M", o.Block)
+	}
+	dur, err := durationFlag("time", o.Time)
+	if err != nil {
+		return err
+	}
+	if dur < time.Second || dur > time.Hour {
+		return usagef("e.g. --time 10", "--time %v is outside 1s-1h", dur)
+	}
+	if o.Streams < 1 || o.Streams > bench.MaxStreams {
+		return usagef("e.g. -P 4", "-P %d is outside 1-%d", o.Streams, bench.MaxStreams)
+	}
+	if o.Repeat < 1 || o.Repeat > 20 {
+		return usagef("e.g. --repeat 3", "--repeat %d is outside 1-20", o.Repeat)
+	}
+	if o.Files < 1 || o.Files > 100000 {
+		return usagef("e.g. --files 1000", "--files %d is outside 1-100000", o.Files)
+	}
+	var tests []string
+	for _, t := range strings.Split(o.Tests, ",") {
+		t = strings.TrimSpace(t)
+		if !contains(bench.ShareTests, t) {
+			return usagef("tests: "+strings.Join(bench.ShareTests, ", "), "--tests: unknown test %q", t)
+		}
+		tests = append(tests, t)
+	}
+	password, err := sharePassword(u, o.PasswordFile, env)
+	if err != nil {
+		return err
+	}
+	var tcpServer string
+	switch o.TCP {
+	case "off":
+	case "auto", "":
+		tcpServer = net.JoinHostPort(u.Host, bench.DefaultPort)
+	default:
+		if _, _, err := net.SplitHostPort(bench.WithPort(o.TCP)); err != nil || strings.ContainsAny(o.TCP, "/@ ") {
+			return usagef("--tcp auto, --tcp off or --tcp HOST[:PORT]", "--tcp %q: not a host", o.TCP)
+		}
+		tcpServer = bench.WithPort(o.TCP)
+	}
+	ctx, stop := benchSignals(ctx)
+	defer stop()
+	lines := o.Output == "text" && env.IsTTY
+	bar := progressBar(env)
+	opts := bench.ShareOptions{URL: u, Password: password, Tests: tests, Size: size, Block: int(bs), Streams: o.Streams,
+		Time: dur, Repeat: o.Repeat, Files: o.Files, Progress: func(t string, f float64) { bar(t, f) },
+		TCPServer: tcpServer, TCPToken: env.Getenv(tokenEnv)}
+	if lines {
+		var mu sync.Mutex
+		header := false
+		opts.OnInterval = func(test string, run int, iv bench.Interval) {
+			mu.Lock()
+			defer mu.Unlock()
+			bar("", -1)
+			if !header {
+				fmt.Fprintln(env.Stdout, "test      run  interval        transfer      MiB/s")
+				header = true
+			}
+			fmt.Fprintf(env.Stdout, "%-8s  %3d  %-14s  %10s  %9.1f\n", test, run+1, fmt.Sprintf("%.2f-%.2f s", iv.Start, iv.End),
+				units.Bytes(uint64(iv.Bytes)), iv.BitsPerSecond/8/(1<<20))
+		}
+	}
+	res, err := bench.RunShare(ctx, opts)
+	bar("", -1)
+	text := func(w io.Writer) { printShare(w, res) }
+	if errors.Is(err, bench.ErrInterrupted) || (err != nil && ctx.Err() != nil) {
+		if res == nil || len(res.Tests) == 0 {
+			return benchInterrupted(ctx, "no test finished; nothing to print or save")
+		}
+		res.Interrupted = true
+		if perr := emitShare(env, o, res, text); perr != nil {
+			return perr
+		}
+		return benchInterrupted(ctx, "%d of %d tests finished (printed above%s)", len(res.Tests), len(tests), savedNote(o.Save))
+	}
+	if err != nil {
+		if res != nil && len(res.Tests) > 0 {
+			// The tests finished before the failure are still numbers.
+			_ = emitShare(env, o, res, text)
+		}
+		return fmt.Errorf("bench share %s: %w", u, err)
+	}
+	return emitShare(env, o, res, text)
+}
+
+func emitShare(env *Env, o *benchShareOptions, res *bench.ShareResult, text func(io.Writer)) error {
+	if o.Output == "html" {
+		if err := render.HTMLTables(env.Stdout, "nastune bench share", res.URL, res, render.HTMLOptions{Now: time.Now(), Version: Version}); err != nil {
+			return err
+		}
+		return emitBench(env, "none", o.Save, res, func(io.Writer) {})
+	}
+	return emitBench(env, o.Output, o.Save, res, text)
+}
+
+// sharePassword: --password-file, then $NASTUNE_SMB_PASSWORD, then a
+// prompt when stdin is a terminal. An anonymous (no USER@) or NFS session
+// needs none.
+func sharePassword(u bench.ShareURL, file string, env *Env) (string, error) {
+	if u.Scheme != "smb" || u.User == "" {
+		if file != "" {
+			return "", usagef("give USER@ in an smb:// URL to log in", "--password-file: %s takes no password", map[bool]string{true: "an anonymous SMB session", false: "nfs://"}[u.Scheme == "smb"])
+		}
+		return "", nil
+	}
+	if file != "" {
+		b, err := hostfs.ReadRegular(file, 4096)
+		if err != nil {
+			return "", &UsageError{Err: fmt.Errorf("--password-file: %w", err), Hint: "a regular file holding the password on its first line (chmod 600)"}
+		}
+		pw, _, _ := strings.Cut(string(b), "\n")
+		return strings.TrimSuffix(pw, "\r"), nil
+	}
+	if pw := env.Getenv(smbPasswordEnv); pw != "" {
+		return pw, nil
+	}
+	if f, ok := env.Stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		fmt.Fprintf(env.Stderr, "SMB password for %s@%s: ", u.User, u.Host)
+		b, err := term.ReadPassword(int(f.Fd()))
+		fmt.Fprintln(env.Stderr)
+		if err != nil {
+			return "", err
+		}
+		return string(b), nil
+	}
+	return "", usagef("--password-file FILE or "+smbPasswordEnv+"=... (not on the command line: ps shows it to every user)",
+		"%s needs a password and there is no terminal to ask on", u)
+}
+
+func printShare(w io.Writer, r *bench.ShareResult) {
+	dialect := ""
+	if r.Dialect != "" {
+		dialect = " " + r.Dialect
+	}
+	fmt.Fprintf(w, "bench share %s: %s%s, signing %s, encryption %s\n", r.URL, strings.ToUpper(r.Protocol), dialect, r.Signing, r.Encryption)
+	fmt.Fprintf(w, "  file %s, requests of %s, %d stream(s) x %d in flight, %d files\n", units.Bytes(uint64(r.Size)), units.Bytes(uint64(r.BlockSize)), r.Streams, r.InFlight, r.Files)
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "  note: %s\n", n)
+	}
+	fmt.Fprintln(w)
+	spread := false
+	for _, t := range r.Tests {
+		spread = spread || t.Runs > 1
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	if spread {
+		fmt.Fprintln(tw, "test\tMiB/s\tmin–max\truns\tops/s\tp50 ms\tp99 ms\tverified\t")
+	} else {
+		fmt.Fprintln(tw, "test\tMiB/s\tops/s\tp50 ms\tp99 ms\tverified\t")
+	}
+	for _, t := range r.Tests {
+		mib, lo, hi := fmt.Sprintf("%.1f", t.MiBPerS), fmt.Sprintf("%.1f", t.SpreadLo), fmt.Sprintf("%.1f", t.SpreadHi)
+		if t.Name == "metadata" { // no bytes: its spread is in entries/s
+			mib, lo, hi = "–", fmt.Sprintf("%.0f/s", t.SpreadLo), fmt.Sprintf("%.0f/s", t.SpreadHi)
+		}
+		v := map[bool]string{true: "yes", false: "–"}[t.Verified]
+		if spread {
+			fmt.Fprintf(tw, "%s\t%s\t%s–%s\t%d\t%.0f\t%.2f\t%.2f\t%s\t\n", t.Name, mib, lo, hi, max(t.Runs, 1), t.IOPS, t.LatUS.P50/1000, t.LatUS.P99/1000, v)
+		} else {
+			fmt.Fprintf(tw, "%s\t%s\t%.0f\t%.2f\t%.2f\t%s\t\n", t.Name, mib, t.IOPS, t.LatUS.P50/1000, t.LatUS.P99/1000, v)
+		}
+	}
+	tw.Flush()
+	fmt.Fprintln(w, "\nops/s: requests (seq), files (smallfiles) or entries (metadata) per second.")
+	if spread {
+		fmt.Fprintln(w, "MiB/s, ops/s and latencies are those of the median run.")
+	}
+	if r.TCP != nil {
+		fmt.Fprintf(w, "raw TCP to %s, %d stream, same run: up %s, down %s\n", r.TCP.Server, r.TCP.Streams,
+			units.BitRate(r.TCP.UpBitsPerSecond), units.BitRate(r.TCP.DownBitsPerSecond))
+	}
+	for _, l := range r.Limit {
+		fmt.Fprintf(w, "%s: %s: %s\n", l.Test, l.Layer, l.Why)
+		for _, e := range l.Evidence {
+			fmt.Fprintf(w, "  %s\n", e)
+		}
+	}
+	if r.Attribution != "" {
+		fmt.Fprintln(w, r.Attribution)
+	}
+	if r.Interrupted {
+		fmt.Fprintln(w, "interrupted: only the tests above finished")
+	}
+}

@@ -1,0 +1,132 @@
+#!/bin/sh
+# benchshare: nastune bench share against smbclient on the same share in the
+# same run (make bench). A real smbd (Debian's samba) in its own network
+# namespace, with its own smb.conf, tdbsam, lock/state/private folders and a
+# share on a temp folder, the clients in a second namespace over a veth
+# pair; the SMB account is for the existing unprivileged uid nobody (smbd
+# needs a Unix account; creating one would write /etc/passwd). Nothing
+# outside the temp folder and the two namespaces is touched.
+# Usage: benchshare.sh NASTUNE [SIZE_MIB] [ROUNDS]
+set -eu
+bin=$(realpath "$1")
+size=${2:-512}
+rounds=${3:-3}
+pw=nastune-bench-pw
+d=$(mktemp -d /var/tmp/nastune-benchshare.XXXXXX)
+# smbclient's local file lives in RAM (as nastune's buffers do), so its
+# put and get measure the share, not this machine's disk.
+m=$(mktemp -d /dev/shm/nastune-benchshare.XXXXXX 2>/dev/null || mktemp -d /tmp/nastune-benchshare.XXXXXX)
+srv=nastune-bss-$$
+cli=nastune-bsc-$$
+smbd_pid=
+net_pid=
+cleanup() {
+	# smbd and its children are the process group setsid made (dash's kill
+	# takes no "--": the group is written -PGID right after the signal).
+	[ -n "$smbd_pid" ] && kill -TERM -"$smbd_pid" 2>/dev/null || true
+	[ -n "$net_pid" ] && kill -TERM "$net_pid" 2>/dev/null || true
+	i=0
+	while [ -n "$smbd_pid" ] && kill -0 -"$smbd_pid" 2>/dev/null && [ $i -lt 50 ]; do
+		sleep 0.2; i=$((i + 1))
+	done
+	[ -n "$smbd_pid" ] && kill -KILL -"$smbd_pid" 2>/dev/null || true
+	ip netns del "$srv" 2>/dev/null || true
+	ip netns del "$cli" 2>/dev/null || true
+	rm -rf "$d" "$m"
+}
+trap cleanup EXIT INT TERM
+chmod 755 "$d"
+ip netns add "$srv"
+ip netns add "$cli"
+ip link add bs-s netns "$srv" type veth peer name bs-c netns "$cli"
+ip -n "$srv" addr add 10.232.0.1/24 dev bs-s
+ip -n "$cli" addr add 10.232.0.2/24 dev bs-c
+for x in "$srv bs-s" "$cli bs-c"; do
+	set -- $x
+	ip -n "$1" link set "$2" up
+	ip -n "$1" link set lo up
+done
+for s in private lock state cache run ncalrpc binddns share; do mkdir -m 700 "$d/$s"; done
+chown 65534:65534 "$d/share"
+chmod 755 "$d/share"
+cat >"$d/smb.conf" <<CONF
+[global]
+	netbios name = NASTUNEBENCH
+	server role = standalone server
+	interfaces = 10.232.0.1/24
+	bind interfaces only = yes
+	smb ports = 445
+	disable netbios = yes
+	passdb backend = tdbsam:$d/private/passdb.tdb
+	private dir = $d/private
+	lock directory = $d/lock
+	state directory = $d/state
+	cache directory = $d/cache
+	pid directory = $d/run
+	ncalrpc dir = $d/ncalrpc
+	binddns dir = $d/binddns
+	log file = $d/smbd.log
+	map to guest = never
+	load printers = no
+	printing = bsd
+	printcap name = /dev/null
+	disable spoolss = yes
+[share]
+	path = $d/share
+	read only = no
+CONF
+printf '%s\n%s\n' "$pw" "$pw" | pdbedit -s "$d/smb.conf" -a -t -u nobody >/dev/null
+setsid ip netns exec "$srv" smbd -F --no-process-group -s "$d/smb.conf" </dev/null >"$d/smbd.out" 2>&1 &
+smbd_pid=$!
+i=0
+until ip netns exec "$srv" ss -Hltn 'sport = :445' | grep -q .; do
+	i=$((i + 1)); [ $i -gt 300 ] && { echo "benchshare: smbd did not start" >&2; cat "$d/smbd.out" >&2; exit 1; }
+	sleep 0.1
+done
+printf 'username = nobody\npassword = %s\n' "$pw" >"$d/auth"
+chmod 600 "$d/auth"
+head -c "$((size << 20))" /dev/urandom >"$m/src.bin"
+n=/tmp/nastune-benchshare-$$.json
+ours_r= ours_w= peer_r= peer_w= rss=
+ours() {
+	# nastune: its own file of the same size, 1 MiB requests, 4 in flight.
+	ip netns exec "$cli" env NASTUNE_SMB_PASSWORD="$pw" /usr/bin/time -f '%M' -o "$d/rss" \
+		"$bin" bench share "smb://nobody@10.232.0.1/share" --size "${size}M" --time 60 -o json >"$n"
+	ours_w="$ours_w $(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print([t["mib_per_s"] for t in r["tests"] if t["name"]=="seqwrite"][0])' "$n")"
+	ours_r="$ours_r $(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print([t["mib_per_s"] for t in r["tests"] if t["name"]=="seqread"][0])' "$n")"
+	rss="$rss $(cat "$d/rss")"
+}
+peer() {
+	# smbclient: put then get of a file of the same size (KiB/s in its output).
+	out=$(ip netns exec "$cli" smbclient -A "$d/auth" //10.232.0.1/share -c "put $m/src.bin peer.bin; get peer.bin $m/dst.bin; rm peer.bin" 2>&1)
+	cmp -s "$m/src.bin" "$m/dst.bin" || { echo "benchshare: smbclient's get returned other bytes" >&2; exit 1; }
+	peer_w="$peer_w $(echo "$out" | sed -n 's/^putting file.*(\([0-9.]*\) kb\/s).*/\1/p' | awk '{print $1/1024}')"
+	peer_r="$peer_r $(echo "$out" | sed -n 's/^getting file.*(\([0-9.]*\) KiloBytes\/sec).*/\1/p' | awk '{print $1/1024}')"
+}
+# The order alternates per round, so neither client always follows the other.
+for r in $(seq "$rounds"); do
+	if [ $((r % 2)) -eq 1 ]; then ours; peer; else peer; ours; fi
+done
+rm -f "$n"
+median() { printf '%s\n' $1 | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+row() {
+	awk -v t="$1" -v o="$2" -v p="$3" -v g="$4" 'BEGIN {
+		r = (p > 0) ? o / p : 0
+		printf "| %-26s | %8.1f MiB/s | %8.1f MiB/s | %5.2fx | %-8s | %s |\n", t, o, p, r, ">= " g "x", (r >= g) ? "ok" : "below"
+	}'
+}
+echo
+echo "bench share vs smbclient, ${size} MiB, median of $rounds alternating runs, SMB over a veth pair between two namespaces:"
+printf '| %-26s | %14s | %14s | %6s | %-8s | %s |\n' "test" "nastune" "smbclient" "ratio" "target" "verdict"
+row "share seqwrite vs put" "$(median "$ours_w")" "$(median "$peer_w")" 1.0
+row "share seqread vs get" "$(median "$ours_r")" "$(median "$peer_r")" 1.0
+echo "bench share client max RSS: $(median "$rss") KiB (goal <= 30 MiB)"
+# A bench net server on the share's host: the last run also measures raw
+# TCP and names the network verdict.
+ip netns exec "$srv" env NASTUNE_BENCH_TOKEN="$pw" "$bin" bench net --listen 10.232.0.1 >/dev/null 2>&1 &
+net_pid=$!
+sleep 1
+echo
+echo "nastune bench share, every test, --repeat 3, with nastune bench net -s on the server:"
+ip netns exec "$cli" env NASTUNE_SMB_PASSWORD="$pw" NASTUNE_BENCH_TOKEN="$pw" "$bin" bench share "smb://nobody@10.232.0.1/share" \
+	--tests seqwrite,seqread,smallfiles,metadata --size "${size}M" --repeat 3 -P 2
