@@ -105,7 +105,7 @@ func TestTreeChangesWhileRead(t *testing.T) {
 // from the top gives, for links, "..", "." and doubled slashes.
 func TestResolvedFolderCache(t *testing.T) {
 	r := tree(t, map[string]string{
-		"sys/devices/pci/host0/block/sda/size":  "8\n",
+		"sys/devices/pci/host0/block/sda/size":   "8\n",
 		"sys/devices/pci/host0/block/sda/sda1/p": "1\n",
 	}, map[string]string{
 		"sys/block/sda":       "../devices/pci/host0/block/sda",
