@@ -38,20 +38,24 @@ func Messages(b []byte) []string {
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
 		l := strings.TrimRight(sc.Text(), " \r")
-		if m := kmsgRecord.FindString(l); m != "" {
+		// Each prefix regexp runs only where its first byte is: most lines
+		// of a long log would otherwise pass six regexps to lose nothing.
+		if m := firstIs(l, isDigit, kmsgRecord); m != "" {
 			l = l[len(m):]
 		} else if strings.HasPrefix(l, " ") && strings.Contains(l, "=") && !strings.Contains(l, ": ") {
 			continue // kmsg dictionary line
 		}
-		if m := syslogHead.FindString(l); m != "" {
+		if m := firstIs(l, isUpper, syslogHead); m != "" {
 			l = l[len(m):]
-		} else if m := isoHead.FindString(l); m != "" {
+		} else if m := firstIs(l, isDigit, isoHead); m != "" {
 			l = l[len(m):]
 		}
-		l = levelHead.ReplaceAllString(l, "")
-		if m := stampHead.FindString(l); m != "" {
+		if strings.HasPrefix(l, "<") {
+			l = levelHead.ReplaceAllString(l, "")
+		}
+		if m := firstIs(l, isBracket, stampHead); m != "" {
 			l = l[len(m):]
-		} else if m := ctimeHead.FindString(l); m != "" {
+		} else if m := firstIs(l, isBracket, ctimeHead); m != "" {
 			l = l[len(m):]
 		}
 		if l == "" || l[0] == ' ' || l[0] == '\t' {
@@ -61,6 +65,19 @@ func Messages(b []byte) []string {
 	}
 	return out
 }
+
+// firstIs returns re's match at the start of l, trying re only when l's
+// first byte passes first (a byte every match of re starts with).
+func firstIs(l string, first func(byte) bool, re *regexp.Regexp) string {
+	if l == "" || !first(l[0]) {
+		return ""
+	}
+	return re.FindString(l)
+}
+
+func isDigit(c byte) bool   { return '0' <= c && c <= '9' }
+func isUpper(c byte) bool   { return 'A' <= c && c <= 'Z' }
+func isBracket(c byte) bool { return c == '[' }
 
 // A pattern turns a matching message into an event; key is the submatch
 // naming the device.
@@ -106,6 +123,9 @@ var patterns = []pattern{
 // Classify turns one message into an event, or reports false when the
 // line says nothing this package tracks.
 func Classify(msg string) (facts.KernelEvent, bool) {
+	if !mayMatch(msg) {
+		return facts.KernelEvent{}, false
+	}
 	for _, p := range patterns {
 		m := p.re.FindStringSubmatch(msg)
 		if m == nil || (p.when != nil && !p.when.MatchString(msg)) {
@@ -118,6 +138,31 @@ func Classify(msg string) (facts.KernelEvent, bool) {
 		return ev, true
 	}
 	return facts.KernelEvent{}, false
+}
+
+// patternPrefixes and patternPhrases are what every pattern needs: a
+// message starts with one of the prefixes (the anchored patterns) or holds
+// one of the phrases (the others). TestPrefilter keeps them in step with
+// patterns.
+var (
+	patternPrefixes = []string{"ata", "sd ", "scsi ", "usb ", "nvme ", "md/raid", "raid"}
+	patternPhrases  = []string{"critical medium error, dev ", "I/O error, dev "}
+)
+
+// mayMatch is a cheap necessary condition of Classify: most kernel log
+// lines fail it and skip the regexps.
+func mayMatch(msg string) bool {
+	for _, p := range patternPrefixes {
+		if strings.HasPrefix(msg, p) {
+			return true
+		}
+	}
+	for _, p := range patternPhrases {
+		if strings.Contains(msg, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // Parse returns the storage events of a kernel log, in log order.

@@ -2,52 +2,55 @@ package kmsg
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
+var classifyCases = []struct{ msg, kind, key string }{
+	{"ata1: SError: { UnrecovData BadCRC }", "link-crc", "ata1"},
+	{"ata3.00: error: { ICRC ABRT }", "link-crc", "ata3"},
+	{"ata1: SError: { RecovComm PHYRdyChg CommWake DevExch }", "", ""},
+	{"ata3.00: error: { UNC }", "media", "ata3"},
+	{"ata2: SATA link up 1.5 Gbps (SStatus 113 SControl 300)", "link-up", "ata2"},
+	{"ata1: limiting SATA link speed to 1.5 Gbps", "link-slow", "ata1"},
+	{"ata1.00: hard resetting link", "link-reset", "ata1"},
+	{"ata1.00: exception Emask 0x10 SAct 0x1 SErr 0x200100 action 0x6 frozen", "ata-error", "ata1"},
+	{"blk_update_request: critical medium error, dev sde, sector 3260792 op 0x0:(READ) flags 0x80700", "media", "sde"},
+	{"sd 3:0:0:1: [sde] tag#40 Sense Key : Medium Error [current]", "media", "sde"},
+	{"I/O error, dev sdb, sector 14010528 op 0x0:(READ) flags 0x0 phys_seg 64 prio class 2", "io-error", "sdb"},
+	{"blk_update_request: I/O error, dev sdc, sector 2048", "io-error", "sdc"},
+	{"Buffer I/O error on dev sdb, logical block 640, lost async page write", "", ""},
+	{"sd 0:0:0:0: [sda] tag#26 uas_eh_abort_handler 0 uas-tag 10 inflight: CMD IN", "uas-abort", "sda"},
+	{"sd 2:0:0:0: uas_eh_abort_handler 0 uas-tag 1 inflight: CMD", "uas-abort", "2:0:0:0"},
+	{"scsi host6: uas_eh_device_reset_handler start", "uas-reset", "host6"},
+	{"usb 2-1.2: reset SuperSpeed USB device number 25 using xhci_hcd", "usb-reset", "2-1.2"},
+	{"usb 4-1: reset SuperSpeed Gen 1 USB device number 2 using xhci_hcd", "usb-reset", "4-1"},
+	{"usb 1-1: reset high-speed USB device number 3 using ehci-pci", "usb-reset", "1-1"},
+	{"nvme nvme2: I/O 0 QID 0 timeout, reset controller", "nvme-timeout", "nvme2"},
+	{"nvme nvme0: controller is down; will reset: CSTS=0xffffffff, PCI_STATUS=0x10", "nvme-reset", "nvme0"},
+	{"md/raid:md2: read error not correctable (sector 2208 on sdb6).", "md-read-error", "sdb6"},
+	{"md/raid:md0: read error corrected (8 sectors at 262144 on sdc1)", "md-corrected", "sdc1"},
+	{"md/raid1:md1: Disk failure on sdb2, disabling device.", "md-failed", "sdb2"},
+	{"EXT4-fs (sda1): mounted filesystem with ordered data mode.", "", ""},
+	// Formats of other kernel versions (drivers/nvme/host/pci.c since 6.2,
+	// drivers/scsi before 4.x, drivers/md/raid5.c, raid1.c, raid10.c).
+	{"sd 0:0:0:0: [sda]  Sense Key : Medium Error [current] [descriptor]", "media", "sda"},
+	{"nvme nvme1: I/O tag 0 (3000) opcode 0x1 (I/O Cmd) QID 1 timeout, aborting req_op:WRITE(1) size:131072", "nvme-timeout", "nvme1"},
+	{"nvme nvme1: I/O tag 192 (80c0) opcode 0x1 (I/O Cmd) QID 1 timeout, reset controller", "nvme-timeout", "nvme1"},
+	{"nvme nvme1: I/O tag 28 (301c) QID 0 timeout, disable controller", "nvme-timeout", "nvme1"},
+	{"md/raid:md127: read error NOT corrected!! (sector 12345 on dm-3).", "md-read-error", "dm-3"},
+	{"raid5:md0: read error not correctable (sector 123 on sdb1).", "md-read-error", "sdb1"},
+	{"md/raid1:md0: sdb1: unrecoverable I/O read error for block 1234", "md-read-error", "sdb1"},
+	{"md/raid10:md2: sdd2: unrecoverable I/O read error for block 99", "md-read-error", "sdd2"},
+	{"md/raid:md0: Disk failure on dm-3, disabling device.", "md-failed", "dm-3"},
+	{"md/raid1:md0: read error corrected (8 sectors at 2056 on dm-1)", "md-corrected", "dm-1"},
+	{"blk_update_request: I/O error, dev dm-2, sector 2048", "io-error", "dm-2"},
+}
+
 func TestClassify(t *testing.T) {
-	cases := []struct{ msg, kind, key string }{
-		{"ata1: SError: { UnrecovData BadCRC }", "link-crc", "ata1"},
-		{"ata3.00: error: { ICRC ABRT }", "link-crc", "ata3"},
-		{"ata1: SError: { RecovComm PHYRdyChg CommWake DevExch }", "", ""},
-		{"ata3.00: error: { UNC }", "media", "ata3"},
-		{"ata2: SATA link up 1.5 Gbps (SStatus 113 SControl 300)", "link-up", "ata2"},
-		{"ata1: limiting SATA link speed to 1.5 Gbps", "link-slow", "ata1"},
-		{"ata1.00: hard resetting link", "link-reset", "ata1"},
-		{"ata1.00: exception Emask 0x10 SAct 0x1 SErr 0x200100 action 0x6 frozen", "ata-error", "ata1"},
-		{"blk_update_request: critical medium error, dev sde, sector 3260792 op 0x0:(READ) flags 0x80700", "media", "sde"},
-		{"sd 3:0:0:1: [sde] tag#40 Sense Key : Medium Error [current]", "media", "sde"},
-		{"I/O error, dev sdb, sector 14010528 op 0x0:(READ) flags 0x0 phys_seg 64 prio class 2", "io-error", "sdb"},
-		{"blk_update_request: I/O error, dev sdc, sector 2048", "io-error", "sdc"},
-		{"Buffer I/O error on dev sdb, logical block 640, lost async page write", "", ""},
-		{"sd 0:0:0:0: [sda] tag#26 uas_eh_abort_handler 0 uas-tag 10 inflight: CMD IN", "uas-abort", "sda"},
-		{"sd 2:0:0:0: uas_eh_abort_handler 0 uas-tag 1 inflight: CMD", "uas-abort", "2:0:0:0"},
-		{"scsi host6: uas_eh_device_reset_handler start", "uas-reset", "host6"},
-		{"usb 2-1.2: reset SuperSpeed USB device number 25 using xhci_hcd", "usb-reset", "2-1.2"},
-		{"usb 4-1: reset SuperSpeed Gen 1 USB device number 2 using xhci_hcd", "usb-reset", "4-1"},
-		{"usb 1-1: reset high-speed USB device number 3 using ehci-pci", "usb-reset", "1-1"},
-		{"nvme nvme2: I/O 0 QID 0 timeout, reset controller", "nvme-timeout", "nvme2"},
-		{"nvme nvme0: controller is down; will reset: CSTS=0xffffffff, PCI_STATUS=0x10", "nvme-reset", "nvme0"},
-		{"md/raid:md2: read error not correctable (sector 2208 on sdb6).", "md-read-error", "sdb6"},
-		{"md/raid:md0: read error corrected (8 sectors at 262144 on sdc1)", "md-corrected", "sdc1"},
-		{"md/raid1:md1: Disk failure on sdb2, disabling device.", "md-failed", "sdb2"},
-		{"EXT4-fs (sda1): mounted filesystem with ordered data mode.", "", ""},
-		// Formats of other kernel versions (drivers/nvme/host/pci.c since 6.2,
-		// drivers/scsi before 4.x, drivers/md/raid5.c, raid1.c, raid10.c).
-		{"sd 0:0:0:0: [sda]  Sense Key : Medium Error [current] [descriptor]", "media", "sda"},
-		{"nvme nvme1: I/O tag 0 (3000) opcode 0x1 (I/O Cmd) QID 1 timeout, aborting req_op:WRITE(1) size:131072", "nvme-timeout", "nvme1"},
-		{"nvme nvme1: I/O tag 192 (80c0) opcode 0x1 (I/O Cmd) QID 1 timeout, reset controller", "nvme-timeout", "nvme1"},
-		{"nvme nvme1: I/O tag 28 (301c) QID 0 timeout, disable controller", "nvme-timeout", "nvme1"},
-		{"md/raid:md127: read error NOT corrected!! (sector 12345 on dm-3).", "md-read-error", "dm-3"},
-		{"raid5:md0: read error not correctable (sector 123 on sdb1).", "md-read-error", "sdb1"},
-		{"md/raid1:md0: sdb1: unrecoverable I/O read error for block 1234", "md-read-error", "sdb1"},
-		{"md/raid10:md2: sdd2: unrecoverable I/O read error for block 99", "md-read-error", "sdd2"},
-		{"md/raid:md0: Disk failure on dm-3, disabling device.", "md-failed", "dm-3"},
-		{"md/raid1:md0: read error corrected (8 sectors at 2056 on dm-1)", "md-corrected", "dm-1"},
-		{"blk_update_request: I/O error, dev dm-2, sector 2048", "io-error", "dm-2"},
-	}
-	for _, c := range cases {
+	for _, c := range classifyCases {
 		ev, ok := Classify(c.msg)
 		if c.kind == "" {
 			if ok {
@@ -179,5 +182,93 @@ func TestStorage(t *testing.T) {
 		if a, s := len(Parse(b)), len(Parse(Storage(b))); a != s {
 			t.Errorf("%s: %d events, %d after Storage", f, a, s)
 		}
+	}
+}
+
+// messagesSlow and classifySlow are Messages and Classify without the
+// first-byte guards and the prefilter.
+func messagesSlow(b []byte) []string {
+	var out []string
+	for _, l := range strings.Split(string(b), "\n") {
+		l = strings.TrimRight(l, " \r")
+		if m := kmsgRecord.FindString(l); m != "" {
+			l = l[len(m):]
+		} else if strings.HasPrefix(l, " ") && strings.Contains(l, "=") && !strings.Contains(l, ": ") {
+			continue
+		}
+		if m := syslogHead.FindString(l); m != "" {
+			l = l[len(m):]
+		} else if m := isoHead.FindString(l); m != "" {
+			l = l[len(m):]
+		}
+		l = levelHead.ReplaceAllString(l, "")
+		if m := stampHead.FindString(l); m != "" {
+			l = l[len(m):]
+		} else if m := ctimeHead.FindString(l); m != "" {
+			l = l[len(m):]
+		}
+		if l == "" || l[0] == ' ' || l[0] == '\t' {
+			continue
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+func classifySlow(msg string) (string, string, bool) {
+	for _, p := range patterns {
+		m := p.re.FindStringSubmatch(msg)
+		if m == nil || (p.when != nil && !p.when.MatchString(msg)) {
+			continue
+		}
+		return p.kind, m[p.key], true
+	}
+	return "", "", false
+}
+
+// samePrefilter fails when the guards change what b gives.
+func samePrefilter(t *testing.T, name string, b []byte) {
+	t.Helper()
+	fast, slow := Messages(b), messagesSlow(b)
+	if strings.Join(fast, "\n") != strings.Join(slow, "\n") {
+		t.Errorf("%s: Messages differs from the unguarded regexps:\n%q\n%q", name, fast, slow)
+		return
+	}
+	for _, m := range slow {
+		ev, ok := Classify(m)
+		kind, key, sok := classifySlow(m)
+		if ok != sok || ev.Kind != kind || ev.Key != key {
+			t.Errorf("%s: %q: Classify = %s %s %v, every pattern = %s %s %v", name, m, ev.Kind, ev.Key, ok, kind, key, sok)
+		}
+	}
+}
+
+// TestPrefilter: the first-byte guards of Messages and the prefilter of
+// Classify change nothing, on the real corpus, the cases above in every
+// prefix form, and this machine's kernel log when readable.
+func TestPrefilter(t *testing.T) {
+	files, _ := filepath.Glob("../../../testdata/real/kmsg/*.txt")
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		samePrefilter(t, f, b)
+	}
+	var b strings.Builder
+	for _, c := range classifyCases {
+		for _, head := range []string{"", "6,12,345,-;", "<3>", "[   12.345678] ", "[Mon Nov  3 10:00:00 2025] ",
+			"Nov  3 10:00:00 nas kernel: ", "2025-11-03T10:00:00+01:00 nas kernel: [  1.0] "} {
+			b.WriteString(head + c.msg + "\n")
+		}
+	}
+	samePrefilter(t, "cases", []byte(b.String()))
+	if _, err := os.Stat("/dev/kmsg"); err == nil {
+		if out, err := exec.Command("dmesg").Output(); err == nil {
+			samePrefilter(t, "dmesg", out)
+		}
+	}
+	if mayMatch("EXT4-fs (sda1): mounted filesystem") || !mayMatch("blk_update_request: I/O error, dev sdc, sector 2048") {
+		t.Error("mayMatch: wrong on a plain line")
 	}
 }
