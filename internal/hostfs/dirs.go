@@ -33,6 +33,10 @@ type dirs struct {
 	held     map[string]*heldDir
 	tick     uint64
 	resolved map[string]string // folder as a probe names it → its real path
+	// The last lstat: open checks the type of the path resolve just
+	// looked at without a second fstatat (fstat after open checks again).
+	lastPath string
+	lastInfo fs.FileInfo
 }
 
 type heldDir struct {
@@ -116,7 +120,19 @@ func at[T any](d *dirs, p string, f func(dir *os.Root, name string) (T, error)) 
 }
 
 func (d *dirs) lstat(p string) (fs.FileInfo, error) {
-	return at(d, p, func(dir *os.Root, name string) (fs.FileInfo, error) { return dir.Lstat(name) })
+	fi, err := at(d, p, func(dir *os.Root, name string) (fs.FileInfo, error) { return dir.Lstat(name) })
+	if err == nil {
+		d.lastPath, d.lastInfo = p, fi
+	}
+	return fi, err
+}
+
+// lstatAgain is lstat, from the last call when it looked at p.
+func (d *dirs) lstatAgain(p string) (fs.FileInfo, error) {
+	if d.lastPath == p && d.lastInfo != nil {
+		return d.lastInfo, nil
+	}
+	return d.lstat(p)
 }
 
 func (d *dirs) readlink(p string) (string, error) {

@@ -418,12 +418,12 @@ func (r *Root) openTree(name string, kind int) (*os.File, string, error) {
 	if NeverRead(p) {
 		return nil, "", &fs.PathError{Op: "open", Path: name, Err: ErrNeverRead}
 	}
-	f, err := at(r.tree, p, func(dir *os.Root, base string) (*os.File, error) {
-		if st, err := dir.Lstat(base); err == nil {
-			if err := checkKind(st.Mode(), kind); err != nil {
-				return nil, err
-			}
+	if st, err := r.tree.lstatAgain(p); err == nil {
+		if err := checkKind(st.Mode(), kind); err != nil {
+			return nil, "", &fs.PathError{Op: "open", Path: name, Err: err}
 		}
+	}
+	f, err := at(r.tree, p, func(dir *os.Root, base string) (*os.File, error) {
 		return dir.OpenFile(base, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
 	})
 	if err != nil {
@@ -439,6 +439,7 @@ func (r *Root) resolve(name string, follow bool) (string, error) {
 	if !strings.HasPrefix(name, "/") {
 		return "", &fs.PathError{Op: "open", Path: name, Err: errors.New("path must be absolute")}
 	}
+	r.tree.lastPath = "" // only this walk's lstat may stand in for open's
 	p, err := r.tree.resolve(name, follow)
 	if err != nil {
 		return "", &fs.PathError{Op: "open", Path: name, Err: unwrapPathErr(err)}
