@@ -37,6 +37,7 @@ type dirs struct {
 	// looked at without a second fstatat (fstat after open checks again).
 	lastPath string
 	lastInfo fs.FileInfo
+	opens    int // openat calls made: folders and files (tests)
 }
 
 type heldDir struct {
@@ -79,6 +80,7 @@ func (d *dirs) dir(p string) (*os.Root, error) {
 	if err != nil {
 		return nil, err
 	}
+	d.opens++
 	r, err := pr.OpenRoot(base)
 	if err != nil {
 		return nil, err

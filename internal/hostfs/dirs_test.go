@@ -151,3 +151,34 @@ func (r *Root) readlinkRawTop(p string) (string, error) {
 	defer top.Close()
 	return top.Readlink("." + p)
 }
+
+// TestTreeWalkedOnce: reading every file of a sysfs-like tree (deep
+// folders, reached through class links) opens each folder once and each
+// file once; before folders were held, each lookup re-opened every folder
+// from the top (121,202 openat calls for a 654-file fixture).
+func TestTreeWalkedOnce(t *testing.T) {
+	files := map[string]string{}
+	links := map[string]string{}
+	const disks, attrs = 8, 12
+	for d := range disks {
+		dev := fmt.Sprintf("sys/devices/pci0000:00/0000:00:1f.2/ata%d/host%d/target%d:0:0/%d:0:0:0/block/sd%c", d, d, d, d, 'a'+d)
+		for a := range attrs {
+			files[fmt.Sprintf("%s/queue/a%d", dev, a)] = "1\n"
+		}
+		links[fmt.Sprintf("sys/block/sd%c", 'a'+d)] = "../" + strings.TrimPrefix(dev, "sys/")
+	}
+	r := tree(t, files, links)
+	for range 3 { // probes read the same attributes again
+		for d := range disks {
+			for a := range attrs {
+				if _, err := r.ReadFile(fmt.Sprintf("/sys/block/sd%c/queue/a%d", 'a'+d, a)); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	folders := 5 + disks*7 // sys, block, devices, pci…, 1f.2; then ata…/queue per disk
+	if reads := 3 * disks * attrs; r.tree.opens > reads+folders {
+		t.Errorf("%d openat calls to read %d files in %d folders", r.tree.opens, reads, folders)
+	}
+}

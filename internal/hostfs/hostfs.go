@@ -424,6 +424,7 @@ func (r *Root) openTree(name string, kind int) (*os.File, string, error) {
 		}
 	}
 	f, err := at(r.tree, p, func(dir *os.Root, base string) (*os.File, error) {
+		r.tree.opens++
 		return dir.OpenFile(base, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
 	})
 	if err != nil {
