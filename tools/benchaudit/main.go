@@ -275,8 +275,8 @@ func summary(live, inxi, root spec, rootOpens openRow, commit string) string {
 	if live.err != nil || root.err != nil {
 		return summaryMarker + ": incomplete run."
 	}
-	s := fmt.Sprintf("%s at %s on a 2-vCPU x86_64 VM: the live audit takes %.0f ms and %.1f MiB at peak (median of %d runs)",
-		summaryMarker, commit, ms(live.st.median), mib(live.st.rss), live.st.n)
+	s := fmt.Sprintf("%s at %s on the %d-CPU %s test machine, load average %s: the live audit takes %.0f ms and %.1f MiB at peak (median of %d runs)",
+		summaryMarker, commit, runtime.NumCPU(), runtime.GOARCH, strings.Fields(loadavg())[0], ms(live.st.median), mib(live.st.rss), live.st.n)
 	if inxi.err == nil {
 		s += fmt.Sprintf(", %.0f× faster than `inxi -Fxz`", float64(inxi.st.median)/float64(live.st.median))
 	}
