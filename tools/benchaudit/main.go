@@ -201,10 +201,11 @@ func main() {
 		if inxi.err == nil && !sp.peer || sp.label == tuned.label && tuned.err == nil && inxi.err == nil {
 			ratio = fmt.Sprintf("%.0f×", float64(inxi.st.median)/float64(sp.st.median))
 		}
+		rss := fmt.Sprintf("%.1f MiB", mib(sp.st.rss))
 		if sp.emulated {
-			ratio = "(emulated)"
+			ratio, rss = "(emulated)", "– (qemu's, not the guest's)"
 		}
-		fmt.Fprintf(&md, "| %s | %d | %.1f ms | %.1f ms | %.1f MiB | %s |\n", sp.label, sp.st.n, ms(sp.st.median), ms(sp.st.p90), mib(sp.st.rss), ratio)
+		fmt.Fprintf(&md, "| %s | %d | %.1f ms | %.1f ms | %s | %s |\n", sp.label, sp.st.n, ms(sp.st.median), ms(sp.st.p90), rss, ratio)
 	}
 	fmt.Fprintf(&md, "\n| openat(2) calls, one run (strace -f -c) | calls | for |\n|---|---|---|\n")
 	for _, o := range opens {
