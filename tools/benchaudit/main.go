@@ -191,21 +191,23 @@ func main() {
 	commit, _ := exec.Command("git", "describe", "--always", "--dirty").Output()
 	fmt.Fprintf(&md, "Machine: %s, %d CPUs, %s; load average %s; nastune %s.\n\n", host, runtime.NumCPU(),
 		time.Now().UTC().Format("2006-01-02 15:04 UTC"), loadavg(), strings.TrimSpace(string(commit)))
-	fmt.Fprintf(&md, "| command | runs | median wall | p90 wall | peak RSS | inxi -Fxz ÷ this |\n|---|---|---|---|---|---|\n")
+	fmt.Fprintf(&md, "| command | runs | median wall | p90 wall | peak RSS | inxi -Fxz ÷ this | tuned-adm ÷ this |\n|---|---|---|---|---|---|---|\n")
+	ratio := func(peer, sp spec) string {
+		if peer.err != nil || sp.peer || sp.emulated {
+			return ""
+		}
+		return fmt.Sprintf("%.0f×", float64(peer.st.median)/float64(sp.st.median))
+	}
 	for _, sp := range append(append([]spec(nil), specs...), arm...) {
 		if sp.err != nil {
-			fmt.Fprintf(&md, "| %s | – | %s | | | |\n", sp.label, sp.err)
+			fmt.Fprintf(&md, "| %s | – | %s | | | | |\n", sp.label, sp.err)
 			continue
-		}
-		ratio := ""
-		if inxi.err == nil && !sp.peer || sp.label == tuned.label && tuned.err == nil && inxi.err == nil {
-			ratio = fmt.Sprintf("%.0f×", float64(inxi.st.median)/float64(sp.st.median))
 		}
 		rss := fmt.Sprintf("%.1f MiB", mib(sp.st.rss))
 		if sp.emulated {
-			ratio, rss = "(emulated)", "– (qemu's, not the guest's)"
+			rss = "– (qemu's, not the guest's)"
 		}
-		fmt.Fprintf(&md, "| %s | %d | %.1f ms | %.1f ms | %s | %s |\n", sp.label, sp.st.n, ms(sp.st.median), ms(sp.st.p90), rss, ratio)
+		fmt.Fprintf(&md, "| %s | %d | %.1f ms | %.1f ms | %s | %s | %s |\n", sp.label, sp.st.n, ms(sp.st.median), ms(sp.st.p90), rss, ratio(inxi, sp), ratio(tuned, sp))
 	}
 	fmt.Fprintf(&md, "\n| openat(2) calls, one run (strace -f -c) | calls | for |\n|---|---|---|\n")
 	for _, o := range opens {
@@ -236,7 +238,7 @@ func main() {
 				verdict(a.st.median <= 300*time.Millisecond), ms(a.st.median))
 		}
 	}
-	fmt.Fprintf(&md, "\n%s\n", summary(live, inxi, specs[2], opens[1], strings.TrimSpace(string(commit))))
+	fmt.Fprintf(&md, "\n%s\n", summary(live, inxi, tuned, specs[2], opens[1], strings.TrimSpace(string(commit))))
 
 	fmt.Print(md.String())
 	fmt.Println()
@@ -272,7 +274,7 @@ func main() {
 // quotes word for word.
 const summaryMarker = "Measured by `make bench`"
 
-func summary(live, inxi, root spec, rootOpens openRow, commit string) string {
+func summary(live, inxi, tuned, root spec, rootOpens openRow, commit string) string {
 	if live.err != nil || root.err != nil {
 		return summaryMarker + ": incomplete run."
 	}
@@ -280,6 +282,9 @@ func summary(live, inxi, root spec, rootOpens openRow, commit string) string {
 		summaryMarker, commit, runtime.NumCPU(), runtime.GOARCH, strings.Fields(loadavg())[0], ms(live.st.median), mib(live.st.rss), live.st.n)
 	if inxi.err == nil {
 		s += fmt.Sprintf(", %.0f× faster than `inxi -Fxz`", float64(inxi.st.median)/float64(live.st.median))
+	}
+	if tuned.err == nil {
+		s += fmt.Sprintf(" and %.0f× faster than `tuned-adm recommend`", float64(tuned.st.median)/float64(live.st.median))
 	}
 	s += fmt.Sprintf("; a captured tree of %s takes %.0f ms", strings.TrimPrefix(root.label, "audit --root "), ms(root.st.median))
 	if rootOpens.err == nil {
