@@ -9,9 +9,11 @@
 //
 // Inside a captured tree every symbolic link is resolved against the tree,
 // the way chroot(2) would: an absolute target such as "/sys/devices/x" means
-// DIR/sys/devices/x, and ".." never climbs above DIR. The final open goes
-// through os.Root, so even a tree that changes while it is read cannot lead
-// a read outside DIR.
+// DIR/sys/devices/x, and ".." never climbs above DIR. Every open goes
+// through os.Root, one component at a time on folders held open (dirs.go),
+// so even a tree that changes while it is read cannot lead a read outside
+// DIR, and a tree is walked once: a lookup costs an fstatat or an openat
+// on its folder, not a walk from the top.
 //
 // A Root writes nothing: it reads files and directories, and it answers
 // for the commands a probe needs (Command). On the live system Command runs
@@ -72,7 +74,7 @@ var ErrNeverRead = errors.New("never read by nastune (holds secrets or blocks)")
 // Root is a read-only machine root.
 type Root struct {
 	dir  string    // "/" for the live system
-	root *os.Root  // nil for the live system
+	tree *dirs     // nil for the live system: the folders of DIR held open
 	rec  *Recorder // non-nil while recording for a snapshot
 }
 
@@ -96,22 +98,22 @@ func Open(dir string) (*Root, error) {
 	if err != nil {
 		return nil, fmt.Errorf("host root %s: %w", dir, err)
 	}
-	return &Root{dir: dir, root: r}, nil
+	return &Root{dir: dir, tree: newDirs(r)}, nil
 }
 
 // IsLive reports whether the root is the running system. Probes that need a
 // live kernel (netlink, ioctl) run only then.
-func (r *Root) IsLive() bool { return r.root == nil }
+func (r *Root) IsLive() bool { return r.tree == nil }
 
 // Dir is the directory the root maps "/" to.
 func (r *Root) Dir() string { return r.dir }
 
 // Close releases the tree handle.
 func (r *Root) Close() error {
-	if r.root == nil {
+	if r.tree == nil {
 		return nil
 	}
-	return r.root.Close()
+	return r.tree.close()
 }
 
 // ReadFile reads a whole file of at most MaxFileSize bytes with a single
@@ -201,14 +203,16 @@ func (r *Root) Stat(name string) (fs.FileInfo, error) {
 }
 
 func (r *Root) statRaw(name string) (fs.FileInfo, error) {
-	if r.root == nil {
+	if r.tree == nil {
 		return os.Stat(name)
 	}
+	r.tree.mu.Lock()
+	defer r.tree.mu.Unlock()
 	p, err := r.resolve(name, true)
 	if err != nil {
 		return nil, err
 	}
-	return r.root.Stat(rel(p))
+	return at(r.tree, p, func(dir *os.Root, base string) (fs.FileInfo, error) { return dir.Stat(base) })
 }
 
 // Lstat describes name itself, not what a final symlink points to.
@@ -221,14 +225,16 @@ func (r *Root) Lstat(name string) (fs.FileInfo, error) {
 }
 
 func (r *Root) lstatRaw(name string) (fs.FileInfo, error) {
-	if r.root == nil {
+	if r.tree == nil {
 		return os.Lstat(name)
 	}
+	r.tree.mu.Lock()
+	defer r.tree.mu.Unlock()
 	p, err := r.resolve(name, false)
 	if err != nil {
 		return nil, err
 	}
-	return r.root.Lstat(rel(p))
+	return r.tree.lstat(p)
 }
 
 // Readlink returns the target of a symlink as stored.
@@ -241,14 +247,16 @@ func (r *Root) Readlink(name string) (string, error) {
 }
 
 func (r *Root) readlinkRaw(name string) (string, error) {
-	if r.root == nil {
+	if r.tree == nil {
 		return os.Readlink(name)
 	}
+	r.tree.mu.Lock()
+	defer r.tree.mu.Unlock()
 	p, err := r.resolve(name, false)
 	if err != nil {
 		return "", err
 	}
-	return r.root.Readlink(rel(p))
+	return r.tree.readlink(p)
 }
 
 // CommandsDir holds captured command output in a captured tree.
@@ -266,7 +274,7 @@ func CommandFile(argv ...string) string {
 // from CommandFile(argv) (its "# command:" header line removed). The
 // second value names the source for evidence.
 func (r *Root) Command(ctx context.Context, argv ...string) ([]byte, string, error) {
-	if r.root == nil {
+	if r.tree == nil {
 		out, err := cmdrun.Run(ctx, argv...)
 		out = RedactCommand(argv, out)
 		if err == nil {
@@ -297,10 +305,12 @@ func (r *Root) Command(ctx context.Context, argv ...string) ([]byte, string, err
 func (r *Root) RealPath(name string) (string, error) {
 	var p string
 	var err error
-	if r.root == nil {
+	if r.tree == nil {
 		p, err = realpathLive(name)
 	} else {
+		r.tree.mu.Lock()
 		p, err = r.resolve(name, true)
+		r.tree.mu.Unlock()
 	}
 	if err == nil {
 		r.rec.seen(name, true)
@@ -322,7 +332,7 @@ const (
 func (r *Root) open(name string, kind int) (*os.File, string, error) {
 	var f *os.File
 	var real string
-	if r.root == nil {
+	if r.tree == nil {
 		if !strings.HasPrefix(name, "/") {
 			return nil, "", &fs.PathError{Op: "open", Path: name, Err: errors.New("path must be absolute")}
 		}
@@ -344,23 +354,10 @@ func (r *Root) open(name string, kind int) (*os.File, string, error) {
 		f = os.NewFile(uintptr(fd), name)
 		real = fdPath(f, name)
 	} else {
-		p, err := r.resolve(name, true)
-		if err != nil {
+		var err error
+		if f, real, err = r.openTree(name, kind); err != nil {
 			return nil, "", err
 		}
-		if NeverRead(p) {
-			return nil, "", &fs.PathError{Op: "open", Path: name, Err: ErrNeverRead}
-		}
-		if st, err := r.root.Lstat(rel(p)); err == nil {
-			if err := checkKind(st.Mode(), kind); err != nil {
-				return nil, "", &fs.PathError{Op: "open", Path: name, Err: err}
-			}
-		}
-		f, err = r.root.OpenFile(rel(p), os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
-		if err != nil {
-			return nil, "", &fs.PathError{Op: "open", Path: name, Err: unwrapPathErr(err)}
-		}
-		real = p
 	}
 	if NeverRead(real) {
 		f.Close()
@@ -412,16 +409,43 @@ func typeName(m fs.FileMode) string {
 	return "type " + m.Type().String()
 }
 
+// openTree is open inside a captured tree: name resolved, refused by its
+// real path if secret, its type checked before open(2), opened on its held
+// parent folder.
+func (r *Root) openTree(name string, kind int) (*os.File, string, error) {
+	r.tree.mu.Lock()
+	defer r.tree.mu.Unlock()
+	p, err := r.resolve(name, true)
+	if err != nil {
+		return nil, "", err
+	}
+	if NeverRead(p) {
+		return nil, "", &fs.PathError{Op: "open", Path: name, Err: ErrNeverRead}
+	}
+	if st, err := r.tree.lstatAgain(p); err == nil {
+		if err := checkKind(st.Mode(), kind); err != nil {
+			return nil, "", &fs.PathError{Op: "open", Path: name, Err: err}
+		}
+	}
+	f, err := at(r.tree, p, func(dir *os.Root, base string) (*os.File, error) {
+		r.tree.opens++
+		return dir.OpenFile(base, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+	})
+	if err != nil {
+		return nil, "", &fs.PathError{Op: "open", Path: name, Err: unwrapPathErr(err)}
+	}
+	return f, p, nil
+}
+
 // resolve maps an absolute host path to the host path it names inside the
 // tree, following symlinks chroot-style. With follow=false the last
-// component is not followed.
+// component is not followed. The caller holds r.tree.mu.
 func (r *Root) resolve(name string, follow bool) (string, error) {
 	if !strings.HasPrefix(name, "/") {
 		return "", &fs.PathError{Op: "open", Path: name, Err: errors.New("path must be absolute")}
 	}
-	p, err := walk(name, follow, true,
-		func(p string) (fs.FileInfo, error) { return r.root.Lstat(rel(p)) },
-		func(p string) (string, error) { return r.root.Readlink(rel(p)) }, nil)
+	r.tree.lastPath = "" // only this walk's lstat may stand in for open's
+	p, err := r.tree.resolve(name, follow)
 	if err != nil {
 		return "", &fs.PathError{Op: "open", Path: name, Err: unwrapPathErr(err)}
 	}
@@ -439,8 +463,13 @@ var errLinkLoop = errors.New("too many levels of symbolic links")
 // followed.
 func walk(name string, follow, strict bool, lstat func(string) (fs.FileInfo, error),
 	readlink func(string) (string, error), onLink func(path, target string)) (string, error) {
-	todo := splitPath(name)
-	var done []string
+	return walkFrom(nil, splitPath(name), follow, strict, lstat, readlink, onLink)
+}
+
+// walkFrom is walk with the components done so far (a real path, no
+// links in it) and those still to do.
+func walkFrom(done, todo []string, follow, strict bool, lstat func(string) (fs.FileInfo, error),
+	readlink func(string) (string, error), onLink func(path, target string)) (string, error) {
 	links := 0
 	for len(todo) > 0 {
 		c := todo[0]
@@ -501,15 +530,6 @@ func splitPath(p string) []string {
 }
 
 func joinPath(c []string) string { return "/" + strings.Join(c, "/") }
-
-// rel turns a host path into the name os.Root wants.
-func rel(p string) string {
-	p = strings.TrimPrefix(p, "/")
-	if p == "" {
-		return "."
-	}
-	return p
-}
 
 func unwrapPathErr(err error) error {
 	var pe *fs.PathError

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path"
 	"sort"
@@ -61,11 +62,12 @@ func unpack(r io.Reader, dir string) (*Loaded, error) {
 		return nil, fmt.Errorf("%w: %w", ErrNotSnapshot, err)
 	}
 	zr.Multistream(false)
-	root, err := os.OpenRoot(dir)
+	top, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, err
 	}
-	defer root.Close()
+	root := &folders{top: top}
+	defer root.close()
 	// Every decompressed byte counts, headers too: pax and GNU long-name
 	// headers, and the data of entries tar.Reader skips, never reach the
 	// per-file checks below.
@@ -106,17 +108,14 @@ func unpack(r io.Reader, dir string) (*Loaded, error) {
 		}
 		switch hdr.Typeflag {
 		case tar.TypeDir:
-			if err := root.MkdirAll(name, 0o755); err != nil {
+			if _, err := root.dir(name); err != nil {
 				return nil, errf(hdr.Name, "%v", err)
 			}
 		case tar.TypeSymlink:
 			if err := checkLink(name, hdr.Linkname); err != nil {
 				return nil, errf(hdr.Name, "%v", err)
 			}
-			if err := mkParents(root, name); err != nil {
-				return nil, errf(hdr.Name, "%v", err)
-			}
-			if err := root.Symlink(hdr.Linkname, name); err != nil {
+			if err := root.in(name, func(d *os.Root, base string) error { return d.Symlink(hdr.Linkname, base) }); err != nil {
 				return nil, errf(hdr.Name, "%v", err)
 			}
 			links[name] = hdr.Linkname
@@ -127,9 +126,6 @@ func unpack(r io.Reader, dir string) (*Loaded, error) {
 			total += hdr.Size
 			if total > MaxTotalBytes {
 				return nil, fmt.Errorf("more than %d MiB of content: refused (a decompression bomb?)", MaxTotalBytes>>20)
-			}
-			if err := mkParents(root, name); err != nil {
-				return nil, errf(hdr.Name, "%v", err)
 			}
 			data, err := io.ReadAll(io.LimitReader(tr, hdr.Size+1))
 			if cr.over {
@@ -147,7 +143,7 @@ func unpack(r io.Reader, dir string) (*Loaded, error) {
 			case FactsFile:
 				factsJSON = data
 			}
-			if err := root.WriteFile(name, data, 0o644); err != nil {
+			if err := root.in(name, func(d *os.Root, base string) error { return d.WriteFile(base, data, 0o644) }); err != nil {
 				return nil, errf(hdr.Name, "%v", err)
 			}
 		default:
@@ -296,9 +292,64 @@ func checkLink(name, target string) error {
 	return nil
 }
 
-func mkParents(root *os.Root, name string) error {
-	if d := path.Dir(name); d != "." {
-		return root.MkdirAll(d, 0o755)
+// folders holds open the chain of folders of the last entry written, each
+// an os.Root opened inside its parent, so writing an archive sorted by path
+// (as nastune writes them) opens each folder once instead of walking from
+// the top for every entry. The chain is as long as a path is deep.
+type folders struct {
+	top   *os.Root
+	names []string   // components of the held folder
+	roots []*os.Root // roots[i] is the folder names[:i+1]
+}
+
+// dir returns the folder name ("." is the tree), created with its
+// parents when missing.
+func (f *folders) dir(name string) (*os.Root, error) {
+	var comps []string
+	if name != "." {
+		comps = strings.Split(name, "/")
 	}
-	return nil
+	k := 0
+	for k < len(comps) && k < len(f.names) && comps[k] == f.names[k] {
+		k++
+	}
+	for _, r := range f.roots[k:] {
+		r.Close()
+	}
+	f.names, f.roots = f.names[:k], f.roots[:k]
+	for _, c := range comps[k:] {
+		parent := f.top
+		if len(f.roots) > 0 {
+			parent = f.roots[len(f.roots)-1]
+		}
+		if err := parent.Mkdir(c, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+			return nil, err
+		}
+		r, err := parent.OpenRoot(c)
+		if err != nil {
+			return nil, err
+		}
+		f.names, f.roots = append(f.names, c), append(f.roots, r)
+	}
+	if len(f.roots) == 0 {
+		return f.top, nil
+	}
+	return f.roots[len(f.roots)-1], nil
+}
+
+// in runs op on the folder of name (created when missing) and name's last
+// component.
+func (f *folders) in(name string, op func(d *os.Root, base string) error) error {
+	d, err := f.dir(path.Dir(name))
+	if err != nil {
+		return err
+	}
+	return op(d, path.Base(name))
+}
+
+func (f *folders) close() {
+	for _, r := range f.roots {
+		r.Close()
+	}
+	f.top.Close()
 }

@@ -2,13 +2,17 @@ package smbconf
 
 import (
 	"errors"
+	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/nastune/nastune/internal/parse/perr"
+	"github.com/rogpeppe/go-internal/txtar"
 )
 
 func corpus(t *testing.T) map[string][]byte {
@@ -24,6 +28,43 @@ func corpus(t *testing.T) map[string][]byte {
 			t.Fatal(err)
 		}
 		out[f] = b
+	}
+	return out
+}
+
+// treeConfs returns the smb.conf of every captured tree of the real
+// corpus (testdata/real) and the host fixtures (testdata/hosts), written
+// to files testparm can read, by archive. Files with an include are left
+// out: testparm would read the included path from this machine.
+func treeConfs(t *testing.T) map[string]string {
+	t.Helper()
+	archives, _ := filepath.Glob("../../../testdata/real/*/tree.txtar")
+	hosts, _ := filepath.Glob("../../../testdata/hosts/*.txtar")
+	archives = append(archives, hosts...)
+	out := map[string]string{}
+	dir := t.TempDir()
+	for i, a := range archives {
+		ar, err := txtar.ParseFile(a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range ar.Files {
+			if f.Name != "etc/samba/smb.conf" {
+				continue
+			}
+			c, _ := Parse(f.Data)
+			if c == nil || slices.ContainsFunc(c.Params, func(p Param) bool { return p.Key == "include" }) {
+				continue
+			}
+			name := filepath.Join(dir, fmt.Sprintf("%d.conf", i))
+			if err := os.WriteFile(name, f.Data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out[a] = name
+		}
+	}
+	if len(out) < 10 {
+		t.Fatalf("only %d smb.conf files in the captured trees", len(out))
 	}
 	return out
 }
@@ -95,7 +136,8 @@ func TestBroken(t *testing.T) {
 	}
 }
 
-// TestTestparmOracle: for every corpus file our effective values equal
+// TestTestparmOracle: for every corpus file and every smb.conf of the
+// captured trees (real corpus, host fixtures) our effective values equal
 // what the real testparm -s -v (Samba's own parser) prints, for every
 // parameter nastune's rules read. testparm replaces log level with its
 // own debug level, so that one is left out.
@@ -107,11 +149,23 @@ func TestTestparmOracle(t *testing.T) {
 		}
 		t.Skip("testparm not installed (Debian package samba-common-bin)")
 	}
-	for name, b := range corpus(t) {
-		out, err := exec.Command(tp, "-s", "-v", "--suppress-prompt", name).Output()
+	files := map[string]string{} // what to name → file to read
+	for name := range corpus(t) {
+		files[name] = name
+	}
+	maps.Copy(files, treeConfs(t))
+	for name, file := range files {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := exec.Command(tp, "-s", "-v", "--suppress-prompt", file).Output()
 		c, perr := Parse(b)
 		var pe *Error
-		fatal := errors.As(perr, &pe) && pe.Fatal
+		// A fatal syntax error, or a value Samba's loader refuses (what
+		// the samba probe reports as a load error).
+		fatal := errors.As(perr, &pe) && pe.Fatal ||
+			slices.ContainsFunc(c.Params, func(p Param) bool { return Known(p.Key) && !Valid(p.Key, p.Value) })
 		if err != nil {
 			// Samba refused the file: so must we.
 			if !fatal {
