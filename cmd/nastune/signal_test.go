@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -27,6 +28,26 @@ func hostileTree(t *testing.T) string {
 			t.Fatal(err)
 		}
 		if err := syscall.Mkfifo(f, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// slowTree is hostileTree with thousands of NetworkManager connection files
+// (read one by one by the owners probe, none with an [ethtool] section), so
+// the audit takes a while on any machine and a signal sent 20-80 ms in
+// lands while it probes: the audit of the bare tree now ends within a few
+// milliseconds, before any signal.
+func slowTree(t *testing.T) string {
+	t.Helper()
+	dir := hostileTree(t)
+	nm := filepath.Join(dir, "etc/NetworkManager/system-connections")
+	if err := os.MkdirAll(nm, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 20000 {
+		if err := os.WriteFile(filepath.Join(nm, fmt.Sprintf("wired-%05d.nmconnection", i)), []byte("[connection]\nid=wired\ntype=ethernet\n"), 0o600); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -136,7 +157,7 @@ func TestSIGTERMStopsAudit(t *testing.T) {
 // TestSIGINTDuringAudit: a signal while the audit runs stops it with 130
 // (or it finished first: 0/1), never a hang or a report from partial facts.
 func TestSIGINTDuringAudit(t *testing.T) {
-	dir := hostileTree(t)
+	dir := slowTree(t)
 	stopped := 0
 	for i := 0; i < 5; i++ {
 		var stdout, stderr bytes.Buffer

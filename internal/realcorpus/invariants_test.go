@@ -201,6 +201,14 @@ func (r run) sourcePath(src string) (p string, model bool) {
 	if s == "smb.conf + documented defaults" {
 		return "/etc/samba/smb.conf", false
 	}
+	if strings.HasPrefix(s, "smb.conf + documented defaults of Samba ") {
+		// The version the defaults are of comes from `smbd -V`: that
+		// command must have been run (or its capture read) too.
+		if !r.seen(hostfs.CommandFile("smbd", "-V")) {
+			return hostfs.CommandFile("smbd", "-V"), false
+		}
+		return "/etc/samba/smb.conf", false
+	}
 	if strings.HasPrefix(s, "/") {
 		if r.seen(s) {
 			return s, false // a colon that is part of the name (/run/udev/data/b8:0)
