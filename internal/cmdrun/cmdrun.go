@@ -103,6 +103,7 @@ var allowed = [][]string{
 	{"dmsetup", "table"},
 	{"openvpn", "--version"},
 	{"smbd", "-V"},
+	{"dpkg-query", "-W", "-f=${Version}", "samba"},
 }
 
 // Allowed reports whether argv is in the allow-list.

@@ -35,8 +35,19 @@ func (p *prober) serverPresence(paths []string, pkg string) (present, missing st
 	return "", ""
 }
 
-// smbdVersion reads `smbd -V` ("Version 4.17.12-Debian").
+// smbdVersion is the installed Samba's version ("4.17.12"). Where Debian's
+// package database is (Debian, Ubuntu, Armbian, OpenMediaVault), the
+// samba package's version from dpkg-query: about 5 MiB and a few
+// milliseconds, where `smbd -V` loads Samba's libraries (about 19 MiB, as
+// much as the whole audit). Elsewhere `smbd -V` ("Version 4.17.12-Debian").
 func (p *prober) smbdVersion() string {
+	if fi, err := p.root.Stat(dpkgInfo + "/samba.list"); err == nil && fi.Mode().IsRegular() {
+		if out, _, err := p.root.Command(p.ctx, "dpkg-query", "-W", "-f=${Version}", "samba"); err == nil {
+			if v := debianUpstream(strings.TrimSpace(string(out))); v != "" {
+				return v
+			}
+		}
+	}
 	out, _, err := p.root.Command(p.ctx, "smbd", "-V")
 	if err != nil {
 		return ""
@@ -46,4 +57,22 @@ func (p *prober) smbdVersion() string {
 		return f[1]
 	}
 	return ""
+}
+
+// debianUpstream is the upstream part of a Debian version
+// ("2:4.17.12+dfsg-0+deb12u4" → "4.17.12"): the epoch dropped, then the
+// leading run of digits and dots (deb-version(7)); "" when there is none.
+func debianUpstream(v string) string {
+	if i := strings.IndexByte(v, ':'); i >= 0 {
+		v = v[i+1:]
+	}
+	n := 0
+	for n < len(v) && (v[n] >= '0' && v[n] <= '9' || v[n] == '.') {
+		n++
+	}
+	v = strings.TrimRight(v[:n], ".")
+	if !strings.Contains(v, ".") {
+		return ""
+	}
+	return v
 }
