@@ -202,10 +202,11 @@ func (r run) sourcePath(src string) (p string, model bool) {
 		return "/etc/samba/smb.conf", false
 	}
 	if strings.HasPrefix(s, "smb.conf + documented defaults of Samba ") {
-		// The version the defaults are of comes from `smbd -V`: that
-		// command must have been run (or its capture read) too.
-		if !r.seen(hostfs.CommandFile("smbd", "-V")) {
-			return hostfs.CommandFile("smbd", "-V"), false
+		// The version the defaults are of comes from dpkg-query or
+		// `smbd -V`: one of them must have been run (or its capture read).
+		dpkg := hostfs.CommandFile("dpkg-query", "-W", "-f=${Version}", "samba")
+		if smbd := hostfs.CommandFile("smbd", "-V"); !r.seen(dpkg) && !r.seen(smbd) {
+			return smbd, false
 		}
 		return "/etc/samba/smb.conf", false
 	}
