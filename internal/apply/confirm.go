@@ -155,8 +155,10 @@ func status(m Manifest, o *Options, watched bool) ConfirmStatus {
 
 // Describe says in a sentence what the state means and what to do.
 func (cs ConfirmStatus) Describe() string {
+	// The time alone only for a deadline today: "until 14:00:00" for one
+	// two days ahead (--confirm 48h) or behind reads as today.
 	at := cs.Deadline.Local().Format("15:04:05")
-	if !cs.Deadline.IsZero() && time.Since(cs.Deadline) > 20*time.Hour {
+	if y, m, d := cs.Deadline.Local().Date(); !cs.Deadline.IsZero() && !sameDay(y, m, d, time.Now().Local()) {
 		at = cs.Deadline.Local().Format("2006-01-02 15:04:05")
 	}
 	var s string
@@ -184,6 +186,11 @@ func (cs ConfirmStatus) Describe() string {
 		s += " (last attempt: " + cs.Error + ")"
 	}
 	return s
+}
+
+func sameDay(y int, m time.Month, d int, t time.Time) bool {
+	ty, tm, td := t.Date()
+	return y == ty && m == tm && d == td
 }
 
 // Statuses returns the confirm state of every run applied with --confirm.
