@@ -155,12 +155,7 @@ func status(m Manifest, o *Options, watched bool) ConfirmStatus {
 
 // Describe says in a sentence what the state means and what to do.
 func (cs ConfirmStatus) Describe() string {
-	// The time alone only for a deadline today: "until 14:00:00" for one
-	// two days ahead (--confirm 48h) or behind reads as today.
-	at := cs.Deadline.Local().Format("15:04:05")
-	if y, m, d := cs.Deadline.Local().Date(); !cs.Deadline.IsZero() && !sameDay(y, m, d, time.Now().Local()) {
-		at = cs.Deadline.Local().Format("2006-01-02 15:04:05")
-	}
+	at := DeadlineText(cs.Deadline)
 	var s string
 	switch cs.State {
 	case ConfirmPending:
@@ -188,9 +183,15 @@ func (cs ConfirmStatus) Describe() string {
 	return s
 }
 
-func sameDay(y int, m time.Month, d int, t time.Time) bool {
-	ty, tm, td := t.Date()
-	return y == ty && m == tm && d == td
+// DeadlineText is a deadline as every message about a run shows it: the
+// local time alone for a deadline today, else the date and time ("until
+// 14:00:00" for a run given --confirm 48h would read as today).
+func DeadlineText(t time.Time) string {
+	l, now := t.Local(), time.Now().Local()
+	if y, m, d := l.Date(); t.IsZero() || y == now.Year() && m == now.Month() && d == now.Day() {
+		return l.Format("15:04:05")
+	}
+	return l.Format("2006-01-02 15:04:05")
 }
 
 // Statuses returns the confirm state of every run applied with --confirm.
