@@ -389,7 +389,8 @@ var (
 	// a line "key value" of configs without "=" (OpenVPN, Samba's "username map", .netrc).
 	spaceRe = regexp.MustCompile(`^(\s*[#;]?\s*([A-Za-z][A-Za-z0-9_.-]*)\s+)(\S.*?)\s*$`)
 	// user:password@ in a URL.
-	urlRe = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://[^/\s:@]*):([^/\s@]+)@`)
+	// The password runs to the last '@' before the path: it may hold one.
+	urlRe = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://[^/\s:@]*):([^/\s]+)@`)
 )
 
 // inlineBlocks are OpenVPN's inline files that hold keys or passwords.
@@ -560,7 +561,7 @@ func redactLine(l string) string {
 		}
 	}
 	if wordEquals(l) {
-		l = kvRe.ReplaceAllStringFunc(l, kvRedact)
+		l = kvRedactLine(l)
 	}
 	if strings.Contains(l, "://") {
 		l = urlRe.ReplaceAllString(l, "${1}:"+Redacted+"@")
@@ -580,6 +581,43 @@ func wordEquals(l string) bool {
 		}
 	}
 	return false
+}
+
+// kvRedactLine redacts every key=value of a line (kvRe, kvRedact). A
+// secret's value runs on to the next white space or single comma: kvRe
+// stops at ';', '&' and quotes (a query string's or a shell line's
+// separators), but inside a password they are part of it
+// ("password=pa;ss" in fstab), and stopping there would leave its tail.
+func kvRedactLine(l string) string {
+	ms := kvRe.FindAllStringSubmatchIndex(l, -1)
+	if ms == nil {
+		return l
+	}
+	var b strings.Builder
+	last := 0
+	for _, m := range ms {
+		if m[0] < last {
+			continue // inside the extended value of the key before
+		}
+		end := m[1]
+		if secretKey(l[m[2]:m[3]]) {
+			for end < len(l) && l[end] != ' ' && l[end] != '\t' && l[end] != '\n' && l[end] != '\r' {
+				if l[end] == ',' {
+					if end+1 < len(l) && l[end+1] == ',' {
+						end += 2 // a doubled comma is part of a CIFS password
+						continue
+					}
+					break
+				}
+				end++
+			}
+		}
+		b.WriteString(l[last:m[0]])
+		b.WriteString(kvRedact(l[m[0]:end]))
+		last = end
+	}
+	b.WriteString(l[last:])
+	return b.String()
 }
 
 // kvRedact redacts one key=value match of kvRe.

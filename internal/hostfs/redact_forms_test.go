@@ -155,3 +155,30 @@ func TestRedactCommandInText(t *testing.T) {
 		}
 	}
 }
+
+// TestRedactPasswordPunctuation: a password holds punctuation. In a mount
+// option it runs to the next single comma or white space, so a ';', '&'
+// or quote inside it must not end the redaction and leave its tail; in a
+// URL it may hold an '@' (the userinfo ends at the last one).
+func TestRedactPasswordPunctuation(t *testing.T) {
+	for in, want := range map[string]string{
+		"//nas/x /m cifs username=u,password=pa;ssMARK1,uid=0 0 0":  "//nas/x /m cifs username=u,password=" + Redacted + ",uid=0 0 0",
+		"//nas/x /m cifs username=u,password=pa&ssMARK2,uid=0 0 0":  "//nas/x /m cifs username=u,password=" + Redacted + ",uid=0 0 0",
+		"//nas/x /m cifs username=u,password=pa'ssMARK3,uid=0 0 0":  "//nas/x /m cifs username=u,password=" + Redacted + ",uid=0 0 0",
+		"//nas/x /m cifs username=u,password=pa\"ssMARK4,uid=0 0 0": "//nas/x /m cifs username=u,password=" + Redacted + ",uid=0 0 0",
+		"//nas/x /m cifs username=u,password=\"pa\"MARK5,uid=0 0 0": "//nas/x /m cifs username=u,password=" + Redacted + ",uid=0 0 0",
+		"//nas/x /m cifs username=u,password=a,,b;MARK6,uid=0 0 0":  "//nas/x /m cifs username=u,password=" + Redacted + ",uid=0 0 0",
+		"https://u:pa@MARK9@dav.example/x /m davfs user 0 0":        "https://u:" + Redacted + "@dav.example/x /m davfs user 0 0",
+	} {
+		if got := string(Redact("/etc/fstab", []byte(in))); got != want {
+			t.Errorf("%q:\n got %q\nwant %q", in, got, want)
+		}
+	}
+	// Not secrets: the next option after a plain value, a query string's
+	// other keys.
+	for _, l := range []string{"//nas/x /m cifs username=u;x,uid=0 0 0", "url = https://h/x?a=1&b=2"} {
+		if got := string(Redact("/etc/fstab", []byte(l))); got != l {
+			t.Errorf("%q redacted to %q", l, got)
+		}
+	}
+}
