@@ -155,10 +155,7 @@ func status(m Manifest, o *Options, watched bool) ConfirmStatus {
 
 // Describe says in a sentence what the state means and what to do.
 func (cs ConfirmStatus) Describe() string {
-	at := cs.Deadline.Local().Format("15:04:05")
-	if !cs.Deadline.IsZero() && time.Since(cs.Deadline) > 20*time.Hour {
-		at = cs.Deadline.Local().Format("2006-01-02 15:04:05")
-	}
+	at := DeadlineText(cs.Deadline)
 	var s string
 	switch cs.State {
 	case ConfirmPending:
@@ -184,6 +181,17 @@ func (cs ConfirmStatus) Describe() string {
 		s += " (last attempt: " + cs.Error + ")"
 	}
 	return s
+}
+
+// DeadlineText is a deadline as every message about a run shows it: the
+// local time alone for a deadline today, else the date and time ("until
+// 14:00:00" for a run given --confirm 48h would read as today).
+func DeadlineText(t time.Time) string {
+	l, now := t.Local(), time.Now().Local()
+	if y, m, d := l.Date(); t.IsZero() || y == now.Year() && m == now.Month() && d == now.Day() {
+		return l.Format("15:04:05")
+	}
+	return l.Format("2006-01-02 15:04:05")
 }
 
 // Statuses returns the confirm state of every run applied with --confirm.

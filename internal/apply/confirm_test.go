@@ -191,3 +191,24 @@ func TestStuckExpiredRunDoesNotBlockOthers(t *testing.T) {
 		t.Errorf("the stuck run: %+v: %q", cs, cs.Describe())
 	}
 }
+
+// TestDescribeNamesTheDay: a deadline on another day than today says
+// which day. "waits for confirmation until 14:00:00" for a run given
+// --confirm 48h reads as today, and the admin lets the run stand.
+func TestDescribeNamesTheDay(t *testing.T) {
+	now := time.Now()
+	for _, d := range []time.Duration{48 * time.Hour, 30 * time.Hour, -30 * time.Hour, 400 * 24 * time.Hour} {
+		dl := now.Add(d)
+		for _, st := range []string{ConfirmPending, ConfirmExpired, ConfirmReverted} {
+			got := ConfirmStatus{ID: "000001-20260101-000000", State: st, Deadline: dl}.Describe()
+			if !strings.Contains(got, dl.Local().Format("2006-01-02")) {
+				t.Errorf("deadline %v from now, %s: %q does not name the day", d, st, got)
+			}
+		}
+	}
+	// Today: the time is enough.
+	dl := time.Date(now.Year(), now.Month(), now.Day(), 12, 0, 0, 0, time.Local)
+	if got := (ConfirmStatus{State: ConfirmPending, Deadline: dl}).Describe(); !strings.Contains(got, "until 12:00:00;") {
+		t.Errorf("today: %q", got)
+	}
+}

@@ -81,9 +81,9 @@ func startWatchdog(env *Env, id string) error {
 	if err := apply.StartWatchdog(id); err != nil {
 		apply.ReleaseWatch(id)
 		return fmt.Errorf("starting the watchdog: %w (the run stays applied until its deadline %s; then nastune-finish.timer or the next nastune start reverts it; nastune undo %s reverts it now)",
-			err, st.Deadline.Local().Format(time.TimeOnly), id)
+			err, apply.DeadlineText(st.Deadline), id)
 	}
-	fmt.Fprintf(env.Stdout, "run %s reverts at %s unless confirmed: nastune confirm %s\n", id, st.Deadline.Local().Format(time.TimeOnly), id)
+	fmt.Fprintf(env.Stdout, "run %s reverts at %s unless confirmed: nastune confirm %s\n", id, apply.DeadlineText(st.Deadline), id)
 	return nil
 }
 
@@ -135,7 +135,7 @@ func finishExpiredRuns(env *Env, rewatch bool) ([]string, bool) {
 			if cs := apply.Status(r, apply.Options{}); cs.State == apply.ConfirmPending && !cs.Watched {
 				if err := apply.StartWatchdog(r.ID); err == nil {
 					fmt.Fprintf(env.Stderr, "nastune: run %s had lost its watchdog: started a new one (it reverts the run at %s unless confirmed)\n",
-						r.ID, cs.Deadline.Local().Format(time.TimeOnly))
+						r.ID, apply.DeadlineText(cs.Deadline))
 				}
 			}
 		}

@@ -20,6 +20,7 @@ package confsyntax
 import (
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // RefusedError says a value is outside a syntax's safe set.
@@ -48,14 +49,29 @@ func Quote(v string) string {
 	return strconv.QuoteToASCII(v)
 }
 
-// Show is v as it is when it is plain printable ASCII without quotes or
-// backslashes, else Quote(v): for manual instructions, which show safe
-// values unchanged.
+// Show is v as one inert shell word, for manual instructions, which are
+// often commands an admin pastes into a root shell: v as it is when it
+// holds only letters, digits and _ . , : + = @ % / - (and does not start
+// with '-'), else single-quoted (a ' inside closes, escapes and reopens
+// the quotes), so no $, `, ;, glob or space in a value a device or a
+// captured tree chose can expand or split. Bytes outside printable ASCII
+// are shown escaped inside the quotes (as Quote does), so no control byte
+// survives either.
 func Show(v string) string {
-	if only(v, 64, func(c byte) bool { return c >= 0x20 && c < 0x7f && c != '"' && c != '\\' }) {
+	if only(v, 64, in("_.,:+=@%/-")) && v[0] != '-' {
 		return v
 	}
-	return Quote(v)
+	if !only(v, 1<<20, func(c byte) bool { return c >= 0x20 && c < 0x7f }) && v != "" {
+		q := Quote(v)
+		if strings.HasSuffix(q, "…") {
+			v = q[1:len(q)-len(`"…`)] + "…"
+		} else {
+			v = q[1 : len(q)-1]
+		}
+	} else if len(v) > 64 {
+		v = v[:64] + "…"
+	}
+	return "'" + strings.ReplaceAll(v, "'", `'\''`) + "'"
 }
 
 // only reports whether every byte of s is in the set allowed, and

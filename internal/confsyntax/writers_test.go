@@ -267,10 +267,18 @@ func ascii(s string) bool {
 }
 
 func TestShow(t *testing.T) {
-	for in, want := range map[string]string{"180": "180", "mq-deadline": "mq-deadline", "a b": "a b",
-		"a\x1b[2J": `"a\x1b[2J"`, "a\nb": `"a\nb"`, `a"b`: `"a\"b"`, "é": `"\u00e9"`} {
-		if got := Show(in); got != want {
+	// A manual instruction is often a command the admin pastes into a
+	// root shell: a value is one inert shell word, never an expansion.
+	for in, want := range map[string]string{"180": "180", "mq-deadline": "mq-deadline", "layer3+4": "layer3+4",
+		"/dev/disk/by-id/ata-X_1:2": "/dev/disk/by-id/ata-X_1:2", "a b": "'a b'",
+		"$(id)": "'$(id)'", "x;reboot": "'x;reboot'", "`id`": "'`id`'", "a'b": `'a'\''b'`, "*": "'*'", "~root": "'~root'",
+		"a\x1b[2J": `'a\x1b[2J'`, "a\nb": `'a\nb'`, `a"b`: `'a"b'`, "é": `'\u00e9'`, "": "''"} {
+		got := Show(in)
+		if got != want {
 			t.Errorf("Show(%q) = %s, want %s", in, got, want)
+		}
+		if strings.ContainsAny(got, "\x00\x1b\n\r") {
+			t.Errorf("Show(%q) = %q holds a control byte", in, got)
 		}
 	}
 }

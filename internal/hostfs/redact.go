@@ -164,42 +164,112 @@ func RedactCommand(argv []string, out []byte) []byte {
 
 // RedactArgs returns a copy of a command line with secret arguments
 // replaced: "--psk VALUE", "--password=VALUE", "-p VALUE", "token=VALUE"
-// and passwords in URLs.
-func RedactArgs(argv []string) []string {
+// and passwords in URLs. A word naming a program whose own options carry
+// passwords (mysql -pX, sshpass -p X, curl -u user:X) starts that
+// program's arguments anywhere in the line ("sh -c 'mysql -pX'", a
+// command line written in a file), up to a ';', '|' or '&'.
+func RedactArgs(argv []string) []string { return redactArgv(argv, true) }
+
+// redactArgv is RedactArgs; words says whether each other word also
+// passes redactText (for a command line from /proc, not for the words of
+// a line redactLine already redacted as a whole).
+func redactArgv(argv []string, words bool) []string {
 	out := append([]string(nil), argv...)
+	// A word's trailing ';', '|' or '&' ends a command: it is kept aside
+	// while the word is looked at and ends the program's arguments.
+	seps := make([]string, len(out))
+	for i, a := range out {
+		t := strings.TrimRight(a, ";|&")
+		if t != "" {
+			out[i], seps[i] = t, a[len(t):]
+		}
+	}
 	prog := ""
 	if len(out) > 0 {
 		prog = path.Base(out[0])
 	}
 	for i := 0; i < len(out); i++ {
 		a := out[i]
+		if b := path.Base(a); i > 0 && passwordOptions[b] {
+			prog = b
+			continue
+		}
 		switch {
 		case i > 0 && dashPPassword[prog] && strings.HasPrefix(a, "-p") && len(a) > 2 && !portOrPath(a[2:]):
 			out[i] = "-p" + Redacted
-			continue
 		case i+1 < len(out) && (a == "-U" || a == "--user" || a == "--username" || a == "-u" && prog == "curl"):
 			out[i+1] = redactUserPass(out[i+1], a != "-U")
 			i++
-			continue
-		}
-		if strings.HasPrefix(a, "-") {
+		case strings.HasPrefix(a, "-"):
 			name, _, hasVal := strings.Cut(a, "=")
 			switch {
-			case hasVal && secretKey(name):
+			case hasVal && secretKey(name) && words:
 				out[i] = name + "=" + Redacted
 			case !hasVal && i+1 < len(out) && (secretKey(a) || a == "-p" && !portOrPath(out[i+1])):
 				out[i+1] = Redacted
 				i++
 			}
-			continue
+		default:
+			if k, _, ok := strings.Cut(a, "="); ok && secretKey(k) && words {
+				out[i] = k + "=" + Redacted
+			} else if words {
+				out[i] = string(redactText([]byte(a)))
+			}
 		}
-		if k, _, ok := strings.Cut(a, "="); ok && secretKey(k) {
-			out[i] = k + "=" + Redacted
-			continue
+		if seps[i] != "" {
+			prog = ""
 		}
-		out[i] = string(redactText([]byte(a)))
+	}
+	for i := range out {
+		out[i] += seps[i]
 	}
 	return out
+}
+
+// passwordOptions are programs with an option that takes a password in
+// a form no key names: dashPPassword's "-pVALUE", curl's "-u user:VALUE".
+var passwordOptions = map[string]bool{"mysql": true, "mysqldump": true, "mysqladmin": true, "mariadb": true,
+	"mariadb-dump": true, "sshpass": true, "curl": true}
+
+// redactWords redacts a line of text as the command line it may be
+// (smb.conf's "root preexec = sshpass -p X ssh h", a cron line): its
+// words pass RedactArgs' rules, and only the words that changed are put
+// back, so the line keeps its layout.
+func redactWords(l string) string {
+	var words []string
+	var at [][2]int
+	for i := 0; i < len(l); {
+		for i < len(l) && (l[i] == ' ' || l[i] == '\t') {
+			i++
+		}
+		j := i
+		for j < len(l) && l[j] != ' ' && l[j] != '\t' {
+			j++
+		}
+		if j > i {
+			words = append(words, l[i:j])
+			at = append(at, [2]int{i, j})
+		}
+		i = j
+	}
+	if len(words) < 2 {
+		return l
+	}
+	red := redactArgv(words, false)
+	var b strings.Builder
+	last := 0
+	for k, w := range red {
+		if w != words[k] {
+			b.WriteString(l[last:at[k][0]])
+			b.WriteString(w)
+			last = at[k][1]
+		}
+	}
+	if last == 0 {
+		return l
+	}
+	b.WriteString(l[last:])
+	return b.String()
 }
 
 // portOrPath tells the common meanings of "-p VALUE" (a port, a pid
@@ -264,8 +334,22 @@ func secretKey(k string) bool {
 	if (last == "in" || last == "out") && len(words) > 1 {
 		last = words[len(words)-2] // iSCSI's mutual CHAP: node.session.auth.password_in
 	}
-	return secretWords[last] || secretWords[strings.Join(words, "")]
+	if secretWords[last] || secretWords[strings.Join(words, "")] {
+		return true
+	}
+	// A name glued to a secret word: PGPASSWORD, rpcpassword, adminpasswd.
+	for _, w := range gluedSecretWords {
+		if strings.HasSuffix(last, w) {
+			return true
+		}
+	}
+	return false
 }
+
+// gluedSecretWords end names that are secrets even without a separator
+// before them (PGPASSWORD, rpcpassword); the short words (pass, key, pin)
+// do not, they end too many other words (bypass, hotkey, spin).
+var gluedSecretWords = []string{"password", "passwd", "passphrase", "secret", "token"}
 
 // userKey reports whether a key or flag names a user, whose value may
 // carry the password: mount.cifs and smbclient take "user%password".
@@ -305,7 +389,8 @@ var (
 	// a line "key value" of configs without "=" (OpenVPN, Samba's "username map", .netrc).
 	spaceRe = regexp.MustCompile(`^(\s*[#;]?\s*([A-Za-z][A-Za-z0-9_.-]*)\s+)(\S.*?)\s*$`)
 	// user:password@ in a URL.
-	urlRe = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://[^/\s:@]*):([^/\s@]+)@`)
+	// The password runs to the last '@' before the path: it may hold one.
+	urlRe = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://[^/\s:@]*):([^/\s]+)@`)
 )
 
 // inlineBlocks are OpenVPN's inline files that hold keys or passwords.
@@ -399,7 +484,9 @@ func hasFoldAt(l []byte, i int, word string) bool {
 //   - a password in a URL or in "user:pass@host" is a ':' before an '@';
 //   - "user=name%password" (mount.cifs, smbclient) is a '%' in a line
 //     naming "user" or "u=";
-//   - a PEM block starts with "-----BEGIN", an inline block with '<'.
+//   - a PEM block starts with "-----BEGIN", an inline block with '<';
+//   - a command's password option (RedactArgs: "-p VALUE", "-pVALUE",
+//     "-u user:VALUE", "-U user%VALUE") is a word starting "-p" or "-u".
 func mayHoldSecret(l []byte) bool {
 	colon, pct, user := false, false, false
 	for i := 0; i < len(l); i++ {
@@ -430,6 +517,11 @@ func mayHoldSecret(l []byte) bool {
 			}
 		case '-':
 			if hasFoldAt(l, i, "-----begin") {
+				return true
+			}
+			// "-p VALUE", "-pVALUE", "-u user:VALUE", "-U user%VALUE":
+			// a word starting "-p" or "-u" (RedactArgs' forms).
+			if i+1 < len(l) && (lowerASCII[l[i+1]] == 'p' || lowerASCII[l[i+1]] == 'u') && (i == 0 || l[i-1] == ' ' || l[i-1] == '\t') {
 				return true
 			}
 		case '<':
@@ -469,12 +561,12 @@ func redactLine(l string) string {
 		}
 	}
 	if wordEquals(l) {
-		l = kvRe.ReplaceAllStringFunc(l, kvRedact)
+		l = kvRedactLine(l)
 	}
 	if strings.Contains(l, "://") {
 		l = urlRe.ReplaceAllString(l, "${1}:"+Redacted+"@")
 	}
-	return redactFlags(l)
+	return redactWords(l)
 }
 
 // wordEquals reports whether l holds "word=" (a '=' right after a key
@@ -489,6 +581,43 @@ func wordEquals(l string) bool {
 		}
 	}
 	return false
+}
+
+// kvRedactLine redacts every key=value of a line (kvRe, kvRedact). A
+// secret's value runs on to the next white space or single comma: kvRe
+// stops at ';', '&' and quotes (a query string's or a shell line's
+// separators), but inside a password they are part of it
+// ("password=pa;ss" in fstab), and stopping there would leave its tail.
+func kvRedactLine(l string) string {
+	ms := kvRe.FindAllStringSubmatchIndex(l, -1)
+	if ms == nil {
+		return l
+	}
+	var b strings.Builder
+	last := 0
+	for _, m := range ms {
+		if m[0] < last {
+			continue // inside the extended value of the key before
+		}
+		end := m[1]
+		if secretKey(l[m[2]:m[3]]) {
+			for end < len(l) && l[end] != ' ' && l[end] != '\t' && l[end] != '\n' && l[end] != '\r' {
+				if l[end] == ',' {
+					if end+1 < len(l) && l[end+1] == ',' {
+						end += 2 // a doubled comma is part of a CIFS password
+						continue
+					}
+					break
+				}
+				end++
+			}
+		}
+		b.WriteString(l[last:m[0]])
+		b.WriteString(kvRedact(l[m[0]:end]))
+		last = end
+	}
+	b.WriteString(l[last:])
+	return b.String()
 }
 
 // kvRedact redacts one key=value match of kvRe.
@@ -536,26 +665,6 @@ func plainValue(v string) bool {
 		return true
 	}
 	return false
-}
-
-// redactFlags replaces the word after a secret flag ("--psk VALUE") in a
-// line of text (a command line shown by a tool).
-func redactFlags(l string) string {
-	if !strings.Contains(l, "--") {
-		return l
-	}
-	f := strings.Fields(l)
-	changed := false
-	for i := 0; i+1 < len(f); i++ {
-		if strings.HasPrefix(f[i], "--") && !strings.Contains(f[i], "=") && secretKey(f[i]) && f[i+1] != Redacted {
-			f[i+1] = Redacted
-			changed = true
-		}
-	}
-	if !changed {
-		return l
-	}
-	return strings.Join(f, " ")
 }
 
 // redactDMTable replaces the key of dm-crypt lines of `dmsetup table`:

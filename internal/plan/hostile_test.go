@@ -182,3 +182,21 @@ func TestHostileValuesInOtherSyntaxes(t *testing.T) {
 		t.Errorf("nfs.conf: %+v", p)
 	}
 }
+
+// TestManualCommandsAreInertShellWords: a manual instruction is a command
+// the admin pastes into a root shell, so a device name a captured tree
+// chose is one quoted word in it, never an expansion or a second command.
+func TestManualCommandsAreInertShellWords(t *testing.T) {
+	for _, dev := range []string{"/dev/disk/by-id/ata-x;reboot;$(id)`id`", "/dev/disk/by-id/ata-a b", "/dev/disk/by-id/ata-x'$(id)'"} {
+		h := &facts.Host{}
+		p := plan.Make(h, []rule.Finding{{ID: "health-erc-off", Subject: "sda", Recommendation: &rule.Recommendation{
+			Kind: rule.KindERC, Target: dev, Current: "0,0", Value: "70,70"}}})
+		if len(p.Manual) != 1 || len(p.Changes) != 0 {
+			t.Fatalf("%q: want one manual step, got %+v", dev, p)
+		}
+		want := "smartctl -l scterc,70,70 '" + strings.ReplaceAll(dev, "'", `'\''`) + "'"
+		if p.Manual[0].Action != want {
+			t.Errorf("%q: manual step %s, want %s", dev, p.Manual[0].Action, want)
+		}
+	}
+}

@@ -254,3 +254,41 @@ func TestUdev(t *testing.T) {
 		t.Errorf("got %+v", r)
 	}
 }
+
+// TestUdevHostileLinks: udev writes a link name only from its own safe
+// characters (udev_replace_chars), so an S: line holding anything else
+// comes from a captured tree someone edited. It must not reach
+// recommendations that name the disk in a command or in smartd.conf.
+func TestUdevHostileLinks(t *testing.T) {
+	good := []string{
+		"disk/by-id/ata-ST4000VN008-2DR166_ZDH04100",
+		"disk/by-id/wwn-0x5000c500a1b2c3d4",
+		"disk/by-id/usb-USB3.0_Disk_00000000003-0:3",
+		"disk/by-path/pci-0000:00:1f.2-ata-1",
+		"disk/by-id/nvme-eui.0025388b71b0f2a1",
+		"disk/by-id/scsi-SATA_x+y=z@w",
+	}
+	bad := []string{
+		"disk/by-id/ata-x;reboot;$(id)`id`",
+		"disk/by-id/ata-x y",
+		"disk/by-id/ata-x'y",
+		"disk/by-id/ata-x\"y",
+		"disk/by-id/ata-x|y",
+		"disk/by-id/ata-x*",
+		"disk/by-id/ata-x#y",
+		"disk/by-id/ata-x\x1b[2J",
+		"disk/by-id/ata-x\\x20y",
+		"disk/by-id/ata-x\u202ey",
+		"disk/by-id/../../sda",
+		"disk/by-id/-rf",
+		"disk/by-id/" + strings.Repeat("a", 300),
+	}
+	var in strings.Builder
+	for _, l := range append(append([]string{}, good...), bad...) {
+		in.WriteString("S:" + l + "\n")
+	}
+	r := Udev([]byte(in.String()))
+	if strings.Join(r.Links, "\n") != strings.Join(good, "\n") {
+		t.Errorf("links kept:\n%s\nwant:\n%s", strings.Join(r.Links, "\n"), strings.Join(good, "\n"))
+	}
+}
