@@ -61,9 +61,17 @@ func parseRTTFlag(s string) (time.Duration, error) {
 	return d, nil
 }
 
+// maxConfirm bounds --confirm: a window is for the session that applies the
+// change; a week covers a weekend away and keeps a typo (--confirm 2000h)
+// from arming a revert months later.
+const maxConfirm = 7 * 24 * time.Hour
+
 func runApply(ctx context.Context, o *applyOptions, env *Env) error {
 	if o.Confirm < 0 {
 		return usagef("give the window as a positive duration, e.g. --confirm 120s, or leave --confirm out", "--confirm %s: a negative window would apply with nothing to revert it", o.Confirm)
+	}
+	if o.Confirm > maxConfirm {
+		return usagef("a confirm window is for checking a change now (e.g. --confirm 10m); without --confirm the run stays until `nastune undo`", "--confirm %s: at most %s", o.Confirm, maxConfirm)
 	}
 	if o.Root != "/" {
 		return usagef("use `nastune plan --root DIR` to see what would change there", "apply refuses --root %s: a captured tree is not a live system", o.Root)

@@ -103,6 +103,9 @@ func runCalcTCP(o *calcTCPOptions, env *Env) error {
 // bytesText is a byte count for text output: the exact number and, from
 // 1 KiB on, the binary human form: "62500 bytes (61 KiB)".
 func bytesText(n uint64) string {
+	if n == 1 {
+		return "1 byte"
+	}
 	if n < 1024 {
 		return fmt.Sprintf("%d bytes", n)
 	}

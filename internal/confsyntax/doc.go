@@ -29,9 +29,14 @@ type RefusedError struct {
 	Syntax string // "udev rule", "sysctl.d"
 	Value  string // the refused value (shown only through Quote)
 	Why    string // what the safe set is
+	// TooLong is set when the value is refused for its length alone.
+	TooLong int // the limit in bytes
 }
 
 func (e *RefusedError) Error() string {
+	if e.TooLong > 0 {
+		return fmt.Sprintf("%s %s is %d bytes, longer than a %s carries here (at most %d)", e.What, Quote(e.Value), len(e.Value), e.Syntax, e.TooLong)
+	}
 	return fmt.Sprintf("%s %s holds characters a %s cannot carry safely (%s)", e.What, Quote(e.Value), e.Syntax, e.Why)
 }
 

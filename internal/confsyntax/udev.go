@@ -81,6 +81,9 @@ func env(name, v string) udevToken { return udevToken{"ENV", name, "==", v} }
 
 func ident(what, v string) error {
 	if !only(v, maxID, idChars) {
+		if len(v) > maxID && only(v, len(v), idChars) {
+			return &RefusedError{What: what, Syntax: "udev rule", Value: v, TooLong: maxID}
+		}
 		return refuse(what, "udev rule", v, "only letters, digits and _ . : - are written, at most 128")
 	}
 	return nil

@@ -1,6 +1,7 @@
 package confsyntax
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -280,5 +281,18 @@ func TestShow(t *testing.T) {
 		if strings.ContainsAny(got, "\x00\x1b\n\r") {
 			t.Errorf("Show(%q) = %q holds a control byte", in, got)
 		}
+	}
+}
+
+// A serial that is clean but too long is refused for its length, and the
+// message says so instead of blaming its characters.
+func TestLongIdentifierSaysLength(t *testing.T) {
+	_, err := DiskSerial(strings.Repeat("A", 200))
+	var re *RefusedError
+	if !errors.As(err, &re) || re.TooLong != maxID || !strings.Contains(err.Error(), "200 bytes, longer than a udev rule carries here (at most 128)") {
+		t.Errorf("200-byte serial: %v", err)
+	}
+	if _, err := DiskSerial(strings.Repeat("A", 200) + `"`); err == nil || strings.Contains(err.Error(), "longer than") {
+		t.Errorf("long serial with a quote must be refused for its characters: %v", err)
 	}
 }
