@@ -269,6 +269,14 @@ func TestPagesInBrowser(t *testing.T) {
 		if st.Open != st.Total {
 			t.Errorf("#open=all: %d of %d open", st.Open, st.Total)
 		}
+		// A malformed escape in the fragment (#q=%) must not stop the
+		// filters: the rest of the fragment still applies.
+		wd.click("#collapse-all")
+		wd.open(page + "#q=%&open=all")
+		wd.js(&st, count)
+		if st.Open != st.Total {
+			t.Errorf("#q=%%&open=all: %d of %d open (a bad escape stopped the fragment)", st.Open, st.Total)
+		}
 		wd.size(390, 844)
 		if w := wd.screenshot("audit-phone"); w < 380 || w > 400 {
 			t.Errorf("phone screenshot %d px wide", w)

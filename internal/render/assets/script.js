@@ -56,7 +56,12 @@
     var params = {};
     (location.hash || '').replace(/^#/, '').split('&').forEach(function (kv) {
       var i = kv.indexOf('=');
-      if (i > 0) params[kv.slice(0, i)] = decodeURIComponent(kv.slice(i + 1));
+      if (i <= 0) return;
+      // A malformed escape (#q=%) is taken as typed, not thrown: one bad
+      // link must not stop the filters.
+      var v = kv.slice(i + 1);
+      try { v = decodeURIComponent(v); } catch (e) { /* keep v */ }
+      params[kv.slice(0, i)] = v;
     });
     if (params.sev) {
       var want = params.sev.split(',');
