@@ -83,7 +83,7 @@ func runAudit(ctx context.Context, o *auditOptions, env *Env) error {
 	if err := checkRuleIDs("--skip", o.Skip); err != nil {
 		return err
 	}
-	h, err := collect(ctx, o.Root, o.From)
+	h, captured, err := collect(ctx, o.Root, o.From)
 	if err != nil {
 		return err
 	}
@@ -107,6 +107,8 @@ func runAudit(ctx context.Context, o *auditOptions, env *Env) error {
 	if o.Root == "/" && o.From == "" {
 		rep.ExpiredRuns = expiredRuns(apply.Options{})
 	}
+	rep.Captured = captured
+	rep.Summarize()
 	switch o.Output {
 	case "json":
 		err = render.JSON(env.Stdout, rep)

@@ -93,7 +93,7 @@ func runInventory(ctx context.Context, o *inventoryOptions, env *Env, build func
 	if err := outputFormat(o.Output, "text", "json", "html"); err != nil {
 		return err
 	}
-	h, err := collect(ctx, o.Root, o.From)
+	h, _, err := collect(ctx, o.Root, o.From)
 	if err != nil {
 		return err
 	}

@@ -40,8 +40,9 @@ func (s styler) sev(v rule.Severity) string {
 	return s.on(ansiCyan, label)
 }
 
-// Text writes the audit for a person: a header, findings grouped by family
-// with their evidence and recommendation, and a summary line.
+// Text writes the audit for a person: a header, the verdict (summary.go),
+// findings worst first and grouped by family within a severity, with
+// their evidence and recommendation, and a count line.
 func Text(w io.Writer, r *audit.Report, o Options) error {
 	bw := bufio.NewWriter(w)
 	st := styler(o.Color)
@@ -52,6 +53,7 @@ func Text(w io.Writer, r *audit.Report, o Options) error {
 	for _, r := range r.ExpiredRuns {
 		fmt.Fprintf(bw, "%s run %s %s; %s\n", st.on(ansiBold, "nastune journal:"), r.ID, r.Message, r.Fix)
 	}
+	textSummary(bw, st, r)
 	family := ""
 	for _, f := range r.Findings {
 		if f.Family != family {
