@@ -131,4 +131,3 @@ func countWords(n int, one, many string) string {
 	}
 	return fmt.Sprintf("%d %s", n, many)
 }
-
