@@ -171,7 +171,7 @@ func planDiff(p plan.Plan, root string, vals []apply.ValueChange, files []apply.
 	return b.String()
 }
 func printPlan(w io.Writer, p plan.Plan) {
-	fmt.Fprintf(w, "nastune plan: %d change(s); runtime now, persistent across reboots\n", len(p.Changes))
+	fmt.Fprintf(w, "nastune plan: %s; runtime now, persistent across reboots\n", plural(len(p.Changes), "change", "changes"))
 	for i, c := range p.Changes {
 		to := c.To
 		if h := render.HumanSize(c.Target, c.To); h != "" {
