@@ -130,13 +130,13 @@ func summary(st styler, r *audit.Report, verbose bool) string {
 	for _, f := range r.Findings {
 		n[f.Severity]++
 	}
-	s := fmt.Sprintf("%d findings: %s crit, %s warn, %s info", len(r.Findings),
+	s := fmt.Sprintf("%s: %s crit, %s warn, %s info", countWords(len(r.Findings), "finding", "findings"),
 		st.on(ansiRed, fmt.Sprint(n[rule.Crit])), st.on(ansiYell, fmt.Sprint(n[rule.Warn])), st.on(ansiCyan, fmt.Sprint(n[rule.Info])))
 	if len(r.Findings) == 0 {
 		s = "no findings: nothing to change on the evidence collected"
 	}
 	if k := len(r.NotCollected); k > 0 {
-		s += fmt.Sprintf("; %d sources not collected", k)
+		s += "; " + countWords(k, "source", "sources") + " not collected"
 		if !verbose {
 			s += " (--verbose lists them)"
 		}
