@@ -8,6 +8,7 @@ import (
 	"github.com/nastune/nastune/internal/ceiling"
 	"github.com/nastune/nastune/internal/facts"
 	"github.com/nastune/nastune/internal/rule"
+	"github.com/nastune/nastune/internal/units"
 )
 
 // MaxActions is how many actions a Summary names at most: the few that
@@ -249,9 +250,4 @@ func subjects(ss []string) string {
 }
 
 // plural is "1 disk" or "3 disks".
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
-}
+func plural(n int, one, many string) string { return units.Count(n, one, many) }

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/nastune/nastune/internal/audit"
+	"github.com/nastune/nastune/internal/units"
 )
 
 // The verdict block printed first in every audit: data safety, the
@@ -125,9 +126,4 @@ func htmlSummary(r *audit.Report) (template.HTML, error) {
 }
 
 // countWords is "1 risk" or "3 risks".
-func countWords(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
-}
+func countWords(n int, one, many string) string { return units.Count(n, one, many) }
