@@ -27,7 +27,7 @@ func newInventoryCmd(env *Env) *cobra.Command {
 		Short: "Tables of what the machine has: interfaces (net), disks, arrays, pools and filesystems (disks), shares, exports and VPNs (services)",
 		Long: "inventory prints the tables admins write scripts for, read-only, from this machine or a\ncaptured tree (--root). " +
 			"Without a subcommand it prints all of them (net, disks, paths, services).\n\n" + exitHelp,
-		Args: cobra.NoArgs,
+		Args: unknownSubcommand, // "inventory nett": did you mean net?
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runInventory(cmd.Context(), o, env, func(h *facts.Host) any { return inventory.AllTables(h) },
 				func(w io.Writer, v any) error { return render.AllTables(w, v.(inventory.All)) })

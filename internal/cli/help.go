@@ -397,6 +397,7 @@ var placeholders = map[string]string{
 	"level": "LEVEL", "vdev": "TYPE:DISKS", "time": "DURATION", "runtime": "DURATION", "interval": "DURATION", "run": "ID", "discard": "RUN_ID", "max-bytes": "SIZE",
 	"bs": "SIZE", "budget": "DURATION", "sample": "DURATION", "for": "DURATION", "confirm": "DURATION", "device": "DEV", "knobs": "LIST",
 	"auth": "DIGEST", "cipher": "CIPHER", "outer": "IPV", "proto": "PROTO",
+	"sector-size": "BYTES", "logical-sector-size": "BYTES", "physical-sector-size": "BYTES",
 }
 
 // flagUsages writes a command's flags, one per line, aligned: the value
