@@ -2,6 +2,8 @@ package audit
 
 import (
 	"fmt"
+	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -152,9 +154,9 @@ func limitOf(paths []ceiling.Path, bench []facts.BenchMeasure) *Limit {
 	default:
 		lim, other = net, store
 	}
-	l := &Limit{Path: lim.Name, Kind: lim.Kind, MBs: lim.CeilingMBs, Bottleneck: lim.Bottleneck, Move: lim.Move}
+	l := &Limit{Path: lim.Name, Kind: lim.Kind, MBs: round1(lim.CeilingMBs), Bottleneck: lim.Bottleneck, Move: lim.Move}
 	if other != nil {
-		l.Other, l.OtherMBs = other.Name, other.CeilingMBs
+		l.Other, l.OtherMBs = other.Name, round1(other.CeilingMBs)
 	}
 	for _, m := range bench {
 		if m.Device == store.Name && m.MBs > l.MeasuredMBs && lim == store {
@@ -163,6 +165,9 @@ func limitOf(paths []ceiling.Path, bench []facts.BenchMeasure) *Limit {
 	}
 	return l
 }
+
+// round1 rounds a throughput to 0.1 MB/s: the model is no finer.
+func round1(v float64) float64 { return math.Round(v*10) / 10 }
 
 // actions picks at most MaxActions things to do: an expired trial change
 // first (it is still applied, unconfirmed), then one action per rule with
@@ -202,7 +207,9 @@ func actions(findings []rule.Finding, expired []ExpiredRun) []Action {
 			groups = append(groups, g)
 		}
 		g.a.Severity = max(g.a.Severity, f.Severity)
-		g.a.Subjects = append(g.a.Subjects, f.Subject)
+		if !slices.Contains(g.a.Subjects, f.Subject) {
+			g.a.Subjects = append(g.a.Subjects, f.Subject)
+		}
 		if f.Recommendation.Kind == rule.KindAdvice {
 			if g.a.Command == "" { // the first (worst) finding's steps
 				g.a.What = f.Subject + ": " + f.Title
