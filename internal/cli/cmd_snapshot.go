@@ -48,7 +48,7 @@ func newSnapshotCmd(env *Env) *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("writing %s: %w", out, err)
 			}
-			fmt.Fprintf(env.Stdout, "snapshot %s: %d files, %s, %d excluded, %d values redacted\n", out, m.Files, units.Bytes(uint64(n)), len(m.Excluded), m.RedactedKeys)
+			fmt.Fprintf(env.Stdout, "snapshot %s: %s, %s, %d excluded, %s redacted\n", out, units.Count(m.Files, "file", "files"), units.Bytes(uint64(n)), len(m.Excluded), units.Count(m.RedactedKeys, "value", "values"))
 			return nil
 		},
 	}
