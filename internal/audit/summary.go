@@ -61,8 +61,10 @@ type Limit struct {
 	// the reverse); empty when only one side was modelled.
 	Other    string  `json:"other,omitempty"`
 	OtherMBs float64 `json:"other_mb_s,omitempty"`
-	// MeasuredMBs is a saved bench result of Path's device (0: none).
-	MeasuredMBs float64 `json:"measured_mb_s,omitempty"`
+	// MeasuredMBs is the best saved bench result of the fastest storage
+	// path, MeasuredPath (Path when the disks limit, else Other); 0: none.
+	MeasuredMBs  float64 `json:"measured_mb_s,omitempty"`
+	MeasuredPath string  `json:"measured_path,omitempty"`
 	// Move is what would raise the ceiling.
 	Move string `json:"move,omitempty"`
 }
@@ -159,8 +161,8 @@ func limitOf(paths []ceiling.Path, bench []facts.BenchMeasure) *Limit {
 		l.Other, l.OtherMBs = other.Name, round1(other.CeilingMBs)
 	}
 	for _, m := range bench {
-		if m.Device == store.Name && m.MBs > l.MeasuredMBs && lim == store {
-			l.MeasuredMBs = m.MBs
+		if m.Device == store.Name && m.MBs > l.MeasuredMBs {
+			l.MeasuredMBs, l.MeasuredPath = round1(m.MBs), store.Name
 		}
 	}
 	return l

@@ -178,3 +178,27 @@ func TestSummaryInvariants(t *testing.T) {
 		t.Errorf("%d reports at risk, %d with a crit md action first: the corpus lost its failing hosts", atRisk, mdFirst)
 	}
 }
+
+// The limit names the slower side, and a saved bench result of the
+// fastest storage path whichever side limits.
+func TestSummaryLimitAndBench(t *testing.T) {
+	for _, tt := range []struct {
+		host, kind, path, store string
+	}{
+		{"kirkwood-jessie", "disk", "sda", "sda"},  // USB 2 disk behind a gigabit link
+		{"kirkwood-nas", "network", "eth0", "sda"}, // 100 Mb/s link in front of a SATA disk
+	} {
+		rep := auditHost(t, tt.host)
+		l := rep.Summary.Limit
+		if l == nil || l.Kind != tt.kind || l.Path != tt.path || l.MBs <= 0 || l.Bottleneck == "" || (l.Other != "" && l.OtherMBs < l.MBs) {
+			t.Errorf("%s: limit %+v", tt.host, l)
+			continue
+		}
+		rep.Facts.Bench = append(rep.Facts.Bench, facts.BenchMeasure{Source: "t.json", Device: tt.store, Test: "seqread-direct", MBs: 33.3},
+			facts.BenchMeasure{Source: "t.json", Device: "other", Test: "seqread-direct", MBs: 999})
+		rep.Summarize()
+		if l := rep.Summary.Limit; l.MeasuredMBs != 33.3 || l.MeasuredPath != tt.store {
+			t.Errorf("%s: bench not in the limit: %+v", tt.host, l)
+		}
+	}
+}

@@ -60,7 +60,7 @@ func limitLine(l *audit.Limit) string {
 		s += fmt.Sprintf("; %s carries about %.0f MB/s", l.Other, l.OtherMBs)
 	}
 	if l.MeasuredMBs > 0 {
-		s += fmt.Sprintf("; bench measured %.0f MB/s on %s", l.MeasuredMBs, l.Path)
+		s += fmt.Sprintf("; bench measured %.0f MB/s on %s", l.MeasuredMBs, l.MeasuredPath)
 	}
 	return s
 }
