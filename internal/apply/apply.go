@@ -427,7 +427,10 @@ func rollback(m *Manifest, dir string, o *Options, n, failed int, why string) er
 	case werr != nil:
 		return fmt.Errorf("%s; the changes were rolled back, but the journal could not record it: %w (journal %s)", why, werr, dir)
 	}
-	return fmt.Errorf("%s; the %d earlier change(s) were rolled back", why, countApplied(m, failed))
+	if n := countApplied(m, failed); n != 1 {
+		return fmt.Errorf("%s; the %d earlier changes were rolled back", why, n)
+	}
+	return fmt.Errorf("%s; the 1 earlier change was rolled back", why)
 }
 
 func countApplied(m *Manifest, n int) int {

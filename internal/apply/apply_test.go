@@ -151,7 +151,7 @@ func TestErrorRollsBack(t *testing.T) {
 	before := digest(t, root)
 	// Step 5 (after the four runtime values and the sysctl file) fails.
 	m, err := Apply(samplePlan(), Options{Root: root, failAt: 5})
-	if err == nil || m == nil || m.State != StateRolledBack || !strings.Contains(err.Error(), "5 earlier change(s) were rolled back") {
+	if err == nil || m == nil || m.State != StateRolledBack || !strings.Contains(err.Error(), "5 earlier changes were rolled back") {
 		t.Fatalf("err %v, manifest %+v", err, m)
 	}
 	if digest(t, root) != before {

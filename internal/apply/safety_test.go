@@ -780,7 +780,7 @@ func TestJournalWriteFailsBeforeChange(t *testing.T) {
 		return nil
 	}}
 	m, err := Apply(samplePlan(), o)
-	if err == nil || !strings.Contains(err.Error(), "the change was not made") || !strings.Contains(err.Error(), "3 earlier change(s) were rolled back") {
+	if err == nil || !strings.Contains(err.Error(), "the change was not made") || !strings.Contains(err.Error(), "3 earlier changes were rolled back") {
 		t.Fatalf("err = %v", err)
 	}
 	if m.State != StateRolledBack || m.Steps[3].State != StepPending || m.Steps[0].State != StepRestored {

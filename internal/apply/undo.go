@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/nastune/nastune/internal/units"
 )
 
 // Conflict is one file or value changed since the apply in a way undo
@@ -25,7 +27,7 @@ type ConflictError struct {
 
 func (e *ConflictError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "undo %s: nothing restored: %d path(s) changed since the apply and the change cannot be merged:\n", e.Run, len(e.Conflicts))
+	fmt.Fprintf(&b, "undo %s: nothing restored: %s changed since the apply and the change cannot be merged:\n", e.Run, units.Count(len(e.Conflicts), "path", "paths"))
 	for _, c := range e.Conflicts {
 		fmt.Fprintf(&b, "  %s: %s\n", c.Path, c.Reason)
 		if c.Diff != "" {

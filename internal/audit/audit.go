@@ -21,8 +21,14 @@ const Schema = "nastune/audit/v1"
 
 // Report is the result of one audit.
 type Report struct {
-	Schema       string               `json:"schema"`
-	Host         HostSummary          `json:"host"`
+	Schema string      `json:"schema"`
+	Host   HostSummary `json:"host"`
+	// Captured says where and when the facts were read; nil when the
+	// caller did not say (tests).
+	Captured *Capture `json:"captured,omitempty"`
+	// Summary is the verdict, computed from the findings and facts by
+	// Summarize; (*Report).Summarize refreshes it after filtering.
+	Summary      Summary              `json:"summary"`
 	Findings     []rule.Finding       `json:"findings"`
 	NotCollected []facts.NotCollected `json:"not_collected"`
 	// ExpiredRuns are runs applied with `apply --confirm` whose deadline
@@ -39,6 +45,16 @@ type ExpiredRun struct {
 	Deadline time.Time `json:"deadline"`
 	Message  string    `json:"message"`
 	Fix      string    `json:"fix"`
+}
+
+// Capture is where the facts came from and when they were read.
+type Capture struct {
+	// Source is "live" (this machine), "snapshot" (audit --from) or
+	// "tree" (audit --root).
+	Source string `json:"source"`
+	// At is when the facts were read: now for a live run, the snapshot's
+	// creation time; absent when unknown (a captured tree does not say).
+	At *time.Time `json:"at,omitempty"`
 }
 
 // HostSummary is the header of a report.
@@ -67,7 +83,7 @@ func FromFacts(h *facts.Host, opts Options) *Report {
 	if nc == nil {
 		nc = []facts.NotCollected{}
 	}
-	return &Report{
+	r := &Report{
 		Schema: Schema,
 		Host: HostSummary{
 			Hostname: h.Hostname, Kernel: h.Kernel.Release, Arch: h.Arch,
@@ -77,6 +93,15 @@ func FromFacts(h *facts.Host, opts Options) *Report {
 		NotCollected: nc,
 		Facts:        h,
 	}
+	r.Summarize()
+	return r
+}
+
+// Summarize orders the findings worst first and recomputes the Summary
+// from them: call it after changing Findings or ExpiredRuns.
+func (r *Report) Summarize() {
+	SortBySeverity(r.Findings)
+	r.Summary = Summarize(r.Findings, r.Facts, r.ExpiredRuns)
 }
 
 // Worst returns the highest severity among the findings and false when

@@ -24,6 +24,7 @@ const (
 	ExitOK       = 0 // completed; nothing at or above --fail-on
 	ExitFindings = 1 // findings at or above --fail-on
 	ExitUsage    = 2 // bad flags or arguments, unreadable --root, bad input
+	ExitFailed   = 3 // a change failed; apply rolled back what it had changed
 	// ExitInterrupted: stopped by SIGINT (cmd/nastune exits 128+signal).
 	ExitInterrupted = 130
 )
@@ -32,6 +33,7 @@ const exitHelp = `Exit codes:
     0  completed, and no finding at or above --fail-on (default: never fail on findings)
     1  findings at or above --fail-on
     2  usage or input error (bad flag, missing or unreadable --root)
+    3  a change failed: apply rolled back what it had changed (the error says which step)
   130  interrupted by SIGINT (143: SIGTERM); a second signal kills at once`
 
 // UsageError is a mistake in what the user asked for; Hint says how to fix it.
@@ -74,6 +76,14 @@ func (e *interruptedError) code() int {
 type SignalCause struct{ Sig syscall.Signal }
 
 func (c SignalCause) Error() string { return "stopped by " + c.Sig.String() }
+
+// failedError is a run that failed doing what was asked (a write the
+// kernel refused, a config that did not validate) after apply rolled back
+// its earlier steps: exit 3, not the usage error's 2.
+type failedError struct{ Err error }
+
+func (e *failedError) Error() string { return e.Err.Error() }
+func (e *failedError) Unwrap() error { return e.Err }
 
 // errStopped: a server (bench net -s) ended by Ctrl-C, its normal end. It
 // printed its one-line note; nastune exits 0.
@@ -159,6 +169,9 @@ func report(w io.Writer, err error) int {
 		return ExitInterrupted
 	}
 	fmt.Fprintf(w, "nastune: error: %v\n", err)
+	if fe := (*failedError)(nil); errors.As(err, &fe) {
+		return ExitFailed
+	}
 	var ue *UsageError
 	if errors.As(err, &ue) && ue.Hint != "" {
 		fmt.Fprintf(w, "hint: %s\n", ue.Hint)

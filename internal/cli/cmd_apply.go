@@ -99,7 +99,11 @@ func runApply(ctx context.Context, o *applyOptions, env *Env) error {
 	}
 	if !o.Yes {
 		printPlan(env.Stdout, p)
-		fmt.Fprintf(env.Stdout, "\nApply these %d change(s)? [y/N] ", len(p.Changes))
+		q := fmt.Sprintf("these %d changes", len(p.Changes))
+		if len(p.Changes) == 1 {
+			q = "this change"
+		}
+		fmt.Fprintf(env.Stdout, "\nApply %s? [y/N] ", q)
 		line, _ := bufio.NewReader(env.Stdin).ReadString('\n')
 		if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
 			fmt.Fprintln(env.Stdout, "nothing applied")
@@ -135,7 +139,7 @@ func runApply(ctx context.Context, o *applyOptions, env *Env) error {
 		return &UsageError{Err: err, Hint: "nastune apply --wait waits for it"}
 	}
 	if err != nil {
-		return err
+		return &failedError{Err: err} // the run failed (and was rolled back): not a usage error
 	}
 	values, files := 0, 0
 	for _, st := range m.Steps {
@@ -266,7 +270,7 @@ func newUndoCmd(env *Env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(env.Stdout, "undone run %s: %d step(s) restored\n", m.ID, len(m.Steps))
+			fmt.Fprintf(env.Stdout, "undone run %s: %s restored\n", m.ID, plural(len(m.Steps), "step", "steps"))
 			return nil
 		},
 	}

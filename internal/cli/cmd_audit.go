@@ -48,7 +48,9 @@ func newAuditCmd(env *Env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "audit",
 		Short: "Diagnose this machine (or a captured tree) read-only",
-		Long: "audit reads /proc, /sys and /etc, runs every rule and prints the findings grouped by area.\n" +
+		Long: "audit reads /proc, /sys and /etc, runs every rule and prints a verdict first (data safety, the\n" +
+			"layer that limits file service, at most three things to do with their commands), then the\n" +
+			"findings worst first, grouped by area.\n" +
 			"It never changes anything. With --root DIR it reads a captured tree instead and runs no\n" +
 			"command. Each finding names its evidence (file and value), the reason it matters and a\n" +
 			"recommendation computed from this machine's facts.\n\n" + exitHelp,
@@ -83,7 +85,7 @@ func runAudit(ctx context.Context, o *auditOptions, env *Env) error {
 	if err := checkRuleIDs("--skip", o.Skip); err != nil {
 		return err
 	}
-	h, err := collect(ctx, o.Root, o.From)
+	h, captured, err := collect(ctx, o.Root, o.From)
 	if err != nil {
 		return err
 	}
@@ -107,6 +109,8 @@ func runAudit(ctx context.Context, o *auditOptions, env *Env) error {
 	if o.Root == "/" && o.From == "" {
 		rep.ExpiredRuns = expiredRuns(apply.Options{})
 	}
+	rep.Captured = captured
+	rep.Summarize()
 	switch o.Output {
 	case "json":
 		err = render.JSON(env.Stdout, rep)

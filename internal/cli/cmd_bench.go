@@ -23,6 +23,9 @@ import (
 	"github.com/nastune/nastune/internal/units"
 )
 
+// mbOfMiB converts MiB/s (fio's unit) to MB/s (the ceilings' unit).
+func mbOfMiB(v float64) float64 { return v * (1 << 20) / 1e6 }
+
 func newBenchCmd(env *Env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "bench",
@@ -234,24 +237,25 @@ func printDisk(w io.Writer, r *bench.DiskResult) {
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	if spread {
-		fmt.Fprintln(tw, "test\tMiB/s\tmin–max\truns\tIOPS\tp50 µs\tp99 µs\t")
+		fmt.Fprintln(tw, "test\tMiB/s\tMB/s\tmin–max MiB/s\truns\tIOPS\tp50 µs\tp99 µs\t")
 	} else {
-		fmt.Fprintln(tw, "test\tMiB/s\tIOPS\tp50 µs\tp99 µs\t")
+		fmt.Fprintln(tw, "test\tMiB/s\tMB/s\tIOPS\tp50 µs\tp99 µs\t")
 	}
 	for _, t := range r.Tests {
 		if t.Skipped != "" {
-			fmt.Fprintf(tw, "%s\tskipped: %s\t\t\t\t\n", t.Name, t.Skipped)
+			fmt.Fprintf(tw, "%s\tskipped: %s\t\t\t\t\t\n", t.Name, t.Skipped)
 			continue
 		}
 		if spread {
-			fmt.Fprintf(tw, "%s\t%.1f\t%.1f–%.1f\t%d\t%.0f\t%.0f\t%.0f\t\n", t.Name, t.MiBPerS, t.SpreadLo, t.SpreadHi, max(t.Runs, 1), t.IOPS, t.LatUS.P50, t.LatUS.P99)
+			fmt.Fprintf(tw, "%s\t%.1f\t%.1f\t%.1f–%.1f\t%d\t%.0f\t%.0f\t%.0f\t\n", t.Name, t.MiBPerS, mbOfMiB(t.MiBPerS), t.SpreadLo, t.SpreadHi, max(t.Runs, 1), t.IOPS, t.LatUS.P50, t.LatUS.P99)
 		} else {
-			fmt.Fprintf(tw, "%s\t%.1f\t%.0f\t%.0f\t%.0f\t\n", t.Name, t.MiBPerS, t.IOPS, t.LatUS.P50, t.LatUS.P99)
+			fmt.Fprintf(tw, "%s\t%.1f\t%.1f\t%.0f\t%.0f\t%.0f\t\n", t.Name, t.MiBPerS, mbOfMiB(t.MiBPerS), t.IOPS, t.LatUS.P50, t.LatUS.P99)
 		}
 	}
 	tw.Flush()
+	fmt.Fprintln(w, "\nMiB/s as fio prints it (2^20 bytes/s); MB/s (10^6 bytes/s) as audit and inventory paths print ceilings.")
 	if spread {
-		fmt.Fprintln(w, "\nMiB/s, IOPS and latencies are those of the median run.")
+		fmt.Fprintln(w, "MiB/s, IOPS and latencies are those of the median run.")
 	}
 	if r.Interrupted {
 		fmt.Fprintln(w, "\ninterrupted: only the tests above finished")

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"strings"
@@ -127,19 +128,22 @@ func newCalcRAIDCmd(env *Env) *cobra.Command {
 			"offset and used device size mdadm picks, the Array Size, data disks, ext4 stride/stripe_width\n" +
 			"and XFS su/sw, a chunk from an average request size, and stripe_cache_size memory.\n\n" +
 			"Levels as mdadm --level: raid6, RAID6 and 6 are the same; raid0/stripe, raid1/mirror, raid4,\n" +
-			"raid5, raid10.\n" +
+			"raid5, raid10. mdadm's own flags work too: --level=raid6 --raid-devices=10 --spare-devices=1\n" +
+			"--chunk=512K (-l, -n, -x, -c); --chunk=512 means KiB, as for mdadm.\n" +
 			"Sizes: 4T, 512K (binary, as mdadm and fio), 4TiB, or 4TB (decimal, as on the disk label).",
 		Args: cobra.NoArgs,
 		RunE: func(_ *cobra.Command, _ []string) error { return runCalcRAID(o, env) },
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.Level, "level", "", "RAID level (required): raid0, raid1, raid4, raid5, raid6, raid10 (or 6, RAID6)")
+	f.StringVarP(&o.Level, "level", "l", "", "RAID level (required): raid0, raid1, raid4, raid5, raid6, raid10 (or 6, RAID6)")
 	f.IntVar(&o.Devices, "devices", 0, "active member devices (required)")
+	f.IntVarP(&o.Devices, "raid-devices", "n", 0, "same as --devices (mdadm's name)")
 	f.StringVar(&o.MemberSize, "size", "", "size of the smallest member device (required), e.g. 4TB or 4T")
 	f.StringVar(&o.MemberSize, "member-size", "", "same as --size")
 	_ = f.MarkHidden("member-size")
 	f.IntVar(&o.Spares, "spares", 0, "spare devices (add no capacity)")
-	f.StringVar(&o.Chunk, "chunk", "", "chunk size (default: mdadm's 512K)")
+	f.IntVarP(&o.Spares, "spare-devices", "x", 0, "same as --spares (mdadm's name)")
+	f.StringVarP(&o.Chunk, "chunk", "c", "", "chunk size (default: mdadm's 512K; a bare number is KiB, as for mdadm)")
 	f.StringVar(&o.AvgRequest, "avg-request", "", "observed average request size, for a chunk recommendation")
 	f.StringVar(&o.FSBlock, "fs-block", "4KiB", "filesystem block size, for ext4 stride/stripe_width")
 	f.IntVar(&o.StripeCache, "stripe-cache", 0, "stripe_cache_size, for its memory cost (RAID5/6)")
@@ -164,13 +168,16 @@ func runCalcRAID(o *calcRAIDOptions, env *Env) error {
 		return err
 	}
 	if o.Level == "" || o.Devices == 0 || o.MemberSize == "" {
-		return usagef("e.g. nastune calc raid --level raid6 --devices 9 --size 4000787030016 --spares 1", "--level, --devices and --size are required")
+		return usagef("e.g. nastune calc raid --level raid6 --devices 9 --size 4000787030016 --spares 1 (or mdadm's --level=raid6 --raid-devices=9 --spare-devices=1)", "--level, --devices (--raid-devices) and --size are required")
 	}
 	level, err := units.ParseRAIDLevel(o.Level)
 	if err != nil {
 		return &UsageError{Err: fmt.Errorf("--level: %w", err), Hint: "e.g. --level raid6 (or 6, RAID6)"}
 	}
 	in := calc.RAIDInput{Level: level, Devices: o.Devices, Spares: o.Spares, StripeCache: o.StripeCache}
+	if o.Chunk != "" && strings.Trim(o.Chunk, "0123456789") == "" {
+		o.Chunk += "K" // mdadm: --chunk without a suffix is in KiB
+	}
 	for _, s := range []struct {
 		name, v string
 		dst     *uint64
@@ -187,7 +194,11 @@ func runCalcRAID(o *calcRAIDOptions, env *Env) error {
 		return render.JSON(env.Stdout, p)
 	}
 	w := env.Stdout
-	fmt.Fprintf(w, "RAID%d of %d × %s (+%d spare)\n", p.Level, o.Devices, bytesText(in.MemberSize), o.Spares)
+	spares := ""
+	if o.Spares > 0 {
+		spares = " (+" + plural(o.Spares, "spare", "spares") + ")"
+	}
+	fmt.Fprintf(w, "RAID%d of %d × %s%s\n", p.Level, o.Devices, bytesText(in.MemberSize), spares)
 	fmt.Fprintf(w, "data offset      %d sectors (%s) per member\n", p.DataOffsetSectors, units.Bytes(p.DataOffsetSectors*512))
 	fmt.Fprintf(w, "                 assumes the %s\n", p.DataOffsetBasis)
 	fmt.Fprintf(w, "used dev size    %s\n", bytesText(p.ComponentBytes))
@@ -213,6 +224,9 @@ func runCalcRAID(o *calcRAIDOptions, env *Env) error {
 type calcZFSOptions struct {
 	Vdevs      []string
 	DiskSize   string
+	Sector     string
+	Logical    string
+	Physical   string
 	Ashift     int
 	Recordsize string
 	Output     string
@@ -223,6 +237,9 @@ type calcZFSOptions struct {
 type zfsCalc struct {
 	calc.ZFSPlan
 	Compare []calc.ZFSPlan `json:"compare"`
+	// Ashifts is what disks of the given sector size accept (absent
+	// without --sector-size).
+	Ashifts *calc.AshiftChoice `json:"ashifts,omitempty"`
 }
 
 func newCalcZFSCmd(env *Env) *cobra.Command {
@@ -236,20 +253,37 @@ func newCalcZFSCmd(env *Env) *cobra.Command {
 			"Vdevs: --vdev TYPE:DISKS, repeatable: raidz1:5, raidz2:6 (or z2:6), raidz3:11, mirror:2, disk:1.\n" +
 			"Sizes: 4T, 128K (binary), 4TiB, or 4TB (decimal, as on the disk label).",
 		Args: cobra.NoArgs,
-		RunE: func(_ *cobra.Command, _ []string) error { return runCalcZFS(o, env) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runCalcZFS(o, cmd.Flags().Changed("ashift"), env)
+		},
 	}
 	f := cmd.Flags()
 	f.StringArrayVar(&o.Vdevs, "vdev", nil, "a top-level vdev, TYPE:DISKS (repeat for more)")
 	f.StringVar(&o.DiskSize, "disk-size", "", "size of each disk (required)")
-	f.IntVar(&o.Ashift, "ashift", 12, "ashift (9-16)")
+	f.IntVar(&o.Ashift, "ashift", 12, "ashift (9-16; default: the one --sector-size recommends, else 12)")
+	f.StringVar(&o.Sector, "sector-size", "", "the disks' sector size, logical and physical (512 or 4096; lsblk -o LOG-SEC,PHY-SEC): says which ashift values they accept")
+	f.StringVar(&o.Logical, "logical-sector-size", "", "the disks' logical sector size, when it differs from the physical one (512e disks: 512)")
+	f.StringVar(&o.Physical, "physical-sector-size", "", "the disks' physical sector size (512e disks: 4096)")
 	f.StringVar(&o.Recordsize, "recordsize", "128K", "recordsize, for the allocation efficiency column")
 	f.StringVarP(&o.Output, "output", "o", "text", "output format: text or json")
 	return cmd
 }
 
-func runCalcZFS(o *calcZFSOptions, env *Env) error {
+func runCalcZFS(o *calcZFSOptions, ashiftGiven bool, env *Env) error {
 	if err := outputFormat(o.Output, "text", "json"); err != nil {
 		return err
+	}
+	ashifts, err := sectorAshifts(o)
+	if err != nil {
+		return err
+	}
+	if ashifts != nil {
+		if !ashiftGiven {
+			o.Ashift = ashifts.Recommended
+		} else if o.Ashift < ashifts.Min {
+			return usagef(fmt.Sprintf("use --ashift %d or more (%d recommended)", ashifts.Min, ashifts.Recommended),
+				"--ashift %d is below the %d-byte logical sector: ZFS refuses it", o.Ashift, ashifts.LogicalSector)
+		}
 	}
 	if len(o.Vdevs) == 0 || o.DiskSize == "" {
 		return usagef("e.g. nastune calc zfs --vdev raidz2:6 --disk-size 4TB --ashift 12", "--vdev and --disk-size are required")
@@ -277,8 +311,11 @@ func runCalcZFS(o *calcZFSOptions, env *Env) error {
 	if err != nil {
 		return &UsageError{Err: fmt.Errorf("--ashift/--disk-size: %w", err), Hint: "ashift 9-16; disks of at least 128MiB"}
 	}
-	out := zfsCalc{ZFSPlan: p}
+	out := zfsCalc{ZFSPlan: p, Ashifts: ashifts}
 	for _, a := range []int{9, 12, 13} {
+		if ashifts != nil && a < ashifts.Min {
+			continue // the disks refuse it
+		}
 		c, err := calc.PlanZFS(specs, disk, a, rs)
 		if err != nil {
 			return err
@@ -290,6 +327,13 @@ func runCalcZFS(o *calcZFSOptions, env *Env) error {
 	}
 	w := env.Stdout
 	tib := func(b uint64) string { return fmt.Sprintf("%.2f TiB", float64(b)/(1<<40)) }
+	if a := ashifts; a != nil {
+		fmt.Fprintf(w, "ashift: %s\n", a.Why)
+		if o.Ashift < a.Recommended && a.PhysicalSector > 1<<o.Ashift {
+			fmt.Fprintf(w, "  ashift %d is below the %d-byte physical sector: every write smaller than it is a read-modify-write inside the disk\n", o.Ashift, a.PhysicalSector)
+		}
+		fmt.Fprintln(w)
+	}
 	fmt.Fprintf(w, "usable (zfs list AVAIL of the new pool): %d bytes, %s (ashift %d, slop %s)\n\n", p.UsableBytes, tib(p.UsableBytes), p.Ashift, tib(p.SlopBytes))
 	fmt.Fprintf(w, "%-12s %14s %14s %10s %10s %12s\n", "vdev", "raw", "usable", "eff.", "ideal", "eff. @rs")
 	for _, v := range p.Vdevs {
@@ -303,6 +347,74 @@ func runCalcZFS(o *calcZFSOptions, env *Env) error {
 	return nil
 }
 
+// runCalcVPNLink answers --link-mtu: the mssfix (2.6 and older
+// meanings) and tun-mtu for a link, with the overhead breakdown.
+func runCalcVPNLink(o *calcVPNOptions, in calc.VPNInput, env *Env) error {
+	l, err := calc.PlanVPNLink(in, o.LinkMTU)
+	if err != nil {
+		return &UsageError{Err: err, Hint: "e.g. nastune calc vpn --link-mtu 1500 --proto udp"}
+	}
+	if o.Output == "json" {
+		return render.JSON(env.Stdout, vpnCalc{VPNPlan: l.Breakdown, Link: &l,
+			Why: fmt.Sprintf("mssfix %d mtu (OpenVPN 2.6) or mssfix %d (2.5 and older) clamps TCP to MSS %d; tun-mtu %d or less on both ends keeps every packet whole", l.MSSFix, l.MSSFixLegacy, l.MSS, l.TunMTUNoFragment)})
+	}
+	w := env.Stdout
+	p := l.Breakdown
+	proto := strings.ToUpper(cmp.Or(o.Proto, "udp"))
+	fmt.Fprintf(w, "link MTU %d, %s over %s, %s:\n\n", l.LinkMTU, strings.Replace(strings.ToUpper(cmp.Or(o.Outer, "ipv4")), "IPV", "IPv", 1), proto, strings.ToUpper(o.Cipher))
+	fmt.Fprintf(w, "  mssfix %d mtu    OpenVPN 2.6 (its default is 1492 mtu): the whole packet on the wire\n", l.MSSFix)
+	fmt.Fprintf(w, "  mssfix %d        the same limit for 2.5 and older, or 2.6 without 'mtu' (UDP payload)\n", l.MSSFixLegacy)
+	fmt.Fprintf(w, "  tun-mtu 1500       keep the default: TCP is clamped to MSS %d and fits; larger UDP or ICMP\n", l.MSS)
+	fmt.Fprintf(w, "                     packets are fragmented outside the tunnel\n")
+	fmt.Fprintf(w, "  tun-mtu %-10d or set this on both ends: no packet, TCP or not, is fragmented\n\n", l.TunMTUNoFragment)
+	row := func(label string, n int) { fmt.Fprintf(w, "  %-36s %5d\n", label, n) }
+	row("link MTU", l.LinkMTU)
+	row("- outer IP + "+proto+" header", p.OuterBytes)
+	row("- opcode / peer-id", p.OpcodeBytes)
+	row("- crypto (IV, tag, HMAC, packet id)", p.CryptoBytes)
+	if p.CBCPadding > 0 {
+		row("- CBC block rounding", p.CBCPadding)
+	}
+	if p.PayloadBytes > 0 {
+		row("- payload headers", p.PayloadBytes)
+	}
+	row("= largest inner packet (tun-mtu)", l.TunMTUNoFragment)
+	row("- inner IPv4 + TCP", p.InnerBytes)
+	row("= MSS", l.MSS)
+	return nil
+}
+
+// sectorAshifts reads --sector-size, --logical-sector-size and
+// --physical-sector-size; nil when none is given.
+func sectorAshifts(o *calcZFSOptions) (*calc.AshiftChoice, error) {
+	if o.Sector == "" && o.Logical == "" && o.Physical == "" {
+		return nil, nil
+	}
+	if o.Sector != "" && (o.Logical != "" || o.Physical != "") {
+		return nil, usagef("give --sector-size for disks whose sectors are one size, or --logical-sector-size and --physical-sector-size", "--sector-size and --logical/--physical-sector-size exclude each other")
+	}
+	logical, physical := o.Logical, o.Physical
+	if o.Sector != "" {
+		logical, physical = o.Sector, o.Sector
+	}
+	if logical == "" {
+		logical = "512" // a physical size alone: 512e when it is larger
+	}
+	var l, p uint64
+	var err error
+	if l, err = sizeFlag("logical-sector-size", logical); err != nil {
+		return nil, err
+	}
+	if p, err = sizeFlag("physical-sector-size", physical); err != nil {
+		return nil, err
+	}
+	c, err := calc.Ashifts(int(min(l, 1<<20)), int(min(p, 1<<20)))
+	if err != nil {
+		return nil, &UsageError{Err: err, Hint: "sector sizes as lsblk -o LOG-SEC,PHY-SEC prints them: 512 or 4096"}
+	}
+	return &c, nil
+}
+
 type calcVPNOptions struct {
 	MSSFix      int
 	Legacy      bool
@@ -314,6 +426,7 @@ type calcVPNOptions struct {
 	TAP         bool
 	NoPeerID    bool
 	TunMTU      int
+	LinkMTU     int
 	Output      string
 }
 
@@ -325,6 +438,8 @@ type vpnCalc struct {
 	// TunMTUMSS is the MSS a tun-mtu allows (tun-mtu − 40), when given.
 	TunMTUMSS int    `json:"tun_mtu_mss,omitempty"`
 	Why       string `json:"why"`
+	// Link answers --link-mtu: which mssfix and tun-mtu fit that link.
+	Link *calc.VPNLinkPlan `json:"link,omitempty"`
 }
 
 func newCalcVPNCmd(env *Env) *cobra.Command {
@@ -336,6 +451,8 @@ func newCalcVPNCmd(env *Env) *cobra.Command {
 			"--mssfix N means 2.6's 'mssfix N mtu': N is the whole encapsulated packet on the wire. With\n" +
 			"--legacy, N is the UDP payload, as OpenVPN 2.5 and earlier read it (and 2.6 reads 'mssfix N'\n" +
 			"without 'mtu'). The answer shows both readings.\n\n" +
+			"With --link-mtu N (the MTU of the network the tunnel runs over, e.g. 1500; not OpenVPN's own\n" +
+			"link-mtu option) it answers the other way round: which mssfix and tun-mtu fit that link.\n\n" +
 			"Ciphers: " + calc.VPNCiphers() + ".\n\n" + exitHelp,
 		Args: cobra.NoArgs,
 		RunE: func(_ *cobra.Command, _ []string) error { return runCalcVPN(o, env) },
@@ -351,6 +468,7 @@ func newCalcVPNCmd(env *Env) *cobra.Command {
 	f.BoolVar(&o.TAP, "tap", false, "dev tap: a 14-byte Ethernet header travels inside")
 	f.BoolVar(&o.NoPeerID, "no-peer-id", false, "the peer does not use peer-id (pre-2.3 clients): 1-byte opcode instead of 4")
 	f.IntVar(&o.TunMTU, "tun-mtu", 0, "tun-mtu, to compare the MSS it allows")
+	f.IntVar(&o.LinkMTU, "link-mtu", 0, "the MTU of the link the tunnel runs over (1500 for Ethernet): prints the mssfix and tun-mtu that fit it")
 	f.StringVarP(&o.Output, "output", "o", "text", "output format: text or json")
 	return cmd
 }
@@ -364,6 +482,9 @@ func runCalcVPN(o *calcVPNOptions, env *Env) error {
 	}
 	in := calc.VPNInput{MSSFix: o.MSSFix, Legacy: o.Legacy, Outer: o.Outer, Proto: o.Proto, Cipher: o.Cipher, Auth: o.Auth,
 		Compression: o.Compression, TAP: o.TAP, PeerID: !o.NoPeerID}
+	if o.LinkMTU > 0 {
+		return runCalcVPNLink(o, in, env)
+	}
 	p, err := calc.PlanVPN(in)
 	if err != nil {
 		return &UsageError{Err: err, Hint: "e.g. nastune calc vpn --mssfix 1492 --cipher AES-256-GCM --outer ipv4"}

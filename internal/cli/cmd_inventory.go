@@ -25,7 +25,13 @@ func newInventoryCmd(env *Env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "inventory",
 		Short: "Tables of what the machine has: interfaces (net), disks, arrays, pools and filesystems (disks), shares, exports and VPNs (services)",
-		Long:  "inventory prints the tables admins write scripts for, read-only, from this machine or a\ncaptured tree (--root).\n\n" + exitHelp,
+		Long: "inventory prints the tables admins write scripts for, read-only, from this machine or a\ncaptured tree (--root). " +
+			"Without a subcommand it prints all of them (net, disks, paths, services).\n\n" + exitHelp,
+		Args: unknownSubcommand, // "inventory nett": did you mean net?
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runInventory(cmd.Context(), o, env, func(h *facts.Host) any { return inventory.AllTables(h) },
+				func(w io.Writer, v any) error { return render.AllTables(w, v.(inventory.All)) })
+		},
 	}
 	cmd.PersistentFlags().StringVar(&o.Root, "root", "/", "read a captured machine tree instead of this machine")
 	cmd.PersistentFlags().StringVar(&o.From, "from", "", "read a snapshot written by nastune snapshot -o FILE")
@@ -93,7 +99,7 @@ func runInventory(ctx context.Context, o *inventoryOptions, env *Env, build func
 	if err := outputFormat(o.Output, "text", "json", "html"); err != nil {
 		return err
 	}
-	h, err := collect(ctx, o.Root, o.From)
+	h, _, err := collect(ctx, o.Root, o.From)
 	if err != nil {
 		return err
 	}

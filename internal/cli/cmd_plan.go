@@ -14,6 +14,7 @@ import (
 	"github.com/nastune/nastune/internal/plan"
 	"github.com/nastune/nastune/internal/render"
 	"github.com/nastune/nastune/internal/udiff"
+	"github.com/nastune/nastune/internal/units"
 )
 
 type planOptions struct {
@@ -140,12 +141,7 @@ func stepCount(changes, values, files int) string {
 		plural(values, "runtime value", "runtime values"), plural(files, "file", "files"))
 }
 
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
-}
+func plural(n int, one, many string) string { return units.Count(n, one, many) }
 
 // planDiff is `plan -o diff`: a patch for `patch -p1` run from the root
 // (/ or --root DIR). Runtime-only values cannot be patched; they are listed
@@ -180,9 +176,9 @@ func printPlan(w io.Writer, p plan.Plan) {
 		}
 	}
 	if lost == 0 {
-		fmt.Fprintf(w, "nastune plan: %d change(s); runtime now, persistent across reboots\n", len(p.Changes))
+		fmt.Fprintf(w, "nastune plan: %s; runtime now, persistent across reboots\n", plural(len(p.Changes), "change", "changes"))
 	} else {
-		fmt.Fprintf(w, "nastune plan: %d change(s); runtime now, persistent across reboots except %d that a later file overrides (marked NOT persistent)\n", len(p.Changes), lost)
+		fmt.Fprintf(w, "nastune plan: %s; runtime now, persistent across reboots except %d that a later file overrides (marked NOT persistent)\n", plural(len(p.Changes), "change", "changes"), lost)
 	}
 	for i, c := range p.Changes {
 		to := c.To

@@ -116,11 +116,16 @@ func readAuditInput(cmd *cobra.Command, file string) (*audit.Report, error) {
 	defer f.Close()
 	br := bufio.NewReader(f)
 	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
-		h, err := snapshotFacts(cmd.Context(), file)
+		h, at, err := snapshotFacts(cmd.Context(), file)
 		if err != nil {
 			return nil, err
 		}
-		return audit.FromFacts(h, audit.Options{}), nil
+		rep := audit.FromFacts(h, audit.Options{})
+		rep.Captured = &audit.Capture{Source: "snapshot"}
+		if !at.IsZero() {
+			rep.Captured.At = &at
+		}
+		return rep, nil
 	}
 	var rep audit.Report
 	lr := &io.LimitedReader{R: br, N: maxAuditJSON + 1}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/nastune/nastune/internal/audit"
 	"github.com/nastune/nastune/internal/facts"
 	"github.com/nastune/nastune/internal/hostfs"
 	"github.com/nastune/nastune/internal/probe"
@@ -47,7 +48,7 @@ func newSnapshotCmd(env *Env) *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("writing %s: %w", out, err)
 			}
-			fmt.Fprintf(env.Stdout, "snapshot %s: %d files, %s, %d excluded, %d values redacted\n", out, m.Files, units.Bytes(uint64(n)), len(m.Excluded), m.RedactedKeys)
+			fmt.Fprintf(env.Stdout, "snapshot %s: %s, %s, %d excluded, %s redacted\n", out, units.Count(m.Files, "file", "files"), units.Bytes(uint64(n)), len(m.Excluded), units.Count(m.RedactedKeys, "value", "values"))
 			return nil
 		},
 	}
@@ -61,52 +62,63 @@ func newSnapshotCmd(env *Env) *cobra.Command {
 // A snapshot whose facts layout matches this binary gives its stored facts
 // (the live run's, including kernel-only answers); otherwise its tree is
 // probed as a captured tree.
-func collect(ctx context.Context, rootDir, from string) (*facts.Host, error) {
+func collect(ctx context.Context, rootDir, from string) (*facts.Host, *audit.Capture, error) {
 	if from != "" {
 		if rootDir != "/" && rootDir != "" {
-			return nil, usagef("give one of them", "--from and --root exclude each other")
+			return nil, nil, usagef("give one of them", "--from and --root exclude each other")
 		}
-		h, err := snapshotFacts(ctx, from)
+		h, at, err := snapshotFacts(ctx, from)
 		if err != nil {
 			hint := "give a file written by nastune snapshot -o FILE"
 			if errors.Is(err, os.ErrNotExist) {
 				hint = "check the file name"
 			}
-			return nil, &UsageError{Err: err, Hint: hint}
+			return nil, nil, &UsageError{Err: err, Hint: hint}
 		}
-		return h, nil
+		c := &audit.Capture{Source: "snapshot"}
+		if !at.IsZero() {
+			c.At = &at
+		}
+		return h, c, nil
 	}
 	r, err := openRoot(rootDir)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer r.Close()
+	// A live run reads now; a captured tree does not say when it was taken.
+	c := &audit.Capture{Source: "tree"}
+	if rootDir == "/" || rootDir == "" {
+		now := time.Now().UTC().Truncate(time.Second)
+		c = &audit.Capture{Source: "live", At: &now}
+	}
 	h := probe.Collect(ctx, r)
 	if err := ctx.Err(); err != nil {
-		return nil, err // interrupted: no report from partial facts
+		return nil, nil, err // interrupted: no report from partial facts
 	}
-	return h, nil
+	return h, c, nil
 }
 
 // snapshotFacts loads a snapshot: its stored facts when their layout
 // matches this binary, else the facts of probing its tree.
-func snapshotFacts(ctx context.Context, file string) (*facts.Host, error) {
+func snapshotFacts(ctx context.Context, file string) (*facts.Host, time.Time, error) {
 	l, err := snapshot.Load(file)
 	if err != nil {
-		return nil, err
+		return nil, time.Time{}, err
 	}
 	defer l.Close()
+	at := l.Meta.Created.UTC()
 	if l.Facts != nil {
-		return l.Facts, nil
+		return l.Facts, at, nil
 	}
 	r, err := hostfs.Open(l.Dir)
 	if err != nil {
-		return nil, err
+		return nil, at, err
 	}
 	defer r.Close()
 	h := probe.Collect(ctx, r)
 	if err := ctx.Err(); err != nil {
-		return nil, err // interrupted: no report from partial facts
+		return nil, at, err // interrupted: no report from partial facts
 	}
-	return h, nil
+	return h, at, nil
 }

@@ -16,23 +16,31 @@ import (
 	"github.com/nastune/nastune/internal/units"
 )
 
-// exitCodes is the exit-status block of a command's help and man page:
+// exitCodes is the exit-status block of a command's help and man page (code 3 for apply only):
 // exitHelp for commands that take --fail-on; for the others the same block
 // without the findings line (code 1) and without --fail-on and --root in
 // the wording, so a code added to exitHelp shows everywhere.
 func exitCodes(cmd *cobra.Command) string {
-	if cmd.Flags().Lookup("fail-on") != nil {
-		return exitHelp
-	}
+	failOn := cmd.Flags().Lookup("fail-on") != nil
 	var out []string
 	for _, l := range strings.Split(exitHelp, "\n") {
 		switch code, _, _ := strings.Cut(strings.TrimSpace(l), " "); code {
 		case "0":
-			l = "    0  completed"
+			if !failOn {
+				l = "    0  completed"
+			}
 		case "1":
-			continue
+			if !failOn {
+				continue
+			}
 		case "2":
-			l = "    2  usage or input error (bad flag or argument, unreadable input)"
+			if !failOn {
+				l = "    2  usage or input error (bad flag or argument, unreadable input)"
+			}
+		case "3":
+			if cmd.Name() != "apply" { // only apply changes and rolls back
+				continue
+			}
 		}
 		out = append(out, l)
 	}
@@ -389,6 +397,7 @@ var placeholders = map[string]string{
 	"level": "LEVEL", "vdev": "TYPE:DISKS", "time": "DURATION", "runtime": "DURATION", "interval": "DURATION", "run": "ID", "discard": "RUN_ID", "max-bytes": "SIZE",
 	"bs": "SIZE", "budget": "DURATION", "sample": "DURATION", "for": "DURATION", "confirm": "DURATION", "device": "DEV", "knobs": "LIST",
 	"auth": "DIGEST", "cipher": "CIPHER", "outer": "IPV", "proto": "PROTO",
+	"sector-size": "BYTES", "logical-sector-size": "BYTES", "physical-sector-size": "BYTES",
 }
 
 // flagUsages writes a command's flags, one per line, aligned: the value

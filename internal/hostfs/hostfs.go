@@ -272,7 +272,9 @@ func CommandFile(argv ...string) string {
 // Command returns what argv prints: on the live system by running it
 // through the read-only allow-list of internal/cmdrun, in a captured tree
 // from CommandFile(argv) (its "# command:" header line removed). The
-// second value names the source for evidence.
+// second value names the source for evidence: the command as typed
+// ("ethtool -k eth0"), live or captured; on an error in a captured tree,
+// the file that is missing.
 func (r *Root) Command(ctx context.Context, argv ...string) ([]byte, string, error) {
 	if r.tree == nil {
 		out, err := cmdrun.Run(ctx, argv...)
@@ -296,7 +298,7 @@ func (r *Root) Command(ctx context.Context, argv ...string) ([]byte, string, err
 	}
 	b = RedactCommand(argv, b)
 	r.rec.command(argv, b)
-	return b, name, nil
+	return b, strings.Join(argv, " "), nil
 }
 
 // RealPath resolves every symlink in name and returns the host path it

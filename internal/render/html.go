@@ -136,6 +136,11 @@ func HTMLAudit(w io.Writer, r *audit.Report, o HTMLOptions) error {
 	if err != nil {
 		return err
 	}
+	verdict, err := htmlSummary(r)
+	if err != nil {
+		return err
+	}
+	body = verdict + body
 	h := r.Host
 	sub := fmt.Sprintf("kernel %s · %s · %d CPU · %s RAM", orUnknown(h.Kernel), orUnknown(h.Arch), h.CPUs, memString(h.MemBytes))
 	return writePage(w, "nastune audit: "+orUnknown(h.Hostname), sub, body, o)

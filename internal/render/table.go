@@ -36,6 +36,11 @@ func writeGrids(w io.Writer, gs ...grid) error {
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
+		if len(g.Rows) == 0 {
+			// An empty table is one line, not a header over nothing.
+			fmt.Fprintf(w, "%s: none\n", g.Title)
+			continue
+		}
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, strings.Join(g.Header, "\t"))
 		for _, r := range g.Rows {
@@ -352,6 +357,8 @@ func inventoryGrids(v any) ([]grid, bool) {
 		return serviceGrids(t), true
 	case inventory.Paths:
 		return []grid{pathGrid(t), pathLinks(t)}, true
+	case inventory.All:
+		return allGrids(t), true
 	}
 	return nil, false
 }

@@ -40,11 +40,12 @@ func (s styler) sev(v rule.Severity) string {
 	return s.on(ansiCyan, label)
 }
 
-// Text writes the audit for a person: a header, findings grouped by family
-// with their evidence and recommendation, and a summary line. Every value
-// from the report passes CleanLine (no control character, no forged
-// line), so with colours on the text goes to RawWriter(w): the only escape
-// sequences in it are the styles written here.
+// Text writes the audit for a person: a header, the verdict (summary.go),
+// findings worst first and grouped by family within a severity, with
+// their evidence and recommendation, and a count line. Every value from
+// the report passes CleanLine (no control character, no forged line), so
+// with colours on the text goes to RawWriter(w): the only escape sequences
+// in it are the styles written here.
 func Text(w io.Writer, r *audit.Report, o Options) error {
 	if o.Color {
 		w = RawWriter(w)
@@ -59,6 +60,7 @@ func Text(w io.Writer, r *audit.Report, o Options) error {
 	for _, r := range r.ExpiredRuns {
 		fmt.Fprintf(bw, "%s run %s %s; %s\n", st.on(ansiBold, "nastune journal:"), r.ID, r.Message, r.Fix)
 	}
+	textSummary(bw, st, r)
 	family := ""
 	for _, f := range r.Findings {
 		if f.Family != family {
@@ -135,13 +137,13 @@ func summary(st styler, r *audit.Report, verbose bool) string {
 	for _, f := range r.Findings {
 		n[f.Severity]++
 	}
-	s := fmt.Sprintf("%d findings: %s crit, %s warn, %s info", len(r.Findings),
+	s := fmt.Sprintf("%s: %s crit, %s warn, %s info", countWords(len(r.Findings), "finding", "findings"),
 		st.on(ansiRed, fmt.Sprint(n[rule.Crit])), st.on(ansiYell, fmt.Sprint(n[rule.Warn])), st.on(ansiCyan, fmt.Sprint(n[rule.Info])))
 	if len(r.Findings) == 0 {
 		s = "no findings: nothing to change on the evidence collected"
 	}
 	if k := len(r.NotCollected); k > 0 {
-		s += fmt.Sprintf("; %d sources not collected", k)
+		s += "; " + countWords(k, "source", "sources") + " not collected"
 		if !verbose {
 			s += " (--verbose lists them)"
 		}

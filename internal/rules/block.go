@@ -7,6 +7,7 @@ import (
 
 	"github.com/nastune/nastune/internal/facts"
 	"github.com/nastune/nastune/internal/rule"
+	"github.com/nastune/nastune/internal/units"
 )
 
 // Block scheduler and read-ahead: KNOWLEDGE §3.
@@ -56,8 +57,8 @@ func schedulerWant(h *facts.Host, d facts.BlockDevice) (want, why string) {
 		return "none", fmt.Sprintf("An NVMe drive has deep hardware queues; %s only adds CPU time and lock "+
 			"contention per request.", cur)
 	case cur == "bfq" && slowCPU(h):
-		return "mq-deadline", fmt.Sprintf("bfq spends CPU on fairness per request; on this %s with %d core(s) "+
-			"that CPU is what limits file serving.", h.Arch, h.CPU.Count)
+		return "mq-deadline", fmt.Sprintf("bfq spends CPU on fairness per request; on this %s with %s "+
+			"that CPU is what limits file serving.", h.Arch, units.Count(h.CPU.Count, "core", "cores"))
 	}
 	return "", ""
 }

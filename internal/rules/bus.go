@@ -383,23 +383,9 @@ func pathsOf(in rule.Input) []ceiling.Path {
 	return ceiling.Paths(in.Host)
 }
 
-// fastestPaths returns the fastest network path and the fastest storage
-// path (array, pool or disk); nil when there is none.
+// fastestPaths is ceiling.Fastest (the audit's verdict uses it too).
 func fastestPaths(paths []ceiling.Path) (bestNet, bestStore *ceiling.Path) {
-	for i := range paths {
-		p := &paths[i]
-		switch p.Kind {
-		case "network":
-			if bestNet == nil || p.CeilingMBs > bestNet.CeilingMBs {
-				bestNet = p
-			}
-		case "array", "disk", "pool":
-			if bestStore == nil || p.CeilingMBs > bestStore.CeilingMBs {
-				bestStore = p
-			}
-		}
-	}
-	return bestNet, bestStore
+	return ceiling.Fastest(paths)
 }
 
 // pciDir is the folder a PCI device's attributes were read from.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/nastune/nastune/internal/facts"
 	"github.com/nastune/nastune/internal/rule"
+	"github.com/nastune/nastune/internal/units"
 )
 
 // External-metadata (IMSM, DDF) containers and their volumes: see
@@ -64,7 +65,11 @@ func checkMDContainerUnused(in rule.Input) []rule.Finding {
 		if len(names) == 0 {
 			why += "; no volume of it is assembled"
 		} else {
-			why += "; its volume(s) " + strings.Join(names, ", ") + " are not running"
+			if len(names) == 1 {
+				why += "; its volume " + names[0] + " is not running"
+			} else {
+				why += "; its volumes " + strings.Join(names, ", ") + " are not running"
+			}
 		}
 		if len(devs) > 0 {
 			why += "; it holds " + strings.Join(devs, ", ")
@@ -94,17 +99,21 @@ func mdSpareTarget(a facts.MDArray, spares []facts.MDMember) (why, target string
 	for _, m := range spares {
 		names = append(names, m.Device)
 	}
-	why = fmt.Sprintf("; %d spare(s) are attached (%s), enough for the missing members", len(spares), strings.Join(names, ", "))
+	isAre, spareList := "are", "spares "+strings.Join(names, ", ")
+	if len(names) == 1 {
+		isAre, spareList = "is", "spare "+names[0]
+	}
+	why = fmt.Sprintf("; %s %s attached (%s), enough for the missing members", units.Count(len(spares), "spare", "spares"), isAre, strings.Join(names, ", "))
 	switch {
 	case a.SyncAction == "reshape":
-		target = fmt.Sprintf("no disk to add: md uses the attached spare(s) %s for recovery once the reshape of %s finishes; let it finish (cat /proc/mdstat) and avoid heavy I/O meanwhile",
-			strings.Join(names, ", "), mdDev(a.Name))
+		target = fmt.Sprintf("no disk to add: md uses the attached %s for recovery once the reshape of %s finishes; let it finish (cat /proc/mdstat) and avoid heavy I/O meanwhile",
+			spareList, mdDev(a.Name))
 	case a.ReadOnly:
 		target = fmt.Sprintf("no disk to add: recovery onto %s starts when %s becomes writable (mdadm --readwrite %s)",
 			strings.Join(names, ", "), mdDev(a.Name), mdDev(a.Name))
 	default:
-		target = fmt.Sprintf("no disk to add: md rebuilds onto the attached spare(s) %s by itself; if no recovery shows in /proc/mdstat, check mdadm --detail %s",
-			strings.Join(names, ", "), mdDev(a.Name))
+		target = fmt.Sprintf("no disk to add: md rebuilds onto the attached %s by itself; if no recovery shows in /proc/mdstat, check mdadm --detail %s",
+			spareList, mdDev(a.Name))
 	}
 	return why, target
 }

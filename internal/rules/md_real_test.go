@@ -103,7 +103,7 @@ func TestMDStatesProcfs(t *testing.T) {
 		{"md-degraded", "md6", "crit", []string{"recovery onto a new member is at 8.5%", "17.0min", "let the recovery of /dev/md6 finish"}},
 		{"md-failed-member", "md9", "info", []string{"sde, sdf", "not degraded", "mdadm /dev/md9 --remove /dev/sde; mdadm /dev/md9 --remove /dev/sdf", "[4/4] [UUUU]", "sde[4](F)"}},
 		{"md-container-unused", "md219", "info", []string{"/dev/md219 is an external-metadata (imsm) container", "no volume of it is assembled", "mdadm --assemble --scan", "super external:imsm"}},
-		{"md-degraded", "md42", "crit", []string{"1 spare(s) are attached (sda1)", "no disk to add", "once the reshape of /dev/md42 finishes", "sda1[3](S)"}},
+		{"md-degraded", "md42", "crit", []string{"1 spare is attached (sda1)", "no disk to add", "once the reshape of /dev/md42 finishes", "sda1[3](S)"}},
 		{"md-sync-waiting", "md9", "info", []string{"waits for another array", "=DELAYED"}},
 		{"md-sync-waiting", "md11", "info", []string{"auto-read-only", "mdadm --readwrite /dev/md11"}},
 		{"md-reshaping", "md42", "info", []string{"56.1% done", "1868.1min"}},
@@ -227,7 +227,7 @@ md0 : active raid6 sde1[6](S) sdf1[7](S) sdb1[0] sdg1[3] sdd1[2] sdc[1]
 
 unused devices: <none>
 `, want: []string{"md-degraded md0", "md-reshaping md0"}, check: "md-degraded",
-			contains: []string{"2 of its 6 members missing", "2 spare(s) are attached (sde1, sdf1)", "no disk to add", "once the reshape of /dev/md0 finishes", "sde1[6](S)", "sdf1[7](S)"},
+			contains: []string{"2 of its 6 members missing", "2 spares are attached (sde1, sdf1)", "no disk to add", "once the reshape of /dev/md0 finishes", "sde1[6](S)", "sdf1[7](S)"},
 			absent:   []string{"--add"}},
 		{name: "one spare for two missing", mdstat: `Personalities : [raid6]
 md0 : active raid6 sde1[6](S) sdb1[0] sdg1[3] sdd1[2] sdc[1]

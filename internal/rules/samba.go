@@ -9,6 +9,7 @@ import (
 	"github.com/nastune/nastune/internal/facts"
 	"github.com/nastune/nastune/internal/parse/smbconf"
 	"github.com/nastune/nastune/internal/rule"
+	"github.com/nastune/nastune/internal/units"
 )
 
 // Samba: KNOWLEDGE §9. Values are the effective ones (testparm when it is
@@ -107,8 +108,8 @@ func checkSendfile(in rule.Input) []rule.Finding {
 		cpu = h.CPU.Model + " (" + h.Arch + ")"
 	}
 	f := metaSendfile.New("use sendfile", fmt.Sprintf(
-		"On this %s with %d core(s), smbd copies every byte it reads through user space; sendfile would let the kernel send it straight from the page cache.",
-		cpu, h.CPU.Count), sambaEv(s, "global", "usesendfile", s.Global["usesendfile"]))
+		"On this %s with %s, smbd copies every byte it reads through user space; sendfile would let the kernel send it straight from the page cache.",
+		cpu, units.Count(h.CPU.Count, "core", "cores")), sambaEv(s, "global", "usesendfile", s.Global["usesendfile"]))
 	f.Recommendation = &rule.Recommendation{Kind: rule.KindConfig, Target: sambaTarget(s, "global", "use sendfile"),
 		Current: s.Global["usesendfile"], Value: "yes", Basis: "slow CPU; not used on signed or encrypted connections"}
 	return []rule.Finding{f}

@@ -9,6 +9,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/nastune/nastune/internal/parse/kmsg"
+	"github.com/nastune/nastune/internal/units"
 )
 
 // KernelEvent is one storage error the kernel logged during an interval,
@@ -160,7 +161,7 @@ func withKernelErrors(out []Bottleneck, samples []Sample) []Bottleneck {
 		}
 		ev := errs[d]
 		b := Bottleneck{Kind: "disk", Subject: d, Unit: "requests",
-			Evidence: append([]string{fmt.Sprintf("%s: %d request(s) in flight and none completed for %d intervals in a row", d, inflight, longest)}, logEvidence(d, ev)...),
+			Evidence: append([]string{fmt.Sprintf("%s: %s in flight and none completed for %d intervals in a row", d, units.Count(int(inflight), "request", "requests"), longest)}, logEvidence(d, ev)...),
 			Why: fmt.Sprintf("%s stopped completing requests while the kernel logged %s for it: the disk, its link or its bridge is failing the I/O and the kernel is retrying or resetting; no setting helps until that is fixed.",
 				d, kinds(ev)),
 			Next:  hardwareNext(d, ev),
@@ -177,7 +178,7 @@ func logEvidence(d string, ev []KernelEvent) []string {
 	var out []string
 	for i, e := range ev {
 		if i == 3 {
-			out = append(out, fmt.Sprintf("kernel log: %d more error line(s) for %s", len(ev)-3, d))
+			out = append(out, fmt.Sprintf("kernel log: %s for %s", units.Count(len(ev)-3, "more error line", "more error lines"), d))
 			break
 		}
 		out = append(out, "kernel log: "+e.Line)
@@ -194,7 +195,7 @@ func kinds(ev []KernelEvent) string {
 			ks = append(ks, e.Kind)
 		}
 	}
-	return fmt.Sprintf("%d error line(s) (%s)", len(ev), strings.Join(ks, ", "))
+	return fmt.Sprintf("%s (%s)", units.Count(len(ev), "error line", "error lines"), strings.Join(ks, ", "))
 }
 
 // hardwareNext: CRC errors, link resets and bridge resets point at the
