@@ -69,12 +69,6 @@ var metaMisaligned = rule.Meta{
 	Refs: []string{refQueueSys, "https://docs.kernel.org/admin-guide/abi-stable.html#abi-sys-block-disk-alignment-offset"},
 }
 
-// Aligned reports whether a partition start is aligned for the disk.
-func Aligned(d facts.BlockDevice, p facts.Partition) bool {
-	unit := max(d.PhysBlockSize, d.MinIOSize, 512)
-	return (int64(p.StartSector)*512-int64(d.AlignmentOffset))%int64(unit) == 0
-}
-
 func checkMisaligned(in rule.Input) []rule.Finding {
 	var out []rule.Finding
 	for _, d := range in.Host.Block {
@@ -82,7 +76,7 @@ func checkMisaligned(in rule.Input) []rule.Finding {
 			continue
 		}
 		for _, p := range d.Partitions {
-			if Aligned(d, p) {
+			if d.Aligned(p) {
 				continue
 			}
 			unit := max(d.PhysBlockSize, d.MinIOSize)

@@ -40,9 +40,9 @@ const (
 )
 
 // hdd reports whether d spins (SMART's protocol and rotation rate, else
-// the queue; see DiskRotational).
+// the queue; see facts.BlockDevice.Spins).
 func hdd(d facts.BlockDevice) bool {
-	r := DiskRotational(d)
+	r := d.Spins()
 	return r != nil && *r
 }
 
