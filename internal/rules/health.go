@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/nastune/nastune/internal/facts"
-	"github.com/nastune/nastune/internal/parse/smart"
+	"github.com/nastune/nastune/internal/health"
 	"github.com/nastune/nastune/internal/rule"
 )
 
@@ -46,21 +46,12 @@ func hdd(d facts.BlockDevice) bool {
 	return r != nil && *r
 }
 
-// smartOf returns the disk's SMART report when one was read and the disk
-// was awake.
-func smartOf(d facts.BlockDevice) *facts.SMART {
-	if d.Health == nil || d.Health.SMART == nil || d.Health.SMART.Standby {
-		return nil
-	}
-	return d.Health.SMART
-}
-
 // diskIdent names a disk so the right one gets pulled: model, serial,
 // /dev/disk/by-id and by-path names.
 func diskIdent(d facts.BlockDevice) string {
 	var parts []string
 	model, serial := d.Model, d.Serial
-	if s := smartOf(d); s != nil {
+	if s := health.SMART(d); s != nil {
 		model, serial = firstNonEmptyStr(s.Model, model), firstNonEmptyStr(s.Serial, serial)
 	}
 	if model != "" {
@@ -104,48 +95,6 @@ func firstNonEmptyStr(s ...string) string {
 	return ""
 }
 
-// smartSource is the evidence source of a disk's report.
-func smartSource(d facts.BlockDevice) string {
-	if d.Health != nil && d.Health.Source != "" {
-		return d.Health.Source
-	}
-	return "smartctl -x /dev/" + d.Name
-}
-
-// events returns the kernel-log events of one disk by kind.
-func events(h *facts.Host, disk string, kinds ...string) []facts.KernelEvent {
-	if h.KernelLog == nil {
-		return nil
-	}
-	var out []facts.KernelEvent
-	for _, e := range h.KernelLog.Events {
-		if e.Disk != disk {
-			continue
-		}
-		for _, k := range kinds {
-			if e.Kind == k {
-				out = append(out, e)
-				break
-			}
-		}
-	}
-	return out
-}
-
-// logEvidence cites the first and (when different) last line of events.
-func logEvidence(h *facts.Host, evs []facts.KernelEvent, what string) []rule.Evidence {
-	if len(evs) == 0 {
-		return nil
-	}
-	src := h.KernelLog.Source
-	v := fmt.Sprintf("%d %s; first: %s", len(evs), what, evs[0].Line)
-	out := []rule.Evidence{rule.Ev(src, v)}
-	if len(evs) > 1 && evs[len(evs)-1].Line != evs[0].Line {
-		out = append(out, rule.Ev(src, "last: "+evs[len(evs)-1].Line))
-	}
-	return out
-}
-
 // replaceAdvice says how to swap the disk out of what uses it.
 func replaceAdvice(h *facts.Host, d facts.BlockDevice) string {
 	var steps []string
@@ -186,46 +135,14 @@ var metaSMARTFailed = rule.Meta{
 	Refs: []string{refSmartctl, refGoogleFAST},
 }
 
-// testFailed reads a self-test status: "Completed: read failure",
-// "Fatal or unknown error", "Completed: servo/seek failure".
-func testFailed(t facts.SelfTest) bool {
-	s := strings.ToLower(t.Status)
-	if strings.Contains(s, "without error") || strings.HasPrefix(s, "aborted") || strings.HasPrefix(s, "interrupted") ||
-		strings.Contains(s, "in progress") {
-		return false
-	}
-	return strings.Contains(s, "fail") || strings.Contains(s, "fatal") || strings.Contains(s, "damage") ||
-		strings.Contains(s, "error")
-}
-
 func checkSMARTFailed(in rule.Input) []rule.Finding {
 	var out []rule.Finding
 	for _, d := range in.Host.Block {
-		s := smartOf(d)
-		if s == nil {
+		o := health.Failed(d)
+		if !o.Hit {
 			continue
 		}
-		src := smartSource(d)
-		var ev []rule.Evidence
-		var what []string
-		if s.Passed != nil && !*s.Passed {
-			ev = append(ev, rule.Ev(src, "SMART overall-health self-assessment: FAILED"))
-			what = append(what, "its overall health self-assessment is FAILED")
-		}
-		for _, a := range s.Attributes {
-			if a.WhenFailed == "now" {
-				ev = append(ev, rule.Ev(src, fmt.Sprintf("attribute %d %s: value %d ≤ threshold %d, failing now (raw %s)", a.ID, a.Name, a.Value, a.Thresh, a.Raw)))
-				what = append(what, fmt.Sprintf("attribute %d %s is failing now", a.ID, a.Name))
-			}
-		}
-		if len(s.SelfTests) > 0 && testFailed(s.SelfTests[0]) {
-			t := s.SelfTests[0]
-			ev = append(ev, rule.Ev(src, fmt.Sprintf("newest self-test: %s: %s at %d hours", t.Type, t.Status, t.Hours)))
-			what = append(what, "its newest self-test failed ("+t.Status+")")
-		}
-		if len(ev) == 0 {
-			continue
-		}
+		ev, what := o.Evidence, o.What
 		f := metaSMARTFailed.New(d.Name, fmt.Sprintf("%s: %s. The drive itself predicts its failure.%s",
 			diskIdent(d), strings.Join(what, "; "), pointless), ev...)
 		f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice,
@@ -250,131 +167,23 @@ var metaMedia = rule.Meta{
 	Refs: []string{refBackblaze, refGoogleFAST, refSmartctl, refNVMeSpec},
 }
 
-// nvmeWarnings decodes the NVMe critical warning byte (NVMe base spec,
-// SMART / Health Information log page, byte 0).
-func nvmeWarnings(cw int) []string {
-	names := []string{"available spare below threshold", "temperature beyond a threshold",
-		"reliability degraded by media or internal errors", "media placed in read-only mode",
-		"volatile memory backup failed", "persistent memory region read-only"}
-	var out []string
-	for bit, n := range names {
-		if cw&(1<<bit) != 0 {
-			out = append(out, fmt.Sprintf("bit %d %s", bit, n))
-		}
-	}
-	if cw&^0x3f != 0 {
-		out = append(out, fmt.Sprintf("reserved bits 0x%02x", cw&^0x3f))
-	}
-	return out
-}
-
-// mediaState is what checkMedia found for one disk.
-type mediaState struct {
-	ev   []rule.Evidence
-	what []string
-	sev  rule.Severity
-	hit  bool
-}
-
-func diskMedia(h *facts.Host, d facts.BlockDevice) mediaState {
-	var m mediaState
-	m.sev = rule.Warn
-	add := func(sev rule.Severity, ev rule.Evidence, what string) {
-		m.hit = true
-		m.ev = append(m.ev, ev)
-		m.what = append(m.what, what)
-		if sev > m.sev {
-			m.sev = sev
-		}
-	}
-	if s := smartOf(d); s != nil {
-		src := smartSource(d)
-		for _, id := range []int{5, 187, 197, 198} {
-			a := smart.Attr(s, id)
-			if a == nil || a.Count <= 0 {
-				continue
-			}
-			sev := rule.Warn
-			switch {
-			case id == 197 || id == 198:
-				sev = rule.Crit
-			case a.Count >= 100:
-				sev = rule.Crit
-			case id == 187 && a.Count >= 10:
-				sev = rule.Crit
-			}
-			add(sev, rule.Ev(src, fmt.Sprintf("%d %s raw %s", a.ID, a.Name, a.Raw)), fmt.Sprintf("%d %s", a.Count, strings.ReplaceAll(a.Name, "_", " ")))
-		}
-		if c := s.SCSI; c != nil {
-			if c.GrownDefects != nil && *c.GrownDefects > 0 {
-				sev := rule.Warn
-				if *c.GrownDefects >= 100 {
-					sev = rule.Crit
-				}
-				add(sev, rule.Ev(src, fmt.Sprintf("Elements in grown defect list: %d", *c.GrownDefects)), fmt.Sprintf("%d grown defects", *c.GrownDefects))
-			}
-			if c.Uncorrected != nil && *c.Uncorrected > 0 {
-				add(rule.Crit, rule.Ev(src, scsiUncorrectedQuote(s.Format, c)), fmt.Sprintf("%d uncorrected read/write/verify errors", *c.Uncorrected))
-			}
-		}
-		if n := s.NVMe; n != nil {
-			if n.MediaErrors > 0 {
-				add(rule.Crit, rule.Ev(src, fmt.Sprintf("Media and Data Integrity Errors: %d", n.MediaErrors)), fmt.Sprintf("%d media and data integrity errors", n.MediaErrors))
-			}
-			cw := n.CriticalWarning &^ 0x02 // bit 1 is temperature: health-hot
-			if cw == 0x04 && n.PercentageUsed >= 100 && n.MediaErrors == 0 {
-				cw = 0 // vendors raise "reliability degraded" at 100% used: health-wear says it
-			}
-			if w := nvmeWarnings(cw); len(w) > 0 {
-				add(rule.Crit, rule.Ev(src, fmt.Sprintf("Critical Warning: 0x%02x (%s)", n.CriticalWarning, strings.Join(w, "; "))), "critical warning: "+strings.Join(w, "; "))
-			}
-			if n.SpareThreshold > 0 && n.AvailableSpare < n.SpareThreshold {
-				add(rule.Crit, rule.Ev(src, fmt.Sprintf("Available Spare: %d%% (threshold %d%%)", n.AvailableSpare, n.SpareThreshold)), fmt.Sprintf("spare capacity %d%% below the %d%% threshold", n.AvailableSpare, n.SpareThreshold))
-			}
-		}
-	}
-	if evs := events(h, d.Name, "media"); len(evs) > 0 {
-		m.hit = true
-		m.ev = append(m.ev, logEvidence(h, evs, "medium errors in the kernel log")...)
-		m.what = append(m.what, fmt.Sprintf("%d medium errors in the kernel log", len(evs)))
-		m.sev = rule.Crit
-	}
-	if evs := events(h, d.Name, "md-read-error"); len(evs) > 0 {
-		m.hit = true
-		m.ev = append(m.ev, logEvidence(h, evs, "md read errors not corrected")...)
-		m.what = append(m.what, fmt.Sprintf("md could not correct %d read errors", len(evs)))
-		m.sev = rule.Crit
-	}
-	// "Disk failure on X, disabling device" alone says md dropped the
-	// member, not why: `mdadm --fail` by an admin prints the same line. It
-	// supports media evidence found above but is none by itself (the md
-	// rules report the failed member).
-	if evs := events(h, d.Name, "md-failed"); len(evs) > 0 && m.hit {
-		m.ev = append(m.ev, logEvidence(h, evs, "md failed the member")...)
-	}
-	if evs := events(h, d.Name, "md-corrected"); len(evs) > 0 && m.hit {
-		m.ev = append(m.ev, logEvidence(h, evs, "read errors md corrected from redundancy")...)
-	}
-	return m
-}
-
 func checkMedia(in rule.Input) []rule.Finding {
 	var out []rule.Finding
 	for _, d := range in.Host.Block {
 		if d.Kind != "disk" {
 			continue
 		}
-		m := diskMedia(in.Host, d)
-		if !m.hit {
+		m := health.Media(in.Host, d)
+		if !m.Hit {
 			continue
 		}
 		state := "its media has started to fail"
-		if m.sev == rule.Crit {
+		if m.Severity == rule.Crit {
 			state = "its media is failing"
 		}
 		f := metaMedia.New(d.Name, fmt.Sprintf("%s has %s: %s; reads of bad areas are retried for seconds each.%s",
-			diskIdent(d), strings.Join(m.what, ", "), state, pointless), m.ev...)
-		f.Severity = m.sev
+			diskIdent(d), strings.Join(m.What, ", "), state, pointless), m.Evidence...)
+		f.Severity = m.Severity
 		f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice,
 			Target: fmt.Sprintf("%s: %s; run a long self-test (smartctl -t long /dev/%s) to see how far it has gone", d.Name, replaceAdvice(in.Host, d), d.Name),
 			Basis:  "non-zero media error counters (any is a failure predictor); crit when sectors are unreadable now"}
@@ -396,13 +205,13 @@ var metaWear = rule.Meta{
 func checkWear(in rule.Input) []rule.Finding {
 	var out []rule.Finding
 	for _, d := range in.Host.Block {
-		s := smartOf(d)
-		if s == nil || s.NVMe == nil || s.NVMe.PercentageUsed < 90 {
+		pct, ok := health.Wear(d)
+		if !ok || pct < health.WearInfo {
 			continue
 		}
-		f := metaWear.New(d.Name, fmt.Sprintf("%s has used %d%% of its rated write endurance.", diskIdent(d), s.NVMe.PercentageUsed),
-			rule.Ev(smartSource(d), fmt.Sprintf("Percentage Used: %d%%", s.NVMe.PercentageUsed)))
-		if s.NVMe.PercentageUsed < 100 {
+		f := metaWear.New(d.Name, fmt.Sprintf("%s has used %d%% of its rated write endurance.", diskIdent(d), pct),
+			rule.Ev(health.Source(d), fmt.Sprintf("Percentage Used: %d%%", pct)))
+		if pct < health.WearWarn {
 			f.Severity = rule.Info
 		}
 		f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice,
@@ -425,73 +234,15 @@ var metaLink = rule.Meta{
 	Refs: []string{refLibataEH, refSmartctl, "https://docs.kernel.org/admin-guide/abi-testing.html#abi-sys-class-ata-link"},
 }
 
-// linkState collects link-error evidence for one disk.
-func linkState(h *facts.Host, d facts.BlockDevice) (ev []rule.Evidence, what []string, sev rule.Severity, hit bool) {
-	sev = rule.Info
-	warn := func() { sev = rule.Warn }
-	s := smartOf(d)
-	if s != nil {
-		src := smartSource(d)
-		if a := smart.Attr(s, 199); a != nil && a.Count > 0 {
-			hit = true
-			ev = append(ev, rule.Ev(src, fmt.Sprintf("199 %s raw %s", a.Name, a.Raw)))
-			what = append(what, fmt.Sprintf("%d UDMA CRC errors over its life", a.Count))
-		}
-		for _, p := range s.PhyEvents {
-			if p.Value > 0 && strings.Contains(p.Name, "CRC") {
-				hit = true
-				warn()
-				ev = append(ev, rule.Ev(src, fmt.Sprintf("SATA Phy Event 0x%04x %s: %d", p.ID, p.Name, p.Value)))
-				what = append(what, fmt.Sprintf("%d %s since power-on", p.Value, p.Name))
-			}
-		}
-	}
-	if evs := events(h, d.Name, "link-crc"); len(evs) > 0 {
-		hit = true
-		warn()
-		ev = append(ev, logEvidence(h, evs, "CRC/8b10b errors on the link")...)
-		what = append(what, fmt.Sprintf("%d link CRC errors in the kernel log", len(evs)))
-	}
-	if evs := events(h, d.Name, "link-reset"); len(evs) >= 2 {
-		hit = true
-		warn()
-		ev = append(ev, logEvidence(h, evs, "link resets")...)
-		what = append(what, fmt.Sprintf("%d link resets", len(evs)))
-	}
-	if evs := events(h, d.Name, "link-slow"); len(evs) > 0 {
-		hit = true
-		warn()
-		ev = append(ev, logEvidence(h, evs, "link speed limitations after errors")...)
-		what = append(what, "libata lowered the link speed after errors")
-	}
-	diskMax := 0.0
-	if s != nil {
-		diskMax = s.LinkMaxGbps
-	}
-	if d.SATA != nil && d.SATA.SpeedGbps > 0 && diskMax > 0 && d.SATA.LimitGbps > 0 {
-		best := min(diskMax, d.SATA.LimitGbps)
-		if d.SATA.SpeedGbps < best {
-			hit = true
-			warn()
-			// Each value cited from the file it was read from.
-			dir := "/sys/class/ata_link/" + d.SATA.Link + "/"
-			ev = append(ev, rule.Ev(dir+"sata_spd", orStr(d.SATA.SpeedRaw, fmt.Sprintf("%.1f Gbps", d.SATA.SpeedGbps))+" (current link speed)"),
-				rule.Ev(dir+"hw_sata_spd_limit", orStr(d.SATA.LimitRaw, fmt.Sprintf("%.1f Gbps", d.SATA.LimitGbps))+" (the port's limit)"),
-				rule.Ev(smartSource(d), orStr(s.LinkQuote, fmt.Sprintf("%.1f Gb/s", diskMax))+" (the disk's maximum)"))
-			what = append(what, fmt.Sprintf("its link runs at %.1f Gb/s where disk and port support %.1f", d.SATA.SpeedGbps, best))
-		}
-	}
-	return ev, what, sev, hit
-}
-
 func checkLink(in rule.Input) []rule.Finding {
 	var out []rule.Finding
 	for _, d := range in.Host.Block {
 		if d.Kind != "disk" {
 			continue
 		}
-		ev, what, sev, hit := linkState(in.Host, d)
-		if !hit {
+		o := health.Link(in.Host, d)
+		ev, what, sev := o.Evidence, o.What, o.Severity
+		if !o.Hit {
 			continue
 		}
 		port := ""
@@ -532,14 +283,13 @@ func checkUSBResets(in rule.Input) []rule.Finding {
 		if d.Kind != "disk" {
 			continue
 		}
-		aborts := events(in.Host, d.Name, "uas-abort", "uas-reset")
-		resets := events(in.Host, d.Name, "usb-reset")
+		aborts, resets := health.USB(in.Host, d)
 		if len(aborts) == 0 && len(resets) == 0 {
 			continue
 		}
 		var ev []rule.Evidence
-		ev = append(ev, logEvidence(in.Host, aborts, "UAS aborts/resets")...)
-		ev = append(ev, logEvidence(in.Host, resets, "USB device resets")...)
+		ev = append(ev, health.LogEvidence(in.Host, aborts, "UAS aborts/resets")...)
+		ev = append(ev, health.LogEvidence(in.Host, resets, "USB device resets")...)
 		bridge := "its USB bridge"
 		id := ""
 		if d.Health != nil && d.Health.USBID != "" {
@@ -581,23 +331,21 @@ func checkIOErrors(in rule.Input) []rule.Finding {
 		if d.Kind != "disk" {
 			continue
 		}
-		if diskMedia(in.Host, d).hit {
+		if health.Media(in.Host, d).Hit {
 			continue // said there
 		}
-		if _, _, sev, hit := linkState(in.Host, d); hit && sev == rule.Warn {
+		if o := health.Link(in.Host, d); o.Hit && o.Severity == rule.Warn {
 			continue
 		}
-		io := events(in.Host, d.Name, "io-error")
-		nv := events(in.Host, d.Name, "nvme-timeout", "nvme-reset")
-		ata := events(in.Host, d.Name, "ata-error")
-		if len(io) == 0 && len(nv) == 0 && len(ata) < 2 {
+		io, nv, ata, hit := health.IO(in.Host, d)
+		if !hit {
 			continue
 		}
 		var ev []rule.Evidence
-		ev = append(ev, logEvidence(in.Host, io, "I/O errors")...)
-		ev = append(ev, logEvidence(in.Host, nv, "NVMe timeouts or controller resets")...)
+		ev = append(ev, health.LogEvidence(in.Host, io, "I/O errors")...)
+		ev = append(ev, health.LogEvidence(in.Host, nv, "NVMe timeouts or controller resets")...)
 		if len(ata) >= 2 {
-			ev = append(ev, logEvidence(in.Host, ata, "libata exceptions")...)
+			ev = append(ev, health.LogEvidence(in.Host, ata, "libata exceptions")...)
 		}
 		f := metaIOErrors.New(d.Name, fmt.Sprintf("%s: %d I/O errors, %d NVMe timeouts/resets and %d libata exceptions in the kernel log; requests failed or stalled.",
 			diskIdent(d), len(io), len(nv), len(ata)), ev...)
@@ -628,7 +376,7 @@ func smrEvidence(d facts.BlockDevice) (rule.Evidence, string, bool) {
 	if d.Health != nil && (d.Health.Zoned == "host-aware" || d.Health.Zoned == "host-managed") {
 		return rule.Ev("/sys/block/"+d.Name+"/queue/zoned", d.Health.Zoned), "is a zoned (" + d.Health.Zoned + ") SMR disk", true
 	}
-	s := smartOf(d)
+	s := health.SMART(d)
 	if s == nil && d.Health != nil && d.Health.SMART != nil {
 		s = d.Health.SMART // a sleeping disk's identity is still its identity
 	}
@@ -636,10 +384,10 @@ func smrEvidence(d facts.BlockDevice) (rule.Evidence, string, bool) {
 		return rule.Evidence{}, "", false
 	}
 	if strings.Contains(s.Family, "(SMR)") {
-		return rule.Ev(smartSource(d), "Model Family: "+s.Family), "is an SMR model (smartctl's drive database: " + s.Family + ")", true
+		return rule.Ev(health.Source(d), "Model Family: "+s.Family), "is an SMR model (smartctl's drive database: " + s.Family + ")", true
 	}
 	if s.RotationRPM != nil && *s.RotationRPM > 0 && s.TRIM != nil && *s.TRIM && !strings.Contains(s.Family, "(CMR)") {
-		return rule.Ev(smartSource(d), fmt.Sprintf("Rotation Rate: %d rpm, TRIM supported", *s.RotationRPM)), "spins and offers TRIM, the mark of a drive-managed SMR disk", true
+		return rule.Ev(health.Source(d), fmt.Sprintf("Rotation Rate: %d rpm, TRIM supported", *s.RotationRPM)), "spins and offers TRIM, the mark of a drive-managed SMR disk", true
 	}
 	return rule.Evidence{}, "", false
 }
@@ -680,7 +428,7 @@ func checkERC(in rule.Input) []rule.Finding {
 	members := memberDisks(in.Host)
 	var out []rule.Finding
 	for _, d := range in.Host.Block {
-		s := smartOf(d)
+		s := health.SMART(d)
 		if s == nil || s.ERC == nil || len(members[d.Name]) == 0 || s.Protocol != "ATA" || !hdd(d) {
 			continue
 		}
@@ -688,7 +436,7 @@ func checkERC(in rule.Input) []rule.Finding {
 		if e.Supported && e.ReadDS > 0 && e.WriteDS > 0 && e.ReadDS <= 100 {
 			continue
 		}
-		src := smartSource(d)
+		src := health.Source(d)
 		f := metaERC.New(d.Name, "", rule.Ev(src, ercText(e)))
 		f.Why = fmt.Sprintf("%s is a member of %s and %s: a bad sector can stall the array for minutes and get the disk kicked out.",
 			diskIdent(d), strings.Join(members[d.Name], ", "), ercWhat(e))
@@ -737,33 +485,17 @@ var metaHot = rule.Meta{
 	Refs: []string{refGoogleFAST, refSmartctl, refNVMeSpec},
 }
 
-// minPlausibleLimit: drives report bogus limits (a Toshiba SSD's SCT
-// "Specified Max Operating Temperature: 13 Celsius", smartmontools issue
-// 154); no drive is specified to stop below 40 °C.
-const minPlausibleLimit = 40
-
 func checkHot(in rule.Input) []rule.Finding {
 	var out []rule.Finding
 	for _, d := range in.Host.Block {
-		s := smartOf(d)
-		if s == nil || s.Temp == nil || *s.Temp <= 0 || *s.Temp > 120 {
+		heat, ok := health.Hot(d)
+		if !ok {
 			continue
 		}
-		t := *s.Temp
-		limit, by := 0, ""
-		switch {
-		case s.TempLimit != nil && *s.TempLimit >= minPlausibleLimit && t > *s.TempLimit:
-			limit, by = *s.TempLimit, "the drive's own limit"
-		case hdd(d) && t > 50:
-			limit, by = 50, "the 50 °C a hard disk should stay under"
-		case s.NVMe != nil && s.NVMe.CriticalWarning&0x02 != 0:
-			by = "the threshold the drive reports crossed (critical warning bit 1)"
-		default:
-			continue
-		}
-		ev := []rule.Evidence{rule.Ev(smartSource(d), fmt.Sprintf("temperature %d °C", t))}
+		s, t, limit, by := health.SMART(d), heat.Temp, heat.Limit, heat.By
+		ev := []rule.Evidence{rule.Ev(health.Source(d), fmt.Sprintf("temperature %d °C", t))}
 		if s.TempLimit != nil {
-			ev = append(ev, rule.Ev(smartSource(d), fmt.Sprintf("limit %d °C", *s.TempLimit)))
+			ev = append(ev, rule.Ev(health.Source(d), fmt.Sprintf("limit %d °C", *s.TempLimit)))
 		}
 		f := metaHot.New(d.Name, fmt.Sprintf("%s is at %d °C, above %s.", diskIdent(d), t, by), ev...)
 		f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice,
@@ -788,7 +520,7 @@ var metaNoSelfTest = rule.Meta{
 func checkNoSelfTest(in rule.Input) []rule.Finding {
 	var out []rule.Finding
 	for _, d := range in.Host.Block {
-		s := smartOf(d)
+		s := health.SMART(d)
 		if s == nil || !s.SelfTestLog || len(s.SelfTests) > 0 {
 			continue
 		}
@@ -797,7 +529,7 @@ func checkNoSelfTest(in rule.Input) []rule.Finding {
 			name = "/dev/disk/by-id/" + id
 		}
 		f := metaNoSelfTest.New(d.Name, fmt.Sprintf("%s has an empty self-test log.", diskIdent(d)),
-			rule.Ev(smartSource(d), selfTestLogQuote(s)))
+			rule.Ev(health.Source(d), selfTestLogQuote(s)))
 		// smartctl's output was read, so smartmontools is there: the
 		// advice is the schedule and one test now, not an install.
 		f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice,
@@ -820,13 +552,13 @@ var metaOldAge = rule.Meta{
 func checkOldAge(in rule.Input) []rule.Finding {
 	var out []rule.Finding
 	for _, d := range in.Host.Block {
-		s := smartOf(d)
+		s := health.SMART(d)
 		if s == nil || s.PowerOnHours == nil || *s.PowerOnHours < 43800 {
 			continue
 		}
 		h := *s.PowerOnHours
 		f := metaOldAge.New(d.Name, fmt.Sprintf("%s has been powered on for %s.", diskIdent(d), humanHours(h, s.PowerOnMinutes)),
-			rule.Ev(smartSource(d), fmt.Sprintf("power-on hours: %d", h)))
+			rule.Ev(health.Source(d), fmt.Sprintf("power-on hours: %d", h)))
 		out = append(out, f)
 	}
 	return out
@@ -846,51 +578,6 @@ func humanHours(h int64, minutes int) string {
 	return fmt.Sprintf("%s (%d days)", s, days)
 }
 
-// HealthLevel is one disk's health for inventory and metrics: 0 no
-// problem known, 1 warning (link, USB, I/O errors, hot, worn), 2 failing
-// (media or the drive's own verdict); -1 nothing collected.
-func HealthLevel(h *facts.Host, d facts.BlockDevice) int {
-	if d.Health == nil || (d.Health.SMART == nil || d.Health.SMART.Standby) && !hasEvents(h, d.Name) {
-		return -1
-	}
-	level := 0
-	in := rule.Input{Host: &facts.Host{Block: []facts.BlockDevice{d}, MD: h.MD, ZFS: h.ZFS, KernelLog: h.KernelLog}}
-	for _, r := range healthRules {
-		switch r.ID {
-		case metaSMR.ID, metaERC.ID, metaNoSelfTest.ID, metaOldAge.ID:
-			continue // configuration and age, not the disk's state
-		}
-		for _, f := range r.Check(in) {
-			switch {
-			case f.ID == metaSMARTFailed.ID || f.ID == metaMedia.ID:
-				level = 2
-			case f.Severity >= rule.Warn && level < 1:
-				level = 1
-			}
-		}
-	}
-	if level == 0 && (d.Health.SMART == nil || d.Health.SMART.Standby) {
-		// Without SMART a quiet kernel log is no proof of health: the
-		// disk's state is not collected, not "ok".
-		return -1
-	}
-	return level
-}
-
-// hasEvents tells whether the kernel log holds a problem event for disk;
-// "link up" lines are logged at every boot and say nothing about health.
-func hasEvents(h *facts.Host, disk string) bool {
-	if h.KernelLog == nil {
-		return false
-	}
-	for _, e := range h.KernelLog.Events {
-		if e.Disk == disk && e.Kind != "link-up" {
-			return true
-		}
-	}
-	return false
-}
-
 // annotateSick adds to tuning, ceiling and bench findings about a disk
 // (or an array built on disks) with health problems what those are: a
 // failing disk makes tuning pointless; link or I/O errors explain a disk
@@ -899,12 +586,10 @@ func annotateSick(h *facts.Host, fs []rule.Finding) []rule.Finding {
 	if h == nil {
 		return fs
 	}
-	level := map[string]int{}
-	for _, d := range h.Block {
-		if d.Kind == "disk" {
-			if l := HealthLevel(h, d); l > 0 {
-				level[d.Name] = l
-			}
+	level := map[string]health.Level{}
+	for _, v := range health.Disks(h) {
+		if v.Level > health.OK {
+			level[v.Disk] = v.Level
 		}
 	}
 	if len(level) == 0 {
@@ -937,9 +622,9 @@ func annotateSick(h *facts.Host, fs []rule.Finding) []rule.Finding {
 		var f, e []string
 		for _, n := range names {
 			switch level[n] {
-			case 2:
+			case health.Failing:
 				f = append(f, n)
-			case 1:
+			case health.Warn:
 				e = append(e, n)
 			}
 		}
@@ -971,34 +656,4 @@ func annotateSick(h *facts.Host, fs []rule.Finding) []rule.Finding {
 		}
 	}
 	return fs
-}
-
-// scsiUncorrectedQuote cites the SCSI error counter log's per-counter
-// totals of uncorrected errors as smartctl prints them (JSON: the
-// total_uncorrected_errors field of each counter; text: the last column
-// of the read/write/verify rows), not their sum, which occurs nowhere.
-func scsiUncorrectedQuote(format string, c *facts.SCSIHealth) string {
-	if len(c.UncorrectedBy) == 0 {
-		return fmt.Sprintf("error counter log: %d uncorrected errors", *c.Uncorrected)
-	}
-	json := format == "json"
-	var parts []string
-	for _, x := range c.UncorrectedBy {
-		if json {
-			parts = append(parts, fmt.Sprintf("%s.total_uncorrected_errors: %d", x.Op, x.Uncorrected))
-		} else {
-			parts = append(parts, fmt.Sprintf("%s: %d", x.Op, x.Uncorrected))
-		}
-	}
-	if json {
-		return "scsi_error_counter_log " + strings.Join(parts, ", ")
-	}
-	return "Error counter log, total uncorrected: " + strings.Join(parts, ", ")
-}
-
-func orStr(s, def string) string {
-	if s != "" {
-		return s
-	}
-	return def
 }
