@@ -10,13 +10,36 @@ import (
 	"github.com/nastune/nastune/internal/rule"
 )
 
-// annotateSick adds to tuning, ceiling and bench findings about a disk
-// (or an array built on disks) with health problems what those are: a
-// failing disk makes tuning pointless; link or I/O errors explain a disk
-// far below its modelled speed better than any knob.
-func annotateSick(h *facts.Host, fs []rule.Finding) []rule.Finding {
-	if h == nil {
+// Post-pass "tuning a sick disk": after every rule has run, findings of
+// other families about a disk, or an md array built on disks, whose
+// health.Verdict is warn or failing get a note saying so. A failing disk
+// makes tuning pointless; link or I/O errors explain a disk far below its
+// modelled speed better than any knob. Findings are joined to disks by
+// their Device (set by the rule that wrote them), not by their wording.
+
+// noteSickDisks is the post-pass rules.Run applies to all findings.
+func noteSickDisks(h *facts.Host, fs []rule.Finding) []rule.Finding {
+	notes := sickNotes(h)
+	if len(notes) == 0 {
 		return fs
+	}
+	for i := range fs {
+		f := &fs[i]
+		if f.Family == "health" || f.Device == "" {
+			continue
+		}
+		if n, ok := notes[f.Device]; ok {
+			f.Why += n
+		}
+	}
+	return fs
+}
+
+// sickNotes maps each whole disk and md array with a sick disk to the
+// note its findings get.
+func sickNotes(h *facts.Host) map[string]string {
+	if h == nil {
+		return nil
 	}
 	level := map[string]health.Level{}
 	for _, v := range health.Disks(h) {
@@ -25,45 +48,22 @@ func annotateSick(h *facts.Host, fs []rule.Finding) []rule.Finding {
 		}
 	}
 	if len(level) == 0 {
-		return fs
+		return nil
 	}
-	note := func(failing, erring []string) string {
-		var parts []string
-		if len(failing) > 0 {
-			sort.Strings(failing)
-			verb, it := "is", "it is"
-			if len(failing) > 1 {
-				verb, it = "are", "they are"
-			}
-			parts = append(parts, fmt.Sprintf("%s %s failing (see health-media-errors / health-smart-failed): tuning is pointless until %s replaced.",
-				strings.Join(failing, ", "), verb, it))
-		}
-		if len(erring) > 0 {
-			sort.Strings(erring)
-			verb := "has"
-			if len(erring) > 1 {
-				verb = "have"
-			}
-			parts = append(parts, fmt.Sprintf("%s %s link, USB, I/O or heat problems (see the health findings): fix those before judging speed or tuning.",
-				strings.Join(erring, ", "), verb))
-		}
-		return " Note: " + strings.Join(parts, " ")
-	}
-	notes := map[string]string{}
-	split := func(names []string) ([]string, []string) {
-		var f, e []string
+	split := func(names []string) (failing, erring []string) {
 		for _, n := range names {
 			switch level[n] {
 			case health.Failing:
-				f = append(f, n)
+				failing = append(failing, n)
 			case health.Warn:
-				e = append(e, n)
+				erring = append(erring, n)
 			}
 		}
-		return f, e
+		return failing, erring
 	}
+	notes := map[string]string{}
 	for name := range level {
-		notes[name] = note(split([]string{name}))
+		notes[name] = sickNote(split([]string{name}))
 	}
 	for _, a := range h.MD {
 		var names []string
@@ -71,21 +71,33 @@ func annotateSick(h *facts.Host, fs []rule.Finding) []rule.Finding {
 			names = append(names, m.Disk)
 		}
 		if f, e := split(names); len(f)+len(e) > 0 {
-			notes[a.Name] = note(f, e)
+			notes[a.Name] = sickNote(f, e)
 		}
 	}
-	for i := range fs {
-		f := &fs[i]
-		if f.Family == "health" {
-			continue
+	return notes
+}
+
+// sickNote says which disks are failing and which have link, USB, I/O or
+// heat problems.
+func sickNote(failing, erring []string) string {
+	var parts []string
+	if len(failing) > 0 {
+		sort.Strings(failing)
+		verb, it := "is", "it is"
+		if len(failing) > 1 {
+			verb, it = "are", "they are"
 		}
-		subj := strings.Fields(f.Subject)
-		if len(subj) == 0 {
-			continue
-		}
-		if n, ok := notes[subj[0]]; ok {
-			f.Why += n
-		}
+		parts = append(parts, fmt.Sprintf("%s %s failing (see health-media-errors / health-smart-failed): tuning is pointless until %s replaced.",
+			strings.Join(failing, ", "), verb, it))
 	}
-	return fs
+	if len(erring) > 0 {
+		sort.Strings(erring)
+		verb := "has"
+		if len(erring) > 1 {
+			verb = "have"
+		}
+		parts = append(parts, fmt.Sprintf("%s %s link, USB, I/O or heat problems (see the health findings): fix those before judging speed or tuning.",
+			strings.Join(erring, ", "), verb))
+	}
+	return " Note: " + strings.Join(parts, " ")
 }
