@@ -2,7 +2,8 @@ package facts
 
 // Disk health: what smartctl and the kernel log say about each disk
 // (KNOWLEDGE §17). Filled by probe/smart.go and probe/kmsg.go; judged by
-// rules/health.go.
+// internal/health (the level, read by rules, inventory and metrics) and
+// reported by the health rules (internal/rules/health*.go).
 
 // DiskHealth is the health of one whole disk.
 type DiskHealth struct {

@@ -4,7 +4,6 @@ import (
 	"sort"
 
 	"github.com/nastune/nastune/internal/facts"
-	"github.com/nastune/nastune/internal/rules"
 )
 
 // Disks is `nastune inventory disks -o json`.
@@ -86,7 +85,7 @@ func DiskTable(h *facts.Host) Disks {
 		}
 		r := DiskRow{
 			Name: d.Name, Model: d.Model, Serial: d.Serial, WWN: d.WWN, ByID: d.ByID, SizeBytes: d.SizeBytes,
-			LogicalBlockSize: d.LogicalBlockSize, PhysicalBlockSize: d.PhysBlockSize, Rotational: rules.DiskRotational(d),
+			LogicalBlockSize: d.LogicalBlockSize, PhysicalBlockSize: d.PhysBlockSize, Rotational: d.Spins(),
 			Transport: d.Transport, Controller: d.Controller, Scheduler: d.Scheduler, ReadAheadKB: d.ReadAheadKB,
 			WriteCache: d.WriteCache, Partitions: []PartRow{}, Use: use[d.Name],
 		}
@@ -99,7 +98,7 @@ func DiskTable(h *facts.Host) Disks {
 		}
 		for _, p := range d.Partitions {
 			r.Partitions = append(r.Partitions, PartRow{Name: p.Name, StartSector: p.StartSector, SizeBytes: p.SizeBytes,
-				Aligned: rules.Aligned(d, p), FSType: p.FSType})
+				Aligned: d.Aligned(p), FSType: p.FSType})
 		}
 		out.Disks = append(out.Disks, r)
 	}

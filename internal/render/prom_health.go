@@ -2,8 +2,8 @@ package render
 
 import (
 	"github.com/nastune/nastune/internal/facts"
+	"github.com/nastune/nastune/internal/health"
 	"github.com/nastune/nastune/internal/parse/smart"
-	"github.com/nastune/nastune/internal/rules"
 )
 
 // promHealth writes the disk-health gauges (docs/prometheus.md): one
@@ -24,7 +24,7 @@ func promHealth(p *promWriter, h *facts.Host) {
 	}
 	p.family("nastune_disk_health", "gauge", "Disk health: 0 no problem known, 1 warning (link, USB, I/O errors, heat, wear), 2 failing (media errors or SMART's own verdict), -1 not collected.")
 	for _, d := range disks {
-		p.sample("nastune_disk_health", float64(rules.HealthLevel(h, d)), "disk", d.Name, "model", d.Model, "serial", d.Serial)
+		p.sample("nastune_disk_health", float64(health.Assess(h, d).Level), "disk", d.Name, "model", d.Model, "serial", d.Serial)
 	}
 	type val struct {
 		disk string

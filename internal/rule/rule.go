@@ -117,6 +117,11 @@ type Finding struct {
 	Why            string          `json:"why"`
 	Recommendation *Recommendation `json:"recommendation,omitempty"`
 	Refs           []string        `json:"refs"`
+	// Device is the block device (whole disk or md array, by kernel name)
+	// the finding is about, set by the rule that knows it; "" when it is
+	// about none. Post-passes join findings to a disk's health by it (see
+	// rules/sick.go). Not rendered: the subject says it for readers.
+	Device string `json:"-"`
 }
 
 // Input is what a check sees: the facts and the user's stated assumptions.
@@ -142,6 +147,12 @@ func (m Meta) New(subject, why string, ev ...Evidence) Finding {
 		ID: m.ID, Family: m.Family, Severity: m.Severity, Title: m.Title,
 		Subject: subject, Evidence: ev, Why: why, Refs: m.Refs,
 	}
+}
+
+// On returns f about block device dev (a whole disk or md array).
+func (f Finding) On(dev string) Finding {
+	f.Device = dev
+	return f
 }
 
 // Ev is shorthand for one piece of evidence.

@@ -47,7 +47,7 @@ func Run(in rule.Input) []rule.Finding {
 	for _, r := range All() {
 		out = append(out, r.Check(in)...)
 	}
-	out = annotateSick(in.Host, out)
+	out = noteSickDisks(in.Host, out)
 	famIndex := map[string]int{}
 	for i, f := range Families {
 		famIndex[f] = i

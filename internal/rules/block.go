@@ -84,6 +84,7 @@ func checkScheduler(in rule.Input) []rule.Finding {
 		f := metaScheduler.New(d.Name, why,
 			rule.Ev(blockSource(d, "queue/scheduler"), strings.Join(markActive(d), " ")),
 			rule.Ev(blockSource(d, "queue/rotational"), boolDigit(*d.Rotational)))
+		f.Device = d.Name
 		f.Severity = sev
 		f.Recommendation = &rule.Recommendation{Kind: rule.KindSysfs, Target: blockSource(d, "queue/scheduler"),
 			Current: d.Scheduler, Value: want, Basis: schedulerBasis(d)}
@@ -216,6 +217,7 @@ func checkReadAhead(in rule.Input) []rule.Finding {
 			continue
 		}
 		f := metaReadAhead.New(d.Name, why, ev...)
+		f.Device = d.Name
 		f.Severity = sev
 		f.Recommendation = &rule.Recommendation{Kind: rule.KindSysfs, Target: blockSource(d, "queue/read_ahead_kb"),
 			Current: itoa(int64(cur)), Value: itoa(int64(want)), Basis: basis}

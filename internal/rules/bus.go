@@ -95,6 +95,7 @@ func checkSATASlow(in rule.Input) []rule.Finding {
 		f := metaSATASlow.New(d.Name, fmt.Sprintf("%s's SATA link runs at %.1f Gbps (about %.0f MB/s usable) on a %.1f Gbps port.", d.Name, s.SpeedGbps, ceiling.SATAMBs(s.SpeedGbps), s.LimitGbps),
 			rule.Ev("/sys/class/ata_link/"+s.Link+"/sata_spd", fmt.Sprintf("%.1f Gbps", s.SpeedGbps)),
 			rule.Ev("/sys/class/ata_link/"+s.Link+"/hw_sata_spd_limit", fmt.Sprintf("%.1f Gbps", s.LimitGbps)))
+		f.Device = d.Name
 		f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice,
 			Target: fmt.Sprintf("check %s's drive datasheet for its SATA speed; if it supports %.1f Gbps, replace the cable (or try another port) and look for libata.force= on the kernel command line", d.Name, s.LimitGbps),
 			Basis:  fmt.Sprintf("%.0f MB/s now vs %.0f MB/s at the port's limit; a %s", ceiling.SATAMBs(s.SpeedGbps), ceiling.SATAMBs(s.LimitGbps), map[bool]string{true: "hard disk", false: "SSD"}[rotational])}
@@ -190,6 +191,7 @@ func checkUSBSlowPath(in rule.Input) []rule.Finding {
 			d.Name, u.Device, ceiling.USBMBs(480, u.Driver == "uas"), ceiling.USBMBs(5000, u.Driver == "uas")),
 			rule.Ev(usbDir(u)+"/speed", "480"),
 			rule.Ev(usbDir(u)+"/version", u.Version))
+		f.Device = d.Name
 		f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice,
 			Target: fmt.Sprintf("plug the bridge of %s into a USB 3 port (blue/teal, or marked SS) directly, without USB 2 hubs or extension cables", d.Name),
 			Basis:  "bcdUSB 2.10 at high speed: a SuperSpeed device on a USB 2 path"}
@@ -220,6 +222,7 @@ func checkUSBBOT(in rule.Input) []rule.Finding {
 			d.Name, u.SpeedMbps, ceiling.USBMBs(u.SpeedMbps, false), ceiling.USBMBs(u.SpeedMbps, true)),
 			rule.Ev(usbDir(u)+"/speed", fmt.Sprint(u.SpeedMbps)),
 			rule.Ev("driver of "+u.Device+"'s interface", u.Driver))
+		f.Device = d.Name
 		f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice,
 			Target: "check `lsusb -t` for Driver=uas on another enclosure; keep usb-storage if the kernel quirked UAS off for this bridge (dmesg says so)",
 			Basis:  "BOT vs UAS factors in docs/ceilings.md"}
@@ -259,6 +262,7 @@ func checkSharedLink(in rule.Input) []rule.Finding {
 			f := metaSharedLink.New(p.Name+" "+l.Name, fmt.Sprintf("%d members of %s share %s (about %.0f MB/s) but could deliver about %.0f MB/s together.",
 				l.Shared, p.Name, l.Name, l.MBs, demand),
 				rule.Ev("path "+p.Name, fmt.Sprintf("ceiling %.0f MB/s, bottleneck %s", p.CeilingMBs, p.Bottleneck)))
+			f.Device = p.Name
 			f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice,
 				Target: "spread the members over more controllers or ports, or use a wider/faster link; see nastune inventory paths",
 				Basis:  fmt.Sprintf("sum of the %d members' own ceilings (%s) vs %.0f MB/s for the link", l.Shared, strings.Join(l.Behind, ", "), l.MBs)}
@@ -327,6 +331,7 @@ func checkBenchVsCeiling(in rule.Input) []rule.Finding {
 		f := metaBenchVsCeiling.New(m.Device+" "+m.Test, why,
 			rule.Ev(m.Source, fmt.Sprintf("%s %s: %.0f MB/s", m.Device, m.Test, m.MBs)),
 			rule.Ev("path "+p.Name, fmt.Sprintf("ceiling %.0f MB/s, bottleneck %s", p.CeilingMBs, p.Bottleneck)))
+		f.Device = m.Device
 		f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice, Target: target, Basis: basis}
 		out = append(out, f)
 	}
@@ -353,6 +358,7 @@ func checkStorageVsNet(in rule.Input) []rule.Finding {
 	f := metaStorageVsNet.New(bestStore.Name, fmt.Sprintf("The fastest storage path, %s, %s; %s carries about %.0f MB/s.",
 		bestStore.Name, what, bestNet.Name, bestNet.CeilingMBs),
 		ev, rule.Ev("network path "+bestNet.Name, fmt.Sprintf("%.0f MB/s", bestNet.CeilingMBs)))
+	f.Device = bestStore.Name
 	f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice, Target: bestStore.Move, Basis: basis}
 	return []rule.Finding{f}
 }

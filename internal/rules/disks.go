@@ -69,12 +69,6 @@ var metaMisaligned = rule.Meta{
 	Refs: []string{refQueueSys, "https://docs.kernel.org/admin-guide/abi-stable.html#abi-sys-block-disk-alignment-offset"},
 }
 
-// Aligned reports whether a partition start is aligned for the disk.
-func Aligned(d facts.BlockDevice, p facts.Partition) bool {
-	unit := max(d.PhysBlockSize, d.MinIOSize, 512)
-	return (int64(p.StartSector)*512-int64(d.AlignmentOffset))%int64(unit) == 0
-}
-
 func checkMisaligned(in rule.Input) []rule.Finding {
 	var out []rule.Finding
 	for _, d := range in.Host.Block {
@@ -82,7 +76,7 @@ func checkMisaligned(in rule.Input) []rule.Finding {
 			continue
 		}
 		for _, p := range d.Partitions {
-			if Aligned(d, p) {
+			if d.Aligned(p) {
 				continue
 			}
 			unit := max(d.PhysBlockSize, d.MinIOSize)
@@ -139,6 +133,7 @@ func checkUSBDisk(in rule.Input) []rule.Finding {
 		}
 		f := metaUSBDisk.New(d.Name, fmt.Sprintf("%s is behind a USB bridge: %s.", d.Name, usbText(d.USB)),
 			rule.Ev("/sys/block/"+d.Name+" (device path)", usbText(d.USB)))
+		f.Device = d.Name
 		f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice,
 			Target: "fine for backups and cold storage; for an always-on data disk prefer SATA", Basis: "device path runs through USB"}
 		out = append(out, f)
@@ -212,6 +207,7 @@ func checkUSBMember(in rule.Input) []rule.Finding {
 			why += "; sharing one host controller: " + strings.Join(shared, "; ") + ". A reset of that bus drops them all at once"
 		}
 		f := metaUSBMember.New(o, why+".", ev...)
+		f.Device = o
 		f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice,
 			Target: "move the members of " + o + " to a SATA/SAS controller (an HBA), one bridge failure must not take several disks",
 			Basis:  "member device paths run through USB"}
@@ -249,6 +245,7 @@ func checkNoSerial(in rule.Input) []rule.Finding {
 			ev = rule.Ev("/run/udev/data/b"+d.Dev, "ID_BUS=usb, ID_SERIAL="+d.BridgeSerial)
 		}
 		f := metaNoSerial.New(d.Name, why, ev)
+		f.Device = d.Name
 		f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice,
 			Target: "record which bay or dock holds " + d.Name + " (ls -l /dev/disk/by-path) and label it",
 			Basis:  "no serial in udev or sysfs"}
@@ -278,6 +275,7 @@ func checkAPM(in rule.Input) []rule.Finding {
 		f := metaAPM.New(d.Name, fmt.Sprintf("%s (member of %s) runs APM level %d: it may spin down between accesses.",
 			d.Name, strings.Join(members[d.Name], ", "), *d.APM),
 			rule.Ev("hdparm -B /dev/"+d.Name, fmt.Sprintf("APM_level = %d", *d.APM)))
+		f.Device = d.Name
 		f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice,
 			Target: "hdparm -B 254 /dev/disk/by-id/… (persist in /etc/hdparm.conf)", Basis: "254: maximum performance without spin-down"}
 		out = append(out, f)

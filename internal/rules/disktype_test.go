@@ -40,8 +40,8 @@ func TestDiskRotationalOverBridge(t *testing.T) {
 			h.Block[0].Rotational = &rot
 			temp := tt.temp
 			s.Temp = &temp
-			if r := DiskRotational(h.Block[0]); r == nil || *r != tt.wantRot {
-				t.Fatalf("DiskRotational = %v, want %v (protocol %q, rpm %v)", r, tt.wantRot, s.Protocol, s.RotationRPM)
+			if r := h.Block[0].Spins(); r == nil || *r != tt.wantRot {
+				t.Fatalf("Spins = %v, want %v (protocol %q, rpm %v)", r, tt.wantRot, s.Protocol, s.RotationRPM)
 			}
 			fs := checkHot(rule.Input{Host: h})
 			if (len(fs) > 0) != tt.wantHot {

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/nastune/nastune/internal/facts"
+	"github.com/nastune/nastune/internal/health"
 	"github.com/nastune/nastune/internal/parse/kmsg"
 	"github.com/nastune/nastune/internal/parse/smart"
 	"github.com/nastune/nastune/internal/rule"
@@ -71,7 +72,7 @@ func healthy(s *facts.SMART) bool {
 	if c := s.SCSI; c != nil && (c.GrownDefects != nil && *c.GrownDefects > 0 || c.Uncorrected != nil && *c.Uncorrected > 0) {
 		return false
 	}
-	return len(s.SelfTests) == 0 || !testFailed(s.SelfTests[0])
+	return len(s.SelfTests) == 0 || !health.SelfTestFailed(s.SelfTests[0])
 }
 
 var bigNumber = regexp.MustCompile(`\d{10,}`)
@@ -197,15 +198,6 @@ func keys(m map[string]rule.Finding) []string {
 	return out
 }
 
-func TestNVMeWarningBits(t *testing.T) {
-	if got := nvmeWarnings(0x3f); len(got) != 6 || !strings.Contains(got[3], "read-only") {
-		t.Errorf("all bits: %v", got)
-	}
-	if got := nvmeWarnings(0x40); len(got) != 1 || !strings.Contains(got[0], "reserved") {
-		t.Errorf("reserved: %v", got)
-	}
-}
-
 var evNumber = regexp.MustCompile(`(?:0x[0-9a-fA-F]+|\d+(?:\.\d+)?)`)
 
 // TestHealthEvidenceQuotesItsFile: every number in an evidence line occurs
@@ -270,7 +262,7 @@ func TestHealthEvidenceQuotesItsFile(t *testing.T) {
 // about vdj. That says md dropped the member, not that its media fails:
 // no health-media-errors (the md rules report the failed member). And a
 // disk without SMART whose only kernel-log lines are boot-time "link up"
-// lines has no known health (HealthLevel -1, shown as not collected), not
+// lines has no known health (health.Unknown, shown as not collected), not
 // "ok".
 func TestAdminFailIsNotMedia(t *testing.T) {
 	log := []byte("[  101.2] md/raid:md1: Disk failure on vdj, disabling device.\n" +
@@ -291,8 +283,8 @@ func TestAdminFailIsNotMedia(t *testing.T) {
 			t.Errorf("an administrative md fail read as failing media: %+v", f.Evidence)
 		}
 	}
-	if l := HealthLevel(h, h.Block[0]); l != -1 {
-		t.Errorf("HealthLevel without SMART after an md fail = %d, want -1 (not collected)", l)
+	if l := health.Assess(h, h.Block[0]).Level; l != health.Unknown {
+		t.Errorf("health level without SMART after an md fail = %s, want unknown (not collected)", l)
 	}
 
 	boot := []byte("[    1.9] ata1: SATA link up 1.5 Gbps (SStatus 113 SControl 300)\n")
@@ -302,7 +294,7 @@ func TestAdminFailIsNotMedia(t *testing.T) {
 		kl2.Events = append(kl2.Events, e)
 	}
 	h2 := &facts.Host{KernelLog: kl2, Block: []facts.BlockDevice{{Name: "sda", Kind: "disk", Health: &facts.DiskHealth{}}}}
-	if l := HealthLevel(h2, h2.Block[0]); l != -1 {
-		t.Errorf("HealthLevel with only a link-up line and no SMART = %d, want -1", l)
+	if l := health.Assess(h2, h2.Block[0]).Level; l != health.Unknown {
+		t.Errorf("health level with only a link-up line and no SMART = %s, want unknown", l)
 	}
 }

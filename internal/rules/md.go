@@ -140,6 +140,7 @@ func checkMDDegraded(in rule.Input) []rule.Finding {
 			target = fmt.Sprintf("let the recovery of %s start and finish (see md-sync-waiting)", mdDev(a.Name))
 		}
 		f := metaMDDegraded.New(a.Name, why+".", ev...)
+		f.Device = a.Name
 		f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice, Target: target,
 			Basis: "status map shows missing members"}
 		out = append(out, f)
@@ -177,6 +178,7 @@ func checkMDFailedMember(in rule.Input) []rule.Finding {
 			"%s still lists %s as failed (F), but all %d members are in place: the failed member was already replaced and the array is not degraded.",
 			mdDev(a.Name), strings.Join(names, ", "), mdWidth(a)),
 			append([]rule.Evidence{mdMapEvidence(a)}, mdMemberEvidence(faulty, "(F)")...)...)
+		f.Device = a.Name
 		f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice,
 			Target: strings.Join(cmds, "; ") + "; then check SMART of " + strings.Join(disks, ", ") + " before reusing it",
 			Basis:  "(F) member in an array whose status map is all U"}
@@ -212,6 +214,7 @@ func checkMDInactive(in rule.Input) []rule.Finding {
 			why += fmt.Sprintf("; the kernel holds %d device(s) for it: %s", len(names), strings.Join(names, ", "))
 		}
 		f := metaMDInactive.New(a.Name, why+".", rule.Ev("/proc/mdstat", a.Name+" : inactive"))
+		f.Device = a.Name
 		target := fmt.Sprintf("compare the members' superblocks (mdadm --examine %s), then mdadm --stop %s and mdadm --assemble --scan (add --force only after reading mdadm(8))",
 			strings.Join(devs, " "), mdDev(a.Name))
 		if len(devs) == 0 {
@@ -254,6 +257,7 @@ func checkMDSyncWaiting(in rule.Input) []rule.Finding {
 			target = "nothing needed: it starts by itself; keep the machine running until all arrays are in sync"
 		}
 		f := metaMDSyncWaiting.New(a.Name, why, ev)
+		f.Device = a.Name
 		f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice, Target: target, Basis: "resync=" + a.SyncWaiting}
 		out = append(out, f)
 	}
@@ -288,6 +292,7 @@ func checkMDReshaping(in rule.Input) []rule.Finding {
 		}
 		ev = append(ev, rule.Ev("/proc/mdstat", "reshape"))
 		f := metaMDReshaping.New(a.Name, why+". Until it ends every member is busy and the array is slower.", ev...)
+		f.Device = a.Name
 		f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice,
 			Target: fmt.Sprintf("let it finish (cat /proc/mdstat); afterwards grow the filesystem on %s and re-check stripe settings", mdDev(a.Name)),
 			Basis:  "sync_action reshape"}
@@ -324,6 +329,7 @@ func checkMDHotSpare(in rule.Input) []rule.Finding {
 				strings.Join(names, ", "), mdDev(a.Name))
 		}
 		f := metaMDHotSpare.New(a.Name, why, mdMemberEvidence(spares, "(S)")...)
+		f.Device = a.Name
 		f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice,
 			Target: "nothing needed; keep it, and include it in SMART monitoring like the active members",
 			Basis:  "(S) member in a complete array"}
@@ -354,6 +360,7 @@ func checkMDRebuildCapped(in rule.Input) []rule.Finding {
 		f := metaMDRebuildCapped.New(a.Name, fmt.Sprintf(
 			"%s is at %.1f%% of a %s, running at %d KiB/s against a limit of %d KiB/s.", a.Name, a.Progress, a.SyncAction, a.SyncSpeed, a.SyncMax),
 			rule.Ev(mdSource(a, "sync_speed"), fmt.Sprint(a.SyncSpeed)), rule.Ev(mdSource(a, "sync_speed_max"), fmt.Sprint(a.SyncMax)))
+		f.Device = a.Name
 		if a.SyncLimitsSystem {
 			f.Recommendation = &rule.Recommendation{Kind: rule.KindSysctl, Target: "dev.raid.speed_limit_max",
 				Current: fmt.Sprint(a.SyncMax), Value: fmt.Sprint(want), Basis: "double the limit the rebuild is pinned at"}
@@ -402,6 +409,7 @@ func checkStripeCache(in rule.Input) []rule.Finding {
 		}
 		f := metaStripeCache.New(a.Name, why, rule.Ev(mdSource(a, "stripe_cache_size"), fmt.Sprint(cur)),
 			rule.Ev(mdSource(a, "raid_disks"), fmt.Sprint(a.RaidDisks)), memEvidence(h))
+		f.Device = a.Name
 		f.Severity = sev
 		f.Recommendation = &rule.Recommendation{Kind: rule.KindSysfs, Target: mdSource(a, "stripe_cache_size"),
 			Current: fmt.Sprint(cur), Value: fmt.Sprint(want),
@@ -429,6 +437,7 @@ func checkMismatch(in rule.Input) []rule.Finding {
 		}
 		f := metaMismatch.New(a.Name, fmt.Sprintf("The last check of %s found %d sectors whose parity does not match the data.", a.Name, a.MismatchCnt),
 			rule.Ev(mdSource(a, "mismatch_cnt"), fmt.Sprint(a.MismatchCnt)))
+		f.Device = a.Name
 		f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice,
 			Target: fmt.Sprintf("check SMART and cabling of every member of %s, then echo repair > %s and check again", mdDev(a.Name), mdSource(a, "sync_action")),
 			Basis:  "mismatch_cnt > 0 on a parity array"}

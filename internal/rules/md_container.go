@@ -75,6 +75,7 @@ func checkMDContainerUnused(in rule.Input) []rule.Finding {
 			why += "; it holds " + strings.Join(devs, ", ")
 		}
 		f := metaMDContainerUnused.New(a.Name, why+".", rule.Ev("/proc/mdstat", "super "+a.Metadata))
+		f.Device = a.Name
 		target := fmt.Sprintf("if these disks should carry a firmware-RAID volume: mdadm --detail %s, then mdadm --assemble --scan (mdmon must run for IMSM/DDF); if they should not, leave it alone until you have read mdadm(8) on --zero-superblock",
 			mdDev(a.Name))
 		f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice, Target: target,

@@ -699,7 +699,7 @@ func checkSmart(t *testing.T, res results) {
 	}
 	for _, dev := range []string{sata0, sata1} {
 		if mi[dev].Health != "" || mi[dev].TempC != nil {
-			t.Errorf("smart-missing: inventory HEALTH of %s is %q without smartctl (not collected): libata's boot line \"SATA link up 1.5 Gbps\" in the kernel log must not count as health evidence (rules.HealthLevel)", dev, mi[dev].Health)
+			t.Errorf("smart-missing: inventory HEALTH of %s is %q without smartctl (not collected): libata's boot line \"SATA link up 1.5 Gbps\" in the kernel log must not count as health evidence (health.Assess)", dev, mi[dev].Health)
 		}
 	}
 }

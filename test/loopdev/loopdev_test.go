@@ -21,7 +21,6 @@ import (
 	"github.com/nastune/nastune/internal/parse/superblock"
 	"github.com/nastune/nastune/internal/plan"
 	"github.com/nastune/nastune/internal/probe"
-	"github.com/nastune/nastune/internal/rules"
 	"github.com/nastune/nastune/test/testutil"
 )
 
@@ -143,12 +142,12 @@ func TestPartitionAlignment(t *testing.T) {
 	}
 	// On this 512-byte loop device both are aligned; on a 4 KiB-sector
 	// disk the first is not.
-	if !rules.Aligned(*d, d.Partitions[0]) || !rules.Aligned(*d, d.Partitions[1]) {
+	if !d.Aligned(d.Partitions[0]) || !d.Aligned(d.Partitions[1]) {
 		t.Errorf("512-byte device: both partitions are aligned")
 	}
 	d4k := *d
 	d4k.PhysBlockSize = 4096
-	if rules.Aligned(d4k, d4k.Partitions[0]) || !rules.Aligned(d4k, d4k.Partitions[1]) {
+	if d4k.Aligned(d4k.Partitions[0]) || !d4k.Aligned(d4k.Partitions[1]) {
 		t.Errorf("4 KiB physical sectors: sector 63 misaligned, 2048 aligned")
 	}
 }

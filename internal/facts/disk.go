@@ -1,12 +1,8 @@
-package rules
+package facts
 
-import (
-	"strings"
+import "strings"
 
-	"github.com/nastune/nastune/internal/facts"
-)
-
-// DiskRotational tells whether d spins, preferring what the drive itself
+// Spins tells whether the disk spins, preferring what the drive itself
 // told smartctl over the block queue's rotational flag: USB bridges (and
 // some RAID controllers) report rotational=1 for every device behind them,
 // NVMe SSDs included. SMART's answer wins when one was read: the NVMe
@@ -14,7 +10,7 @@ import (
 // sntjmicron/sntasmedia/sntrealtek report protocol NVMe too), else the
 // rotation rate ("Rotation Rate: Solid State Device", JSON rotation_rate 0
 // for SSDs, the RPM for hard disks). nil when nothing says.
-func DiskRotational(d facts.BlockDevice) *bool {
+func (d BlockDevice) Spins() *bool {
 	if d.Health != nil && d.Health.SMART != nil {
 		s := d.Health.SMART
 		if strings.EqualFold(s.Protocol, "NVMe") || s.NVMe != nil {
@@ -29,11 +25,10 @@ func DiskRotational(d facts.BlockDevice) *bool {
 	return d.Rotational
 }
 
-// selfTestLogQuote is what the smartctl output itself says about an empty
-// self-test log (the text line, or the JSON member and its count).
-func selfTestLogQuote(s *facts.SMART) string {
-	if s.SelfTestLogQuote != "" {
-		return s.SelfTestLogQuote
-	}
-	return "self-test log read, no entries"
+// Aligned reports whether partition p starts on a boundary of disk d:
+// (start × 512 − alignment_offset) is a multiple of max(physical block,
+// minimum I/O, 512).
+func (d BlockDevice) Aligned(p Partition) bool {
+	unit := max(d.PhysBlockSize, d.MinIOSize, 512)
+	return (int64(p.StartSector)*512-int64(d.AlignmentOffset))%int64(unit) == 0
 }
