@@ -570,17 +570,43 @@ func stagedShaper(t *testing.T, tcCmds [][]string, limit float64) {
 	child(t, []string{"ip", "netns", "exec", bns}, "sink", "10.188.0.2:5201")
 	child(t, []string{"ip", "netns", "exec", a}, "source", "10.188.0.2:5201")
 	self, _ := os.Executable()
-	w := exec.Command("ip", "netns", "exec", a, self, "-test.run=^$")
-	w.Env = append(os.Environ(), "WATCH_TEST_HELPER=watch", "WATCH_TEST_ARG=5s")
-	out, err := w.Output()
-	if err != nil {
-		t.Fatalf("watch in %s: %v\n%s", a, err, out)
-	}
+	// The staged condition is traffic at the shaper's rate. A sender held
+	// off the CPU by this machine's other work sends less (the verdict then
+	// rightly names no shaper): measured from the samples, the watch is
+	// retaken after a pause, twice at most, then skipped naming the rate.
 	var res Result
-	if err := json.Unmarshal(out, &res); err != nil {
-		t.Fatalf("watch output: %v\n%s", err, out)
+	for attempt := 1; ; attempt++ {
+		w := exec.Command("ip", "netns", "exec", a, self, "-test.run=^$")
+		w.Env = append(os.Environ(), "WATCH_TEST_HELPER=watch", "WATCH_TEST_ARG=5s")
+		out, err := w.Output()
+		if err != nil {
+			t.Fatalf("watch in %s: %v\n%s", a, err, out)
+		}
+		res = Result{}
+		if err := json.Unmarshal(out, &res); err != nil {
+			t.Fatalf("watch output: %v\n%s", err, out)
+		}
+		logResult(t, &res)
+		checkVerdictIsReason(t, &res)
+		tx, rate, busy := meanTx(res.Samples, "watch-va")
+		if rate == 0 {
+			rate = limit // no shaper rate read: the verdict checks below fail
+		}
+		if tx >= nicBusy*rate {
+			break
+		}
+		why := fmt.Sprintf("the sender reached %.1f of the shaper's %.1f Mbit/s (%.0f%%) with the CPUs %.0f%% busy", tx/1e6, limit/1e6, 100*tx/limit, 100*busy)
+		for _, b := range res.Bottlenecks {
+			if b.Kind == "network" && b.Subject == "watch-va" {
+				t.Errorf("watch-va named at its shaper though %s: %+v", why, b)
+			}
+		}
+		if attempt == 3 {
+			t.Skipf("this machine was too busy to stage traffic at the shaper's rate: %s, on every attempt", why)
+		}
+		t.Logf("attempt %d: staging did not take: %s", attempt, why)
+		time.Sleep(time.Duration(attempt) * 2 * time.Second)
 	}
-	logResult(t, &res)
 	b := firstOf(t, &res, "network", func(b Bottleneck) bool { return b.Subject == "watch-va" }, otherWork(nil, "watch-va", "watch-vb"))
 	if b.Limit != limit {
 		t.Errorf("limit %v, want the shaper's %v bit/s", b.Limit, limit)
@@ -595,6 +621,24 @@ func stagedShaper(t *testing.T, tcCmds [][]string, limit float64) {
 	if !strings.Contains(strings.Join(b.Evidence, "\n"), kind) {
 		t.Errorf("evidence does not name the %s qdisc: %q", kind, b.Evidence)
 	}
+}
+
+// meanTx is the mean rate nic sent at over the samples and its shaper's
+// rate as last read (bit/s), and how busy the CPUs were.
+func meanTx(samples []Sample, nic string) (tx, rate, busy float64) {
+	for _, s := range samples {
+		busy += s.CPU.BusyPct / 100
+		for _, x := range s.NICs {
+			if x.Name == nic {
+				tx += x.TxBps
+				rate = x.QdiscRateBps
+			}
+		}
+	}
+	if n := float64(len(samples)); n > 0 {
+		tx, busy = tx/n, busy/n
+	}
+	return tx, rate, busy
 }
 
 func TestStagedDisk(t *testing.T) {
