@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"os"
 	"os/exec"
@@ -13,6 +14,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -227,12 +229,21 @@ func TestHostileClients(t *testing.T) {
 	// timeout, and a second client waits for its turn.
 	idle, _ := net.Dial("tcp", s.Address())
 	defer idle.Close()
+	// The second client asks once the first one's data flows (its first
+	// progress report), not after a fixed pause a busy machine outlasts.
 	done := make(chan error, 1)
+	running := make(chan struct{})
+	var once sync.Once
 	go func() {
-		_, err := RunNet(context.Background(), NetOptions{Server: s.Address(), Token: "secret", Streams: 1, Duration: 2 * time.Second})
+		_, err := RunNet(context.Background(), NetOptions{Server: s.Address(), Token: "secret", Streams: 1, Duration: 2 * time.Second,
+			Progress: func(float64) { once.Do(func() { close(running) }) }})
 		done <- err
 	}()
-	time.Sleep(300 * time.Millisecond)
+	select {
+	case <-running:
+	case err := <-done:
+		t.Fatalf("the first test ended before it ran: %v", err)
+	}
 	if got := send(`{"v":2,"token":"secret","streams":1,"seconds":1}` + "\n"); !strings.Contains(got, `"wait":1`) {
 		t.Errorf("second test while busy: %q", got)
 	}
@@ -385,23 +396,100 @@ func TestServerCaps(t *testing.T) {
 // The client prints (here: collects) one interval per second.
 func TestIntervalsAndRepeat(t *testing.T) {
 	s := startServer(t, "")
-	var got []Interval
+	stall := measureStalls()
+	var gotRuns []struct {
+		run int
+		iv  Interval
+	}
 	r, err := RunNet(context.Background(), NetOptions{Server: s.Address(), Streams: 1, Duration: 2 * time.Second, Repeat: 2,
-		Interval: 500 * time.Millisecond, OnInterval: func(run int, iv Interval) { got = append(got, iv) }})
+		Interval: 500 * time.Millisecond, OnInterval: func(run int, iv Interval) {
+			gotRuns = append(gotRuns, struct {
+				run int
+				iv  Interval
+			}{run, iv})
+		}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) < 7 || len(got) > 9 || r.Runs != 2 || r.SpreadLo > r.BitsPerSecond || r.SpreadHi < r.BitsPerSecond {
-		t.Errorf("%d intervals, %+v", len(got), r)
+	if r.Runs != 2 || r.SpreadLo > r.BitsPerSecond || r.SpreadHi < r.BitsPerSecond {
+		t.Errorf("%d intervals, %+v", len(gotRuns), r)
 	}
-	for _, iv := range got {
-		if iv.Bytes <= 0 || iv.End <= iv.Start {
-			t.Errorf("interval %+v", iv)
+	// Counted from the intervals themselves, not the wall clock: each
+	// run's intervals follow one another from 0 to its 2 s, the k-th
+	// ending at a tick (k×0.5 s or later) or at the end. A busy machine
+	// delays ticks, and a tick more than an interval late is dropped, so
+	// there are 4 per run unless this process was held off the CPU for
+	// about an interval, which a 50 ms ticker of the test's own measured.
+	stalled := stall()
+	runs := map[int][]Interval{}
+	for _, g := range gotRuns {
+		runs[g.run] = append(runs[g.run], g.iv)
+	}
+	if len(runs) != 2 {
+		t.Errorf("intervals of %d runs, want 2", len(runs))
+	}
+	for run, ivs := range runs {
+		prev := 0.0
+		for i, iv := range ivs {
+			if math.Abs(iv.Start-prev) > 1e-6 {
+				t.Errorf("run %d interval %d starts at %v, the one before ended at %v", run, i, iv.Start, prev)
+			}
+			if i < len(ivs)-1 && iv.End < 0.5*float64(i+1)-0.01 {
+				t.Errorf("run %d interval %d ends at %.3f s, before its tick at %.1f s", run, i, iv.End, 0.5*float64(i+1))
+			}
+			prev = iv.End
+		}
+		if math.Abs(prev-2) > 1e-6 {
+			t.Errorf("run %d intervals end at %v s, want its 2 s", run, prev)
+		}
+		if n := len(ivs); n > 4 || (n < 4 && stalled < 400*time.Millisecond) {
+			t.Errorf("run %d: %d intervals of 0.5 s in 2 s (this process was held off the CPU %v at most): %+v", run, n, stalled, ivs)
+		} else if n < 4 {
+			t.Logf("run %d: %d intervals: this process was held off the CPU up to %v, and a late tick is dropped", run, n, stalled)
+		}
+	}
+	// Data flows in every interval, unless this process was held off the
+	// CPU for a good part of one (then only in every run).
+	for run, ivs := range runs {
+		total := int64(0)
+		for _, iv := range ivs {
+			total += iv.Bytes
+			if iv.Bytes < 0 || iv.End <= iv.Start || (iv.Bytes == 0 && stalled < 200*time.Millisecond) {
+				t.Errorf("run %d interval %+v (held off the CPU %v at most)", run, iv, stalled)
+			}
+		}
+		if total <= 0 {
+			t.Errorf("run %d moved nothing: %+v", run, ivs)
 		}
 	}
 	if WithPort("10.0.0.1") != "10.0.0.1:5201" || WithPort("::1") != "[::1]:5201" || WithPort("[::1]") != "[::1]:5201" || WithPort("h:80") != "h:80" {
 		t.Error("default port 5201")
 	}
+}
+
+// measureStalls ticks every 50 ms until the returned function is called,
+// which returns the longest this process waited past a tick: how long
+// the machine held it off the CPU.
+func measureStalls() func() time.Duration {
+	stop, done := make(chan struct{}), make(chan time.Duration)
+	go func() {
+		tick := time.NewTicker(50 * time.Millisecond)
+		defer tick.Stop()
+		var worst time.Duration
+		last := time.Now()
+		for {
+			select {
+			case <-stop:
+				done <- worst
+				return
+			case <-tick.C:
+				t := time.Now()
+				worst = max(worst, t.Sub(last)-50*time.Millisecond)
+				last = t
+			}
+		}
+	}()
+	return func() time.Duration { close(stop); return <-done }
 }
 
 func TestCompare(t *testing.T) {

@@ -312,12 +312,27 @@ func FuzzParsers(f *testing.F) {
 
 // A long watch keeps at most MaxSamples, the newest, and says so.
 func TestRunBounded(t *testing.T) {
-	res, err := Run(context.Background(), hostfs.Live(), Options{Interval: 100 * time.Millisecond, For: 700 * time.Millisecond, MaxSamples: 3})
+	// Counted in samples, not wall time: on a busy machine a sample can
+	// come late (a fixed 0.7 s got fewer than six). The watch ends after
+	// the sixth sample; the minute is only a bound on a stuck run.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	seen := 0
+	var last float64
+	res, err := Run(ctx, hostfs.Live(), Options{Interval: 100 * time.Millisecond, MaxSamples: 3, OnSample: func(s Sample, _ []Bottleneck) {
+		if seen++; seen == 6 {
+			cancel()
+		}
+		last = s.T
+	}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Samples) != 3 || res.Dropped < 3 || res.Samples[2].T < res.Samples[0].T {
-		t.Errorf("%d samples kept, %d dropped; want 3 newest kept and the rest counted", len(res.Samples), res.Dropped)
+	if seen < 6 {
+		t.Fatalf("%d samples in a minute: Run did not sample every interval", seen)
+	}
+	if len(res.Samples) != 3 || res.Dropped != seen-3 || res.Samples[2].T < res.Samples[0].T || res.Samples[2].T != last {
+		t.Errorf("%d samples kept, %d dropped of %d; want the 3 newest kept and the rest counted", len(res.Samples), res.Dropped, seen)
 	}
 	var b strings.Builder
 	WriteText(&b, res)

@@ -28,6 +28,26 @@ mount "$DEV" "$S/mnt"
 say() { echo "\$ $*"; }
 check() { if ! eval "$1"; then echo "FAILED: $1"; exit 1; fi; }
 ra() { cat "$RA"; }
+# wait_trial PID: until tune (PID) makes its first trial live (read-ahead
+# no longer 8), by the clock: its baseline comes first, and on a busy
+# machine it takes more runs (a wide spread) and longer ones. Says why
+# when tune ended first or no trial began within 300 s.
+wait_trial() {
+	end=$(($(date +%s) + 300))
+	while [ "$(ra)" = 8 ]; do
+		# Ended: gone, or a zombie this shell has not waited for.
+		st=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -c1)
+		if [ -z "$st" ] || [ "$st" = Z ]; then
+			echo "FAILED: tune (pid $1) ended before its first trial"
+			exit 1
+		fi
+		if [ "$(date +%s)" -ge $end ]; then
+			echo "FAILED: no trial within 300 s; $(head -1 /proc/pressure/cpu 2>/dev/null) (cpu pressure)"
+			exit 1
+		fi
+		sleep 0.05
+	done
+}
 # An independent reader: GNU dd, 16 KiB requests, the file's cache dropped
 # first (iflag=nocache with count=0 drops it); prints MB/s.
 ddread() {
@@ -97,7 +117,7 @@ echo "== demo 3: SIGINT during a trial reverts it"
 echo 8 > "$RA"
 "$BIN" tune --file "$S/mnt/tune.bench" --tests seqread-buffered --bs 16K --sample 1 --device "$N" --knobs read_ahead_kb --yes > "$S/demo3.txt" 2>&1 &
 PID=$!
-i=0; while [ "$(ra)" = 8 ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done
+wait_trial $PID
 echo "trial live: read_ahead_kb $(ra)"
 check '[ "$(ra)" != 8 ]'
 kill -INT $PID
@@ -113,7 +133,7 @@ echo "== demo 4: kill -9 during a trial; nastune undo finishes it, or the next t
 for finish in undo next; do
 	"$BIN" tune --file "$S/mnt/tune.bench" --tests seqread-buffered --bs 16K --sample 1 --device "$N" --knobs read_ahead_kb --yes > /dev/null 2>&1 &
 	PID=$!
-	i=0; while [ "$(ra)" = 8 ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done
+	wait_trial $PID
 	kill -9 $PID
 	wait $PID || true
 	echo "killed with read_ahead_kb $(ra) live"
