@@ -150,10 +150,10 @@ func checkDeadMountOption(in rule.Input) []rule.Finding {
 			// The kernel prints some options itself (XFS shows attr2 for
 			// every filesystem with the feature): from a live mount only
 			// options nobody but the owner sets, the harmful ones, count.
-			if !ok || seen[m.MountPoint+" "+name] || (live && opt.harm == "") {
+			if !ok || seen[m.MountPoint+" "+opt.key(name)] || (live && opt.harm == "") {
 				continue
 			}
-			seen[m.MountPoint+" "+name] = true
+			seen[m.MountPoint+" "+opt.key(name)] = true
 			v := judgeMountOption(opt, in.Host.Kernel, live)
 			switch {
 			case v.fails:
