@@ -39,7 +39,10 @@ type Host struct {
 	// controller and NIC, by address ("0000:02:00.0").
 	PCI    map[string]PCIDevice `json:"pci,omitempty"`
 	Mounts []Mount              `json:"mounts,omitempty"`
-	Swaps  []Swap               `json:"swaps,omitempty"`
+	// MountsSource is the file Mounts was read from: /proc/self/mounts,
+	// or /proc/mounts in a captured tree without it ("" means the first).
+	MountsSource string `json:"mounts_source,omitempty"`
+	Swaps        []Swap `json:"swaps,omitempty"`
 	// UDP is the Udp: line of /proc/net/snmp.
 	UDP *UDPStats `json:"udp,omitempty"`
 	// PacketSockets are the AF_PACKET sockets of /proc/net/packet with

@@ -116,6 +116,10 @@ type Knob struct {
 	// Inert is the first kernel where the key still exists but does
 	// nothing.
 	Inert Version
+	// ReadOnly: the file is mode 0444 on every kernel that has it, so a
+	// line setting it fails at boot (EACCES, even for root) rather than
+	// being accepted.
+	ReadOnly bool
 	// Harm and Field (index of the vector field judged, 0 for scalars)
 	// say which values hurt; Limit, when set, replaces the default as the
 	// threshold (a fixed floor, or a lower bound of a RAM-scaled default).

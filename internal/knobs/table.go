@@ -393,8 +393,9 @@ var table = []Knob{
 		Defaults: []Span{{From: v(4, 6), Text: "10 (0.1% of RAM)", Value: fixed("10")}},
 		Hurts:    "Larger values wake kswapd earlier; a matter of workload.",
 		Sources:  []string{SrcVM + "#watermark-scale-factor"}},
-	{Key: "vm.nr_pdflush_threads", Unit: Count, Inert: Version{2, 6, 32},
-		Hurts:   "pdflush was replaced by per-device flusher threads in Linux 2.6.32; the key is read-only and later removed.",
+	{Key: "vm.nr_pdflush_threads", Unit: Count, Inert: Version{2, 6, 32}, ReadOnly: true,
+		Hurts: "It only ever reported the number of pdflush threads (kernel/sysctl.c: mode 0444, \"read-only\"); pdflush was " +
+			"replaced by per-device flusher threads in Linux 2.6.32 and the key was later removed.",
 		Sources: []string{SrcVM}},
 
 	// fs.xfs keys removed in 4.0 (tuning guides still set them)

@@ -20,6 +20,7 @@ func (p *prober) mounts() {
 		p.skip(src, err.Error()+" (other lines used)")
 	}
 	p.h.Mounts = m
+	p.h.MountsSource = src
 }
 
 func (p *prober) swaps() {

@@ -42,21 +42,23 @@ func TestTCPBuffers(t *testing.T) {
 			map[string]string{"net-tcp-buffers-ram net.ipv4.tcp_rmem": "4096 87380 4194304"}},
 		// Issue 26: a guide capped tcp_rmem at 64 KiB. On the LAN 2×BDP is
 		// only ~122 KiB, but the fix restores the kernel's default ceiling
-		// (6 MiB on 5.10 with 4 GiB), never another value below it.
+		// (6 MiB on 5.10 with 4 GiB), never another value below it; nor is
+		// the guide's initial size (87380, the pre-4.20 default) carried
+		// into the line nastune writes: 5.10's is 131072.
 		{"64 KiB cap on LAN restores the default", kernHost(lanHost(4<<30, "4096 87380 65536", "4096 16384 4194304"), 5, 10), 0,
-			map[string]string{"net-tcp-buffers-small net.ipv4.tcp_rmem": "4096 87380 6291456"}},
+			map[string]string{"net-tcp-buffers-small net.ipv4.tcp_rmem": "4096 131072 6291456"}},
 		{"64 KiB cap on 128 MiB restores RAM/128", kernHost(lanHost(128<<20, "4096 87380 65536", "4096 16384 1048576"), 5, 10), 0,
-			map[string]string{"net-tcp-buffers-small net.ipv4.tcp_rmem": "4096 87380 1048576"}},
+			map[string]string{"net-tcp-buffers-small net.ipv4.tcp_rmem": "4096 131072 1048576"}},
 		// 20 ms: 2×BDP (5 MB) is below the 6 MiB default: the default wins.
 		{"64 KiB cap at 20 ms", kernHost(lanHost(4<<30, "4096 87380 65536", "4096 16384 4194304"), 5, 10), 20 * time.Millisecond,
-			map[string]string{"net-tcp-buffers-small net.ipv4.tcp_rmem": "4096 87380 6291456", "net-tcp-buffers-small net.ipv4.tcp_wmem": "4096 16384 5046272"}},
+			map[string]string{"net-tcp-buffers-small net.ipv4.tcp_rmem": "4096 131072 6291456", "net-tcp-buffers-small net.ipv4.tcp_wmem": "4096 16384 5046272"}},
 		// 40 ms: 2×BDP (10 MB) beats the default.
 		{"64 KiB cap at 40 ms", kernHost(lanHost(4<<30, "4096 87380 65536", "4096 16384 4194304"), 5, 10), 40 * time.Millisecond,
-			map[string]string{"net-tcp-buffers-small net.ipv4.tcp_rmem": "4096 87380 10027008", "net-tcp-buffers-small net.ipv4.tcp_wmem": "4096 16384 10027008"}},
+			map[string]string{"net-tcp-buffers-small net.ipv4.tcp_rmem": "4096 131072 10027008", "net-tcp-buffers-small net.ipv4.tcp_wmem": "4096 16384 10027008"}},
 		// 6.18 with 24 GiB: the default is 32 MiB; a 16 MiB ceiling copied
 		// from a guide is below it and is restored.
 		{"16 MiB guide on 6.18", kernHost(lanHost(24<<30, "4096 87380 16777216", "4096 65536 16777216"), 6, 18), 0,
-			map[string]string{"net-tcp-buffers-small net.ipv4.tcp_rmem": "4096 87380 33554432"}},
+			map[string]string{"net-tcp-buffers-small net.ipv4.tcp_rmem": "4096 131072 33554432"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -94,7 +94,7 @@ func checkNodiratime(in rule.Input) []rule.Finding {
 	for _, src := range []struct {
 		name   string
 		mounts []facts.Mount
-	}{{"/etc/fstab", in.Host.Fstab}, {"/proc/self/mounts", in.Host.Mounts}} {
+	}{{"/etc/fstab", in.Host.Fstab}, {mountsSource(in.Host), in.Host.Mounts}} {
 		for _, m := range src.mounts {
 			if seen[m.MountPoint] || !slices.Contains(m.Options, "noatime") || !slices.Contains(m.Options, "nodiratime") {
 				continue
@@ -150,10 +150,10 @@ func checkDeadMountOption(in rule.Input) []rule.Finding {
 			// The kernel prints some options itself (XFS shows attr2 for
 			// every filesystem with the feature): from a live mount only
 			// options nobody but the owner sets, the harmful ones, count.
-			if !ok || seen[m.MountPoint+" "+name] || (live && opt.harm == "") {
+			if !ok || seen[m.MountPoint+" "+opt.key(name)] || (live && opt.harm == "") {
 				continue
 			}
-			seen[m.MountPoint+" "+name] = true
+			seen[m.MountPoint+" "+opt.key(name)] = true
 			v := judgeMountOption(opt, in.Host.Kernel, live)
 			switch {
 			case v.fails:
@@ -173,12 +173,12 @@ func checkDeadMountOption(in rule.Input) []rule.Finding {
 		list := strings.Join(opts, ", ")
 		target := ""
 		if live {
-			ev = append(ev, rule.Ev("/proc/self/mounts", mountLine(m)))
+			ev = append(ev, rule.Ev(mountsSource(in.Host), mountLine(m)))
 			target = fmt.Sprintf("remove %s from whatever mounts %s%s", list, m.MountPoint, notInFstab(in.Host.Fstab))
 		} else {
 			ev = append(ev, rule.Ev(fmt.Sprintf("/etc/fstab:%d", m.Line), mountLine(m)))
 			if lm, ok := liveMount(in.Host.Mounts, m.MountPoint); ok {
-				ev = append(ev, rule.Ev("/proc/self/mounts", mountLine(lm)))
+				ev = append(ev, rule.Ev(mountsSource(in.Host), mountLine(lm)))
 			}
 			target = fmt.Sprintf("remove %s from line %d of /etc/fstab (%s)", list, m.Line, m.MountPoint)
 		}
@@ -195,6 +195,14 @@ func checkDeadMountOption(in rule.Input) []rule.Finding {
 		report(m, true)
 	}
 	return out
+}
+
+// mountsSource is the file the live mounts were read from, for evidence.
+func mountsSource(h *facts.Host) string {
+	if h.MountsSource != "" {
+		return h.MountsSource
+	}
+	return "/proc/self/mounts"
 }
 
 func liveMount(ms []facts.Mount, mp string) (facts.Mount, bool) {

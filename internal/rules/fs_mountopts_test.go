@@ -116,3 +116,23 @@ func TestMountOptionsExt4Btrfs(t *testing.T) {
 		}
 	}
 }
+
+// ext4 shows fstab's barrier=0 as nobarrier on the live mount: one option,
+// one finding naming the fstab line, never a second one saying the live
+// nobarrier is not in /etc/fstab.
+func TestMountOptionsSpellings(t *testing.T) {
+	files := realTreeFiles(t, "fs-blog-ext4-barrier0-gecko")
+	_, fs := runTree(t, files)
+	got := byID(fs, "fs-dead-mount-option")
+	if len(got) != 2 {
+		t.Fatalf("%d findings, want one for / and one for /home: %+v", len(got), got)
+	}
+	for i, f := range got {
+		if !strings.Contains(f.Why, "barrier=0: the journal's cache flushes are off") || !strings.Contains(f.Recommendation.Target, "of /etc/fstab") {
+			t.Errorf("finding %d: %s", i, text(f))
+		}
+		if strings.Contains(text(f), "not in /etc/fstab") {
+			t.Errorf("finding %d calls the live nobarrier foreign to fstab: %s", i, text(f))
+		}
+	}
+}

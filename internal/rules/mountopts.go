@@ -32,6 +32,10 @@ func (v kver) set() bool      { return v.major > 0 }
 type mountOption struct {
 	fs    string
 	names []string
+	// spellings: the names are one option spelled several ways; the
+	// kernel shows it on the live mount as names[0] (ext4 prints
+	// barrier=0 as nobarrier).
+	spellings bool
 	// removed is the first kernel that refuses the option: the mount
 	// fails (EINVAL, "unknown mount option") from it on.
 	removed kver
@@ -74,7 +78,7 @@ var mountOptions = []mountOption{
 	{fs: "btrfs", names: []string{"inode_cache"}, removed: kver{6, 8}, deprecated: true, ref: refBtrfsInodeCache},
 	{fs: "btrfs", names: []string{"recovery"}, removed: kver{6, 8}, deprecated: true,
 		note: "rescue=usebackuproot replaces it", ref: refBtrfsInodeCache},
-	{fs: "ext4", names: []string{"nobarrier", "barrier=0"},
+	{fs: "ext4", names: []string{"nobarrier", "barrier=0"}, spellings: true,
 		harm: "the journal's cache flushes are off: a power cut can corrupt the filesystem unless the disks' write cache is battery-backed or off",
 		ref:  refExt4Options},
 }
@@ -232,6 +236,16 @@ func lookupMountOption(fs, o string) (mountOption, string, bool) {
 		}
 	}
 	return mountOption{}, "", false
+}
+
+// key names the option o of table entry m matched as name: one key for
+// every spelling of one option, so fstab's barrier=0 and the live mount's
+// nobarrier are judged once.
+func (m mountOption) key(name string) string {
+	if m.spellings {
+		return m.names[0]
+	}
+	return name
 }
 
 func plural(n int, one, many string) string {

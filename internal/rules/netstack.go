@@ -87,7 +87,9 @@ var metaBuffersSmall = rule.Meta{
 		"use --rtt for WAN or VPN peers. A ceiling below the kernel's own default (RAM/128, at most 6 MiB, " +
 		"32 MiB since 6.16; docs/knobs.md) was capped by a file or a script: the fix restores the default, " +
 		"or 2 × BDP if larger, never another value below the default, since the LAN figure says nothing " +
-		"about the VPN or WAN clients the box also serves.",
+		"about the VPN or WAN clients the box also serves. The line nastune writes replaces all three " +
+		"fields, so a min or initial size below the running kernel's default (tcp_rmem[1] sizes the " +
+		"initial receive window since 4.20; guides still copy the old 87380) is raised to it.",
 	Refs: []string{refIPSysctl + "#tcp-variables", refTCP7},
 }
 
@@ -122,6 +124,7 @@ func checkBuffersSmall(in rule.Input) []rule.Finding {
 				defMax = uint64(n)
 			}
 		}
+		lo, raised := tcpBufLow(k, env, t)
 		if cur >= need && !capped {
 			continue
 		}
@@ -154,12 +157,41 @@ func checkBuffersSmall(in rule.Input) []rule.Finding {
 				b += fmt.Sprintf("; remove %s from %s line %d", key, c.File, c.Line)
 			}
 		}
+		b += raised
 		f := metaBuffersSmall.New(key, why, sysctlEvidence(h, key)...)
 		f.Recommendation = &rule.Recommendation{Kind: rule.KindSysctl, Target: key, Current: h.Sysctls[key],
-			Value: fmt.Sprintf("%d %d %d", t[0], t[1], want), Basis: b}
+			Value: fmt.Sprintf("%d %d %d", lo[0], lo[1], want), Basis: b}
 		out = append(out, f)
 	}
 	return out
+}
+
+// tcpBufLow is the min and initial size of a tcp_rmem/tcp_wmem line
+// nastune writes: the line replaces all three fields, so a min or initial
+// size below the kernel's default (tcp_rmem[1] sizes the initial receive
+// window since 4.20) is raised to it, never carried over. note says so
+// for the basis ("" when nothing was raised). With the kernel's version
+// unknown nothing is raised: the initial size was 87380 before 4.20.
+func tcpBufLow(k *knobs.Knob, env knobs.Env, t [3]int64) (lo [2]int64, note string) {
+	lo = [2]int64{t[0], t[1]}
+	if k == nil || env.Kernel.IsZero() {
+		return lo, ""
+	}
+	d, ok := k.Default(env)
+	if !ok {
+		return lo, ""
+	}
+	var raised []string
+	for i, name := range []string{"min", "initial size"} {
+		if n, ok := knobs.Field(d, i); ok && lo[i] < n {
+			raised = append(raised, fmt.Sprintf("%s %d → %d", name, lo[i], n))
+			lo[i] = n
+		}
+	}
+	if len(raised) == 0 {
+		return lo, ""
+	}
+	return lo, "; " + strings.Join(raised, ", ") + " (the kernel default)"
 }
 
 // provenance says who set a sysctl: the file line that sets it at boot, or
@@ -197,13 +229,15 @@ func checkBuffersRAM(in rule.Input) []rule.Finding {
 			continue
 		}
 		want := max(need, limit/(64<<10)*(64<<10))
+		k, _ := knobs.Lookup(key)
+		lo, raised := tcpBufLow(k, knobEnv(h), t)
 		f := metaBuffersRAM.New(key, fmt.Sprintf(
 			"A single socket may grow to %s, more than RAM/32 (%s) on a machine with %s; the path needs only %s.",
 			humanBytes(uint64(t[2])), humanBytes(limit), humanBytes(h.Memory.TotalBytes), humanBytes(need)),
 			append(sysctlEvidence(h, key), memEvidence(h))...)
 		f.Recommendation = &rule.Recommendation{Kind: rule.KindSysctl, Target: key, Current: h.Sysctls[key],
-			Value: fmt.Sprintf("%d %d %d", t[0], min(t[1], int64(want)), want),
-			Basis: "max(RAM/32, " + basis + ")"}
+			Value: fmt.Sprintf("%d %d %d", lo[0], min(lo[1], int64(want)), want),
+			Basis: "max(RAM/32, " + basis + ")" + raised}
 		out = append(out, f)
 	}
 	return out

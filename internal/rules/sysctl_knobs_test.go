@@ -73,6 +73,9 @@ func TestDeadKeyFromTable(t *testing.T) {
 		{"net.ipv4.tcp_fack", facts.Kernel{Release: "4.14.0", Major: 4, Minor: 14}, ""},
 		{"vm.nr_pdflush_threads", facts.Kernel{Release: "2.6.31", Major: 2, Minor: 6, Patch: 31}, ""},
 		{"vm.nr_pdflush_threads", facts.Kernel{Release: "2.6.32", Major: 2, Minor: 6, Patch: 32}, "no-op since Linux 2.6.32"},
+		// Mode 0444 on every kernel that has it: the write fails, it is
+		// never "accepted and ignored".
+		{"vm.nr_pdflush_threads", facts.Kernel{Release: "6.1.0", Major: 6, Minor: 1}, "the write fails at every boot (\"Permission denied\", even for root)"},
 		{"net.ipv4.tcp_adv_win_scale", facts.Kernel{Release: "6.6.0", Major: 6, Minor: 6}, ""}, // its own rule
 	} {
 		h := &facts.Host{Kernel: tt.kernel, SysctlConfig: []facts.SysctlSetting{{Key: tt.key, Value: "1", File: "/etc/sysctl.conf", Line: 1}}}

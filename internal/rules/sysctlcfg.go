@@ -66,7 +66,10 @@ func checkDeadKey(in rule.Input) []rule.Finding {
 			continue
 		}
 		effect := "the kernel accepts the write and ignores it"
-		if !k.Removed.IsZero() {
+		switch {
+		case k.ReadOnly:
+			effect = "the key is read-only where it still exists, so the write fails at every boot (\"Permission denied\", even for root), or is skipped where the key is gone"
+		case !k.Removed.IsZero():
 			effect = "the key does not exist, so the line is skipped at every boot (systemd-sysctl logs that at debug level only; `sysctl --system` prints \"cannot stat\")"
 		}
 		f := metaDeadKey.New(c.Key, fmt.Sprintf("%s: %s. On kernel %s %s. %s",

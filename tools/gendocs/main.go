@@ -87,6 +87,9 @@ func writeKnobs(w io.Writer) {
 		if !k.Inert.IsZero() {
 			fmt.Fprintf(w, "- No effect since Linux %s\n", k.Inert)
 		}
+		if k.ReadOnly {
+			fmt.Fprintf(w, "- Read-only (mode 0444): a line setting it fails, even as root\n")
+		}
 		if !k.Removed.IsZero() {
 			fmt.Fprintf(w, "- Removed in Linux %s (the file is gone: a line setting it is skipped)\n", k.Removed)
 		}
