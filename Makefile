@@ -62,7 +62,8 @@ vet:
 # nastune_faults compiles the crash points the crash tests use
 # (internal/apply/faults.go); release builds never have them.
 test: deps fmt-check vet docs-check
-	$(GO) test -tags nastune_faults -count=1 ./...
+	@# -timeout: the qemu lab (TCG) and the tune demos each take minutes on a busy 2-core machine.
+	$(GO) test -tags nastune_faults -count=1 -timeout 30m ./...
 
 ## lab: boot the kernellab guest (Debian's stock kernel under qemu) with a shell on the console
 ## (docs/testing.md); `make test` runs its scenarios as TestLab
