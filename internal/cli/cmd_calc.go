@@ -370,14 +370,7 @@ func runCalcVPNLink(o *calcVPNOptions, in calc.VPNInput, env *Env) error {
 	row := func(label string, n int) { fmt.Fprintf(w, "  %-36s %5d\n", label, n) }
 	row("link MTU", l.LinkMTU)
 	row("- outer IP + "+proto+" header", p.OuterBytes)
-	row("- opcode / peer-id", p.OpcodeBytes)
-	row("- crypto (IV, tag, HMAC, packet id)", p.CryptoBytes)
-	if p.CBCPadding > 0 {
-		row("- CBC block rounding", p.CBCPadding)
-	}
-	if p.PayloadBytes > 0 {
-		row("- payload headers", p.PayloadBytes)
-	}
+	tunnelRows(row, p)
 	row("= largest inner packet (tun-mtu)", l.TunMTUNoFragment)
 	row("- inner IPv4 + TCP", p.InnerBytes)
 	row("= MSS", l.MSS)
@@ -511,6 +504,16 @@ func runCalcVPN(o *calcVPNOptions, env *Env) error {
 	if p.OuterBytes > 0 {
 		row("- outer IP + "+strings.ToUpper(o.Proto)+" header", p.OuterBytes)
 	}
+	tunnelRows(row, p)
+	row("- inner IPv4 + TCP", p.InnerBytes)
+	row("= MSS", p.MSS)
+	fmt.Fprintf(w, "\n%s\n", wrap(r.Why, 78))
+	return nil
+}
+
+// tunnelRows writes the bytes OpenVPN adds inside the outer header, in the
+// order frame_calculate_mssfix subtracts them (both calc vpn tables).
+func tunnelRows(row func(string, int), p calc.VPNPlan) {
 	row("- opcode / peer-id", p.OpcodeBytes)
 	row("- crypto (IV, tag, HMAC, packet id)", p.CryptoBytes)
 	if p.CBCPadding > 0 {
@@ -519,8 +522,4 @@ func runCalcVPN(o *calcVPNOptions, env *Env) error {
 	if p.PayloadBytes > 0 {
 		row("- payload headers", p.PayloadBytes)
 	}
-	row("- inner IPv4 + TCP", p.InnerBytes)
-	row("= MSS", p.MSS)
-	fmt.Fprintf(w, "\n%s\n", wrap(r.Why, 78))
-	return nil
 }

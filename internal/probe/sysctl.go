@@ -26,20 +26,8 @@ var SysctlKeys = []string{
 	"dev.raid.speed_limit_min", "dev.raid.speed_limit_max",
 }
 
-// sysctlPath maps "net.ipv4.tcp_rmem" to "/proc/sys/net/ipv4/tcp_rmem",
-// undoing the "/" ↔ "." swap of interface names with dots.
-func sysctlPath(key string) string {
-	b := []byte(key)
-	for i, c := range b {
-		switch c {
-		case '.':
-			b[i] = '/'
-		case '/':
-			b[i] = '.'
-		}
-	}
-	return "/proc/sys/" + string(b)
-}
+// sysctlPath maps "net.ipv4.tcp_rmem" to "/proc/sys/net/ipv4/tcp_rmem".
+func sysctlPath(key string) string { return "/proc/sys/" + sysctlconf.Slashed(key) }
 
 func (p *prober) sysctls() {
 	for _, k := range SysctlKeys {

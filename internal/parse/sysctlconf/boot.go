@@ -41,12 +41,14 @@ func Matches(pattern, key string) bool {
 	if !IsGlob(pattern) {
 		return pattern == key
 	}
-	ok, err := path.Match(slashed(pattern), slashed(key))
+	ok, err := path.Match(Slashed(pattern), Slashed(key))
 	return err == nil && ok
 }
 
-// slashed turns a normalized dotted key into its /proc/sys path form.
-func slashed(k string) string {
+// Slashed turns a normalized dotted key into its path under /proc/sys
+// ("net.ipv4.tcp_rmem" → "net/ipv4/tcp_rmem"), undoing the "/" ↔ "." swap
+// sysctl(8) makes for interface names with dots (sysctl.d(5)).
+func Slashed(k string) string {
 	b := []byte(k)
 	for i, c := range b {
 		switch c {
