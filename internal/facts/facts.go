@@ -422,6 +422,11 @@ type Memory struct {
 	// LowTotalBytes is set only on 32-bit highmem kernels; it bounds
 	// kernel allocations such as socket buffers and min_free_kbytes.
 	LowTotalBytes uint64 `json:"low_total_bytes,omitempty"`
+	// THP is the selected mode of
+	// /sys/kernel/mm/transparent_hugepage/enabled ("always", "madvise",
+	// "never"); "" when the file was absent (a kernel without THP, or a
+	// capture that did not hold it).
+	THP string `json:"thp,omitempty"`
 }
 
 // Sysctls maps dotted keys ("net.ipv4.tcp_rmem") to their values with white

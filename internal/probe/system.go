@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"strings"
 	"runtime"
 
 	"golang.org/x/sys/unix"
@@ -91,4 +92,20 @@ func (p *prober) memory() {
 	if p.h.Memory.TotalBytes == 0 && err == nil {
 		p.skip(pathMeminfo, "no MemTotal line")
 	}
+	if v, ok := p.optional(pathTHP); ok {
+		p.h.Memory.THP = selectedMode(v)
+	}
+}
+
+const pathTHP = "/sys/kernel/mm/transparent_hugepage/enabled"
+
+// selectedMode is the bracketed word of a sysfs mode list
+// ("always [madvise] never" → "madvise"), "" when none is marked.
+func selectedMode(s string) string {
+	for _, w := range strings.Fields(s) {
+		if len(w) > 2 && w[0] == '[' && w[len(w)-1] == ']' {
+			return w[1 : len(w)-1]
+		}
+	}
+	return ""
 }

@@ -124,6 +124,9 @@ func AutoMinFreeKB(lowmemBytes uint64, k facts.Kernel) int64 {
 	return knobs.MinFreeKB(lowmemBytes, knobs.Version{Major: k.Major, Minor: k.Minor, Patch: k.Patch})
 }
 
+// pathTHP is where the kernel shows the transparent huge page mode.
+const pathTHP = "/sys/kernel/mm/transparent_hugepage/enabled"
+
 func checkMinFree(in rule.Input) []rule.Finding {
 	h := in.Host
 	v, ok := sysctlInt(h, "vm.min_free_kbytes")
@@ -142,9 +145,28 @@ func checkMinFree(in rule.Input) []rule.Finding {
 			"machine is %d kB; if it was raised because of page allocation failures, about 3%% of RAM "+
 			"(%d kB) is the most that helps.", humanBytes(uint64(v)*1024), float64(v*1024)*100/float64(ram), auto, threePct),
 		append(sysctlEvidence(h, "vm.min_free_kbytes"), memEvidence(h))...)
+	if thp := h.Memory.THP; thp == "always" || thp == "madvise" {
+		// With transparent huge pages on, khugepaged raises the value at
+		// boot (mm/khugepaged.c set_recommended_min_free_kbytes, up to 5%
+		// of low memory): sqrt(lowmem × 16) is not the boot value, and
+		// pinning it would hold the reserve far below what the kernel
+		// chooses. Removing the override lets both size it.
+		f.Why = fmt.Sprintf("%s (%.1f%% of RAM) is held back from programs and cache. Transparent huge pages are "+
+			"on (%s), so at boot khugepaged sets its own value (up to 5%% of low memory) above the base "+
+			"sqrt(lowmem × 16) = %d kB; if it was raised because of page allocation failures, about 3%% of "+
+			"RAM (%d kB) is the most that helps.", humanBytes(uint64(v)*1024), float64(v*1024)*100/float64(ram), thp, auto, threePct)
+		f.Evidence = append(f.Evidence, rule.Ev(pathTHP, thp))
+		f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice,
+			Target: "remove the line that sets vm.min_free_kbytes (see the evidence) and let the kernel and khugepaged size it at boot",
+			Basis:  "transparent huge pages " + thp + ": the boot value is khugepaged's, not a formula nastune can pin"}
+		return []rule.Finding{f}
+	}
+	basis := fmt.Sprintf("sqrt(lowmem_kB × 16) with lowmem = %d kB", low/1024)
+	if h.Memory.THP == "" {
+		basis += "; transparent huge pages not seen (with THP on, khugepaged sets a larger value at boot)"
+	}
 	f.Recommendation = &rule.Recommendation{Kind: rule.KindSysctl, Target: "vm.min_free_kbytes",
-		Current: itoa(v), Value: itoa(auto),
-		Basis: fmt.Sprintf("sqrt(lowmem_kB × 16) with lowmem = %d kB", low/1024)}
+		Current: itoa(v), Value: itoa(auto), Basis: basis}
 	return []rule.Finding{f}
 }
 
