@@ -1,8 +1,8 @@
 package probe
 
 import (
-	"strings"
 	"runtime"
+	"strings"
 
 	"golang.org/x/sys/unix"
 
