@@ -19,7 +19,8 @@
 // "rollback-incomplete" and undo finishes it.
 //
 // Root-safe writes (safefs.go): paths are walked per component with
-// O_NOFOLLOW, trusted links are followed inside the root (a symlinked
+// O_NOFOLLOW by safefile's walker, trusted links (theirs and their
+// folder's owner root or us) are followed inside the root (a symlinked
 // smb.conf keeps its link, its target is edited), temp files are
 // O_EXCL|O_NOFOLLOW with random names next to the target, and the target
 // is compared with what was planned just before the rename.

@@ -1,12 +1,14 @@
 package apply
 
-// Root-safe file access. Every path apply reads or writes is walked one
-// component at a time from the root with openat(2) and O_NOFOLLOW, so a
-// symbolic link is never followed by the kernel behind our back. A link
-// is followed by us, inside the root, and only when it is trusted: owned
-// by root or by the user running nastune (anyone else could have planted
-// it). Reads inside a captured --root tree follow every link, but never
-// out of the tree. New content goes to a temp file created with
+// Root-safe file access. Every path apply reads or writes is walked by
+// safefile's walker (safefile/walk.go) one component at a time from the
+// root with openat(2) and O_NOFOLLOW, so a symbolic link is never followed
+// by the kernel behind our back. A link is followed by us, inside the
+// root, and only when it is trusted: it and the folder holding it are
+// root's or the user's running nastune (anyone else could have planted
+// it); the folder written in is not writable by everyone without the
+// sticky bit. These are the rules of safefile.OpenDir. Reads inside a
+// captured --root tree follow every link, but never out of the tree. New content goes to a temp file created with
 // O_CREAT|O_EXCL|O_NOFOLLOW and a random name in the target's own folder,
 // gets the old file's owner, group, mode and extended attributes, is
 // fsynced and renamed over the target, and the folder is fsynced; the temp
@@ -34,8 +36,6 @@ const tempPrefix = ".nastune-tmp-"
 // (".smb.conf.nastune-123456789", from os.CreateTemp).
 var oldTemp = regexp.MustCompile(`^\..+\.nastune-[0-9]+$`)
 
-const maxLinks = 40
-
 // resolved is a path walked to its last component: an open folder and the
 // name in it.
 type resolved struct {
@@ -51,127 +51,24 @@ func (r *resolved) close() {
 	}
 }
 
-// walk resolves p (absolute, inside root). Links in folders are followed
-// when trusted (strict) or always (reads); the last component is followed
-// when followFinal. A missing last component is not an error.
+// walk resolves p (absolute, inside root) with safefile's walker, confined
+// to root. strict is its trust policy (links followed only when they and
+// their folder are root's or ours; the folder handed back not writable by
+// everyone without the sticky bit); reads of a captured tree (not strict)
+// follow any link but never out of the root. The last component is
+// followed when followFinal. A missing last component is not an error.
 func walk(root, p string, followFinal, strict bool) (*resolved, error) {
-	if !path.IsAbs(p) {
-		return nil, fmt.Errorf("%s: not an absolute path", p)
-	}
-	rootFD, err := unix.Open(root, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	pol := safefile.Policy{AnyOwner: !strict, FollowFinal: followFinal}
+	d, err := safefile.OpenRoot(root, pol)
 	if err != nil {
-		return nil, fmt.Errorf("opening root %s: %w", root, err)
+		return nil, err
 	}
-	stack := []int{rootFD}
-	names := []string{}
-	closeAll := func() {
-		for _, fd := range stack {
-			unix.Close(fd)
-		}
-	}
-	todo := splitPath(p)
-	links := 0
-	for len(todo) > 0 {
-		c := todo[0]
-		todo = todo[1:]
-		last := len(todo) == 0
-		switch c {
-		case ".":
-			continue
-		case "..":
-			if len(stack) > 1 {
-				unix.Close(stack[len(stack)-1])
-				stack, names = stack[:len(stack)-1], names[:len(names)-1]
-			}
-			if last {
-				return nil, fmt.Errorf("%s: ends in ..", p)
-			}
-			continue
-		}
-		cur := stack[len(stack)-1]
-		var st unix.Stat_t
-		err := unix.Fstatat(cur, c, &st, unix.AT_SYMLINK_NOFOLLOW)
-		if last && errors.Is(err, unix.ENOENT) {
-			return &resolved{dir: popTop(&stack), name: c, real: "/" + path.Join(append(names, c)...)}, nil
-		}
-		if err != nil {
-			closeAll()
-			return nil, fmt.Errorf("%s: %w", "/"+path.Join(append(names, c)...), err)
-		}
-		if st.Mode&unix.S_IFMT == unix.S_IFLNK && (!last || followFinal) {
-			if strict && st.Uid != 0 && int(st.Uid) != os.Geteuid() {
-				closeAll()
-				return nil, fmt.Errorf("%s is a symbolic link owned by uid %d: refusing to follow it", "/"+path.Join(append(names, c)...), st.Uid)
-			}
-			if links++; links > maxLinks {
-				closeAll()
-				return nil, fmt.Errorf("%s: too many levels of symbolic links", p)
-			}
-			target, err := readlinkat(cur, c)
-			if err != nil {
-				closeAll()
-				return nil, err
-			}
-			if strings.HasPrefix(target, "/") {
-				for _, fd := range stack[1:] {
-					unix.Close(fd)
-				}
-				stack, names = stack[:1], names[:0]
-			}
-			todo = append(splitPath(target), todo...)
-			if len(todo) == 0 { // a link to the root itself
-				closeAll()
-				return nil, fmt.Errorf("%s: resolves to a folder", p)
-			}
-			continue
-		}
-		if last {
-			return &resolved{dir: popTop(&stack), name: c, real: "/" + path.Join(append(names, c)...)}, nil
-		}
-		if st.Mode&unix.S_IFMT != unix.S_IFDIR {
-			closeAll()
-			return nil, fmt.Errorf("%s: not a folder", "/"+path.Join(append(names, c)...))
-		}
-		fd, err := unix.Openat(cur, c, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-		if err != nil {
-			closeAll()
-			return nil, fmt.Errorf("%s: %w", "/"+path.Join(append(names, c)...), err)
-		}
-		stack = append(stack, fd)
-		names = append(names, c)
-	}
-	closeAll()
-	return nil, fmt.Errorf("%s: resolves to a folder", p)
-}
-
-// popTop keeps the top fd open and closes the others.
-func popTop(stack *[]int) int {
-	s := *stack
-	top := s[len(s)-1]
-	for _, fd := range s[:len(s)-1] {
-		unix.Close(fd)
-	}
-	*stack = nil
-	return top
-}
-
-func splitPath(p string) []string {
-	var out []string
-	for _, c := range strings.Split(p, "/") {
-		if c != "" {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
-func readlinkat(dir int, name string) (string, error) {
-	buf := make([]byte, 4096)
-	n, err := unix.Readlinkat(dir, name, buf)
+	defer d.Close()
+	e, err := d.Resolve(p, pol)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	return string(buf[:n]), nil
+	return &resolved{dir: e.Dir.Fd(), name: e.Name, real: e.Real}, nil // r.close closes it
 }
 
 // FileMeta is what an exact restore keeps besides the bytes.

@@ -18,6 +18,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/nastune/nastune/internal/plan"
+	"github.com/nastune/nastune/internal/safefile"
 )
 
 func smbPlan(key, value string) plan.Plan {
@@ -347,6 +348,60 @@ func TestPlantedLinkRefused(t *testing.T) {
 	if err := writeFile(root, "/etc/sysctl.d/x.conf", []byte("a\n"), nil, expect{any: true}, nil); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestApplyTrustsWhatSafefileTrusts: apply walks with safefile's policy,
+// so it refuses what safefile.OpenDir refuses: a root-owned link in a
+// folder another user owns (that user can put any of root's links there,
+// aimed anywhere), and a target folder everyone may write without the
+// sticky bit. Before the walkers were one, apply checked only the link's
+// owner and wrote through both.
+func TestApplyTrustsWhatSafefileTrusts(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root (chown)")
+	}
+	const shadow = "root:*:1:0:99999:7:::\n"
+	t.Run("link in a foreign folder", func(t *testing.T) {
+		root := scratch(t)
+		os.WriteFile(filepath.Join(root, "etc/shadow"), []byte(shadow), 0o600)
+		smb := filepath.Join(root, "etc/samba/smb.conf")
+		os.Remove(smb)
+		if err := os.Symlink("/etc/shadow", smb); err != nil { // owned by root
+			t.Fatal(err)
+		}
+		os.Chown(filepath.Join(root, "etc/samba"), 1000, 1000)
+		_, err := Apply(smbPlan("comment", "x"), Options{Root: root})
+		if !errors.Is(err, safefile.ErrUnsafe) || !strings.Contains(err.Error(), "folder owned by uid 1000") {
+			t.Errorf("err = %v", err)
+		}
+		if read(t, root, "etc/shadow") != shadow {
+			t.Error("apply wrote through a link in a folder another user owns")
+		}
+		// safefile refuses the same walk.
+		if _, err := safefile.OpenDir(filepath.Join(root, "etc/samba/smb.conf")); !errors.Is(err, safefile.ErrUnsafe) {
+			t.Errorf("safefile: %v", err)
+		}
+	})
+	t.Run("world-writable folder", func(t *testing.T) {
+		root := scratch(t)
+		dir := filepath.Join(root, "etc/samba")
+		os.Chmod(dir, 0o777)
+		orig := read(t, root, "etc/samba/smb.conf")
+		_, err := Apply(smbPlan("comment", "x"), Options{Root: root})
+		if !errors.Is(err, safefile.ErrUnsafe) || !strings.Contains(err.Error(), "writable by everyone") {
+			t.Errorf("err = %v", err)
+		}
+		if read(t, root, "etc/samba/smb.conf") != orig {
+			t.Error("apply wrote into a folder everyone may write")
+		}
+		if _, err := safefile.OpenDir(dir); !errors.Is(err, safefile.ErrUnsafe) {
+			t.Errorf("safefile: %v", err)
+		}
+		os.Chmod(dir, os.ModeSticky|0o777) // /tmp-like: fine for both
+		if _, err := Apply(smbPlan("comment", "x"), Options{Root: root}); err != nil {
+			t.Errorf("sticky folder: %v", err)
+		}
+	})
 }
 
 // TestJournalFullRollsBack: the journal's file system fills up in the

@@ -1,5 +1,7 @@
 // Package safefile creates and replaces files as root without following a
-// link someone else could plant.
+// link someone else could plant, and holds nastune's one path walker
+// (walk.go: OpenDir, and Dir.Resolve confined to a root, which apply
+// writes through), with one trust policy.
 //
 // Everything goes through a directory opened once (Dir): the path to it is
 // walked one component at a time with O_NOFOLLOW, and a symbolic link on
@@ -45,7 +47,9 @@ const maxLinks = 40
 // trusted reports whether uid may steer our path resolution.
 func trusted(uid uint32) bool { return uid == 0 || uid == uint32(os.Geteuid()) }
 
-// OpenDir opens the directory path. See the package comment for the rules.
+// OpenDir opens the directory path through the walker (walk.go): links
+// followed only when trusted, the result not world-writable without the
+// sticky bit. See the package comment for the rules.
 func OpenDir(path string) (*Dir, error) {
 	if path == "" {
 		path = "."
@@ -58,86 +62,16 @@ func OpenDir(path string) (*Dir, error) {
 	if err != nil {
 		return nil, &os.PathError{Op: "open", Path: start, Err: err}
 	}
-	rest := split(path)
-	links := 0
-	for len(rest) > 0 {
-		c := rest[0]
-		rest = rest[1:]
-		if c == "." || c == "" {
-			continue
-		}
-		nfd, err := unix.Openat(fd, c, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-		if err != nil {
-			unix.Close(fd)
-			return nil, &os.PathError{Op: "open", Path: path, Err: err}
-		}
-		var st unix.Stat_t
-		if err := unix.Fstat(nfd, &st); err != nil {
-			unix.Close(fd)
-			unix.Close(nfd)
-			return nil, &os.PathError{Op: "stat", Path: path, Err: err}
-		}
-		switch st.Mode & unix.S_IFMT {
-		case unix.S_IFDIR:
-			unix.Close(fd)
-			fd = nfd
-		case unix.S_IFLNK:
-			unix.Close(nfd)
-			var dst unix.Stat_t
-			_ = unix.Fstat(fd, &dst)
-			if !trusted(st.Uid) || !trusted(dst.Uid) {
-				unix.Close(fd)
-				return nil, fmt.Errorf("%s: %w: component %q is a symlink owned by uid %d in a directory owned by uid %d; give the real path",
-					path, ErrUnsafe, c, st.Uid, dst.Uid)
-			}
-			if links++; links > maxLinks {
-				unix.Close(fd)
-				return nil, &os.PathError{Op: "open", Path: path, Err: unix.ELOOP}
-			}
-			target, err := readlinkat(fd, c)
-			if err != nil {
-				unix.Close(fd)
-				return nil, &os.PathError{Op: "readlink", Path: path, Err: err}
-			}
-			if filepath.IsAbs(target) {
-				unix.Close(fd)
-				if fd, err = unix.Open("/", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0); err != nil {
-					return nil, err
-				}
-			}
-			rest = append(split(target), rest...)
-		default:
-			unix.Close(fd)
-			unix.Close(nfd)
-			return nil, &os.PathError{Op: "open", Path: path, Err: unix.ENOTDIR}
-		}
+	w := walker{display: path}
+	fd, _, _, err = w.run(fd, splitPath(path), true)
+	if err != nil {
+		return nil, err
 	}
-	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil {
+	if err := checkHeld(fd, path); err != nil {
 		unix.Close(fd)
 		return nil, err
 	}
-	if st.Mode&0o002 != 0 && st.Mode&unix.S_ISVTX == 0 {
-		unix.Close(fd)
-		return nil, fmt.Errorf("%s: %w: the directory is writable by everyone without the sticky bit", path, ErrUnsafe)
-	}
 	return &Dir{fd: fd, path: path}, nil
-}
-
-func split(p string) []string { return strings.Split(p, "/") }
-
-func readlinkat(dirfd int, name string) (string, error) {
-	for n := 256; n <= 1<<16; n *= 4 {
-		b := make([]byte, n)
-		k, err := unix.Readlinkat(dirfd, name, b)
-		if err != nil {
-			return "", err
-		}
-		if k < n {
-			return string(b[:k]), nil
-		}
-	}
-	return "", unix.ENAMETOOLONG
 }
 
 // Path is the path the Dir was opened with (for messages).
