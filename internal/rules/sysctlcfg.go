@@ -192,7 +192,7 @@ func excludedPair(h *facts.Host, c *facts.SysctlSetting) bool {
 
 var metaHarmful = rule.Meta{
 	ID: "sysctl-harmful-value", Family: "sysctl", Severity: rule.Warn, Since: "0.10.0",
-	Title: "A sysctl is set to a value the kernel documentation calls harmful",
+	Title: "A sysctl is set to the harmful side of its kernel default or documented floor",
 	Doc: "Every key of the knob table (docs/knobs.md) whose safe choice is the kernel's own default is " +
 		"judged against that default on the running kernel version (or against a documented floor, " +
 		"such as tcp_retries2 ≥ 8 from RFC 1122): tcp_window_scaling=0 caps windows at 64 KiB, " +
