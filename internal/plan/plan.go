@@ -191,6 +191,9 @@ func change(h *facts.Host, f rule.Finding) (Change, string) {
 			return c, fmt.Sprintf("fix %s line %d first (%s), then set [%s] %s = %s",
 				s.LoadError.File, s.LoadError.Line, s.LoadError.Msg, section, key, r.Value)
 		}
+		if win, lost := smbOverride(h.Samba, file, section, key, r.Value); lost {
+			return c, smbOverrideAction(file, section, key, r.Value, win)
+		}
 		if strings.HasSuffix(file, "smb.conf") || strings.Contains(file, "/samba/") {
 			c.Needs = append(c.Needs, "reload smbd (smbcontrol smbd reload-config)")
 		}
