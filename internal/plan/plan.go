@@ -119,6 +119,7 @@ func Make(h *facts.Host, findings []rule.Finding) Plan {
 	p.Changes = append(p.Changes, extra...)
 	p.Notes = append(p.Notes, notes...)
 	p.Notes = append(p.Notes, udevOverrides(h, p.Changes)...)
+	p.Notes = append(p.Notes, modprobeOverrides(h, p.Changes)...)
 	for _, o := range h.Owners {
 		p.Notes = append(p.Notes, fmt.Sprintf("%s also manages %s (%s): nastune's values may be overwritten; align the two or let one own the setting",
 			o.Tool, o.What, o.Source))
