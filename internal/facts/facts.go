@@ -126,11 +126,14 @@ type ConfigError struct {
 // SambaSetting is one parameter line.
 type SambaSetting struct {
 	Section string `json:"section"`
-	Name    string `json:"name"`
-	Key     string `json:"key"`
-	Value   string `json:"value"`
-	File    string `json:"file"`
-	Line    int    `json:"line"`
+	// FileSection is where the file alone puts the line, when an include
+	// before it opened another section (Section is Samba's).
+	FileSection string `json:"file_section,omitempty"`
+	Name        string `json:"name"`
+	Key         string `json:"key"`
+	Value       string `json:"value"`
+	File        string `json:"file"`
+	Line        int    `json:"line"`
 	// Text is the line as written (trimmed), for evidence.
 	Text string `json:"text,omitempty"`
 }

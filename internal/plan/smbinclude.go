@@ -19,7 +19,9 @@ import (
 // smbconf.Set rewrites the main file's last line for the key in the
 // section, or adds one after the section's last line. A setting from an
 // included file wins over the edit when its include line in the main
-// file comes after that point. The answer is that setting, or ok=false
+// file comes after that point, and so does a later line of the main file
+// that Samba counts in the section because an include before it opened
+// the section (smbconf.Param.FileSection). The answer is that setting, or ok=false
 // when the edit wins (or when the insertion point is not known: a section
 // whose header in the main file has no parameter under it, which the
 // probe does not record; then nothing is claimed).
@@ -40,7 +42,11 @@ func smbOverride(s *facts.Samba, file, section, name, value string) (facts.Samba
 	for i, x := range s.Settings {
 		if x.File == file {
 			anchor = x.Line
-			if strings.EqualFold(x.Section, section) {
+			own := x.Section // the section smbconf.Set sees
+			if x.FileSection != "" {
+				own = x.FileSection
+			}
+			if strings.EqualFold(own, section) {
 				pos = x.Line
 				if x.Key == key {
 					lastKey = x.Line
@@ -58,7 +64,7 @@ func smbOverride(s *facts.Samba, file, section, name, value string) (facts.Samba
 	var win facts.SambaSetting
 	lost := false
 	for i, x := range s.Settings {
-		if x.File == file || anchors[i] <= pos || x.Key != key || !strings.EqualFold(x.Section, section) {
+		if anchors[i] <= pos || x.Key != key || !strings.EqualFold(x.Section, section) {
 			continue
 		}
 		win, lost = x, true
@@ -66,11 +72,8 @@ func smbOverride(s *facts.Samba, file, section, name, value string) (facts.Samba
 	if !lost {
 		return win, false
 	}
-	got := win.Value
-	if _, winv := smbconf.Canonical(win.Name); winv {
-		got = flipBool(got)
-	}
-	if smbconf.NormalizeValue(key, got) == want {
+	// The value of an inverted synonym is already inverted (smbconf.Param).
+	if smbconf.NormalizeValue(key, win.Value) == want {
 		return win, false // the later line already says the same
 	}
 	return win, true

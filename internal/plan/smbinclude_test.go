@@ -51,6 +51,8 @@ func TestSmbIncludeOverride(t *testing.T) {
 			map[string]string{"a": "include = INC_b\n", "b": "\n\n\tdead time = 30\n"}, "b", 3},
 		{"a share's include reopens [global]", "[global]\n\tdeadtime = 15\n[data]\n\tpath = /srv\n\tinclude = INC_a\n",
 			map[string]string{"a": "[global]\n\tdeadtime = 30\n"}, "a", 2},
+		{"a share's include opens [global]: the share's later lines are global's", "[global]\n\tdeadtime = 15\n[data]\n\tpath = /srv\n\tinclude = INC_a\n\tdeadtime = 30\n",
+			map[string]string{"a": "[global]\n\tworkgroup = W\n"}, "smb", 6},
 		{"a share's include that sets it for the share", "[global]\n\tdeadtime = 15\n[data]\n\tpath = /srv\n\tinclude = INC_a\n",
 			map[string]string{"a": "deadtime = 30\n"}, "", 0},
 	}
@@ -103,6 +105,9 @@ func TestSmbIncludeOverride(t *testing.T) {
 				t.Fatalf("want a manual step naming the overriding line, got changes %+v manual %+v", p.Changes, p.Manual)
 			}
 			want := name(tt.lost) + " line " + itoa(tt.line)
+			if tt.lost == "smb" {
+				want = main + " line " + itoa(tt.line)
+			}
 			if !strings.Contains(p.Manual[0].Action, want) {
 				t.Errorf("manual step %q does not name %s", p.Manual[0].Action, want)
 			}
@@ -139,7 +144,7 @@ func sambaFacts(t *testing.T, file string) *facts.Samba {
 	}
 	s := &facts.Samba{ConfigFile: file}
 	for i, x := range exp.Config.Params {
-		s.Settings = append(s.Settings, facts.SambaSetting{Section: x.Section, Name: x.Name, Key: x.Key, Value: x.Value, File: exp.Files[i], Line: x.Line})
+		s.Settings = append(s.Settings, facts.SambaSetting{Section: x.Section, FileSection: x.FileSection, Name: x.Name, Key: x.Key, Value: x.Value, File: exp.Files[i], Line: x.Line})
 	}
 	return s
 }
