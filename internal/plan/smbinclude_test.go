@@ -163,3 +163,22 @@ func testparmGlobal(t *testing.T, file, key string) string {
 	}
 	return e.Global[key]
 }
+
+// An inverted synonym's value is already inverted in the settings:
+// "writeable = yes" after the edit point says what "read only = no" says.
+func TestSmbOverrideInverted(t *testing.T) {
+	dir := t.TempDir()
+	main, inc := filepath.Join(dir, "smb.conf"), filepath.Join(dir, "a.conf")
+	for _, tt := range []struct {
+		inc  string
+		lost bool
+	}{{"writeable = yes\n", false}, {"writeable = no\n", true}, {"read only = no\n", false}} {
+		write(t, main, "[data]\n\tpath = /srv\n\tread only = yes\n\tinclude = "+inc+"\n")
+		write(t, inc, tt.inc)
+		s := sambaFacts(t, main)
+		win, lost := smbOverride(s, main, "data", "read only", "no")
+		if lost != tt.lost {
+			t.Errorf("%q: lost = %v (%+v), want %v", tt.inc, lost, win, tt.lost)
+		}
+	}
+}
