@@ -28,9 +28,15 @@ type Host struct {
 	// UdevLater lists the ATTR{} assignments of udev rules files that run
 	// after nastune's 90-nastune.rules (file-name order across the rules
 	// folders, a name in /etc masking /run and /usr/lib).
-	UdevLater  []UdevAssign `json:"udev_later,omitempty"`
-	Interfaces []Interface  `json:"interfaces,omitempty"`
-	Softnet    []SoftnetCPU `json:"softnet,omitempty"`
+	UdevLater []UdevAssign `json:"udev_later,omitempty"`
+	// ModprobeLater lists the module options that modprobe hands a module
+	// after those of nastune's /etc/modprobe.d/90-nastune.conf (later
+	// modprobe.d files by name, /etc masking; then the kernel command
+	// line's module.param= words for the modules nastune sets, File
+	// "/proc/cmdline"): the last value of a parameter wins.
+	ModprobeLater []ModprobeOption `json:"modprobe_later,omitempty"`
+	Interfaces    []Interface      `json:"interfaces,omitempty"`
+	Softnet       []SoftnetCPU     `json:"softnet,omitempty"`
 	// UptimeSeconds is the first field of /proc/uptime (0: unknown); it
 	// turns since-boot counters into rates.
 	UptimeSeconds float64       `json:"uptime_seconds,omitempty"`
@@ -123,11 +129,14 @@ type ConfigError struct {
 // SambaSetting is one parameter line.
 type SambaSetting struct {
 	Section string `json:"section"`
-	Name    string `json:"name"`
-	Key     string `json:"key"`
-	Value   string `json:"value"`
-	File    string `json:"file"`
-	Line    int    `json:"line"`
+	// FileSection is where the file alone puts the line, when an include
+	// before it opened another section (Section is Samba's).
+	FileSection string `json:"file_section,omitempty"`
+	Name        string `json:"name"`
+	Key         string `json:"key"`
+	Value       string `json:"value"`
+	File        string `json:"file"`
+	Line        int    `json:"line"`
 	// Text is the line as written (trimmed), for evidence.
 	Text string `json:"text,omitempty"`
 }
@@ -456,6 +465,15 @@ type UdevAssign struct {
 	Line  int    `json:"line"`
 	Attr  string `json:"attr"`
 	Value string `json:"value"`
+}
+
+// ModprobeOption is one param=value of a modprobe.d options line.
+type ModprobeOption struct {
+	File   string `json:"file"`
+	Line   int    `json:"line,omitempty"`
+	Module string `json:"module"`
+	Param  string `json:"param"`
+	Value  string `json:"value"`
 }
 
 // Interface is one entry of /sys/class/net.

@@ -119,6 +119,7 @@ func Make(h *facts.Host, findings []rule.Finding) Plan {
 	p.Changes = append(p.Changes, extra...)
 	p.Notes = append(p.Notes, notes...)
 	p.Notes = append(p.Notes, udevOverrides(h, p.Changes)...)
+	p.Notes = append(p.Notes, modprobeOverrides(h, p.Changes)...)
 	for _, o := range h.Owners {
 		p.Notes = append(p.Notes, fmt.Sprintf("%s also manages %s (%s): nastune's values may be overwritten; align the two or let one own the setting",
 			o.Tool, o.What, o.Source))
@@ -190,6 +191,9 @@ func change(h *facts.Host, f rule.Finding) (Change, string) {
 			// error first, then set the value.
 			return c, fmt.Sprintf("fix %s line %d first (%s), then set [%s] %s = %s",
 				s.LoadError.File, s.LoadError.Line, s.LoadError.Msg, section, key, r.Value)
+		}
+		if win, lost := smbOverride(h.Samba, file, section, key, r.Value); lost {
+			return c, smbOverrideAction(file, section, key, r.Value, win)
 		}
 		if strings.HasSuffix(file, "smb.conf") || strings.Contains(file, "/samba/") {
 			c.Needs = append(c.Needs, "reload smbd (smbcontrol smbd reload-config)")

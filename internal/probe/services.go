@@ -43,7 +43,7 @@ func (p *prober) samba() {
 	}
 	exp := p.sambaIncludes(cfg)
 	for i, x := range exp.Config.Params {
-		s.Settings = append(s.Settings, facts.SambaSetting{Section: x.Section, Name: x.Name, Key: x.Key, Value: x.Value, File: exp.Files[i], Line: x.Line, Text: x.Text})
+		s.Settings = append(s.Settings, facts.SambaSetting{Section: x.Section, FileSection: x.FileSection, Name: x.Name, Key: x.Key, Value: x.Value, File: exp.Files[i], Line: x.Line, Text: x.Text})
 	}
 	if s.LoadError == nil {
 		// An illegal yes/no, enum or size value makes Samba's loader fail

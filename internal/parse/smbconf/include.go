@@ -60,6 +60,7 @@ func (x *Expanded) splice(file string, c *Config, cur string, stack []string, re
 		firstHeader = c.Sections[0].Line
 	}
 	secIdx := 0
+	switched := false // an include opened a section since this file's last header
 	for _, p := range c.Params {
 		// Sections whose header precedes this parameter.
 		for secIdx < len(c.Sections) && c.Sections[secIdx].Line < p.Line {
@@ -67,11 +68,15 @@ func (x *Expanded) splice(file string, c *Config, cur string, stack []string, re
 			x.Config.Sections = append(x.Config.Sections, s)
 			cur = s.Name
 			secIdx++
+			switched = false
 		}
 		if cur == "" {
 			cur = "global"
 		}
-		if firstHeader == 0 || p.Line < firstHeader {
+		if firstHeader == 0 || p.Line < firstHeader || switched {
+			if p.Section != cur {
+				p.FileSection = p.Section
+			}
 			p.Section = cur
 		}
 		x.Config.Params = append(x.Config.Params, p)
@@ -115,6 +120,7 @@ func (x *Expanded) splice(file string, c *Config, cur string, stack []string, re
 		x.splice(inc, sub, cur, append(stack[:len(stack):len(stack)], inc), read, lim, budget)
 		if len(x.Config.Sections) > before {
 			cur = x.Config.Sections[len(x.Config.Sections)-1].Name
+			switched = true
 		}
 	}
 	// Headers after the last parameter (empty sections) still exist.

@@ -59,6 +59,14 @@ func TestExpandIncludes(t *testing.T) {
 			map[string]string{"global serverstring": "a", "x readonly": "no", "tail path": "/t"},
 			map[string]string{"x readonly": "/etc/samba/b.conf:1"},
 			[]string{"/etc/samba/a.conf", "%m.conf"}},
+		// Samba keeps one current section: the header in a.conf holds for
+		// the including file's lines up to its next header (testparm agrees).
+		{"an included header holds after the include", map[string]string{
+			"/etc/samba/smb.conf": "[global]\ndeadtime = 15\n[data]\npath = /srv\ninclude = /etc/samba/a.conf\ndeadtime = 99\n[tail]\npath = /t\n",
+			"/etc/samba/a.conf":   "[global]\nworkgroup = X\n",
+		}, []string{"data", "tail"},
+			map[string]string{"global deadtime": "99", "global workgroup": "x", "tail path": "/t"},
+			map[string]string{"global deadtime": "/etc/samba/smb.conf:6"}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

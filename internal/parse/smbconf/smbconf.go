@@ -24,9 +24,15 @@ import (
 // Param is one "name = value" line (or lines, with continuations).
 type Param struct {
 	Section string // "global" or the share name, as written
-	Name    string // as written
-	Key     string // canonical: lower case, no spaces, synonyms resolved
-	Value   string // continuation lines joined, surrounding space trimmed
+	// FileSection is set by Expand when Section differs from where the
+	// file alone puts the line: a header in an included file holds for the
+	// including file's lines after the include, up to its next header
+	// (Samba keeps one current section; checked with testparm). Set, which
+	// sees one file, goes by FileSection then.
+	FileSection string
+	Name        string // as written
+	Key         string // canonical: lower case, no spaces, synonyms resolved
+	Value       string // continuation lines joined, surrounding space trimmed
 	// Inverted is true when the written name is an inverted synonym of Key
 	// (writeable for "read only"): Value is then already inverted.
 	Inverted bool

@@ -1,0 +1,126 @@
+package plan
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/nastune/nastune/internal/facts"
+	"github.com/nastune/nastune/internal/parse/modprobed"
+	"github.com/nastune/nastune/internal/rule"
+)
+
+// A zfs option in 90-nastune.conf persists only when no option modprobe
+// applies after it sets the same parameter. The order is the real
+// modprobe's (--showconfig on a scratch tree, with nastune's line in
+// place); the kernel keeps the last value of a parameter (parse_args sets
+// it once per occurrence).
+func TestModprobePersistence(t *testing.T) {
+	mp, err := exec.LookPath("modprobe")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("modprobe not installed (Debian package kmod)")
+		}
+		t.Skip("modprobe not installed (Debian package kmod)")
+	}
+	const param = "zfs_txg_timeout"
+	tests := []struct {
+		name  string
+		files map[string]string
+		lost  string // Persist.Overridden prefix ("" persistent)
+	}{
+		{"nothing else", nil, ""},
+		{"an earlier file", map[string]string{"/etc/modprobe.d/10-zfs.conf": "options zfs zfs_txg_timeout=30\n"}, ""},
+		{"a later /etc file", map[string]string{"/etc/modprobe.d/99-zfs.conf": "options zfs zfs_arc_max=1 zfs_txg_timeout=30\n"},
+			"/etc/modprobe.d/99-zfs.conf:1"},
+		{"a later packaged file, dashes for underscores", map[string]string{"/usr/lib/modprobe.d/zfs.conf": "# pkg\noptions zfs zfs-txg-timeout=30\n"},
+			"/usr/lib/modprobe.d/zfs.conf:2"},
+		{"a later file with our value", map[string]string{"/etc/modprobe.d/99-zfs.conf": "options zfs zfs_txg_timeout=10\n"}, ""},
+		{"a later file masked by an /etc file of that name", map[string]string{
+			"/usr/lib/modprobe.d/99-zfs.conf": "options zfs zfs_txg_timeout=30\n",
+			"/etc/modprobe.d/99-zfs.conf":     "options zfs zfs_arc_max=1\n"}, ""},
+		{"another module's parameter of that name", map[string]string{"/etc/modprobe.d/99-x.conf": "options spl zfs_txg_timeout=30\n"}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := t.TempDir()
+			h := &facts.Host{}
+			f := rule.Finding{ID: "zfs-txg", Subject: "zfs", Recommendation: &rule.Recommendation{
+				Kind: rule.KindSysfs, Target: "/sys/module/zfs/parameters/" + param, Current: "5", Value: "10"}}
+			// Facts as the probe records them: the files after ours.
+			found := map[string][]string{}
+			for name, body := range tt.files {
+				writeIn(t, root, name, body)
+				found[filepath.Dir(name)] = append(found[filepath.Dir(name)], filepath.Base(name))
+			}
+			for _, name := range modprobed.Order(found) {
+				if filepath.Base(name) <= "90-nastune.conf" {
+					continue
+				}
+				b, _ := os.ReadFile(filepath.Join(root, name))
+				for _, o := range modprobed.Options(b) {
+					h.ModprobeLater = append(h.ModprobeLater, facts.ModprobeOption{File: name, Line: o.Line, Module: o.Module, Param: o.Param, Value: o.Value})
+				}
+			}
+			p := Make(h, []rule.Finding{f})
+			if len(p.Changes) != 1 || p.Changes[0].Persist == nil {
+				t.Fatalf("plan: %+v %+v", p.Changes, p.Manual)
+			}
+			ps := p.Changes[0].Persist
+			if !strings.HasPrefix(ps.Overridden, tt.lost) || (tt.lost == "") != (ps.Overridden == "") {
+				t.Errorf("Overridden = %q, want prefix %q", ps.Overridden, tt.lost)
+			}
+
+			// The oracle: the value zfs would get from the real modprobe's
+			// option order, nastune's file written as apply writes it.
+			writeIn(t, root, ModprobeFile, ps.Line+"\n")
+			var args []string
+			for _, d := range modprobed.Dirs {
+				args = append(args, "-C", filepath.Join(root, d))
+			}
+			out, err := exec.Command(mp, append(args, "--showconfig")...).Output()
+			if err != nil {
+				t.Fatalf("modprobe --showconfig: %v", err)
+			}
+			last := ""
+			for _, l := range strings.Split(string(out), "\n") {
+				if rest, ok := strings.CutPrefix(l, "options zfs "); ok {
+					for _, w := range strings.Fields(rest) {
+						if k, v, _ := strings.Cut(w, "="); modprobed.Name(k) == param {
+							last = v
+						}
+					}
+				}
+			}
+			if persistent := last == "10"; persistent != (ps.Overridden == "") {
+				t.Errorf("modprobe's order gives %s=%s; plan says overridden %q", param, last, ps.Overridden)
+			}
+		})
+	}
+}
+
+func TestModprobeCmdlineOverrides(t *testing.T) {
+	h := &facts.Host{ModprobeLater: []facts.ModprobeOption{{File: "/proc/cmdline", Module: "zfs", Param: "zfs_txg_timeout", Value: "30"}}}
+	f := rule.Finding{ID: "zfs-txg", Subject: "zfs", Recommendation: &rule.Recommendation{
+		Kind: rule.KindSysfs, Target: "/sys/module/zfs/parameters/zfs_txg_timeout", Current: "5", Value: "10"}}
+	p := Make(h, []rule.Finding{f})
+	if len(p.Changes) != 1 || !strings.HasPrefix(p.Changes[0].Persist.Overridden, "the kernel command line") {
+		t.Fatalf("plan: %+v", p.Changes)
+	}
+	if len(p.Notes) != 1 || !strings.Contains(p.Notes[0], "boot loader") {
+		t.Errorf("notes: %q", p.Notes)
+	}
+}
+
+func writeIn(t *testing.T, root, name, body string) {
+	t.Helper()
+	p := filepath.Join(root, name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,62 @@
+package probe
+
+import (
+	"path"
+	"strings"
+
+	"github.com/nastune/nastune/internal/facts"
+	"github.com/nastune/nastune/internal/parse/modprobed"
+)
+
+// ownModprobe is the file name of nastune's options (plan.ModprobeFile).
+const ownModprobe = "90-nastune.conf"
+
+// modprobeCmdlineModules are the modules whose options nastune writes to
+// its modprobe.d file; only their module.param= words of the kernel
+// command line are recorded.
+var modprobeCmdlineModules = map[string]bool{"zfs": true}
+
+// modprobeLater records the module options that modprobe applies after
+// 90-nastune.conf (modprobed's order), so plan can say when an option
+// nastune writes is overridden when the module loads. Only the files that
+// sort after it are read.
+func (p *prober) modprobeLater() {
+	found := map[string][]string{}
+	for _, d := range modprobed.Dirs {
+		ents, err := p.root.ReadDir(d)
+		if err != nil {
+			continue // most of these folders do not exist on a given host
+		}
+		for _, e := range ents {
+			found[d] = append(found[d], e.Name())
+		}
+	}
+	seen := map[string]bool{}
+	for _, f := range modprobed.Order(found) {
+		name := path.Base(f)
+		if name <= ownModprobe {
+			continue
+		}
+		if real, err := p.root.RealPath(f); err == nil {
+			if seen[real] {
+				continue
+			}
+			seen[real] = true
+		}
+		data, err := p.root.ReadFile(f)
+		if err != nil {
+			p.fail(f, err)
+			continue
+		}
+		for _, o := range modprobed.Options(data) {
+			p.h.ModprobeLater = append(p.h.ModprobeLater, facts.ModprobeOption{File: f, Line: o.Line, Module: o.Module, Param: o.Param, Value: o.Value})
+		}
+	}
+	if b, err := p.root.ReadFile("/proc/cmdline"); err == nil {
+		for _, o := range modprobed.Cmdline(strings.TrimSpace(string(b))) {
+			if modprobeCmdlineModules[o.Module] {
+				p.h.ModprobeLater = append(p.h.ModprobeLater, facts.ModprobeOption{File: "/proc/cmdline", Module: o.Module, Param: o.Param, Value: o.Value})
+			}
+		}
+	}
+}

@@ -1,0 +1,52 @@
+package probe
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+)
+
+// Only the modprobe.d files read after 90-nastune.conf are read (a name in
+// /etc masking the same name in /usr/lib), and the command line's words
+// for zfs.
+func TestModprobeLater(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"etc/modprobe.d/10-early.conf":     "options zfs zfs_arc_max=1\n",
+		"etc/modprobe.d/90-nastune.conf":   "options zfs zfs_arc_max=2\n",
+		"etc/modprobe.d/99-local.conf":     "# admin\noptions zfs zfs_arc_max=3 zfs_txg_timeout=9\n",
+		"usr/lib/modprobe.d/99-local.conf": "options zfs zfs_arc_max=4\n",
+		"usr/lib/modprobe.d/zfs.conf":      "options zfs zfs-arc-min=5\n",
+		"proc/cmdline":                     "quiet zfs.zfs_arc_max=6 random.trust_cpu=1\n",
+		"proc/sys/kernel/osrelease":        "6.1.0\n",
+	}
+	for name, data := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h := collect(t, dir)
+	var got []string
+	for _, o := range h.ModprobeLater {
+		got = append(got, o.File+":"+strconv.Itoa(o.Line)+" "+o.Module+"."+o.Param+"="+o.Value)
+	}
+	want := []string{
+		"/etc/modprobe.d/99-local.conf:2 zfs.zfs_arc_max=3",
+		"/etc/modprobe.d/99-local.conf:2 zfs.zfs_txg_timeout=9",
+		"/usr/lib/modprobe.d/zfs.conf:1 zfs.zfs_arc_min=5",
+		"/proc/cmdline:0 zfs.zfs_arc_max=6",
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("%d: got %q, want %q", i, got[i], want[i])
+		}
+	}
+}
