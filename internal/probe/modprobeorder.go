@@ -21,16 +21,7 @@ var modprobeCmdlineModules = map[string]bool{"zfs": true}
 // nastune writes is overridden when the module loads. Only the files that
 // sort after it are read.
 func (p *prober) modprobeLater() {
-	found := map[string][]string{}
-	for _, d := range modprobed.Dirs {
-		ents, err := p.root.ReadDir(d)
-		if err != nil {
-			continue // most of these folders do not exist on a given host
-		}
-		for _, e := range ents {
-			found[d] = append(found[d], e.Name())
-		}
-	}
+	found := p.dropIns(modprobed.Dirs)
 	seen := map[string]bool{}
 	for _, f := range modprobed.Order(found) {
 		name := path.Base(f)

@@ -94,6 +94,23 @@ func (p *prober) read(path string) (string, bool) {
 
 // optional returns a trimmed file; a missing file is not recorded (the
 // attribute does not exist on every kernel or device), other failures are.
+// dropIns lists the names in each folder of a drop-in hierarchy (sysctl.d,
+// modprobe.d, udev rules.d) for confdirs.Order; a folder that does not
+// exist is skipped: most of them do not on a given host.
+func (p *prober) dropIns(dirs []string) map[string][]string {
+	found := map[string][]string{}
+	for _, d := range dirs {
+		ents, err := p.root.ReadDir(d)
+		if err != nil {
+			continue
+		}
+		for _, e := range ents {
+			found[d] = append(found[d], e.Name())
+		}
+	}
+	return found
+}
+
 func (p *prober) optional(path string) (string, bool) {
 	s, err := p.root.ReadString(path)
 	if err != nil {

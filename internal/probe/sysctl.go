@@ -66,16 +66,7 @@ func (p *prober) sysctl(key string) (exists bool) {
 }
 
 func (p *prober) sysctlConfig() {
-	found := map[string][]string{}
-	for _, d := range sysctlconf.Dirs {
-		ents, err := p.root.ReadDir(d)
-		if err != nil {
-			continue // most of these folders do not exist on a given host
-		}
-		for _, e := range ents {
-			found[d] = append(found[d], e.Name())
-		}
-	}
+	found := p.dropIns(sysctlconf.Dirs)
 	_, err := p.root.Stat(sysctlconf.MainFile)
 	p.h.SysctlApplier = sysctlApplier(p)
 	seen := map[string]bool{}

@@ -16,16 +16,7 @@ const ownUdevRules = "90-nastune.rules"
 // udev reads after 90-nastune.rules, so plan can say when a rule nastune
 // writes may be overridden at boot. Only those files are read.
 func (p *prober) udevLater() {
-	found := map[string][]string{}
-	for _, d := range udevrules.Dirs {
-		ents, err := p.root.ReadDir(d)
-		if err != nil {
-			continue // most of these folders do not exist on a given host
-		}
-		for _, e := range ents {
-			found[d] = append(found[d], e.Name())
-		}
-	}
+	found := p.dropIns(udevrules.Dirs)
 	seen := map[string]bool{}
 	for _, f := range udevrules.Order(found) {
 		name := path.Base(f)

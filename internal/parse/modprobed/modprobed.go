@@ -16,8 +16,9 @@
 package modprobed
 
 import (
-	"sort"
 	"strings"
+
+	"github.com/nastune/nastune/internal/parse/confdirs"
 )
 
 // Dirs are the modprobe.d folders in precedence order.
@@ -26,27 +27,7 @@ var Dirs = []string{"/etc/modprobe.d", "/run/modprobe.d", "/usr/local/lib/modpro
 // Order takes, per folder of Dirs, the names found there and returns the
 // *.conf paths in the order modprobe reads them.
 func Order(found map[string][]string) []string {
-	chosen := map[string]string{}
-	for _, d := range Dirs {
-		for _, n := range found[d] {
-			if !strings.HasSuffix(n, ".conf") {
-				continue
-			}
-			if _, ok := chosen[n]; !ok {
-				chosen[n] = d + "/" + n
-			}
-		}
-	}
-	names := make([]string, 0, len(chosen))
-	for n := range chosen {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	out := make([]string, 0, len(names))
-	for _, n := range names {
-		out = append(out, chosen[n])
-	}
-	return out
+	return confdirs.Order(Dirs, ".conf", found)
 }
 
 // Option is one param=value of an `options` line (Line is where the line

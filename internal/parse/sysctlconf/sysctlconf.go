@@ -14,9 +14,9 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
-	"sort"
 	"strings"
 
+	"github.com/nastune/nastune/internal/parse/confdirs"
 	"github.com/nastune/nastune/internal/parse/perr"
 )
 
@@ -111,26 +111,7 @@ const MainFile = "/etc/sysctl.conf"
 // folders, the first folder winning for a repeated name, then MainFile when
 // it exists.
 func Order(found map[string][]string, mainExists bool) []string {
-	chosen := map[string]string{}
-	for _, d := range Dirs {
-		for _, name := range found[d] {
-			if !strings.HasSuffix(name, ".conf") {
-				continue
-			}
-			if _, ok := chosen[name]; !ok {
-				chosen[name] = d + "/" + name
-			}
-		}
-	}
-	names := make([]string, 0, len(chosen))
-	for n := range chosen {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	out := make([]string, 0, len(names)+1)
-	for _, n := range names {
-		out = append(out, chosen[n])
-	}
+	out := confdirs.Order(Dirs, ".conf", found)
 	if mainExists {
 		out = append(out, MainFile)
 	}

@@ -14,8 +14,9 @@ package udevrules
 
 import (
 	"regexp"
-	"sort"
 	"strings"
+
+	"github.com/nastune/nastune/internal/parse/confdirs"
 )
 
 // Dirs are the rules folders in precedence order.
@@ -24,27 +25,7 @@ var Dirs = []string{"/etc/udev/rules.d", "/run/udev/rules.d", "/usr/local/lib/ud
 // Order takes, per folder of Dirs, the names found there and returns the
 // *.rules paths in the order udev reads them.
 func Order(found map[string][]string) []string {
-	chosen := map[string]string{}
-	for _, d := range Dirs {
-		for _, n := range found[d] {
-			if !strings.HasSuffix(n, ".rules") {
-				continue
-			}
-			if _, ok := chosen[n]; !ok {
-				chosen[n] = d + "/" + n
-			}
-		}
-	}
-	names := make([]string, 0, len(chosen))
-	for n := range chosen {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	out := make([]string, 0, len(names))
-	for _, n := range names {
-		out = append(out, chosen[n])
-	}
-	return out
+	return confdirs.Order(Dirs, ".rules", found)
 }
 
 // Assign is an ATTR{Attr}="Value" assignment on line Line.
