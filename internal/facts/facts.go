@@ -176,6 +176,17 @@ type Export struct {
 	Client  string   `json:"client"`
 	Options []string `json:"options,omitempty"`
 	Line    int      `json:"line"`
+	// File is the /etc/exports.d/*.exports file the line is in; "" for
+	// /etc/exports itself.
+	File string `json:"file,omitempty"`
+}
+
+// ExportsFile is where the export's line is.
+func (e Export) ExportsFile() string {
+	if e.File != "" {
+		return e.File
+	}
+	return "/etc/exports"
 }
 
 // OpenVPN is one OpenVPN configuration file.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -114,12 +115,39 @@ func (p *prober) nfs() {
 			}
 		}
 	}
-	if b, err := p.root.ReadFile("/etc/exports"); err == nil {
+	// exportfs reads /etc/exports, then the *.exports files of
+	// /etc/exports.d in name order (exports(5), nfs-utils exportfs.c).
+	files := []string{"/etc/exports"}
+	if ents, err := p.root.ReadDir("/etc/exports.d"); err == nil {
+		var names []string
+		for _, e := range ents {
+			if strings.HasSuffix(e.Name(), ".exports") {
+				names = append(names, e.Name())
+			}
+		}
+		sort.Strings(names)
+		for _, name := range names {
+			files = append(files, "/etc/exports.d/"+name)
+		}
+	}
+	for i, file := range files {
+		b, err := p.root.ReadFile(file)
+		if err != nil {
+			if i > 0 {
+				p.fail(file, err)
+			}
+			continue
+		}
 		ex, err := svcconf.Exports(b)
 		if err != nil {
-			p.skip("/etc/exports", err.Error())
+			p.skip(file, err.Error())
 		}
-		n.Exports = ex
+		for j := range ex {
+			if i > 0 {
+				ex[j].File = file
+			}
+		}
+		n.Exports = append(n.Exports, ex...)
 		found = found || len(ex) > 0
 	}
 	if found || n.ConfigFile != "" {

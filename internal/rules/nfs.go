@@ -84,7 +84,7 @@ func checkNFSAsync(in rule.Input) []rule.Finding {
 }
 
 // exportsWith reports every export that carries option, with its
-// /etc/exports line as evidence.
+// /etc/exports (or /etc/exports.d) line as evidence.
 func exportsWith(in rule.Input, m rule.Meta, option string, why func(facts.Export) string, target, basis string) []rule.Finding {
 	n := nfsServer(in)
 	if n == nil {
@@ -96,7 +96,7 @@ func exportsWith(in rule.Input, m rule.Meta, option string, why func(facts.Expor
 			continue
 		}
 		f := m.New(e.Path+" "+e.Client, why(e),
-			rule.Ev(fmt.Sprintf("/etc/exports:%d", e.Line), fmt.Sprintf("%s %s(%s)", e.Path, e.Client, joinOpts(e.Options))))
+			rule.Ev(fmt.Sprintf("%s:%d", e.ExportsFile(), e.Line), fmt.Sprintf("%s %s(%s)", e.Path, e.Client, joinOpts(e.Options))))
 		f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice, Target: target, Basis: basis}
 		out = append(out, f)
 	}
