@@ -80,6 +80,7 @@ type dirFS struct {
 	root    string
 	corrupt atomic.Bool   // flip a byte on read
 	slow    time.Duration // per read
+	onRead  func()        // called on every read, when set
 }
 
 type dirFile struct {
@@ -89,6 +90,9 @@ type dirFile struct {
 
 func (f dirFile) ReadAt(b []byte, off int64) (int, error) {
 	time.Sleep(f.fs.slow)
+	if f.fs.onRead != nil {
+		f.fs.onRead()
+	}
 	n, err := f.File.ReadAt(b, off)
 	if f.fs.corrupt.Load() && n > 100 {
 		b[100] ^= 1
@@ -193,16 +197,13 @@ func TestRunShareInterrupted(t *testing.T) {
 	o := shareOpts(d)
 	o.Tests = []string{"seqwrite", "seqread"}
 	ctx, cancel := context.WithCancel(context.Background())
-	o.Progress = func(test string, _ float64) {
-		if test != "seqwrite" { // preparing the rest of the file, or seqread
-			cancel()
-		}
-	}
-	o.Size = 1 << 30 // cannot finish before the first progress tick
+	// Ctrl-C as seqread starts: its first read cancels (seqwrite reads
+	// nothing), however fast this machine writes and reads the file.
+	d.onRead = cancel
+	o.Size = 64 << 20
 	o.Block = 1 << 20
-	o.Time = 300 * time.Millisecond
 	res, err := RunShare(ctx, o)
-	if !errors.Is(err, ErrInterrupted) || res == nil || len(res.Tests) != 1 || !res.Interrupted {
+	if !errors.Is(err, ErrInterrupted) || res == nil || len(res.Tests) != 1 || res.Tests[0].Name != "seqwrite" || !res.Interrupted {
 		t.Fatalf("got %+v, %v; want seqwrite kept and ErrInterrupted", res, err)
 	}
 	if es, _ := os.ReadDir(d.root); len(es) != 0 {
