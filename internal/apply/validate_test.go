@@ -142,14 +142,16 @@ func TestValidateIncludeBomb(t *testing.T) {
 	noTestparmLeft(t)
 }
 
-// noTestparmLeft: no testparm reading /dev/fd/3 (cmdrun's input) is
-// still running.
+// noTestparmLeft: no testparm reading /dev/fd/3 (cmdrun's input) that
+// this test process started is still running. Other test binaries run
+// testparm the same way at the same time (go test runs packages in
+// parallel): only descendants of this process count.
 func noTestparmLeft(t *testing.T) {
 	t.Helper()
 	ents, _ := os.ReadDir("/proc")
 	for _, e := range ents {
 		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
+		if err != nil || !descendant(pid, os.Getpid()) {
 			continue
 		}
 		b, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
@@ -164,4 +166,32 @@ func noTestparmLeft(t *testing.T) {
 			t.Errorf("testparm %d survived: %s", pid, strings.ReplaceAll(string(b), "\x00", " "))
 		}
 	}
+}
+
+// descendant reports whether pid is a child, grandchild … of ancestor,
+// following the parent pids in /proc/PID/stat.
+func descendant(pid, ancestor int) bool {
+	for range 64 {
+		st, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		if err != nil {
+			return false
+		}
+		i := strings.LastIndexByte(string(st), ')')
+		if i < 0 {
+			return false
+		}
+		f := strings.Fields(string(st[i+1:])) // state, ppid, …
+		if len(f) < 2 {
+			return false
+		}
+		ppid, err := strconv.Atoi(f[1])
+		if err != nil || ppid <= 1 {
+			return false
+		}
+		if ppid == ancestor {
+			return true
+		}
+		pid = ppid
+	}
+	return false
 }
