@@ -1,7 +1,6 @@
 package probe
 
 import (
-	"path"
 	"strings"
 
 	"github.com/nastune/nastune/internal/facts"
@@ -21,28 +20,11 @@ var modprobeCmdlineModules = map[string]bool{"zfs": true}
 // nastune writes is overridden when the module loads. Only the files that
 // sort after it are read.
 func (p *prober) modprobeLater() {
-	found := p.dropIns(modprobed.Dirs)
-	seen := map[string]bool{}
-	for _, f := range modprobed.Order(found) {
-		name := path.Base(f)
-		if name <= ownModprobe {
-			continue
-		}
-		if real, err := p.root.RealPath(f); err == nil {
-			if seen[real] {
-				continue
-			}
-			seen[real] = true
-		}
-		data, err := p.root.ReadFile(f)
-		if err != nil {
-			p.fail(f, err)
-			continue
-		}
+	p.readAfter(modprobed.Order(p.dropIns(modprobed.Dirs)), ownModprobe, func(f string, data []byte) {
 		for _, o := range modprobed.Options(data) {
 			p.h.ModprobeLater = append(p.h.ModprobeLater, facts.ModprobeOption{File: f, Line: o.Line, Module: o.Module, Param: o.Param, Value: o.Value})
 		}
-	}
+	})
 	if b, err := p.root.ReadFile("/proc/cmdline"); err == nil {
 		for _, o := range modprobed.Cmdline(strings.TrimSpace(string(b))) {
 			if modprobeCmdlineModules[o.Module] {

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"path"
 	"sort"
 	"strconv"
 	"strings"
@@ -109,6 +110,33 @@ func (p *prober) dropIns(dirs []string) map[string][]string {
 		}
 	}
 	return found
+}
+
+// readAfter reads the files of order (confdirs.Order) whose names sort
+// after own, nastune's own file there (and none of nastune's "90-nastune*"
+// files), each real file once (a link to a file already read is skipped),
+// and hands each to fn: what the program reads after nastune's file can
+// override it.
+func (p *prober) readAfter(order []string, own string, fn func(file string, data []byte)) {
+	seen := map[string]bool{}
+	for _, f := range order {
+		name := path.Base(f)
+		if name <= own || strings.HasPrefix(name, "90-nastune") {
+			continue
+		}
+		if real, err := p.root.RealPath(f); err == nil {
+			if seen[real] {
+				continue
+			}
+			seen[real] = true
+		}
+		data, err := p.root.ReadFile(f)
+		if err != nil {
+			p.fail(f, err)
+			continue
+		}
+		fn(f, data)
+	}
 }
 
 func (p *prober) optional(path string) (string, bool) {

@@ -1,9 +1,6 @@
 package probe
 
 import (
-	"path"
-	"strings"
-
 	"github.com/nastune/nastune/internal/facts"
 	"github.com/nastune/nastune/internal/parse/udevrules"
 )
@@ -16,26 +13,9 @@ const ownUdevRules = "90-nastune.rules"
 // udev reads after 90-nastune.rules, so plan can say when a rule nastune
 // writes may be overridden at boot. Only those files are read.
 func (p *prober) udevLater() {
-	found := p.dropIns(udevrules.Dirs)
-	seen := map[string]bool{}
-	for _, f := range udevrules.Order(found) {
-		name := path.Base(f)
-		if name <= ownUdevRules || strings.HasPrefix(name, "90-nastune") {
-			continue
-		}
-		if real, err := p.root.RealPath(f); err == nil {
-			if seen[real] {
-				continue
-			}
-			seen[real] = true
-		}
-		data, err := p.root.ReadFile(f)
-		if err != nil {
-			p.fail(f, err)
-			continue
-		}
+	p.readAfter(udevrules.Order(p.dropIns(udevrules.Dirs)), ownUdevRules, func(f string, data []byte) {
 		for _, a := range udevrules.Assignments(data) {
 			p.h.UdevLater = append(p.h.UdevLater, facts.UdevAssign{File: f, Line: a.Line, Attr: a.Attr, Value: a.Value})
 		}
-	}
+	})
 }
