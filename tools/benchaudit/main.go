@@ -28,6 +28,7 @@ import (
 	"github.com/rogpeppe/go-internal/txtar"
 
 	"github.com/nastune/nastune/internal/fixture"
+	"github.com/nastune/nastune/internal/safefile"
 )
 
 type sample struct {
@@ -263,7 +264,9 @@ func main() {
 		doc := "# Audit benchmark\n\nWritten by `make bench` (tools/benchaudit); do not edit. " +
 			"Wall time and peak RSS (ru_maxrss of the process tree) are medians over the runs, the commands interleaved run by run. " +
 			"See [benchmarks.md](benchmarks.md).\n\n" + md.String()
-		if err := os.WriteFile(*out, []byte(doc), 0o644); err != nil {
+		// make bench runs as root: write through safefile (no planted link
+		// in the folder path or at the name is followed; temp file + rename).
+		if err := safefile.WriteFile(*out, []byte(doc), 0o644); err != nil {
 			fatal(err)
 		}
 		fmt.Printf("wrote %s\n", *out)
