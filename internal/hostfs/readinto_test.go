@@ -39,3 +39,41 @@ func TestReadInto(t *testing.T) {
 		t.Errorf("live /proc/self/stat: %q %v", b, err)
 	}
 }
+
+// Stream opens the package database only (unrecorded, unredacted), through
+// the same checked open as ReadFile: a link at the name to a secret file
+// is refused.
+func TestStream(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "var/lib/dpkg"), 0o755)
+	os.MkdirAll(filepath.Join(dir, "etc"), 0o755)
+	os.WriteFile(filepath.Join(dir, "var/lib/dpkg/status"), []byte("Package: samba\nVersion: 2:4.17.12\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "etc/shadow"), []byte("root:x\n"), 0o644)
+	r, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	rec := r.Record()
+	f, err := r.Stream("/var/lib/dpkg/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := make([]byte, 64)
+	n, _ := f.Read(b)
+	f.Close()
+	if string(b[:n]) != "Package: samba\nVersion: 2:4.17.12\n" {
+		t.Errorf("read %q", b[:n])
+	}
+	if _, ok := rec.Read("/var/lib/dpkg/status"); ok {
+		t.Error("Stream recorded the file into the snapshot")
+	}
+	if _, err := r.Stream("/etc/shadow"); err == nil {
+		t.Error("Stream opened /etc/shadow")
+	}
+	os.Remove(filepath.Join(dir, "var/lib/dpkg/status"))
+	os.Symlink("/etc/shadow", filepath.Join(dir, "var/lib/dpkg/status"))
+	if _, err := r.Stream("/var/lib/dpkg/status"); !errors.Is(err, ErrNeverRead) {
+		t.Errorf("a link to /etc/shadow: err %v, want ErrNeverRead", err)
+	}
+}
