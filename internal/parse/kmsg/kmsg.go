@@ -40,22 +40,22 @@ import (
 var (
 	// A /dev/kmsg record: "PRI,seq,usec,flags[,caller=…];text"
 	// (Documentation/ABI/testing/dev-kmsg); PRI is facility<<3 | level.
-	kmsgRecord = regexp.MustCompile(`^(\d+),\d+,\d+,[^;]*;`)
+	kmsgRecord = mustGate(`^(\d+),\d+,\d+,[^;]*;`)
 	// syslog's traditional format and journalctl's short and
 	// short-precise ones: "Apr 16 07:07:38 host TAG: ".
-	syslogHead = regexp.MustCompile(`^[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)? \S+ (\S+): `)
+	syslogHead = mustGate(`^[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)? \S+ (\S+): `)
 	// RFC 3339 stamps (rsyslog's high-precision format, journalctl
 	// short-iso and short-iso-precise): "2024-05-01T10:00:00.123+02:00 host TAG: ".
-	isoHead = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d) \S+ (\S+): `)
+	isoHead = mustGate(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d) \S+ (\S+): `)
 	// dmesg --time-format iso: "2024-05-01T10:00:00,123456+02:00 ".
-	dmesgISO = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d,\d+(?:Z|[+-]\d\d:?\d\d) `)
+	dmesgISO = mustGate(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d,\d+(?:Z|[+-]\d\d:?\d\d) `)
 	// dmesg -x (--decode): "kern  :err   : ".
-	decodeHead = regexp.MustCompile(`^([a-z]+\d?) *:(emerg|alert|crit|err|warn|notice|info|debug) *: `)
+	decodeHead = mustGate(`^([a-z]+\d?) *:(emerg|alert|crit|err|warn|notice|info|debug) *: `)
 	// A printk level ("<4>") or dmesg -r's whole prefix ("<12>" is user.warn).
-	levelHead  = regexp.MustCompile(`^<(\d+)>`)
-	stampHead  = regexp.MustCompile(`^\[\s*\d+\.\d+\] ?`)
-	ctimeHead  = regexp.MustCompile(`^\[[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d [\d:]+ \d{4}\] ?`)
-	callerHead = regexp.MustCompile(`^\[\s*[TC]\d+\] ?`) // CONFIG_PRINTK_CALLER
+	levelHead  = mustGate(`^<(\d+)>`)
+	stampHead  = mustGate(`^\[\s*\d+\.\d+\] ?`)
+	ctimeHead  = mustGate(`^\[[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d [\d:]+ \d{4}\] ?`)
+	callerHead = mustGate(`^\[\s*[TC]\d+\] ?`) // CONFIG_PRINTK_CALLER
 )
 
 // kernelPRI reports whether a syslog PRI value (facility<<3 | level) has
@@ -152,7 +152,7 @@ func Messages(b []byte) []string {
 // naming the device.
 type pattern struct {
 	kind string
-	re   *regexp.Regexp
+	re   gated
 	key  int
 	// flags, if set, must match the submatch flagsAt (the words of an
 	// ATA "{ … }" list).
@@ -184,39 +184,39 @@ var (
 
 var patterns = []pattern{
 	// libata-core.c / libata-sata.c: "SATA link up %s (SStatus %X SControl %X)".
-	{kind: "link-up", re: regexp.MustCompile(ataDev + `SATA link up ([\d.]+) Gbps \(SStatus [0-9A-F]+ SControl [0-9A-F]+\)$`), key: 1},
-	{kind: "link-slow", re: regexp.MustCompile(ataDev + `limiting SATA link speed to ([\d.]+) Gbps$`), key: 1},
-	{kind: "link-reset", re: regexp.MustCompile(ataDev + `hard resetting link$`), key: 1},
-	{kind: "link-crc", re: regexp.MustCompile(ataDev + `(?:SError|error): ` + ataFlagList), key: 1, flags: crcFlags, flagsAt: 2},
-	{kind: "media", re: regexp.MustCompile(ataDev + `error: ` + ataFlagList), key: 1, flags: uncFlag, flagsAt: 2},
+	{kind: "link-up", re: mustGate(ataDev + `SATA link up ([\d.]+) Gbps \(SStatus [0-9A-F]+ SControl [0-9A-F]+\)$`), key: 1},
+	{kind: "link-slow", re: mustGate(ataDev + `limiting SATA link speed to ([\d.]+) Gbps$`), key: 1},
+	{kind: "link-reset", re: mustGate(ataDev + `hard resetting link$`), key: 1},
+	{kind: "link-crc", re: mustGate(ataDev + `(?:SError|error): ` + ataFlagList), key: 1, flags: crcFlags, flagsAt: 2},
+	{kind: "media", re: mustGate(ataDev + `error: ` + ataFlagList), key: 1, flags: uncFlag, flagsAt: 2},
 	// "exception Emask 0x%x SAct 0x%x SErr 0x%x action 0x%x%s" (" frozen").
-	{kind: "ata-error", re: regexp.MustCompile(ataDev + `exception Emask 0x[0-9a-f]+ SAct 0x[0-9a-f]+ SErr 0x[0-9a-f]+ action 0x[0-9a-f]+`), key: 1},
-	{kind: "media", re: regexp.MustCompile(blkPrefix + `critical medium error` + blkTail), key: 1},
+	{kind: "ata-error", re: mustGate(ataDev + `exception Emask 0x[0-9a-f]+ SAct 0x[0-9a-f]+ SErr 0x[0-9a-f]+ action 0x[0-9a-f]+`), key: 1},
+	{kind: "media", re: mustGate(blkPrefix + `critical medium error` + blkTail), key: 1},
 	// scsi_logging.c scsi_print_sense_hdr: "Sense Key : %s [%s]" and
 	// " [descriptor]"; kernels before 4.x put two spaces after "[sda]".
-	{kind: "media", re: regexp.MustCompile(`^sd \d+:\d+:\d+:\d+: \[(\w+)\]\s+(?:tag#\d+ )?Sense Key : Medium Error(?: \[\w+\])*$`), key: 1},
-	{kind: "io-error", re: regexp.MustCompile(blkPrefix + `I/O error` + blkTail), key: 1},
+	{kind: "media", re: mustGate(`^sd \d+:\d+:\d+:\d+: \[(\w+)\]\s+(?:tag#\d+ )?Sense Key : Medium Error(?: \[\w+\])*$`), key: 1},
+	{kind: "io-error", re: mustGate(blkPrefix + `I/O error` + blkTail), key: 1},
 	// drivers/usb/storage/uas.c uas_log_cmd_state via scmd_printk.
-	{kind: "uas-abort", re: regexp.MustCompile(`^sd \d+:\d+:\d+:\d+: \[(\w+)\] (?:tag#\d+ )?uas_eh_abort_handler \d+ uas-tag \d+ inflight:`), key: 1},
-	{kind: "uas-abort", re: regexp.MustCompile(`^sd (\d+:\d+:\d+:\d+): (?:tag#\d+ )?uas_eh_abort_handler \d+ uas-tag \d+ inflight:`), key: 1},
-	{kind: "uas-reset", re: regexp.MustCompile(`^scsi (host\d+): uas_eh_device_reset_handler (?:start|success|FAILED)`), key: 1},
+	{kind: "uas-abort", re: mustGate(`^sd \d+:\d+:\d+:\d+: \[(\w+)\] (?:tag#\d+ )?uas_eh_abort_handler \d+ uas-tag \d+ inflight:`), key: 1},
+	{kind: "uas-abort", re: mustGate(`^sd (\d+:\d+:\d+:\d+): (?:tag#\d+ )?uas_eh_abort_handler \d+ uas-tag \d+ inflight:`), key: 1},
+	{kind: "uas-reset", re: mustGate(`^scsi (host\d+): uas_eh_device_reset_handler (?:start|success|FAILED)`), key: 1},
 	// drivers/usb/core/hub.c hub_port_init: "%s %s USB device number %d
 	// using %s" ("reset", "high-speed"; "SuperSpeed Gen 1", "SuperSpeed
 	// Plus Gen 2x1", "super-speed-plus gen2x1" by kernel version).
-	{kind: "usb-reset", re: regexp.MustCompile(`^usb (\d+-[\d.]+): reset (?:[\w.-]+ ){1,4}USB device number \d+ using [\w.-]+$`), key: 1},
+	{kind: "usb-reset", re: mustGate(`^usb (\d+-[\d.]+): reset (?:[\w.-]+ ){1,4}USB device number \d+ using [\w.-]+$`), key: 1},
 	// drivers/nvme/host/pci.c nvme_timeout: "I/O 12 QID 5 timeout,
 	// aborting" (≤ 6.1); since 6.2 "I/O tag 0 (3000) opcode 0x1 (I/O
 	// Cmd) QID 1 timeout, aborting req_op:WRITE(1) size:131072".
-	{kind: "nvme-timeout", re: regexp.MustCompile(`^nvme (nvme\d+): I/O (?:tag )?\d+ (?:\([0-9a-f]+\) )?(?:opcode 0x[0-9a-f]+ \([\w /-]+\) )?QID \d+ timeout, `), key: 1},
-	{kind: "nvme-reset", re: regexp.MustCompile(`^nvme (nvme\d+): (?:controller is down; will reset: CSTS=0x[0-9a-f]+|Removing after probe failure status: -?\d+)`), key: 1},
-	{kind: "md-corrected", re: regexp.MustCompile(`^md/raid\d*:md\w*: read error corrected \(\d+ sectors at \d+ on ([\w-]+)\)$`), key: 1},
+	{kind: "nvme-timeout", re: mustGate(`^nvme (nvme\d+): I/O (?:tag )?\d+ (?:\([0-9a-f]+\) )?(?:opcode 0x[0-9a-f]+ \([\w /-]+\) )?QID \d+ timeout, `), key: 1},
+	{kind: "nvme-reset", re: mustGate(`^nvme (nvme\d+): (?:controller is down; will reset: CSTS=0x[0-9a-f]+|Removing after probe failure status: -?\d+)`), key: 1},
+	{kind: "md-corrected", re: mustGate(`^md/raid\d*:md\w*: read error corrected \(\d+ sectors at \d+ on ([\w-]+)\)$`), key: 1},
 	// raid5/6 (drivers/md/raid5.c): "read error not correctable" and, when the
 	// rewrite of the reconstructed data failed, "read error NOT corrected!!";
 	// kernels before 2.6.32 said "raid5:md0:". raid1/raid10: "md/raid1:md0:
 	// sdb1: unrecoverable I/O read error for block N".
-	{kind: "md-read-error", re: regexp.MustCompile(`^(?:md/raid\d*|raid[456]):md\w*: read error (?:not correctable|NOT corrected!!) \(sector \d+ on ([\w-]+)\)\.?$`), key: 1},
-	{kind: "md-read-error", re: regexp.MustCompile(`^md/raid1?0?:md\w*: ([\w-]+): unrecoverable I/O read error for block \d+$`), key: 1},
-	{kind: "md-failed", re: regexp.MustCompile(`^md/raid\d*:md\w*: Disk failure on ([\w-]+), disabling device\.`), key: 1},
+	{kind: "md-read-error", re: mustGate(`^(?:md/raid\d*|raid[456]):md\w*: read error (?:not correctable|NOT corrected!!) \(sector \d+ on ([\w-]+)\)\.?$`), key: 1},
+	{kind: "md-read-error", re: mustGate(`^md/raid1?0?:md\w*: ([\w-]+): unrecoverable I/O read error for block \d+$`), key: 1},
+	{kind: "md-failed", re: mustGate(`^md/raid\d*:md\w*: Disk failure on ([\w-]+), disabling device\.`), key: 1},
 }
 
 // quotesUser reports a message that quotes a process or file name a local

@@ -1,0 +1,101 @@
+package kmsg
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+)
+
+// allGated lists every gated regexp of the package.
+func allGated() map[string]gated {
+	m := map[string]gated{
+		"kmsgRecord": kmsgRecord, "syslogHead": syslogHead, "isoHead": isoHead, "dmesgISO": dmesgISO,
+		"decodeHead": decodeHead, "levelHead": levelHead, "stampHead": stampHead, "ctimeHead": ctimeHead,
+		"callerHead": callerHead,
+	}
+	for _, p := range patterns {
+		m[p.kind+" "+p.re.String()] = p.re
+	}
+	return m
+}
+
+// The gate is worked out for the patterns that can have one: all of them
+// start with ASCII text or classes.
+func TestGateWorkedOut(t *testing.T) {
+	for name, g := range allGated() {
+		if g.first == nil {
+			t.Errorf("%s: no first-byte gate", name)
+		}
+	}
+	if g := mustGate(`^\S+ x`); g.first != nil {
+		t.Error(`^\S+ gated: \S matches non-ASCII first bytes`)
+	}
+	if g := mustGate(`x+`); g.first != nil {
+		t.Error("an unanchored pattern gated")
+	}
+	if g := mustGate(`^(?i)ata`); g.first != nil {
+		t.Error("a case-folded pattern gated")
+	}
+	if g := mustGate(`^a?`); g.first != nil {
+		t.Error("a pattern matching the empty string gated")
+	}
+	g := mustGate(`^(?:(?:blk|pr): )?(?:[0-9]x|md)`)
+	for c := 0; c < 256; c++ {
+		want := c == 'b' || c == 'p' || c >= '0' && c <= '9' || c == 'm'
+		if g.first[c] != want {
+			t.Errorf("first[%q] = %v, want %v", rune(c), g.first[c], want)
+		}
+	}
+}
+
+// The gate changes no answer: every line of every real captured tree, its
+// message text, and each with every possible first byte, give what the
+// regexp alone gives.
+func TestGateSameAnswers(t *testing.T) {
+	trees, _ := filepath.Glob("../../../testdata/real/*/tree.txtar")
+	if len(trees) == 0 {
+		t.Fatal("no captured trees")
+	}
+	var lines []string
+	for _, f := range trees {
+		fh, err := os.Open(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc := bufio.NewScanner(fh)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			l := sc.Text()
+			lines = append(lines, l)
+			if m, ok := message(l); ok {
+				lines = append(lines, m)
+			}
+		}
+		fh.Close()
+	}
+	lines = append(lines, "", "[", "ata", "\xff")
+	gs := allGated()
+	n := 0
+	for _, l := range lines {
+		variants := []string{l}
+		if len(l) > 0 && n < 20000 {
+			for c := 0; c < 256; c++ {
+				variants = append(variants, string([]byte{byte(c)})+l[1:])
+			}
+		}
+		for _, s := range variants {
+			n++
+			for name, g := range gs {
+				if got, want := g.FindStringSubmatch(s), g.Regexp.FindStringSubmatch(s); !reflect.DeepEqual(got, want) {
+					t.Fatalf("%s on %q: gated %q, regexp %q", name, s, got, want)
+				}
+				if got, want := g.FindString(s), g.Regexp.FindString(s); got != want {
+					t.Fatalf("%s on %q: gated %q, regexp %q", name, s, got, want)
+				}
+			}
+		}
+	}
+	t.Logf("%d lines compared", n)
+}
