@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/nastune/nastune/internal/safefile"
 )
@@ -37,21 +38,21 @@ type envelope struct {
 }
 
 var (
-	newID = regexp.MustCompile(`^([0-9]{6,})-[0-9]{8}-[0-9]{6}$`)
-	oldID = regexp.MustCompile(`^[0-9]{8}-[0-9]{6}-[0-9a-f]{6}$`)
+	newID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([0-9]{6,})-[0-9]{8}-[0-9]{6}$`) })
+	oldID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9]{8}-[0-9]{6}-[0-9a-f]{6}$`) })
 )
 
 // seqOf returns the sequence number of a run ID; old-format IDs (before
 // sequence numbers) are 0 and sort before every new one, by time.
 func seqOf(id string) int {
-	if m := newID.FindStringSubmatch(id); m != nil {
+	if m := newID().FindStringSubmatch(id); m != nil {
 		n, _ := strconv.Atoi(m[1])
 		return n
 	}
 	return 0
 }
 
-func validRunID(id string) bool { return newID.MatchString(id) || oldID.MatchString(id) }
+func validRunID(id string) bool { return newID().MatchString(id) || oldID().MatchString(id) }
 
 // sortRuns orders runs by sequence (old-format runs first, by ID).
 func sortRuns(ms []Manifest) {

@@ -23,6 +23,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/nastune/nastune/internal/safefile"
 	"golang.org/x/sys/unix"
@@ -34,7 +35,7 @@ const tempPrefix = ".nastune-tmp-"
 
 // oldTemp matches the temp files of nastune before tempPrefix
 // (".smb.conf.nastune-123456789", from os.CreateTemp).
-var oldTemp = regexp.MustCompile(`^\..+\.nastune-[0-9]+$`)
+var oldTemp = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\..+\.nastune-[0-9]+$`) })
 
 // resolved is a path walked to its last component: an open folder and the
 // name in it.
@@ -403,7 +404,7 @@ func sweepTemps(root, p string) {
 	defer d.Close()
 	names, _ := d.Readdirnames(-1)
 	for _, n := range names {
-		if !strings.HasPrefix(n, tempPrefix) && !oldTemp.MatchString(n) {
+		if !strings.HasPrefix(n, tempPrefix) && !oldTemp().MatchString(n) {
 			continue
 		}
 		var st unix.Stat_t

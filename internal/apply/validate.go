@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/nastune/nastune/internal/cmdrun"
 )
@@ -85,12 +86,14 @@ func ConfigValidator(ctx context.Context, lim cmdrun.Limits) func(path string, c
 
 // What testparm says about a parameter or a value it refuses.
 var (
-	tpParam = []*regexp.Regexp{
-		regexp.MustCompile(`Unknown parameter encountered: "([^"]+)"`),
-		regexp.MustCompile(`Ignoring unknown parameter "([^"]+)"`),
-		regexp.MustCompile(`for parameter '([^']+)'`),
-	}
-	tpValue = regexp.MustCompile(`set_variable_helper\((.*)\): value is not`)
+	tpParam = sync.OnceValue(func() []*regexp.Regexp {
+		return []*regexp.Regexp{
+			regexp.MustCompile(`Unknown parameter encountered: "([^"]+)"`),
+			regexp.MustCompile(`Ignoring unknown parameter "([^"]+)"`),
+			regexp.MustCompile(`for parameter '([^']+)'`),
+		}
+	})
+	tpValue = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`set_variable_helper\((.*)\): value is not`) })
 )
 
 // blameLine finds the line of content that testparm's stderr complains
@@ -112,14 +115,14 @@ func blameLine(content []byte, stderr string) (int, string) {
 		}
 		return 0, ""
 	}
-	for _, re := range tpParam {
+	for _, re := range tpParam() {
 		if m := re.FindStringSubmatch(stderr); m != nil {
 			if n, t := find(func(k, _ string) bool { return norm(k) == norm(m[1]) }); n > 0 {
 				return n, t
 			}
 		}
 	}
-	if m := tpValue.FindStringSubmatch(stderr); m != nil {
+	if m := tpValue().FindStringSubmatch(stderr); m != nil {
 		return find(func(_, v string) bool { return v == strings.TrimSpace(m[1]) })
 	}
 	return 0, ""

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -312,7 +313,7 @@ func completeValues(values ...string) func(*cobra.Command, []string, string) ([]
 	}
 }
 
-var outputWords = regexp.MustCompile(`\b(text|json|html|prom|diff)\b`)
+var outputWords = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\b(text|json|html|prom|diff)\b`) })
 
 // setupCompletion registers value completion for the flags whose values
 // are a known set, found by name on every command: output formats from
@@ -327,7 +328,7 @@ func setupCompletion(root *cobra.Command) {
 			}
 		}
 		if fl := c.Flags().Lookup("output"); fl != nil {
-			reg("output", completeValues(outputWords.FindAllString(fl.Usage, -1)...))
+			reg("output", completeValues(outputWords().FindAllString(fl.Usage, -1)...))
 		}
 		reg("color", completeValues("auto", "always", "never"))
 		reg("fail-on", completeValues("info", "warn", "crit", "never"))

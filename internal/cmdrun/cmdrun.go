@@ -38,6 +38,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -87,8 +88,8 @@ func (e *ExitError) Error() string {
 }
 
 var (
-	devArg  = regexp.MustCompile(`^/dev/[A-Za-z0-9][A-Za-z0-9/_.:-]*$`)
-	poolArg = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.:-]*$`)
+	devArg  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^/dev/[A-Za-z0-9][A-Za-z0-9/_.:-]*$`) })
+	poolArg = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.:-]*$`) })
 )
 
 // allowed lists argument vectors; "DEV" matches a /dev path, "POOL" a
@@ -116,9 +117,9 @@ func Allowed(argv []string) bool {
 		for i, w := range p {
 			switch w {
 			case "DEV":
-				ok = ok && devArg.MatchString(argv[i]) && !strings.Contains(argv[i], "..")
+				ok = ok && devArg().MatchString(argv[i]) && !strings.Contains(argv[i], "..")
 			case "POOL":
-				ok = ok && poolArg.MatchString(argv[i])
+				ok = ok && poolArg().MatchString(argv[i])
 			default:
 				ok = ok && argv[i] == w
 			}

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // The one command nastune runs that changes something: SCT Error Recovery
@@ -16,9 +17,11 @@ import (
 // and only with a disk named by its stable /dev/disk/by-id name.
 
 var (
-	byIDArg  = regexp.MustCompile(`^/dev/disk/by-id/[A-Za-z0-9][A-Za-z0-9_.:+@-]*$`)
-	ercValue = regexp.MustCompile(`^([0-9]{1,4}),([0-9]{1,4})$`)
-	ercLine  = regexp.MustCompile(`^\s*(Read|Write):\s*(Disabled|([0-9]+) \([0-9.]+ seconds\))`)
+	byIDArg  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^/dev/disk/by-id/[A-Za-z0-9][A-Za-z0-9_.:+@-]*$`) })
+	ercValue = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([0-9]{1,4}),([0-9]{1,4})$`) })
+	ercLine  = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^\s*(Read|Write):\s*(Disabled|([0-9]+) \([0-9.]+ seconds\))`)
+	})
 )
 
 // ErrNoERC means the drive does not support SCT ERC.
@@ -26,14 +29,14 @@ var ErrNoERC = errors.New("SCT Error Recovery Control not supported")
 
 // ValidERCDevice says whether dev is a disk name SCTERC accepts.
 func ValidERCDevice(dev string) bool {
-	return byIDArg.MatchString(dev) && !strings.Contains(dev, "..")
+	return byIDArg().MatchString(dev) && !strings.Contains(dev, "..")
 }
 
 // ValidERCValue says whether v is "R,W" in tenths of a second (0 = off,
 // else 0.1–655.3 s: four digits, at most 6553; smartctl itself takes up
 // to 65535).
 func ValidERCValue(v string) bool {
-	m := ercValue.FindStringSubmatch(v)
+	m := ercValue().FindStringSubmatch(v)
 	if m == nil {
 		return false
 	}
@@ -85,7 +88,7 @@ func ParseSCTERC(out string) (string, error) {
 	}
 	vals := map[string]string{}
 	for _, l := range strings.Split(out, "\n") {
-		m := ercLine.FindStringSubmatch(l)
+		m := ercLine().FindStringSubmatch(l)
 		if m == nil {
 			continue
 		}

@@ -3,6 +3,7 @@ package confsyntax
 import (
 	"fmt"
 	"regexp"
+	"sync"
 )
 
 // modprobe.d (modprobe.d(5)): "options MODULE OPT=VALUE ..." splits on
@@ -11,16 +12,16 @@ import (
 // are C identifiers; a value is letters, digits and _ . : , + -.
 
 var (
-	modName  = regexp.MustCompile(`^[a-z0-9_]{1,56}$`)
+	modName  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9_]{1,56}$`) })
 	modValue = in("_.:,+-")
 )
 
 // ModprobeOption is the "options" line that sets a module parameter.
 func ModprobeOption(module, param, value string) (string, error) {
-	if !modName.MatchString(module) {
+	if !modName().MatchString(module) {
 		return "", refuse("the module name", "modprobe.d line", module, "letters, digits and _")
 	}
-	if !modName.MatchString(param) {
+	if !modName().MatchString(param) {
 		return "", refuse("the module option", "modprobe.d line", param, "letters, digits and _")
 	}
 	if !only(value, 128, modValue) {
@@ -29,12 +30,12 @@ func ModprobeOption(module, param, value string) (string, error) {
 	return "options " + module + " " + param + "=" + value, nil
 }
 
-var modLine = regexp.MustCompile(`^options ([^ ]+) ([^ =]+)=([^ ]*)$`)
+var modLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^options ([^ ]+) ([^ =]+)=([^ ]*)$`) })
 
 // ModprobeKey is "options MODULE OPT", what identifies a line
 // ModprobeOption makes (a newer value replaces it).
 func ModprobeKey(line string) (string, error) {
-	m := modLine.FindStringSubmatch(line)
+	m := modLine().FindStringSubmatch(line)
 	if m != nil {
 		if out, err := ModprobeOption(m[1], m[2], m[3]); err == nil && out == line {
 			return "options " + m[1] + " " + m[2], nil

@@ -2,6 +2,7 @@ package confsyntax
 
 import (
 	"regexp"
+	"sync"
 
 	"github.com/nastune/nastune/internal/parse/svcconf"
 )
@@ -11,11 +12,11 @@ import (
 // letters, digits and _ . : , + - / (no space, quote, '$', '`', '\' or
 // ';'), and the name is a shell variable name.
 
-var shellName = regexp.MustCompile(`^[A-Z_][A-Z0-9_]{0,63}$`)
+var shellName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Z_][A-Z0-9_]{0,63}$`) })
 
 // ShellVar says whether NAME=value can be written to an /etc/default file.
 func ShellVar(name, value string) error {
-	if !shellName.MatchString(name) {
+	if !shellName().MatchString(name) {
 		return refuse("the variable name", "shell assignment", name, "upper-case letters, digits and _")
 	}
 	if !only(value, 256, in("_.:,+-/")) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // sysctl.d (sysctl.d(5), procps sysctl and systemd-sysctl): one
@@ -15,17 +16,17 @@ import (
 // ("4096 87380 6291456"), never a newline or a comment start.
 
 var (
-	sysctlKey   = regexp.MustCompile(`^[a-z][a-z0-9_]*(\.[A-Za-z0-9_-]+)+$`)
-	sysctlValue = regexp.MustCompile(`^[A-Za-z0-9_.:,+-]+( [A-Za-z0-9_.:,+-]+)*$`)
+	sysctlKey   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z][a-z0-9_]*(\.[A-Za-z0-9_-]+)+$`) })
+	sysctlValue = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_.:,+-]+( [A-Za-z0-9_.:,+-]+)*$`) })
 )
 
 // SysctlLine is the line of a sysctl.d file that sets key to value.
 func SysctlLine(key, value string) (string, error) {
-	if len(key) > 128 || !sysctlKey.MatchString(key) {
+	if len(key) > 128 || !sysctlKey().MatchString(key) {
 		return "", refuse("the sysctl key", "sysctl.d line", key, "dot-separated names of letters, digits, _ and -")
 	}
 	v := strings.Join(strings.Fields(value), " ") // /proc/sys separates with tabs
-	if len(v) > 256 || !sysctlValue.MatchString(v) || strings.ContainsAny(value, "\n\r\v\f") {
+	if len(v) > 256 || !sysctlValue().MatchString(v) || strings.ContainsAny(value, "\n\r\v\f") {
 		return "", refuse("the value of "+key, "sysctl.d line", value, "words of letters, digits and _ . : , + -")
 	}
 	return key + " = " + v, nil

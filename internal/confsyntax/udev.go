@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/nastune/nastune/internal/cmdrun"
 )
@@ -44,9 +45,11 @@ var (
 	idChars    = in("_.:-")
 	valueChars = in("_.:+-")
 	pathChars  = in("_.:+-/")
-	mdName     = regexp.MustCompile(`^md[A-Za-z0-9_]{1,32}$`)
-	macAddr    = regexp.MustCompile(`^[0-9a-f]{2}(:[0-9a-f]{2}){5,19}$`)
-	ercRun     = regexp.MustCompile(`^/usr/sbin/smartctl -q silent -l scterc,([0-9]{1,4},[0-9]{1,4}) /dev/%k$`)
+	mdName     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^md[A-Za-z0-9_]{1,32}$`) })
+	macAddr    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-f]{2}(:[0-9a-f]{2}){5,19}$`) })
+	ercRun     = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^/usr/sbin/smartctl -q silent -l scterc,([0-9]{1,4},[0-9]{1,4}) /dev/%k$`)
+	})
 )
 
 // BlockAttrs and NetAttrs are the sysfs attributes nastune persists with
@@ -160,7 +163,7 @@ func Disk(wwn, serialShort, serial string) (Device, error) {
 // MDArray finds an md array by its kernel name (md0), which mdadm keeps
 // stable through mdadm.conf.
 func MDArray(name string) (Device, error) {
-	if !mdName.MatchString(name) {
+	if !mdName().MatchString(name) {
 		return Device{}, refuse("the md device name", "udev rule", name, "md followed by letters, digits or _")
 	}
 	return Device{"md", []udevToken{{"KERNEL", "", "==", name}}}, nil
@@ -184,7 +187,7 @@ func LoopBacking(file string) (Device, error) {
 
 // NetMAC finds a network interface by its MAC address.
 func NetMAC(mac string) (Device, error) {
-	if !macAddr.MatchString(mac) || strings.Trim(mac, "0:") == "" {
+	if !macAddr().MatchString(mac) || strings.Trim(mac, "0:") == "" {
 		return Device{}, refuse("the MAC address", "udev rule", mac, "lower-case hex pairs separated by ':'")
 	}
 	return Device{"net", []udevToken{{"ATTR", "address", "==", mac}}}, nil
@@ -258,7 +261,7 @@ func checkToken(t udevToken, last bool) error {
 		switch {
 		case t.key == "ATTR" && t.op == "=" && (BlockAttrs[t.attr] || NetAttrs[t.attr]) && only(t.value, maxValue, valueChars):
 			return nil
-		case t.key == "RUN" && t.attr == "" && t.op == "+=" && ercRun.MatchString(t.value) && cmdrun.ValidERCValue(ercRun.FindStringSubmatch(t.value)[1]):
+		case t.key == "RUN" && t.attr == "" && t.op == "+=" && ercRun().MatchString(t.value) && cmdrun.ValidERCValue(ercRun().FindStringSubmatch(t.value)[1]):
 			return nil
 		}
 		return bad()
@@ -273,13 +276,13 @@ func checkToken(t udevToken, last bool) error {
 	case "SUBSYSTEM{}":
 		ok = t.value == "block" || t.value == "net"
 	case "KERNEL{}":
-		ok = t.value == "sd*[!0-9]" || t.value == "loop*" || mdName.MatchString(t.value)
+		ok = t.value == "sd*[!0-9]" || t.value == "loop*" || mdName().MatchString(t.value)
 	case "ENV{DEVTYPE}":
 		ok = t.value == "disk"
 	case "ENV{ID_WWN}", "ENV{ID_SERIAL_SHORT}", "ENV{ID_SERIAL}", "ENV{DM_UUID}":
 		ok = only(t.value, maxID, idChars)
 	case "ATTR{address}":
-		ok = macAddr.MatchString(t.value)
+		ok = macAddr().MatchString(t.value)
 	case "ATTR{loop/backing_file}":
 		ok = only(t.value, maxPath, pathChars) && t.value[0] == '/'
 	}
@@ -289,12 +292,14 @@ func checkToken(t udevToken, last bool) error {
 	return nil
 }
 
-var udevTokenRE = regexp.MustCompile(`^([A-Z]+)(?:\{([A-Za-z0-9_/]+)\})?(==|\+=|=)"([^"\\]*)"$`)
+var udevTokenRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^([A-Z]+)(?:\{([A-Za-z0-9_/]+)\})?(==|\+=|=)"([^"\\]*)"$`)
+})
 
 func parseRule(line string) ([]udevToken, error) {
 	var toks []udevToken
 	for _, s := range strings.Split(line, ", ") {
-		m := udevTokenRE.FindStringSubmatch(s)
+		m := udevTokenRE().FindStringSubmatch(s)
 		if m == nil {
 			return nil, fmt.Errorf("udev rule %s is not one nastune writes", Quote(line))
 		}

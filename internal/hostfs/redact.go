@@ -34,6 +34,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Redacted replaces every secret value.
@@ -383,14 +384,20 @@ var (
 	// key=value inside a line: mount options, command arguments, query strings.
 	// A doubled comma is part of the value: mount.cifs and the kernel's
 	// CIFS option parser read "password=a,,b" as the password "a,b".
-	kvRe = regexp.MustCompile(`([A-Za-z][A-Za-z0-9_.-]*)=("[^"]*"|'[^']*'|(?:[^\s,;&"']|,,)*)`)
+	kvRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`([A-Za-z][A-Za-z0-9_.-]*)=("[^"]*"|'[^']*'|(?:[^\s,;&"']|,,)*)`)
+	})
 	// a whole line "key = value" or "key: value" (ini, smb.conf, YAML, WireGuard).
-	lineRe = regexp.MustCompile(`^(\s*[#;]?\s*([A-Za-z][A-Za-z0-9 _.-]*?)\s*[=:]\s*)(\S.*?)\s*$`)
+	lineRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(\s*[#;]?\s*([A-Za-z][A-Za-z0-9 _.-]*?)\s*[=:]\s*)(\S.*?)\s*$`)
+	})
 	// a line "key value" of configs without "=" (OpenVPN, Samba's "username map", .netrc).
-	spaceRe = regexp.MustCompile(`^(\s*[#;]?\s*([A-Za-z][A-Za-z0-9_.-]*)\s+)(\S.*?)\s*$`)
+	spaceRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(\s*[#;]?\s*([A-Za-z][A-Za-z0-9_.-]*)\s+)(\S.*?)\s*$`)
+	})
 	// user:password@ in a URL.
 	// The password runs to the last '@' before the path: it may hold one.
-	urlRe = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://[^/\s:@]*):([^/\s]+)@`)
+	urlRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://[^/\s:@]*):([^/\s]+)@`) })
 )
 
 // inlineBlocks are OpenVPN's inline files that hold keys or passwords.
@@ -551,12 +558,12 @@ func redactLine(l string) string {
 	lead := strings.TrimLeft(strings.TrimLeft(strings.TrimLeft(l, " \t\r\n\v\f"), "#;"), " \t\r\n\v\f")
 	if i := strings.IndexAny(lead, "=:"); i >= 0 {
 		if secretKey(lead[:i]) {
-			if m := lineRe.FindStringSubmatchIndex(l); m != nil && secretKey(l[m[4]:m[5]]) && !plainValue(l[m[6]:m[7]]) {
+			if m := lineRe().FindStringSubmatchIndex(l); m != nil && secretKey(l[m[4]:m[5]]) && !plainValue(l[m[6]:m[7]]) {
 				return l[:m[6]] + Redacted
 			}
 		}
 	} else if w, _, _ := strings.Cut(strings.ReplaceAll(lead, "\t", " "), " "); secretKey(w) {
-		if m := spaceRe.FindStringSubmatchIndex(l); m != nil && secretKey(l[m[4]:m[5]]) && !plainValue(l[m[6]:m[7]]) {
+		if m := spaceRe().FindStringSubmatchIndex(l); m != nil && secretKey(l[m[4]:m[5]]) && !plainValue(l[m[6]:m[7]]) {
 			return l[:m[6]] + Redacted
 		}
 	}
@@ -564,7 +571,7 @@ func redactLine(l string) string {
 		l = kvRedactLine(l)
 	}
 	if strings.Contains(l, "://") {
-		l = urlRe.ReplaceAllString(l, "${1}:"+Redacted+"@")
+		l = urlRe().ReplaceAllString(l, "${1}:"+Redacted+"@")
 	}
 	return redactWords(l)
 }
@@ -589,7 +596,7 @@ func wordEquals(l string) bool {
 // separators), but inside a password they are part of it
 // ("password=pa;ss" in fstab), and stopping there would leave its tail.
 func kvRedactLine(l string) string {
-	ms := kvRe.FindAllStringSubmatchIndex(l, -1)
+	ms := kvRe().FindAllStringSubmatchIndex(l, -1)
 	if ms == nil {
 		return l
 	}

@@ -4,6 +4,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/nastune/nastune/internal/facts"
 	"github.com/nastune/nastune/internal/parse/kernfmt"
@@ -60,9 +61,9 @@ func transport(real string) string {
 }
 
 var (
-	pciAddr   = regexp.MustCompile(`^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$`)
-	usbDevice = regexp.MustCompile(`^\d+-[\d.]+$`)
-	usbBus    = regexp.MustCompile(`^usb\d+$`)
+	pciAddr   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$`) })
+	usbDevice = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\d+-[\d.]+$`) })
+	usbBus    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^usb\d+$`) })
 )
 
 // controller is the last PCI device on a disk's sysfs path (the HBA,
@@ -72,10 +73,10 @@ func controller(real string) string {
 	parts := strings.Split(real, "/")
 	last := ""
 	for i, c := range parts {
-		if pciAddr.MatchString(c) {
+		if pciAddr().MatchString(c) {
 			last = c
 		}
-		if last == "" && i > 0 && (strings.HasPrefix(c, "ata") || strings.HasPrefix(c, "host") || usbBus.MatchString(c)) &&
+		if last == "" && i > 0 && (strings.HasPrefix(c, "ata") || strings.HasPrefix(c, "host") || usbBus().MatchString(c)) &&
 			parts[i-1] != "platform" && parts[i-1] != "devices" {
 			return parts[i-1]
 		}
@@ -92,9 +93,9 @@ func (p *prober) usbLink(real string) *facts.USBLink {
 	devIdx := -1
 	for i, c := range parts {
 		switch {
-		case usbBus.MatchString(c):
+		case usbBus().MatchString(c):
 			l.Bus = c
-		case usbDevice.MatchString(c):
+		case usbDevice().MatchString(c):
 			l.Device, devIdx = c, i
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/nastune/nastune/internal/facts"
 	"github.com/nastune/nastune/internal/hostfs"
@@ -98,7 +99,7 @@ func KernelLogDisks(h *facts.Host) map[string]string {
 		if d.USB != nil {
 			add(d.USB.Device, d.Name)
 		}
-		if m := nvmeNamespace.FindStringSubmatch(d.Name); m != nil {
+		if m := nvmeNamespace().FindStringSubmatch(d.Name); m != nil {
 			add(m[1], d.Name)
 		}
 	}
@@ -109,4 +110,4 @@ func KernelLogDisks(h *facts.Host) map[string]string {
 }
 
 // nvmeNamespace names the controller of an NVMe namespace block device.
-var nvmeNamespace = regexp.MustCompile(`^(nvme\d+)n\d+$`)
+var nvmeNamespace = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(nvme\d+)n\d+$`) })

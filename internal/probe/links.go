@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/nastune/nastune/internal/facts"
 )
@@ -14,7 +15,7 @@ import (
 // SATA link of disks on libata ports. The ceilings model (internal/ceiling)
 // turns them into MB/s.
 
-var ataPort = regexp.MustCompile(`^ata(\d+)$`)
+var ataPort = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^ata(\d+)$`) })
 
 // pciPath returns the PCI addresses in a sysfs device path, root first,
 // and reads each device once into p.h.PCI.
@@ -22,7 +23,7 @@ func (p *prober) pciPath(real string) []string {
 	var out []string
 	parts := strings.Split(real, "/")
 	for i, c := range parts {
-		if pciAddr.MatchString(c) {
+		if pciAddr().MatchString(c) {
 			out = append(out, c)
 			p.pciDevice(c, strings.Join(parts[:i+1], "/"))
 		}
@@ -93,7 +94,7 @@ func parseGbps(s string) float64 {
 // linkN.M, not handled).
 func (p *prober) sataLink(real string) *facts.SATALink {
 	for _, c := range strings.Split(real, "/") {
-		m := ataPort.FindStringSubmatch(c)
+		m := ataPort().FindStringSubmatch(c)
 		if m == nil {
 			continue
 		}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/nastune/nastune/internal/cmdrun"
@@ -24,7 +25,7 @@ const SMARTBudget = 90 * time.Second
 
 const hintSmartmontools = "smartctl not installed: install smartmontools (apt install smartmontools) to read SMART"
 
-var scsiAddr = regexp.MustCompile(`^\d+:\d+:\d+:\d+$`)
+var scsiAddr = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\d+:\d+:\d+:\d+$`) })
 
 // health reads smartctl's report for each whole disk (its topology names
 // were filled by block), then the kernel log, mapped to those names.
@@ -47,9 +48,9 @@ func (p *prober) health() {
 func diskPort(dh *facts.DiskHealth, real string) {
 	for _, c := range strings.Split(real, "/") {
 		switch {
-		case ataPort.MatchString(c): // the port sataLink reads the link of
+		case ataPort().MatchString(c): // the port sataLink reads the link of
 			dh.Port = c
-		case scsiAddr.MatchString(c):
+		case scsiAddr().MatchString(c):
 			dh.SCSIAddr = c
 		}
 	}

@@ -372,7 +372,7 @@ Random-I/O tests are shown in IOPS, sequential ones in MiB/s; each test's bars h
 {{end}}</tbody></table></div>`))
 })
 
-var blockSizeInName = regexp.MustCompile(`^rand\w*?(\d+)k`)
+var blockSizeInName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^rand\w*?(\d+)k`) })
 
 // CompareView is what people read in a bench comparison: random-I/O tests
 // (randread4k-qd1 …) in IOPS, computed from MiB/s and the block size in
@@ -383,7 +383,7 @@ func CompareView(rows []bench.Comparison) []bench.Comparison {
 	out := make([]bench.Comparison, len(rows))
 	for i, r := range rows {
 		out[i] = r
-		m := blockSizeInName.FindStringSubmatch(r.Test)
+		m := blockSizeInName().FindStringSubmatch(r.Test)
 		if m == nil || r.Unit != "MiB/s" {
 			continue
 		}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/nastune/nastune/internal/facts"
 	ethparse "github.com/nastune/nastune/internal/parse/ethtool"
@@ -234,19 +235,21 @@ var metaRingDrops = rule.Meta{
 // number: rx_queue_0_drops (igb, virtio_net), rx-0.drops, rx0_dropped
 // (mlx5), [0]: rx_discards (bnxt), queue_0_rx_drops (ena); rxq0:
 // rx_drops_no_frags (be2net) is queuePrefixStat.
-var queueStat = regexp.MustCompile(`^(?:(.*?queue_)(\d+)(_.*)|(rx|tx)-(\d+)(\..*)|(rx|tx)(\d+)(_.*)|\[(\d+)\]:? ?(.*))$`)
+var queueStat = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(?:(.*?queue_)(\d+)(_.*)|(rx|tx)-(\d+)(\..*)|(rx|tx)(\d+)(_.*)|\[(\d+)\]:? ?(.*))$`)
+})
 
 // queueBase is a per-queue counter's name with the queue number taken
 // out ("rx_queue_N_drops"), or "" for a device total.
 // queuePrefixStat matches counters named after a queue prefix: "rxq0:
 // rx_drops_no_frags" (be2net), "rxq0_drops", "txq1: tx_compl".
-var queuePrefixStat = regexp.MustCompile(`^(rx|tx)q(\d+)(?::\s*|_)(.+)$`)
+var queuePrefixStat = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(rx|tx)q(\d+)(?::\s*|_)(.+)$`) })
 
 func queueBase(name string) string {
-	if m := queuePrefixStat.FindStringSubmatch(name); m != nil {
+	if m := queuePrefixStat().FindStringSubmatch(name); m != nil {
 		return m[1] + "qN: " + m[3]
 	}
-	m := queueStat.FindStringSubmatch(name)
+	m := queueStat().FindStringSubmatch(name)
 	switch {
 	case m == nil:
 		return ""

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // MDStat is one array of /proc/mdstat (drivers/md/md.c md_seq_show).
@@ -44,10 +45,12 @@ type MDStatMember struct {
 }
 
 var (
-	mdMember   = regexp.MustCompile(`^([^\[]+)\[(\d+)\]((?:\([A-Z]\))*)$`)
-	mdDisks    = regexp.MustCompile(`\[(\d+)/(\d+)\] \[([U_]+)\]`)
-	mdChunk    = regexp.MustCompile(`(?i)(\d+)k chunk`)
-	mdProgress = regexp.MustCompile(`(recovery|resync|check|repair|reshape)\s*=\s*([\d.]+)%.*?(?:finish=(\S+))?\s*(?:speed=(\d+)K/sec)?$`)
+	mdMember   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([^\[]+)\[(\d+)\]((?:\([A-Z]\))*)$`) })
+	mdDisks    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\[(\d+)/(\d+)\] \[([U_]+)\]`) })
+	mdChunk    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)(\d+)k chunk`) })
+	mdProgress = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(recovery|resync|check|repair|reshape)\s*=\s*([\d.]+)%.*?(?:finish=(\S+))?\s*(?:speed=(\d+)K/sec)?$`)
+	})
 )
 
 // ParseMDStat reads /proc/mdstat. A member or array line that cannot be
@@ -93,7 +96,7 @@ func ParseMDStat(data []byte) ([]MDStat, error) {
 				f = f[1:]
 			}
 			for _, m := range f {
-				mm := mdMember.FindStringSubmatch(m)
+				mm := mdMember().FindStringSubmatch(m)
 				if mm == nil {
 					bad(lineErr(n, "member %q of %s is not NAME[N]", clip(m), a.Name))
 					continue
@@ -111,10 +114,10 @@ func ParseMDStat(data []byte) ([]MDStat, error) {
 			if i := strings.Index(t, "super "); i >= 0 {
 				cur.Metadata = strings.Fields(t[i+6:])[0]
 			}
-			if m := mdChunk.FindStringSubmatch(t); m != nil {
+			if m := mdChunk().FindStringSubmatch(t); m != nil {
 				cur.ChunkKB, _ = strconv.Atoi(m[1])
 			}
-			if m := mdDisks.FindStringSubmatch(t); m != nil {
+			if m := mdDisks().FindStringSubmatch(t); m != nil {
 				cur.RaidDisks, _ = strconv.Atoi(m[1])
 				cur.ActiveDisks, _ = strconv.Atoi(m[2])
 				cur.Status = m[3]
@@ -122,7 +125,7 @@ func ParseMDStat(data []byte) ([]MDStat, error) {
 		case strings.HasPrefix(t, "bitmap:"):
 			cur.Bitmap = strings.TrimSpace(strings.TrimPrefix(t, "bitmap:"))
 		default:
-			if m := mdProgress.FindStringSubmatch(t); m != nil {
+			if m := mdProgress().FindStringSubmatch(t); m != nil {
 				cur.Action = m[1]
 				cur.ProgressPercent, _ = strconv.ParseFloat(m[2], 64)
 				cur.Finish = m[3]

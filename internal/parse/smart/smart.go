@@ -17,6 +17,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/nastune/nastune/internal/facts"
 	"github.com/nastune/nastune/internal/parse/perr"
@@ -31,13 +32,13 @@ func Parse(b []byte) (*facts.SMART, error) {
 	return ParseText(b)
 }
 
-var leadingNum = regexp.MustCompile(`^-?\d+`)
+var leadingNum = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^-?\d+`) })
 
 // decodeRaw returns the leading number of a decoded raw string and whether
 // the string holds more than that one number.
 func decodeRaw(s string, fallback int64) (int64, bool) {
 	s = strings.TrimSpace(s)
-	m := leadingNum.FindString(s)
+	m := leadingNum().FindString(s)
 	if m == "" {
 		return fallback, s != ""
 	}
@@ -50,16 +51,16 @@ func decodeRaw(s string, fallback int64) (int64, bool) {
 
 // powerOnFromRaw reads attribute 9's decoded forms: "12345", "12345h+23m+45.123s",
 // "12345 (23 45 0)" (hours, then minutes where packed).
-var pohHM = regexp.MustCompile(`^(\d+)h\+(\d+)m`)
+var pohHM = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\d+)h\+(\d+)m`) })
 
 func powerOn(s string) (int64, int, bool) {
 	s = strings.TrimSpace(s)
-	if m := pohHM.FindStringSubmatch(s); m != nil {
+	if m := pohHM().FindStringSubmatch(s); m != nil {
 		h, _ := strconv.ParseInt(m[1], 10, 64)
 		mi, _ := strconv.Atoi(m[2])
 		return h, mi, true
 	}
-	if m := leadingNum.FindString(s); m != "" {
+	if m := leadingNum().FindString(s); m != "" {
 		h, err := strconv.ParseInt(m, 10, 64)
 		return h, 0, err == nil
 	}
@@ -67,10 +68,10 @@ func powerOn(s string) (int64, int, bool) {
 }
 
 // tempMinMax reads "34 (Min/Max 18/41)" and "34 (0 18 0 41 0)" forms.
-var minMax = regexp.MustCompile(`Min/Max (-?\d+)/(-?\d+)`)
+var minMax = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`Min/Max (-?\d+)/(-?\d+)`) })
 
 func tempMinMax(s string) (lo, hi *int) {
-	if m := minMax.FindStringSubmatch(s); m != nil {
+	if m := minMax().FindStringSubmatch(s); m != nil {
 		a, _ := strconv.Atoi(m[1])
 		b, _ := strconv.Atoi(m[2])
 		return &a, &b

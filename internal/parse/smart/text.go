@@ -6,26 +6,39 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/nastune/nastune/internal/facts"
 )
 
 var (
-	sctCaps     = regexp.MustCompile(`^SCT capabilities:\s*\(0x([0-9a-fA-F]{1,4})\)`)
-	textVersion = regexp.MustCompile(`^smartctl (\d+\.\d+)`)
+	sctCaps     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^SCT capabilities:\s*\(0x([0-9a-fA-F]{1,4})\)`) })
+	textVersion = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^smartctl (\d+\.\d+)`) })
 	// -a: ID# ATTRIBUTE_NAME FLAG VALUE WORST THRESH TYPE UPDATED WHEN_FAILED RAW_VALUE
-	attrLong = regexp.MustCompile(`^\s*(\d+)\s+(\S+)\s+0x[0-9a-fA-F]+\s+(\d+)\s+(\d+)\s+(\S+)\s+(Pre-fail|Old_age)\s+\S+\s+(\S+)\s+(.*)$`)
+	attrLong = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^\s*(\d+)\s+(\S+)\s+0x[0-9a-fA-F]+\s+(\d+)\s+(\d+)\s+(\S+)\s+(Pre-fail|Old_age)\s+\S+\s+(\S+)\s+(.*)$`)
+	})
 	// -x: ID# ATTRIBUTE_NAME FLAGS VALUE WORST THRESH FAIL RAW_VALUE
-	attrBrief = regexp.MustCompile(`^\s*(\d+)\s+(\S+)\s+([PO-][OS-][SR-][RE-][EC-][CK+-]\S*)\s+(\d+)\s+(\d+)\s+(\S+)\s+(\S+)\s+(.*)$`)
+	attrBrief = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^\s*(\d+)\s+(\S+)\s+([PO-][OS-][SR-][RE-][EC-][CK+-]\S*)\s+(\d+)\s+(\d+)\s+(\S+)\s+(\S+)\s+(.*)$`)
+	})
 	// SCSI: "# 1  Background short  Completed                   -     134                 - [-   -    -]"
-	scsiSelfTest = regexp.MustCompile(`^#\s*\d+\s+(\S.*?)\s{2,}(\S.*?)\s{2,}(?:\d+|-)\s+(\d+|NOW)\s+(?:\d+|-)\s+\[.*\]\s*$`)
+	scsiSelfTest = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^#\s*\d+\s+(\S.*?)\s{2,}(\S.*?)\s{2,}(?:\d+|-)\s+(\d+|NOW)\s+(?:\d+|-)\s+\[.*\]\s*$`)
+	})
 	// SCSI environmental log page (SSDs, smartctl ≥ 7.3): "Current temperature = 25".
-	scsiEnvTemp = regexp.MustCompile(`^\s*(Current temperature|Lifetime maximum temperature|Lifetime minimum temperature) = (-?\d+)\s*$`)
-	selfTest    = regexp.MustCompile(`^#\s*\d+\s+(\S.*?)\s{2,}(\S.*?)\s{2,}(?:\d+%|-)?\s*(\d+)\s+(\S+)\s*$`)
-	phyEvent    = regexp.MustCompile(`^0x([0-9a-fA-F]{4})\s+\d+\s+(\d+)\+?\s+(.*)$`)
-	sataVer     = regexp.MustCompile(`SATA [^,]*, ([\d.]+ Gb/s)(?: \(current: ([\d.]+ Gb/s)\))?`)
-	ercLine     = regexp.MustCompile(`^\s*(Read|Write):\s+(Disabled|\d+)`)
-	numRe       = regexp.MustCompile(`-?[\d,]+`)
+	scsiEnvTemp = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^\s*(Current temperature|Lifetime maximum temperature|Lifetime minimum temperature) = (-?\d+)\s*$`)
+	})
+	selfTest = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^#\s*\d+\s+(\S.*?)\s{2,}(\S.*?)\s{2,}(?:\d+%|-)?\s*(\d+)\s+(\S+)\s*$`)
+	})
+	phyEvent = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^0x([0-9a-fA-F]{4})\s+\d+\s+(\d+)\+?\s+(.*)$`) })
+	sataVer  = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`SATA [^,]*, ([\d.]+ Gb/s)(?: \(current: ([\d.]+ Gb/s)\))?`)
+	})
+	ercLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*(Read|Write):\s+(Disabled|\d+)`) })
+	numRe   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`-?[\d,]+`) })
 )
 
 // ParseText reads the text smartctl prints (5.x/6.x/7.x without -j),
@@ -48,7 +61,7 @@ func ParseText(b []byte) (*facts.SMART, error) {
 		line := strings.TrimRight(sc.Text(), " \r")
 		key, val, hasColon := strings.Cut(line, ":")
 		key, val = strings.TrimSpace(key), strings.TrimSpace(val)
-		if m := textVersion.FindStringSubmatch(line); m != nil {
+		if m := textVersion().FindStringSubmatch(line); m != nil {
 			s.Version, seen = m[1], true
 			continue
 		}
@@ -92,7 +105,7 @@ func ParseText(b []byte) (*facts.SMART, error) {
 			// smartctl -c/-a/-x, 5.x on: "SCT capabilities: (0x003d) SCT
 			// Status supported. SCT Error Recovery Control supported. …";
 			// bit 3 (0x0008) is ERC (ataprint.cpp, ATA8-ACS word 206).
-			if m := sctCaps.FindStringSubmatch(line); m != nil {
+			if m := sctCaps().FindStringSubmatch(line); m != nil {
 				if v, err := strconv.ParseUint(m[1], 16, 16); err == nil {
 					sctCapsKnown, sctCapsERC = true, v&0x0008 != 0
 				}
@@ -123,7 +136,7 @@ func ParseText(b []byte) (*facts.SMART, error) {
 				continue
 			}
 		case "selftest", "selftest-ext":
-			if m := scsiSelfTest.FindStringSubmatch(line); m != nil {
+			if m := scsiSelfTest().FindStringSubmatch(line); m != nil {
 				// SCSI results: "Completed" passed; "Completed, segment
 				// failed", "Failed in …", "Aborted …" did not.
 				h, _ := strconv.ParseInt(m[3], 10, 64)
@@ -131,7 +144,7 @@ func ParseText(b []byte) (*facts.SMART, error) {
 				s.SelfTests = append(s.SelfTests, facts.SelfTest{Type: strings.TrimSpace(m[1]), Status: st, Passed: st == "Completed", Hours: h})
 				continue
 			}
-			if m := selfTest.FindStringSubmatch(line); m != nil {
+			if m := selfTest().FindStringSubmatch(line); m != nil {
 				h, _ := strconv.ParseInt(m[3], 10, 64)
 				st := strings.TrimSpace(m[2])
 				s.SelfTests = append(s.SelfTests, facts.SelfTest{Type: strings.TrimSpace(m[1]), Status: st,
@@ -139,14 +152,14 @@ func ParseText(b []byte) (*facts.SMART, error) {
 				continue
 			}
 		case "phy":
-			if m := phyEvent.FindStringSubmatch(line); m != nil {
+			if m := phyEvent().FindStringSubmatch(line); m != nil {
 				id, _ := strconv.ParseInt(m[1], 16, 32)
 				v, _ := strconv.ParseInt(m[2], 10, 64)
 				s.PhyEvents = append(s.PhyEvents, facts.PhyEvent{ID: int(id), Name: strings.TrimSpace(m[3]), Value: v})
 				continue
 			}
 		case "erc":
-			if m := ercLine.FindStringSubmatch(line); m != nil && s.ERC != nil {
+			if m := ercLine().FindStringSubmatch(line); m != nil && s.ERC != nil {
 				v := 0
 				if m[2] != "Disabled" {
 					v, _ = strconv.Atoi(m[2])
@@ -160,7 +173,7 @@ func ParseText(b []byte) (*facts.SMART, error) {
 				continue
 			}
 		}
-		if m := scsiEnvTemp.FindStringSubmatch(line); m != nil {
+		if m := scsiEnvTemp().FindStringSubmatch(line); m != nil {
 			v, _ := strconv.Atoi(m[2])
 			switch m[1] {
 			case "Current temperature":
@@ -197,7 +210,7 @@ func ParseText(b []byte) (*facts.SMART, error) {
 		case "TRIM Command":
 			s.TRIM = boolp(strings.HasPrefix(val, "Available"))
 		case "SATA Version is":
-			if m := sataVer.FindStringSubmatch(line); m != nil {
+			if m := sataVer().FindStringSubmatch(line); m != nil {
 				s.LinkQuote = m[0]
 				s.LinkMaxGbps = gbps(m[1])
 				s.LinkCurGbps = s.LinkMaxGbps
@@ -320,7 +333,7 @@ func ParseText(b []byte) (*facts.SMART, error) {
 func textAttr(line string) (facts.Attribute, bool) {
 	var a facts.Attribute
 	var wf string
-	if m := attrLong.FindStringSubmatch(line); m != nil {
+	if m := attrLong().FindStringSubmatch(line); m != nil {
 		a.ID, _ = strconv.Atoi(m[1])
 		a.Name = m[2]
 		a.Value, _ = strconv.Atoi(m[3])
@@ -328,7 +341,7 @@ func textAttr(line string) (facts.Attribute, bool) {
 		a.Thresh, _ = strconv.Atoi(m[5])
 		a.Prefail = m[6] == "Pre-fail"
 		wf, a.Raw = m[7], strings.TrimSpace(m[8])
-	} else if m := attrBrief.FindStringSubmatch(line); m != nil {
+	} else if m := attrBrief().FindStringSubmatch(line); m != nil {
 		a.ID, _ = strconv.Atoi(m[1])
 		a.Name = m[2]
 		a.Prefail = m[3][0] == 'P'
@@ -351,7 +364,7 @@ func textAttr(line string) (facts.Attribute, bool) {
 
 // firstInt reads the first number of "1,234", "35 C", "100%", "33 Celsius".
 func firstInt(s string) (int64, bool) {
-	m := numRe.FindString(s)
+	m := numRe().FindString(s)
 	if m == "" {
 		return 0, false
 	}

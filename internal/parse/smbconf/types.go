@@ -2,6 +2,7 @@ package smbconf
 
 import (
 	"regexp"
+	"sync"
 )
 
 // ParamType is a parameter's type in Samba's parameter table
@@ -39,7 +40,7 @@ func (t ParamType) Text() bool {
 	return t == "STRING" || t == "USTRING" || t == "LIST" || t == "CMDLIST" || t == "CHAR"
 }
 
-var sizeRE = regexp.MustCompile(`(?i)^\d+\s*(?:[kmgtp]b?)?$`)
+var sizeRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)^\d+\s*(?:[kmgtp]b?)?$`) })
 
 func validTyped(key, v string) bool {
 	switch paramTypes[key] {
@@ -54,7 +55,7 @@ func validTyped(key, v string) bool {
 		}
 		return false
 	case "BYTES":
-		return sizeRE.MatchString(v)
+		return sizeRE().MatchString(v)
 	}
 	return true
 }

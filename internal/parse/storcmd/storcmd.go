@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/nastune/nastune/internal/facts"
 	"github.com/nastune/nastune/internal/parse/perr"
@@ -58,8 +59,8 @@ func Tune2fs(b []byte) (superblock.Geometry, error) {
 }
 
 var (
-	xfsBsize = regexp.MustCompile(`^data\s+=.*?\bbsize=(\d+)`)
-	xfsSunit = regexp.MustCompile(`\bsunit=(\d+)\s+swidth=(\d+)\s+blks`)
+	xfsBsize = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^data\s+=.*?\bbsize=(\d+)`) })
+	xfsSunit = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\bsunit=(\d+)\s+swidth=(\d+)\s+blks`) })
 )
 
 // XFSInfo reads `xfs_info MOUNTPOINT`: the data section's bsize and the
@@ -69,13 +70,13 @@ func XFSInfo(b []byte) (superblock.Geometry, error) {
 	inData := false
 	for _, l := range lines(b) {
 		t := strings.TrimSpace(l)
-		if m := xfsBsize.FindStringSubmatch(t); m != nil {
+		if m := xfsBsize().FindStringSubmatch(t); m != nil {
 			g.BlockSize, _ = strconv.Atoi(m[1])
 			inData = true
 			continue
 		}
 		if inData {
-			if m := xfsSunit.FindStringSubmatch(t); m != nil {
+			if m := xfsSunit().FindStringSubmatch(t); m != nil {
 				g.SUnit, _ = strconv.Atoi(m[1])
 				g.SWidth, _ = strconv.Atoi(m[2])
 				inData = false

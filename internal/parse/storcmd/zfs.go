@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/nastune/nastune/internal/facts"
 )
@@ -166,12 +167,12 @@ func ZpoolStatus(b []byte) ([]facts.Pool, error) {
 	return out, nil
 }
 
-var draidName = regexp.MustCompile(`^draid(\d)?:(\d+)d:(\d+)c:(\d+)s-\d+$`)
+var draidName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^draid(\d)?:(\d+)d:(\d+)c:(\d+)s-\d+$`) })
 
 // draidLayout reads "draid2:4d:8c:1s-0" (zpool status names dRAID vdevs by
 // parity, data disks per group, children and distributed spares).
 func draidLayout(name string) *facts.DRAIDLayout {
-	m := draidName.FindStringSubmatch(name)
+	m := draidName().FindStringSubmatch(name)
 	if m == nil {
 		return nil
 	}
@@ -185,7 +186,7 @@ func draidLayout(name string) *facts.DRAIDLayout {
 	return l
 }
 
-var draidSpare = regexp.MustCompile(`^draid\d-\d+-\d+$`)
+var draidSpare = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^draid\d-\d+-\d+$`) })
 
 // vdevType maps "raidz2-0" → raidz2, "mirror-1" → mirror, "raidz-0" →
 // raidz1, "draid2:4d:8c:1s-0" → draid2; a device path is a single "disk".
@@ -193,7 +194,7 @@ func vdevType(name string) string {
 	if strings.HasPrefix(name, "/") {
 		return "disk"
 	}
-	if draidSpare.MatchString(name) {
+	if draidSpare().MatchString(name) {
 		return "draid-spare" // a distributed spare "draid2-0-0"
 	}
 	base := name

@@ -4,14 +4,17 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/nastune/nastune/internal/facts"
 )
 
 var (
-	scanRunning = regexp.MustCompile(`^scan:\s+(resilver|scrub) in progress(?: since (.+))?$`)
-	scanDone    = regexp.MustCompile(`(\d+(?:\.\d+)?)% done`)
-	scanToGo    = regexp.MustCompile(`(\S+) to go`)
+	scanRunning = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^scan:\s+(resilver|scrub) in progress(?: since (.+))?$`)
+	})
+	scanDone = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(\d+(?:\.\d+)?)% done`) })
+	scanToGo = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(\S+) to go`) })
 )
 
 // ZpoolScan reads the "scan:" paragraph of each pool in `zpool status`
@@ -37,7 +40,7 @@ func ZpoolScan(b []byte) map[string]facts.PoolScan {
 			pool = strings.TrimSpace(strings.TrimPrefix(t, "pool:"))
 			continue
 		}
-		if m := scanRunning.FindStringSubmatch(t); m != nil {
+		if m := scanRunning().FindStringSubmatch(t); m != nil {
 			flush()
 			cur = &facts.PoolScan{Kind: m[1], Since: strings.TrimSpace(m[2]), Line: t}
 			continue
@@ -50,11 +53,11 @@ func ZpoolScan(b []byte) map[string]facts.PoolScan {
 			flush()
 			continue
 		}
-		if m := scanDone.FindStringSubmatch(t); m != nil {
+		if m := scanDone().FindStringSubmatch(t); m != nil {
 			cur.Percent, _ = strconv.ParseFloat(m[1], 64)
 			cur.DoneLine = t
 		}
-		if m := scanToGo.FindStringSubmatch(t); m != nil {
+		if m := scanToGo().FindStringSubmatch(t); m != nil {
 			cur.ToGo = m[1]
 		}
 	}

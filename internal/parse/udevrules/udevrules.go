@@ -15,6 +15,7 @@ package udevrules
 import (
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/nastune/nastune/internal/parse/confdirs"
 )
@@ -36,7 +37,7 @@ type Assign struct {
 
 // "ATTR{x}=" or ":=". A match ("==", "!=") cannot match: after "}" and
 // one "=" the regexp wants the opening quote.
-var attrAssign = regexp.MustCompile(`ATTR\{([^}]+)\}\s*:?=\s*"([^"]*)"`)
+var attrAssign = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`ATTR\{([^}]+)\}\s*:?=\s*"([^"]*)"`) })
 
 // Assignments returns the ATTR{} assignments of a rules file, skipping
 // comments. Lines continued with a trailing backslash count as the line
@@ -54,7 +55,7 @@ func Assignments(data []byte) []Assign {
 		if t := strings.TrimSpace(l); t == "" || t[0] == '#' {
 			continue
 		}
-		for _, m := range attrAssign.FindAllStringSubmatch(l, -1) {
+		for _, m := range attrAssign().FindAllStringSubmatch(l, -1) {
 			out = append(out, Assign{Line: start, Attr: m[1], Value: m[2]})
 		}
 	}
