@@ -1,7 +1,6 @@
 package probe
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 
@@ -42,27 +41,31 @@ func readKmsg(name string, max int) ([]byte, error) {
 // EAGAIN or max bytes, and returns them as dmesg prints them; records user
 // space wrote are left out (kmsg.FormatRecord).
 func kmsgLines(read func([]byte) (int, error), name string, max int) ([]byte, error) {
-	var out bytes.Buffer
+	out := make([]byte, 0, 16<<10)
 	rec := make([]byte, 8192) // printk's record limit is below this
-	for out.Len() < max {
+	for len(out) < max {
 		n, err := read(rec)
 		switch {
 		case errors.Is(err, unix.EAGAIN):
-			return out.Bytes(), nil
+			return out, nil
 		case errors.Is(err, unix.EPIPE), errors.Is(err, unix.EINTR):
 			continue
 		case err != nil:
-			if out.Len() > 0 {
-				return out.Bytes(), nil
+			if len(out) > 0 {
+				return out, nil
 			}
 			return nil, fmt.Errorf("%s: %w", name, err)
 		case n == 0:
-			return out.Bytes(), nil
+			return out, nil
 		}
-		if line, ok := kmsg.FormatRecord(rec[:n]); ok {
-			out.WriteString(line)
-			out.WriteByte('\n')
+		if cap(out)-len(out) < n+32 {
+			// Double, as bytes.Buffer does: append's own growth (1.25x for
+			// large slices) copied the log about five times over.
+			out = append(make([]byte, 0, 2*cap(out)+n+32), out...)
+		}
+		if b, ok := kmsg.AppendRecord(out, rec[:n]); ok {
+			out = append(b, '\n')
 		}
 	}
-	return out.Bytes(), nil
+	return out, nil
 }

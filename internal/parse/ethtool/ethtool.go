@@ -26,7 +26,7 @@ func errf(line int, format string, args ...any) error {
 func lines(data []byte) []string {
 	var out []string
 	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	sc.Buffer(make([]byte, min(len(data)+1, 64<<10)), 1<<20)
 	for sc.Scan() {
 		out = append(out, sc.Text())
 	}

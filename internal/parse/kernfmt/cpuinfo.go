@@ -31,7 +31,7 @@ func ParseCPUInfo(data []byte) (CPUInfo, error) {
 	flags := map[string]bool{}
 	var legacyModel, fallbackModel string
 	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	sc.Buffer(make([]byte, min(len(data)+1, 64<<10)), 1<<20)
 	for sc.Scan() {
 		key, val, ok := strings.Cut(sc.Text(), ":")
 		if !ok {

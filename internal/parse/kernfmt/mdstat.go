@@ -66,7 +66,7 @@ func ParseMDStat(data []byte) ([]MDStat, error) {
 		}
 	}
 	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	sc.Buffer(make([]byte, min(len(data)+1, 64<<10)), 1<<20)
 	n := 0
 	for sc.Scan() {
 		n++

@@ -16,7 +16,7 @@ func Mounts(data []byte) ([]facts.Mount, error) {
 	var out []facts.Mount
 	var firstErr error
 	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	sc.Buffer(make([]byte, min(len(data)+1, 64<<10)), 1<<20)
 	n := 0
 	for sc.Scan() {
 		n++

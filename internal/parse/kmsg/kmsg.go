@@ -138,14 +138,52 @@ func message(l string) (string, bool) {
 // " KEY=value" dictionaries, indented register dumps) are dropped.
 func Messages(b []byte) []string {
 	var out []string
+	eachMessage(b, func(m string) { out = append(out, m) })
+	return out
+}
+
+// eachMessage calls fn with the message text of each kernel record in a
+// log, in order. The lines are those bufio.Scanner's ScanLines gives with
+// a 1 MiB line limit (the scan stops at a longer line). A log whose lines
+// are all shorter than the scanner's first 64 KiB buffer is converted to
+// a string once and cut into lines in place, so a message costs no copy.
+func eachMessage(b []byte, fn func(string)) {
+	if longestLine(b) < 60<<10 {
+		s := string(b)
+		for len(s) > 0 {
+			line := s
+			if i := strings.IndexByte(s, '\n'); i >= 0 {
+				line, s = s[:i], s[i+1:]
+			} else {
+				s = ""
+			}
+			if m, ok := message(strings.TrimSuffix(line, "\r")); ok {
+				fn(m)
+			}
+		}
+		return
+	}
 	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	sc.Buffer(make([]byte, min(len(b)+1, 64<<10)), 1<<20)
 	for sc.Scan() {
 		if m, ok := message(sc.Text()); ok {
-			out = append(out, m)
+			fn(m)
 		}
 	}
-	return out
+}
+
+// longestLine is the length of b's longest line.
+func longestLine(b []byte) int {
+	longest := 0
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			i = len(b)
+		}
+		longest = max(longest, i)
+		b = b[min(i+1, len(b)):]
+	}
+	return longest
 }
 
 // A pattern turns a matching message into an event; key is the submatch
@@ -251,11 +289,11 @@ func Classify(msg string) (facts.KernelEvent, bool) {
 // Parse returns the storage events of a kernel log, in log order.
 func Parse(b []byte) []facts.KernelEvent {
 	var out []facts.KernelEvent
-	for _, m := range Messages(b) {
+	eachMessage(b, func(m string) {
 		if ev, ok := Classify(m); ok {
 			out = append(out, ev)
 		}
-	}
+	})
 	return out
 }
 
@@ -266,37 +304,83 @@ func Parse(b []byte) []facts.KernelEvent {
 // that tells it from the kernel's), dictionary continuation lines and
 // garbage.
 func FormatRecord(rec []byte) (string, bool) {
-	s := string(rec)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i] // drop the " KEY=value" dictionary
+	b, ok := AppendRecord(nil, rec)
+	return string(b), ok
+}
+
+// AppendRecord appends FormatRecord's line to dst (dst unchanged when ok
+// is false), without allocating beyond dst's growth: the live audit reads
+// every record of the kernel log through it.
+func AppendRecord(dst, rec []byte) ([]byte, bool) {
+	if i := bytes.IndexByte(rec, '\n'); i >= 0 {
+		rec = rec[:i] // drop the " KEY=value" dictionary
 	}
-	head, text, ok := strings.Cut(s, ";")
+	semi := bytes.IndexByte(rec, ';')
+	if semi < 0 {
+		return dst, false
+	}
+	head, text := rec[:semi], rec[semi+1:]
+	// The fields of "PRI,SEQ,USEC[,FLAGS...]": at least three.
+	c1 := bytes.IndexByte(head, ',')
+	if c1 < 0 {
+		return dst, false
+	}
+	c2 := bytes.IndexByte(head[c1+1:], ',')
+	if c2 < 0 {
+		return dst, false
+	}
+	c2 += c1 + 1
+	usec := head[c2+1:]
+	if c3 := bytes.IndexByte(usec, ','); c3 >= 0 {
+		usec = usec[:c3]
+	}
+	pri, ok := decimal(head[:c1], 32)
+	if !ok || pri>>3 != 0 { // kernelPRI
+		return dst, false
+	}
+	us, ok := decimal(usec, 64)
 	if !ok {
-		return "", false
+		return dst, false
 	}
-	f := strings.Split(head, ",")
-	if len(f) < 3 || !kernelPRI(f[0]) {
-		return "", false
+	dst = append(dst, '[')
+	var num [20]byte
+	sec := strconv.AppendUint(num[:0], us/1e6, 10)
+	for n := len(sec); n < 5; n++ {
+		dst = append(dst, ' ')
 	}
-	us, err := strconv.ParseUint(f[2], 10, 64)
-	if err != nil {
-		return "", false
+	dst = append(dst, sec...)
+	dst = append(dst, '.')
+	frac := strconv.AppendUint(num[:0], us%1e6, 10)
+	for n := len(frac); n < 6; n++ {
+		dst = append(dst, '0')
 	}
-	return "[" + pad(strconv.FormatUint(us/1e6, 10), 5) + "." + zpad(strconv.FormatUint(us%1e6, 10), 6) + "] " + unescape(text), true
+	dst = append(dst, frac...)
+	dst = append(dst, "] "...)
+	return appendUnescaped(dst, text), true
 }
 
-func pad(s string, n int) string {
-	for len(s) < n {
-		s = " " + s
+// decimal is strconv.ParseUint(string(b), 10, bits) without the string:
+// one or more ASCII digits, no sign, no overflow.
+func decimal(b []byte, bits uint) (uint64, bool) {
+	if len(b) == 0 {
+		return 0, false
 	}
-	return s
-}
-
-func zpad(s string, n int) string {
-	for len(s) < n {
-		s = "0" + s
+	max := uint64(1)<<bits - 1
+	if bits == 64 {
+		max = ^uint64(0)
 	}
-	return s
+	var v uint64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		d := uint64(c - '0')
+		if v > (max-d)/10 {
+			return 0, false
+		}
+		v = v*10 + d
+	}
+	return v, true
 }
 
 // unescape undoes kmsg's \xNN escaping of non-printable bytes.
@@ -304,22 +388,46 @@ func unescape(s string) string {
 	if !strings.Contains(s, `\x`) {
 		return s
 	}
-	var b strings.Builder
+	return string(appendUnescaped(nil, []byte(s)))
+}
+
+// appendUnescaped appends s to dst with kmsg's \xNN escapes undone: a
+// printable byte as itself, a control byte as '?'.
+func appendUnescaped(dst, s []byte) []byte {
 	for i := 0; i < len(s); i++ {
 		if s[i] == '\\' && i+3 < len(s) && s[i+1] == 'x' {
-			if v, err := strconv.ParseUint(s[i+2:i+4], 16, 8); err == nil {
+			if v, ok := hexByte(s[i+2], s[i+3]); ok {
 				if v >= 0x20 && v != 0x7f {
-					b.WriteByte(byte(v))
+					dst = append(dst, v)
 				} else {
-					b.WriteByte('?')
+					dst = append(dst, '?')
 				}
 				i += 3
 				continue
 			}
 		}
-		b.WriteByte(s[i])
+		dst = append(dst, s[i])
 	}
-	return b.String()
+	return dst
+}
+
+// hexByte is strconv.ParseUint(string([]byte{a, b}), 16, 8).
+func hexByte(a, b byte) (byte, bool) {
+	x, ok1 := hexDigit(a)
+	y, ok2 := hexDigit(b)
+	return x<<4 | y, ok1 && ok2
+}
+
+func hexDigit(c byte) (byte, bool) {
+	switch {
+	case c >= '0' && c <= '9':
+		return c - '0', true
+	case c >= 'a' && c <= 'f':
+		return c - 'a' + 10, true
+	case c >= 'A' && c <= 'F':
+		return c - 'A' + 10, true
+	}
+	return 0, false
 }
 
 var storagePrefix = regexp.MustCompile(`^(ata\d|sd \d|scsi|usb \d|uas|nvme|md/|md:|md\d|blk_|I/O error|Buffer I/O|print_req_error|critical medium|virtio_blk|sd\w+: )`)
@@ -331,7 +439,7 @@ var storagePrefix = regexp.MustCompile(`^(ata\d|sd \d|scsi|usb \d|uas|nvme|md/|m
 func Storage(b []byte) []byte {
 	var out bytes.Buffer
 	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	sc.Buffer(make([]byte, min(len(b)+1, 64<<10)), 1<<20)
 	for sc.Scan() {
 		l := sc.Text()
 		m := Messages([]byte(l))

@@ -46,7 +46,7 @@ var (
 func ParseText(b []byte) (*facts.SMART, error) {
 	s := &facts.SMART{Format: "text"}
 	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	sc.Buffer(make([]byte, min(len(b)+1, 64<<10)), 1<<20)
 	section := ""
 	sctCapsKnown, sctCapsERC := false, false
 	seen := false

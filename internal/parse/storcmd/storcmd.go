@@ -24,7 +24,7 @@ func errf(line int, format string, a ...any) error {
 func lines(b []byte) []string {
 	var out []string
 	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	sc.Buffer(make([]byte, min(len(b)+1, 64<<10)), 1<<20)
 	for sc.Scan() {
 		out = append(out, sc.Text())
 	}

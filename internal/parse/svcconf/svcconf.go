@@ -19,7 +19,7 @@ func errf(line int, format string, a ...any) error {
 
 func scan(b []byte, fn func(n int, line string)) {
 	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	sc.Buffer(make([]byte, min(len(b)+1, 64<<10)), 1<<20)
 	n := 0
 	for sc.Scan() {
 		n++

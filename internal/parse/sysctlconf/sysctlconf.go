@@ -38,7 +38,7 @@ func Parse(data []byte) ([]Setting, error) {
 	var out []Setting
 	var first error
 	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	sc.Buffer(make([]byte, min(len(data)+1, 64<<10)), 1<<20)
 	n := 0
 	for sc.Scan() {
 		n++
