@@ -435,7 +435,9 @@ var storagePrefix = regexp.MustCompile(`^(ata\d|sd \d|scsi|usb \d|uas|nvme|md/|m
 // Storage keeps the lines of a kernel log (in its own format) whose
 // message is about disks, links, USB storage, NVMe or md: what a snapshot
 // needs, without the rest of the log (the kernel command line, network
-// addresses, other drivers, crash reports naming users' programs).
+// addresses, other drivers, crash reports naming users' programs). Every
+// line Classify takes as an event is kept, so a snapshot never loses
+// evidence the live audit would have used.
 func Storage(b []byte) []byte {
 	var out bytes.Buffer
 	sc := bufio.NewScanner(bytes.NewReader(b))
@@ -443,7 +445,13 @@ func Storage(b []byte) []byte {
 	for sc.Scan() {
 		l := sc.Text()
 		m := Messages([]byte(l))
-		if len(m) == 1 && storagePrefix.MatchString(m[0]) && !quotesUser(m[0]) {
+		if len(m) != 1 || quotesUser(m[0]) {
+			continue
+		}
+		// A line an event pattern takes is kept whatever its prefix (the
+		// patterns are the one list of what matters: "raid5:md0:" and
+		// "end_request:" of old kernels are events the prefix list misses).
+		if _, ev := Classify(m[0]); ev || storagePrefix.MatchString(m[0]) {
 			out.WriteString(l)
 			out.WriteByte('\n')
 		}
