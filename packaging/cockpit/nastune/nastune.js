@@ -266,7 +266,7 @@
     }
 
     function healthNode(h) {
-        return el("span", { class: "health-" + (h || "unknown"), text: h || "not read (needs root and smartmontools)" });
+        return el("span", { class: "health-" + (h || "unknown"), text: h || "not reported (no SMART data: smartmontools missing, not root, or the disk has none)" });
     }
 
     function renderDisks(inv) {
