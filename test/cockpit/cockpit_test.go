@@ -45,7 +45,7 @@ type finding struct {
 
 func TestCockpitPage(t *testing.T) {
 	testutil.NeedRoot(t, "the mount namespace the apply runs in")
-	for _, tool := range [][2]string{{"cockpit-bridge", "cockpit-bridge"}, {"unshare", "util-linux"}, {"nsenter", "util-linux"}, {"testparm", "samba-common-bin"}} {
+	for _, tool := range [][2]string{{"cockpit-bridge", "cockpit-bridge"}, {"unshare", "util-linux"}, {"nsenter", "util-linux"}, {"testparm", "samba-common-bin"}, {"setpriv", "util-linux"}} {
 		testutil.Need(t, tool[0], tool[1])
 	}
 	if _, err := os.Stat(cockpitWS); err != nil {
@@ -232,6 +232,11 @@ func TestCockpitPage(t *testing.T) {
 		t.Errorf("the diff does not show the smb.conf edit:\n%s", diff)
 	}
 	wd.Wait("the applied runs", 30*time.Second, `return document.querySelector("#runs").textContent !== ""`)
+	var onScreen []string
+	wd.JS(&onScreen, `return ["confirm-bar", "apply-output-card", "dialog", "alert"].filter(id => getComputedStyle(document.getElementById(id)).display !== "none")`)
+	if len(onScreen) > 0 {
+		t.Errorf("before any apply these are on screen: %v", onScreen)
+	}
 	noErrors("Changes")
 	shot("changes")
 	// Only the file change, and a window short enough for the test (the
@@ -274,7 +279,7 @@ func TestCockpitPage(t *testing.T) {
 	if got, orig := ns("cat", "/etc/samba/smb.conf"), ns("cat", filepath.Join(scratch, "smb.conf.orig")); got != orig {
 		t.Errorf("after the revert the sandbox's smb.conf is\n%s\nwant\n%s", got, orig)
 	}
-	wd.Wait("the page to show the revert", 30*time.Second, `return document.getElementById("confirm-bar").hidden && /reverted/.test(document.getElementById("runs").textContent)`)
+	wd.Wait("the page to show the revert", 30*time.Second, `return getComputedStyle(document.getElementById("confirm-bar")).display === "none" && /reverted/.test(document.getElementById("runs").textContent)`)
 	noErrors("Changes after the revert")
 
 	// Watch: live charts from watch -o jsonl.
@@ -304,6 +309,47 @@ func TestCockpitPage(t *testing.T) {
 	wd.JS(nil, `document.getElementById("bench-result").scrollIntoView()`)
 	shot("bench")
 	noErrors("Bench")
+
+	// A user who may not become root: the same Cockpit as nobody (no
+	// namespace needed: nobody can change nothing). Reading works; an
+	// apply says what is missing and changes nothing.
+	for _, d := range []string{filepath.Dir(tmp), tmp, bindir, xdg, filepath.Join(xdg, "cockpit")} {
+		if err := os.Chmod(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	port2 := freePort(t)
+	var ws2Err bytes.Buffer
+	ws2 := exec.Command("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", cockpitWS,
+		"--no-tls", "--port", fmt.Sprint(port2), "--address", "127.0.0.1", "--local-session=cockpit-bridge")
+	ws2.Env = append(os.Environ(), "XDG_DATA_DIRS="+xdg+":/usr/local/share:/usr/share", "HOME=/nonexistent", "PATH="+bindir+":"+os.Getenv("PATH"))
+	ws2.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	ws2.Stdout, ws2.Stderr = &ws2Err, &ws2Err
+	if err := ws2.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = syscall.Kill(-ws2.Process.Pid, syscall.SIGTERM); _ = ws2.Wait() }()
+	base2 := fmt.Sprintf("http://127.0.0.1:%d", port2)
+	waitHTTP(t, base2+"/cockpit/@localhost/nastune/manifest.json", &ws2Err)
+	wd.Open(base2 + "/cockpit/@localhost/nastune/index.html#/changes")
+	wd.Wait("the plan as nobody", 60*time.Second, `return document.querySelectorAll(".plan-select").length > 0`)
+	wd.Click("#apply-open")
+	wd.Click("#dialog-ok")
+	wd.Wait("the not-allowed message", 30*time.Second, `return !document.getElementById("alert").hidden`)
+	var shown2 []string
+	wd.JS(&shown2, `return ["confirm-bar", "apply-output-card", "dialog"].filter(id => getComputedStyle(document.getElementById(id)).display !== "none")`)
+	if len(shown2) > 0 {
+		t.Errorf("after a refused apply these are on screen: %v", shown2)
+	}
+	var msg string
+	wd.JS(&msg, `return document.getElementById("alert").textContent`)
+	if !strings.Contains(msg, "needs administrative access") || !strings.Contains(msg, "not allowed") {
+		t.Errorf("apply as a user who may not become root says %q", msg)
+	}
+	shot("not-allowed")
+	if errs := wd.Errors(); len(errs) > 0 {
+		t.Logf("console as nobody (not asserted: the refused channel is logged):\n%s", strings.Join(errs, "\n"))
+	}
 }
 
 func keys(fs []finding) []string {

@@ -405,7 +405,7 @@
             loadRuns(true);
         }).catch((ex, out) => {
             $("changes-status").textContent = "";
-            $("apply-output-card").hidden = false;
+            $("apply-output-card").hidden = !out;
             $("apply-output").textContent = out || "";
             showAlert(problemText(ex, "Apply"));
             loadRuns();
