@@ -241,16 +241,27 @@ func TestCockpitPage(t *testing.T) {
 	shot("changes")
 	// Only the file change, and a window short enough for the test (the
 	// page offers 30 s and up; the test adds a 6 s choice to its select).
-	wd.JS(nil, `for (const c of document.querySelectorAll(".plan-select")) c.checked = c.value === "smb-sendfile-off";
-		const s = document.getElementById("confirm-window"); s.add(new Option("6 seconds", "6s")); s.value = "6s";`)
-	wd.Click("#apply-open")
-	var dialogText string
-	wd.JS(&dialogText, `return document.getElementById("dialog").hidden ? "" : document.getElementById("dialog-body").textContent`)
-	if !strings.Contains(dialogText, "use sendfile") || strings.Contains(dialogText, "vm.dirty") {
-		t.Fatalf("the apply dialog lists %q; want only the smb.conf change", dialogText)
+	// applyOnly selects smb-sendfile-off alone and the window, and opens
+	// the apply dialog in one script (a plan the page renders again
+	// meanwhile cannot select more), then presses Apply.
+	applyOnly := func(window, name string) {
+		t.Helper()
+		var dialogText string
+		wd.JS(&dialogText, `for (const c of document.querySelectorAll(".plan-select")) c.checked = c.value === "smb-sendfile-off";
+			const s = document.getElementById("confirm-window");
+			if (!Array.from(s.options).some(o => o.value === arguments[0])) s.add(new Option(arguments[0], arguments[0]));
+			s.value = arguments[0];
+			document.getElementById("apply-open").click();
+			return document.getElementById("dialog").hidden ? "" : document.getElementById("dialog-body").textContent`, window)
+		if !strings.Contains(dialogText, "use sendfile") || strings.Contains(dialogText, "vm.dirty") {
+			t.Fatalf("the apply dialog lists %q; want only the smb.conf change", dialogText)
+		}
+		if name != "" {
+			shot(name)
+		}
+		wd.Click("#dialog-ok")
 	}
-	shot("apply-dialog")
-	wd.Click("#dialog-ok")
+	applyOnly("6s", "apply-dialog")
 	wd.Wait("the Confirm countdown", 60*time.Second, `return !document.getElementById("confirm-bar").hidden && /Confirm \(\d+ s\)/.test(document.getElementById("confirm-keep").textContent)`)
 	if got := ns("cat", "/etc/samba/smb.conf"); !strings.Contains(got, "use sendfile = yes") {
 		t.Errorf("after apply the sandbox's smb.conf is\n%s", got)
@@ -281,6 +292,29 @@ func TestCockpitPage(t *testing.T) {
 	}
 	wd.Wait("the page to show the revert", 30*time.Second, `return getComputedStyle(document.getElementById("confirm-bar")).display === "none" && /reverted/.test(document.getElementById("runs").textContent)`)
 	noErrors("Changes after the revert")
+
+	// Confirmed in time: the run stays, then its Undo button restores it.
+	applyOnly("30s", "")
+	wd.Wait("the Confirm countdown", 60*time.Second, `return !document.getElementById("confirm-bar").hidden && /Confirm \(\d+ s\)/.test(document.getElementById("confirm-keep").textContent)`)
+	wd.Click("#confirm-keep")
+	wd.Wait("the confirmation", 30*time.Second, `return /confirmed/.test(document.getElementById("changes-status").textContent) && getComputedStyle(document.getElementById("confirm-bar")).display === "none"`)
+	if err := json.Unmarshal([]byte(ns(filepath.Join(bindir, "nastune"), "undo", "--list", "-o", "json")), &runs); err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 2 || runs[1].Confirm == nil || runs[1].Confirm.State != "confirmed" {
+		t.Fatalf("after Confirm the runs are %+v; want the second confirmed", runs)
+	}
+	if got := ns("cat", "/etc/samba/smb.conf"); !strings.Contains(got, "use sendfile = yes") {
+		t.Errorf("after Confirm the sandbox's smb.conf is\n%s", got)
+	}
+	wd.Wait("the Undo button", 30*time.Second, `return document.querySelector('button.undo[data-run="'+arguments[0]+'"]') !== null`, runs[1].ID)
+	wd.Click(`button.undo[data-run="` + runs[1].ID + `"]`)
+	wd.Click("#dialog-ok")
+	wd.Wait("the undo", 30*time.Second, `return /undone run/.test(document.getElementById("alert").textContent)`)
+	if got, orig := ns("cat", "/etc/samba/smb.conf"), ns("cat", filepath.Join(scratch, "smb.conf.orig")); got != orig {
+		t.Errorf("after Undo the sandbox's smb.conf is\n%s\nwant\n%s", got, orig)
+	}
+	noErrors("Changes after confirm and undo")
 
 	// Watch: live charts from watch -o jsonl.
 	wd.Click("#tab-watch")

@@ -3,7 +3,7 @@
  * It runs the installed nastune through cockpit.spawn and reads its JSON
  * only: read-only commands with superuser "try" (they work unprivileged,
  * with less detail), changes with superuser "require". Every value shown
- * is inserted as text (textContent, never innerHTML): findings carry
+ * is inserted as text (textContent, never parsed as HTML): findings carry
  * strings a disk, a share or a peer chose. No framework, no build step,
  * nothing from the network: Cockpit's content security policy allows
  * scripts from this package and ../base1 only.
@@ -94,7 +94,7 @@
     /* ---- running nastune ---- */
 
     // run spawns nastune and resolves with its stdout; stderr becomes the
-    // error message. superuser: "try" for reading, "require" for changes.
+    // error message. superuser "try" to read and "require" to change.
     function run(args, superuser, opts) {
         const o = Object.assign({ superuser: superuser || "try", err: "message" }, opts || {});
         return cockpit.spawn([NASTUNE].concat(args), o);
@@ -484,7 +484,8 @@
             if (!ok)
                 return;
             run(["undo", r.id], "require", { err: "out" }).then(out => {
-                $("changes-status").textContent = out.trim();
+                // In the message line: planning again rewrites the status.
+                showAlert(out.trim(), "info");
                 stopCountdown();
                 loadRuns();
                 loadChanges();
