@@ -191,3 +191,16 @@ func (w *WebDriver) Screenshot() []byte {
 	}
 	return data
 }
+
+// Media switches CSS media emulation (print or screen) through the
+// DevTools command chromedriver forwards.
+func (w *WebDriver) Media(m string) {
+	w.t.Helper()
+	w.call("POST", w.session+"/goog/cdp/execute", map[string]any{"cmd": "Emulation.setEmulatedMedia", "params": map[string]string{"media": m}}, nil)
+}
+
+// Size sets the window size.
+func (w *WebDriver) Size(width, height int) {
+	w.t.Helper()
+	w.call("POST", w.session+"/window/rect", map[string]int{"width": width, "height": height}, nil)
+}
