@@ -756,6 +756,11 @@
                 cockpit.location.go([b.dataset.page]);
             });
         cockpit.addEventListener("locationchanged", () => show(cockpit.location.path[0]));
+        // Another Cockpit page in front: a running watch ends (its samples stay).
+        cockpit.addEventListener("visibilitychange", () => {
+            if (cockpit.hidden)
+                stopWatch();
+        });
         $("overview-refresh").addEventListener("click", loadOverview);
         for (const cb of document.querySelectorAll("#severity-filter input"))
             cb.addEventListener("change", renderFindings);
