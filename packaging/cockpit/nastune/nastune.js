@@ -647,6 +647,7 @@
             showAlert("A benchmark is already running.", "info");
             return;
         }
+        benchProc = { close() {} }; // until the process runs
         const save = BENCH_DIR + "/" + kind + "-" + stamp() + ".json";
         const started = Date.now();
         $("bench-progress").hidden = false;
@@ -659,14 +660,16 @@
         };
         tick();
         const timer = window.setInterval(tick, 500);
-        // The result is saved for compare and for the audit's --bench.
+        // The result is saved for compare and for the audit's --bench;
+        // without the right to write there it is only shown.
         const p = cockpit.spawn(["mkdir", "-p", BENCH_DIR], { superuser: "try", err: "message" })
-            .then(() => {
-                benchProc = run(["bench", kind].concat(args, ["-o", "json", "--save", save]), "try", environ ? { environ } : {});
-                return benchProc;
+            .then(() => save, () => null)
+            .then(to => {
+                benchProc = run(["bench", kind].concat(args, ["-o", "json"], to ? ["--save", to] : []), "try", environ ? { environ } : {});
+                return benchProc.then(out => [out, to]);
             });
-        p.then(out => {
-            renderBench(kind, JSON.parse(out), save);
+        p.then(([out, to]) => {
+            renderBench(kind, JSON.parse(out), to);
             loadSaved();
         }).catch(ex => {
             if (!(ex && ex.problem === "cancelled"))
@@ -681,7 +684,7 @@
     function renderBench(kind, r, save) {
         const box = clear($("bench-result"));
         box.hidden = false;
-        box.appendChild(el("h2", { text: "bench " + kind + " — saved as " + save }));
+        box.appendChild(el("h2", { text: "bench " + kind + (save ? " — saved as " + save : " — not saved (" + BENCH_DIR + " is not writable without administrative access)") }));
         const tests = r.tests || [];
         // Known columns get their unit; any other number is shown by its JSON name.
         const known = { mib_per_s: "MiB/s", mbit_per_s: "Mbit/s", bits_per_s: "bit/s", iops: "IOPS", seconds: "seconds", bytes: "bytes moved" };
