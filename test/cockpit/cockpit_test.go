@@ -98,7 +98,7 @@ func TestCockpitPage(t *testing.T) {
 		t.Fatal(err)
 	}
 	port := freePort(t)
-	ws := exec.Command("unshare", "-m", "--propagation", "private", "sh", filepath.Join(here, "sandbox.sh"), bindir, scratch, fmt.Sprint(port))
+	ws := exec.Command("unshare", "-m", "-u", "--propagation", "private", "sh", filepath.Join(here, "sandbox.sh"), bindir, scratch, fmt.Sprint(port))
 	ws.Env = append(os.Environ(), "XDG_DATA_DIRS="+xdg+":/usr/local/share:/usr/share")
 	ws.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	stdout, _ := ws.StdoutPipe()
@@ -192,6 +192,14 @@ func TestCockpitPage(t *testing.T) {
 	}
 	if want, got := keys(audit.Findings), keys(shown); !reflect.DeepEqual(got, want) {
 		t.Errorf("Overview shows findings\n%s\nwant (nastune audit -o json)\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// The sandbox's host name is markup: shown as text, never parsed.
+	var status string
+	var parsed bool
+	wd.JS(&status, `return document.getElementById("overview-status").textContent`)
+	wd.JS(&parsed, `return document.getElementById("pwn") !== null`)
+	if parsed || !strings.Contains(status, `on <b id="pwn">nas</b>`) {
+		t.Errorf("the host name %q was parsed as HTML (%v) or not shown: %q", `<b id="pwn">nas</b>`, parsed, status)
 	}
 	var safety string
 	wd.JS(&safety, `return document.getElementById("verdict-safety").textContent`)

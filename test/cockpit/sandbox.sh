@@ -1,12 +1,15 @@
 #!/bin/sh
-# Runs inside `unshare -m --propagation private` (a private mount
-# namespace): /etc is a tmpfs holding a copy of the host's /etc, /var/lib a
+# Runs inside `unshare -m -u --propagation private` (a private mount
+# and UTS namespace): /etc is a tmpfs holding a copy of the host's /etc, /var/lib a
 # tmpfs (apply's journals in /var/lib/nastune, saved bench results), so
 # what the Cockpit page applies never reaches the host. Then it becomes
 # cockpit-ws with a local session: the bridge it starts, and every nastune
 # the page spawns, live in this namespace.
 #   sandbox.sh BINDIR SCRATCH PORT
 set -eu
+# A host name a browser would parse as markup, were it inserted as HTML
+# (the UTS namespace is private too: unshare -u).
+printf '%s' '<b id="pwn">nas</b>' > /proc/sys/kernel/hostname
 BINDIR=$1
 SCRATCH=$2
 PORT=$3
