@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/nastune/nastune/internal/apply"
@@ -38,5 +39,22 @@ func TestUndoListJSON(t *testing.T) {
 	}
 	if _, _, code := run(t, "undo", "-o", "json"); code != ExitUsage {
 		t.Errorf("undo -o json without --list: exit %d, want %d", code, ExitUsage)
+	}
+}
+
+// -o completes the formats each command's help names, jsonl included.
+func TestOutputCompletion(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"__complete", "watch", "-o", ""}, "text\njson\njsonl\nhtml\n"},
+		{[]string{"__complete", "undo", "-o", ""}, "text\njson\n"},
+		{[]string{"__complete", "plan", "-o", ""}, "text\njson\ndiff\n"},
+	} {
+		out, _, _ := run(t, c.args...)
+		if got := out[:strings.LastIndex(strings.TrimSuffix(out, "\n"), "\n")+1]; got != c.want {
+			t.Errorf("%v: %q, want %q", c.args[1:3], got, c.want)
+		}
 	}
 }
