@@ -18,7 +18,7 @@ all: build
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/nastune
 
-## release: static binaries for NAS CPUs, Debian packages, man pages and completions in $(DIST)
+## release: static binaries for NAS CPUs, Debian packages (nastune per architecture, cockpit-nastune), man pages and completions in $(DIST)
 # name:GOARCH:GOARM:Debian architecture (none: no package)
 DIST     ?= dist
 RELEASES := amd64:amd64::amd64 arm64:arm64::arm64 armv7:arm:7:armhf armv6:arm:6: armv5:arm:5:armel
@@ -37,6 +37,8 @@ release:
 	  if [ -n "$$deb" ]; then cp $(DIST)/nastune-linux-$$name $(DIST)/pkg/nastune; \
 	    (cd $(DIST)/pkg && NFPM_ARCH=$$deb NFPM_VERSION='$(DEB_VERSION)' ./.nfpm pkg --config $(CURDIR)/packaging/nfpm.yaml --packager deb --target .. >/dev/null); fi; \
 	done
+	@# The Cockpit page: plain files, one package for every architecture.
+	NFPM_VERSION='$(DEB_VERSION)' $(DIST)/pkg/.nfpm pkg --config packaging/nfpm-cockpit.yaml --packager deb --target $(DIST) >/dev/null
 	rm -rf $(DIST)/pkg
 	cd $(DIST) && sha256sum nastune-linux-* *.deb > SHA256SUMS
 	ls -l $(DIST)

@@ -49,6 +49,9 @@ packages=(
 	prometheus
 	chromium
 	chromium-driver
+	cockpit-ws
+	cockpit-bridge
+	cockpit-system
 	qemu-user-static
 	openssh-server
 	openssh-client

@@ -16,6 +16,7 @@ import (
 	"github.com/nastune/nastune/internal/apply"
 	"github.com/nastune/nastune/internal/calc"
 	"github.com/nastune/nastune/internal/plan"
+	"github.com/nastune/nastune/internal/render"
 )
 
 type applyOptions struct {
@@ -175,6 +176,7 @@ type undoOptions struct {
 	Wait    bool
 	Expired bool
 	Discard string
+	Output  string
 }
 
 func newUndoCmd(env *Env) *cobra.Command {
@@ -191,10 +193,16 @@ func newUndoCmd(env *Env) *cobra.Command {
 			"nastune-finish unit runs it at boot and every minute).\n\n" + exitHelp,
 		Args: argsUsage(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := outputFormat(o.Output, "text", "json"); err != nil {
+				return err
+			}
 			if o.List {
 				runs, err := apply.List(apply.Options{})
 				if err != nil {
 					return err
+				}
+				if o.Output == "json" {
+					return undoListJSON(env, runs)
 				}
 				if len(runs) == 0 {
 					fmt.Fprintln(env.Stdout, "no runs recorded")
@@ -221,6 +229,9 @@ func newUndoCmd(env *Env) *cobra.Command {
 					fmt.Fprintf(env.Stdout, "    finish with: nastune undo %s\n", r.ID)
 				}
 				return nil
+			}
+			if o.Output != "text" {
+				return usagef("nastune undo --list -o json", "-o %s: only --list has a JSON form", o.Output)
 			}
 			if os.Geteuid() != 0 {
 				return usagef("run it as root: sudo nastune undo", "undo writes /proc/sys, /sys and /etc, which needs root")
@@ -275,9 +286,47 @@ func newUndoCmd(env *Env) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&o.List, "list", false, "list the recorded runs")
+	cmd.Flags().StringVarP(&o.Output, "output", "o", "text", "output format of --list: text or json")
 	cmd.Flags().BoolVar(&o.Force, "force", false, "restore files and values changed since the apply, losing those later edits")
 	cmd.Flags().BoolVar(&o.Wait, "wait", false, "wait for another running apply or undo to finish")
 	cmd.Flags().BoolVar(&o.Expired, "expired", false, "only revert the runs applied with --confirm whose deadline passed unconfirmed (the nastune-finish unit runs this at boot and every minute)")
 	cmd.Flags().StringVar(&o.Discard, "discard", "", "remove the journal of run `RUN_ID` (a damaged one) without restoring anything")
 	return cmd
+}
+
+// undoRun is one run in `nastune undo --list -o json` (docs/json.md).
+type undoRun struct {
+	ID       string   `json:"id"`
+	State    string   `json:"state"`
+	Started  string   `json:"started"`
+	Finished string   `json:"finished,omitempty"`
+	Changes  []string `json:"changes"`
+	Steps    int      `json:"steps"`
+	Error    string   `json:"error,omitempty"`
+	// Confirm is absent for a run applied without --confirm.
+	Confirm *undoConfirm `json:"confirm,omitempty"`
+}
+
+type undoConfirm struct {
+	State    string `json:"state"`
+	Deadline string `json:"deadline"`
+	Watched  bool   `json:"watched"`
+	Text     string `json:"text"`
+}
+
+func undoListJSON(env *Env, runs []apply.Manifest) error {
+	out := []undoRun{}
+	for _, r := range runs {
+		u := undoRun{ID: r.ID, State: r.State, Started: r.Started, Finished: r.Finished, Changes: r.Changes, Steps: len(r.Steps), Error: r.Error}
+		if u.Changes == nil {
+			u.Changes = []string{}
+		}
+		if r.State != apply.StateDamaged {
+			if cs := apply.Status(r, apply.Options{}); cs.State != apply.ConfirmNone {
+				u.Confirm = &undoConfirm{State: cs.State, Deadline: cs.Deadline.UTC().Format(time.RFC3339), Watched: cs.Watched, Text: cs.Describe()}
+			}
+		}
+		out = append(out, u)
+	}
+	return render.JSON(env.Stdout, out)
 }

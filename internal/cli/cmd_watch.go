@@ -24,25 +24,26 @@ type watchOptions struct {
 func newWatchCmd(env *Env) *cobra.Command {
 	o := &watchOptions{}
 	cmd := &cobra.Command{
-		Use:   "watch [--for 30s] [--interval 1s] [-o text|json|html]",
+		Use:   "watch [--for 30s] [--interval 1s] [-o text|json|jsonl|html]",
 		Short: "Name the bottleneck of a transfer while it runs (CPU thread, disk, network, memory)",
 		Long: "watch samples this machine every interval while a transfer runs and names what limits it,\n" +
 			"most binding first: a thread at 100% of one core, a disk busy all the time, a link or shaper\n" +
 			"at its rate, memory reclaim. It reads /proc, /sys and netlink only, needs no root, and costs\n" +
 			"well under 1% of one core. On a terminal it shows a live screen; Ctrl-C prints the summary.\n" +
-			"--for and --interval take durations (30s, 2m) or bare numbers of seconds. See docs/watch.md.\n\n" + exitHelp,
+			"--for and --interval take durations (30s, 2m) or bare numbers of seconds. -o jsonl streams one\n" +
+			"JSON object per sample as it is taken, then one with the verdict (docs/json.md). See docs/watch.md.\n\n" + exitHelp,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runWatch(cmd.Context(), o, env) },
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.For, "for", "0", "how long to watch (0: until Ctrl-C)")
 	f.StringVar(&o.Interval, "interval", "1s", "time between samples")
-	f.StringVarP(&o.Output, "output", "o", "text", "output format: text, json or html")
+	f.StringVarP(&o.Output, "output", "o", "text", "output format: text, json, jsonl (one line per sample, streamed) or html")
 	return cmd
 }
 
 func runWatch(ctx context.Context, o *watchOptions, env *Env) error {
-	if err := outputFormat(o.Output, "text", "json", "html"); err != nil {
+	if err := outputFormat(o.Output, "text", "json", "jsonl", "html"); err != nil {
 		return err
 	}
 	dur, err := durationFlag("for", o.For)
@@ -76,14 +77,30 @@ func runWatch(ctx context.Context, o *watchOptions, env *Env) error {
 			fmt.Fprint(raw, "\x1b[H\x1b[2J"+render.Clean(b.String()))
 		}
 	}
+	var lineErr error
+	if o.Output == "jsonl" {
+		// One line per sample, written as it is taken: a reader (the
+		// Cockpit page) charts it live. A write error (the reader went
+		// away) is returned after the watch.
+		opts.OnSample = func(s watch.Sample, v []watch.Bottleneck) {
+			if lineErr == nil {
+				lineErr = writeJSONLine(env, func() ([]byte, error) { return watch.SampleLine(s, v) })
+			}
+		}
+	}
 	res, err := watch.Run(ctx, root, opts)
 	if err != nil {
 		return err
 	}
-	if opts.OnSample != nil {
+	if env.IsTTY && o.Output == "text" {
 		fmt.Fprint(raw, "\x1b[H\x1b[2J")
 	}
 	switch o.Output {
+	case "jsonl":
+		if lineErr != nil {
+			return lineErr
+		}
+		return writeJSONLine(env, func() ([]byte, error) { return watch.EndLine(res) })
 	case "json":
 		b, err := json.MarshalIndent(res, "", "  ")
 		if err != nil {
@@ -110,4 +127,15 @@ func watchMemoryLimit(getenv func(string) string) {
 		return
 	}
 	debug.SetMemoryLimit(8 << 20)
+}
+
+// writeJSONLine writes one line of watch -o jsonl, its strings made safe
+// for a terminal like every JSON nastune prints.
+func writeJSONLine(env *Env, line func() ([]byte, error)) error {
+	b, err := line()
+	if err != nil {
+		return err
+	}
+	_, err = env.Stdout.Write(append(render.JSONSafe(b), '\n'))
+	return err
 }

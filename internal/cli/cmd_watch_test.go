@@ -183,3 +183,56 @@ func TestWatchLiveScreenDraws(t *testing.T) {
 		t.Error("nastune's own screen control was escaped")
 	}
 }
+
+// jsonlSamples checks `watch -o jsonl`: every line one JSON object, the
+// samples first, each as it was taken with the verdict so far, then one
+// end line whose sample count agrees; it counts the samples like
+// jsonSamples.
+func jsonlSamples(t *testing.T, out string, iv time.Duration) (int, time.Duration) {
+	t.Helper()
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	var n int
+	var lastT float64
+	for i, l := range lines {
+		var v struct {
+			Type   string `json:"type"`
+			Sample *struct {
+				T float64 `json:"t_s"`
+			} `json:"sample"`
+			IntervalS   float64           `json:"interval_s"`
+			Samples     int               `json:"samples"`
+			Bottlenecks []json.RawMessage `json:"bottlenecks"`
+		}
+		if err := json.Unmarshal([]byte(l), &v); err != nil {
+			t.Fatalf("line %d is not one JSON object: %v\n%s", i+1, err, out)
+		}
+		if v.Bottlenecks == nil {
+			t.Fatalf("line %d: bottlenecks is not a list: %s", i+1, l)
+		}
+		last := i == len(lines)-1
+		switch {
+		case !last && v.Type == "sample" && v.Sample != nil:
+			n++
+			if v.Sample.T < lastT {
+				t.Fatalf("line %d: sample at %v s before the one before (%v s)", i+1, v.Sample.T, lastT)
+			}
+			lastT = v.Sample.T
+		case last && v.Type == "end":
+			if v.Samples != n || v.IntervalS != iv.Seconds() {
+				t.Fatalf("end line says %d samples of %v s; %d sample lines of %v s came", v.Samples, v.IntervalS, n, iv.Seconds())
+			}
+		default:
+			t.Fatalf("line %d of %d: type %q, want sample lines then one end line:\n%s", i+1, len(lines), v.Type, out)
+		}
+	}
+	if n == 0 {
+		return 0, -1
+	}
+	return n, max(0, time.Duration(lastT*float64(time.Second))-time.Duration(n)*iv)
+}
+
+func TestWatchJSONLines(t *testing.T) {
+	var out, errb bytes.Buffer
+	env := Env{Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" }}
+	watchTwoSamples(t, env, &out, jsonlSamples, "-o", "jsonl")
+}

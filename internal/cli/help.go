@@ -316,7 +316,7 @@ func completeValues(values ...string) func(*cobra.Command, []string, string) ([]
 	}
 }
 
-var outputWords = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\b(text|json|html|prom|diff)\b`) })
+var outputWords = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\b(text|jsonl|json|html|prom|diff)\b`) })
 
 // setupCompletion registers value completion for the flags whose values
 // are a known set, found by name on every command: output formats from

@@ -3,19 +3,12 @@ package render_test
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"image/png"
-	"io"
-	"net"
-	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/nastune/nastune/internal/audit"
 	"github.com/nastune/nastune/internal/bench"
@@ -25,147 +18,52 @@ import (
 	"github.com/nastune/nastune/internal/inventory"
 	"github.com/nastune/nastune/internal/probe"
 	"github.com/nastune/nastune/internal/render"
+	"github.com/nastune/nastune/test/testutil"
 )
 
-// webDriver drives headless Chromium through chromedriver's W3C WebDriver
-// HTTP API: load a page, run script in it, click, switch to print media,
-// take screenshots. A few JSON calls; no client library.
+// webDriver is test/testutil's WebDriver (chromedriver's W3C WebDriver
+// HTTP API) with the calls these tests make: open a file, run script,
+// click, switch to print media, resize, take screenshots.
 type webDriver struct {
-	t       *testing.T
-	base    string
-	session string
+	*testutil.WebDriver
+	t *testing.T
 }
 
 func newWebDriver(t *testing.T) *webDriver {
 	t.Helper()
-	driver, err1 := exec.LookPath("chromedriver")
-	browser, err2 := exec.LookPath("chromium")
-	if err1 != nil || err2 != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("chromium or chromedriver missing: make test installs the Debian packages chromium and chromium-driver")
-		}
-		t.Skip("chromium-driver not installed")
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, driver, fmt.Sprintf("--port=%d", port))
-	if err := cmd.Start(); err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cancel(); _ = cmd.Wait() })
-	w := &webDriver{t: t, base: fmt.Sprintf("http://127.0.0.1:%d", port)}
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		resp, err := http.Get(w.base + "/status")
-		if err == nil {
-			resp.Body.Close()
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("chromedriver did not start")
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	caps := map[string]any{"capabilities": map[string]any{"alwaysMatch": map[string]any{
-		"browserName": "chrome",
-		"goog:chromeOptions": map[string]any{"binary": browser, "args": []string{"--headless=new", "--no-sandbox", "--disable-gpu",
-			"--disable-dev-shm-usage", "--no-first-run", "--user-data-dir=" + t.TempDir(), "--window-size=1200,900"}},
-	}}}
-	var s struct {
-		SessionID string `json:"sessionId"`
-	}
-	w.call("POST", "/session", caps, &s)
-	if s.SessionID == "" {
-		t.Fatal("no WebDriver session")
-	}
-	w.session = "/session/" + s.SessionID
-	t.Cleanup(func() { w.call("DELETE", w.session, nil, nil) })
-	return w
-}
-
-func (w *webDriver) call(method, path string, body, out any) {
-	w.t.Helper()
-	var rd io.Reader
-	if body != nil {
-		b, _ := json.Marshal(body)
-		rd = bytes.NewReader(b)
-	}
-	req, _ := http.NewRequest(method, w.base+path, rd)
-	req.Header.Set("Content-Type", "application/json")
-	client := &http.Client{Timeout: 90 * time.Second}
-	resp, err := client.Do(req)
-	if err != nil {
-		w.t.Fatalf("%s %s: %v", method, path, err)
-	}
-	defer resp.Body.Close()
-	data, _ := io.ReadAll(resp.Body)
-	var env struct {
-		Value json.RawMessage `json:"value"`
-	}
-	if err := json.Unmarshal(data, &env); err != nil || resp.StatusCode != 200 {
-		w.t.Fatalf("%s %s: HTTP %d %s", method, path, resp.StatusCode, data)
-	}
-	if out != nil {
-		raw := []byte(env.Value)
-		if path == "/session" {
-			raw = env.Value
-		}
-		if err := json.Unmarshal(raw, out); err != nil {
-			w.t.Fatalf("%s %s: %v in %s", method, path, err, data)
-		}
-	}
+	return &webDriver{testutil.NewWebDriver(t, 1200, 900), t}
 }
 
 func (w *webDriver) open(file string) {
 	w.t.Helper()
-	w.call("POST", w.session+"/url", map[string]string{"url": "file://" + file}, nil)
+	w.Open("file://" + file)
 }
 
 // js runs script (a function body) in the page and decodes its return.
 func (w *webDriver) js(out any, script string, args ...any) {
 	w.t.Helper()
-	if args == nil {
-		args = []any{}
-	}
-	w.call("POST", w.session+"/execute/sync", map[string]any{"script": script, "args": args}, out)
+	w.JS(out, script, args...)
 }
 
 func (w *webDriver) click(css string) {
 	w.t.Helper()
-	var el map[string]string
-	w.call("POST", w.session+"/element", map[string]string{"using": "css selector", "value": css}, &el)
-	for _, id := range el {
-		w.call("POST", w.session+"/element/"+id+"/click", map[string]any{}, nil)
-	}
+	w.Click(css)
 }
 
-// media switches CSS media emulation (print or screen) through the
-// DevTools command chromedriver forwards.
 func (w *webDriver) media(m string) {
 	w.t.Helper()
-	w.call("POST", w.session+"/goog/cdp/execute", map[string]any{"cmd": "Emulation.setEmulatedMedia", "params": map[string]string{"media": m}}, nil)
+	w.Media(m)
 }
 
 func (w *webDriver) size(width, height int) {
 	w.t.Helper()
-	w.call("POST", w.session+"/window/rect", map[string]int{"width": width, "height": height}, nil)
+	w.Size(width, height)
 }
 
 // screenshot saves a PNG of the viewport and returns its width.
 func (w *webDriver) screenshot(name string) int {
 	w.t.Helper()
-	var b64 string
-	w.call("GET", w.session+"/screenshot", nil, &b64)
-	data, err := base64.StdEncoding.DecodeString(b64)
-	if err != nil {
-		w.t.Fatal(err)
-	}
+	data := w.Screenshot()
 	img, err := png.Decode(bytes.NewReader(data))
 	if err != nil {
 		w.t.Fatal(err)

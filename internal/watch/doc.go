@@ -21,7 +21,7 @@
 //     Each carries its evidence, why and what to try next.
 //  3. Rendering (render.go): the live one-screen view, the text summary
 //     and a self-contained HTML page with SVG time series; JSON is the
-//     Result itself.
+//     Result itself, or streamed as one Line per sample (jsonl.go).
 //
 // Run ties them together for the command. The parsers (parse.go) are
 // tested on prometheus/procfs's real /proc fixtures and fuzzed; the staged

@@ -194,3 +194,36 @@ func TestDebianPackage(t *testing.T) {
 		}
 	}
 }
+
+// cockpit-nastune holds the repository's page files byte for byte under
+// /usr/share/cockpit/nastune, for every architecture, and depends on
+// Cockpit's bridge and nastune.
+func TestCockpitPackage(t *testing.T) {
+	testutil.Need(t, "dpkg-deb", "dpkg")
+	deb := distFile(t, "cockpit-nastune_1.2.3_all.deb")
+	for field, want := range map[string]string{"Architecture": "all", "Depends": "cockpit-bridge, nastune", "Version": "1.2.3"} {
+		if got, err := exec.Command("dpkg-deb", "-f", deb, field).Output(); err != nil || strings.TrimSpace(string(got)) != want {
+			t.Errorf("%s: %q %v, want %q", field, got, err, want)
+		}
+	}
+	x := t.TempDir()
+	if out, err := exec.Command("dpkg-deb", "-x", deb, x).CombinedOutput(); err != nil {
+		t.Fatalf("dpkg-deb -x: %v\n%s", err, out)
+	}
+	page := filepath.Join(repo, "packaging", "cockpit", "nastune")
+	files, err := os.ReadDir(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	installed, _ := os.ReadDir(filepath.Join(x, "usr/share/cockpit/nastune"))
+	if len(installed) != len(files) {
+		t.Errorf("package has %d page files, the repository %d", len(installed), len(files))
+	}
+	for _, f := range files {
+		want, _ := os.ReadFile(filepath.Join(page, f.Name()))
+		got, err := os.ReadFile(filepath.Join(x, "usr/share/cockpit/nastune", f.Name()))
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("/usr/share/cockpit/nastune/%s differs from the repository's (%v)", f.Name(), err)
+		}
+	}
+}
