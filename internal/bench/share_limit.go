@@ -163,6 +163,34 @@ func serverLimit(t TestResult, v *ShareServerView, info ShareInfo) (ShareLimit, 
 			}
 		}
 	}
+	// The share's own rate against a read or write limit of the serving
+	// cgroup on a device under the share: the throttle's utilization even
+	// where the cgroup's counters do not count bytes (cgroup v1
+	// blkio.throttle.io_service_bytes stays 0 on recent kernels).
+	shareBps := t.MiBPerS * (1 << 20)
+	for _, cg := range v.Cgroups {
+		for _, io := range cg.IO {
+			if len(v.Devices) > 0 && !onShare(io.Device) {
+				continue
+			}
+			limit, what := io.LimitRBps, "read"
+			if t.Name == "seqwrite" {
+				limit, what = io.LimitWBps, "write"
+			} else if t.Name != "seqread" {
+				continue
+			}
+			if limit <= 0 || shareBps/limit < NetworkShare {
+				continue
+			}
+			u := shareBps / limit
+			cs = append(cs, cand{u, ShareLimit{Test: t.Name, Layer: "disk", Subject: io.Device + " (cgroup " + cg.Path + ")",
+				Why: fmt.Sprintf("the serving processes' cgroup %s may %s %.0f bytes/s on %s and the share moved %.0f%% of that: the cgroup's I/O throttle holds it, before the device (which can look idle)",
+					cg.Path, what, limit, io.Device, 100*u),
+				Evidence: []string{rate, samples, fmt.Sprintf("%s/%s: %s limited to %.0f bytes/s on %s", cg.Path, io.Source, what, limit, io.Device),
+					fmt.Sprintf("%s: %.0f bytes/s = %.0f%% of the limit", t.Name, shareBps, 100*u),
+					"the share's folder " + v.SharePath + " is on " + strings.Join(v.Devices, " → ")}}})
+		}
+	}
 	// A serving thread at a whole core (the mean over the test).
 	for _, th := range v.Serving {
 		if th.CPUPct < ServingThreadBusy {

@@ -324,6 +324,12 @@ func TestShareLimitsServer(t *testing.T) {
 		{"io.max", ShareInfo{Protocol: "smb"}, view(func(v *ShareServerView) {
 			v.Bottlenecks = []watch.Bottleneck{{Kind: "disk", Subject: "sda", Cgroup: "/sys/fs/cgroup/smb", Utilization: 0.98, Why: "io.max"}}
 		}), "disk", "sda (cgroup /sys/fs/cgroup/smb)", "io.max"},
+		{"cgroup read limit by the share's rate", ShareInfo{Protocol: "smb"}, view(func(v *ShareServerView) {
+			v.Cgroups = []watch.CgroupSample{{Path: "/sys/fs/cgroup/blkio/smb", Version: 1, IO: []watch.CgroupIO{{Device: "sda", LimitRBps: 41 << 20, Source: "blkio.throttle.*_device"}}}}
+		}), "disk", "sda (cgroup /sys/fs/cgroup/blkio/smb)", "98%"},
+		{"a read limit on another device", ShareInfo{Protocol: "smb"}, view(func(v *ShareServerView) {
+			v.Cgroups = []watch.CgroupSample{{Path: "/sys/fs/cgroup/blkio/smb", Version: 1, IO: []watch.CgroupIO{{Device: "sdz", LimitRBps: 41 << 20}}}}
+		}), "protocol", "nas", "in flight"},
 		{"busy member under md", ShareInfo{Protocol: "nfs"}, view(func(v *ShareServerView) {
 			v.Bottlenecks = []watch.Bottleneck{{Kind: "disk", Subject: "sdb", Stack: []string{"md0", "sdb"}, Utilization: 0.99, Why: "busy"}}
 		}), "disk", "sdb", "busy"},
