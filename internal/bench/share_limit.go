@@ -42,6 +42,9 @@ const (
 	// ClientBusy is the share of all the client's cores from which the
 	// client is the limit.
 	ClientBusy = 85.0
+	// MinSampled is the sampled time below which the server's view of a
+	// test is not judged (two intervals).
+	MinSampled = 1.0
 )
 
 // shareLimits judges every test: a pure function of the result (tests,
@@ -60,7 +63,17 @@ func shareLimits(res *ShareResult) []ShareLimit {
 	}
 	for _, t := range res.Tests {
 		v := res.Server[t.Name]
+		short := ""
+		if v != nil && v.Seconds < MinSampled {
+			// Too few samples to say what was saturated: no verdict
+			// from them (a wrong one is worse than none).
+			short = fmt.Sprintf("; %s ran %.1f s, too short for the server's sampling (%.1f s; give a larger --size)", t.Name, t.Seconds, v.Seconds)
+			v = nil
+		}
 		if l, ok := networkLimit(t, res.TCP, host); ok && (l.Layer == "network" || v == nil) {
+			if l.Layer != "network" {
+				l.Why += short
+			}
 			out = append(out, l)
 			continue
 		}
@@ -190,6 +203,23 @@ func serverLimit(t TestResult, v *ShareServerView, info ShareInfo) (ShareLimit, 
 					fmt.Sprintf("%s: %.0f bytes/s = %.0f%% of the limit", t.Name, shareBps, 100*u),
 					"the share's folder " + v.SharePath + " is on " + strings.Join(v.Devices, " → ")}}})
 		}
+	}
+	// A serving thread that wanted a core but waited for one: the
+	// server's CPUs are busy with other work (ranked below a resource at
+	// its own limit).
+	allBusy := false
+	for _, b := range v.Bottlenecks {
+		allBusy = allBusy || b.Kind == "cpu" && b.Subject == "all CPUs"
+	}
+	for _, th := range v.Serving {
+		if !allBusy || th.CPUPct >= ServingThreadBusy || th.CPUPct+th.WaitPct < 90 {
+			continue
+		}
+		cs = append(cs, cand{0.8 * min(1, (th.CPUPct+th.WaitPct)/100), ShareLimit{Test: t.Name, Layer: "server-cpu", Subject: "all CPUs of the server",
+			Why: fmt.Sprintf("the serving thread %s ran %.0f%% and waited for a CPU %.0f%% of the time: every CPU of the server is busy, other work takes the time %s needs",
+				th.Comm, th.CPUPct, th.WaitPct, th.ProcessComm),
+			Evidence: []string{rate, samples, fmt.Sprintf("/proc/%d/task/%d/schedstat: %s ran %.0f%% and waited for a CPU %.0f%% of the test (mean)", th.PID, th.TID, th.Comm, th.CPUPct, th.WaitPct)}}})
+		break
 	}
 	// A serving thread at a whole core (the mean over the test).
 	for _, th := range v.Serving {

@@ -380,7 +380,7 @@ func TestShareSmbdNetworkLimit(t *testing.T) {
 	testutil.Need(t, "tc", "iproute2")
 	l := startSmbd(t, "c", "")
 	srv := exec.Command("ip", "netns", "exec", l.srv, os.Args[0], "-test.run=^$")
-	srv.Env = append(os.Environ(), helperEnv+"=netserver", "NASTUNE_NET_ADDR="+l.addr+":5201")
+	srv.Env = append(os.Environ(), helperEnv+"=netserver", "NASTUNE_NET_ADDR="+l.addr+":5201", "NASTUNE_SMB_CONF="+filepath.Join(l.dir, "smb.conf"))
 	stdout, _ := srv.StdoutPipe()
 	if err := srv.Start(); err != nil {
 		t.Fatal(err)

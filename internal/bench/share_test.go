@@ -330,6 +330,12 @@ func TestShareLimitsServer(t *testing.T) {
 		{"a read limit on another device", ShareInfo{Protocol: "smb"}, view(func(v *ShareServerView) {
 			v.Cgroups = []watch.CgroupSample{{Path: "/sys/fs/cgroup/blkio/smb", Version: 1, IO: []watch.CgroupIO{{Device: "sdz", LimitRBps: 41 << 20}}}}
 		}), "protocol", "nas", "in flight"},
+		{"too short to sample", ShareInfo{Protocol: "smb"}, view(func(v *ShareServerView) { v.Seconds = 0.4; v.Serving = []watch.ThreadSample{smbd} }),
+			"beyond-network", "nas", "too short for the server's sampling"},
+		{"serving thread waits for busy CPUs", ShareInfo{Protocol: "smb"}, view(func(v *ShareServerView) {
+			v.Bottlenecks = []watch.Bottleneck{{Kind: "cpu", Subject: "all CPUs", Utilization: 1}}
+			v.Serving = []watch.ThreadSample{{PID: 10, TID: 10, Comm: "smbd", ProcessComm: "smbd", CPUPct: 20, WaitPct: 75}}
+		}), "server-cpu", "all CPUs of the server", "waited for a CPU 75%"},
 		{"busy member under md", ShareInfo{Protocol: "nfs"}, view(func(v *ShareServerView) {
 			v.Bottlenecks = []watch.Bottleneck{{Kind: "disk", Subject: "sdb", Stack: []string{"md0", "sdb"}, Utilization: 0.99, Why: "busy"}}
 		}), "disk", "sdb", "busy"},
