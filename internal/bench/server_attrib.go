@@ -92,6 +92,9 @@ type AttribReport struct {
 	// files say (smb.conf written values; nfsd threads).
 	Settings map[string]string `json:"settings,omitempty"`
 	Notes    []string          `json:"notes,omitempty"`
+	// SamplingCPUPct is what the sampling cost the bench server (share of
+	// one core, mean over the test).
+	SamplingCPUPct float64 `json:"sampling_cpu_pct"`
 }
 
 // attribSession runs one attribution session on c (the hello was read
@@ -223,6 +226,10 @@ func fillReport(rep *AttribReport, samples []watch.Sample) {
 	rep.Samples = len(samples)
 	for _, x := range samples {
 		rep.Seconds += x.Interval
+		rep.SamplingCPUPct += x.Self.CPUPct * x.Interval
+	}
+	if rep.Seconds > 0 {
+		rep.SamplingCPUPct = float64(int(rep.SamplingCPUPct/rep.Seconds*10+0.5)) / 10
 	}
 	rep.Bottlenecks = watch.Reason(samples)
 	// Mean share of a core of each serving thread over the test.

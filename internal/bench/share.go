@@ -79,8 +79,10 @@ type ShareResult struct {
 	Server map[string]*ShareServerView `json:"server,omitempty"`
 	// Attribution says what the limit attribution still needs.
 	Attribution string `json:"attribution,omitempty"`
-	Interrupted bool   `json:"interrupted,omitempty"`
-	Date        string `json:"date"`
+	// ShortTests are the tests too short for the server's sampling.
+	ShortTests  []string `json:"too_short_to_attribute,omitempty"`
+	Interrupted bool     `json:"interrupted,omitempty"`
+	Date        string   `json:"date"`
 }
 
 // ShareOptions configure a run.

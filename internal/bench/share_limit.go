@@ -56,6 +56,7 @@ const (
 // more binding first — then the client's own CPU, and when nothing was
 // saturated, the protocol: requests in flight × round trip.
 func shareLimits(res *ShareResult) []ShareLimit {
+	res.ShortTests = nil
 	var out []ShareLimit
 	host := ""
 	if u, err := ParseShareURL(res.URL); err == nil {
@@ -67,12 +68,13 @@ func shareLimits(res *ShareResult) []ShareLimit {
 		if v != nil && v.Seconds < MinSampled {
 			// Too few samples to say what was saturated: no verdict
 			// from them (a wrong one is worse than none).
-			short = fmt.Sprintf("; %s ran %.1f s, too short for the server's sampling (%.1f s; give a larger --size)", t.Name, t.Seconds, v.Seconds)
+			short = fmt.Sprintf("%s ran %.1f s, too short for the server's sampling (%.1f s sampled; give a larger --size or --files)", t.Name, t.Seconds, v.Seconds)
 			v = nil
+			res.ShortTests = append(res.ShortTests, short)
 		}
 		if l, ok := networkLimit(t, res.TCP, host); ok && (l.Layer == "network" || v == nil) {
-			if l.Layer != "network" {
-				l.Why += short
+			if i := strings.Index(l.Why, "; the server's CPU"); l.Layer != "network" && short != "" && i > 0 {
+				l.Why = l.Why[:i] + "; which layer beyond it holds the share back is not known: " + short
 			}
 			out = append(out, l)
 			continue
@@ -273,7 +275,14 @@ func protocolLimit(t TestResult, v *ShareServerView, res *ShareResult, host stri
 		fmt.Sprintf("the server sampled %d intervals over %.1f s: no serving thread, cgroup limit, backing device or NIC saturated", v.Samples, v.Seconds)}
 	if len(v.Serving) > 0 {
 		th := v.Serving[0]
-		ev = append(ev, fmt.Sprintf("busiest serving thread: %s %s (pid %d) %.0f%% of a core", th.ProcessComm, th.Comm, th.PID, th.CPUPct))
+		ev = append(ev, fmt.Sprintf("busiest serving thread: %s %s (pid %d) ran %.0f%% of a core and waited for one %.0f%%", th.ProcessComm, th.Comm, th.PID, th.CPUPct, th.WaitPct))
+	}
+	busy := ""
+	for _, b := range v.Bottlenecks {
+		if b.Kind == "cpu" && b.Subject == "all CPUs" {
+			ev = append(ev, b.Evidence[0])
+			busy = "; the server's CPUs were all busy with other work, so part of each request's time is waiting for a CPU"
+		}
 	}
 	ev = append(ev, fmt.Sprintf("this client used %.0f%% of its cores", v.ClientCPUPct))
 	l := ShareLimit{Test: t.Name, Layer: "protocol", Subject: host, Evidence: ev}
@@ -285,5 +294,6 @@ func protocolLimit(t TestResult, v *ShareServerView, res *ShareResult, host stri
 	default:
 		l.Why = fmt.Sprintf("nothing on the server or the client was saturated: %s runs one request after another per worker (%d worker(s)), so each round trip (%.1f ms at the median) is paid in full; more workers (-P) raise it", t.Name, res.Streams, t.LatUS.P50/1000)
 	}
+	l.Why += busy
 	return l
 }

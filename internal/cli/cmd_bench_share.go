@@ -275,6 +275,16 @@ func printShare(w io.Writer, r *bench.ShareResult) {
 			fmt.Fprintf(w, "  %s\n", e)
 		}
 	}
+	for _, t := range r.Tests {
+		if v := r.Server[t.Name]; v != nil {
+			for _, n := range v.Notes {
+				fmt.Fprintf(w, "%s: the bench server: %s\n", t.Name, n)
+			}
+		}
+	}
+	for _, n := range r.ShortTests {
+		fmt.Fprintln(w, n)
+	}
 	if r.Attribution != "" {
 		fmt.Fprintln(w, r.Attribution)
 	}
