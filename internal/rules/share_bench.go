@@ -46,16 +46,16 @@ func checkShareBelowCeilings(in rule.Input) []rule.Finding {
 		}
 		// The share's disks: the first device (top first) with a saved
 		// bench result or a modelled ceiling.
-		diskMBs, diskSrc := 0.0, ""
+		diskMBs, diskSrc, diskVal := 0.0, "", ""
 		for _, d := range m.Devices {
 			for _, p := range paths {
 				if p.Name != d {
 					continue
 				}
 				if b, ok := measuredSpeed(h, p); ok {
-					diskMBs, diskSrc = b.MBs, fmt.Sprintf("%s: %s %s %.0f MB/s", b.Source, d, b.Test, b.MBs)
+					diskMBs, diskSrc, diskVal = b.MBs, b.Source, fmt.Sprintf("%s %s: %.0f MB/s (the share's disks: %s)", d, b.Test, b.MBs, strings.Join(m.Devices, " → "))
 				} else if p.CeilingMBs > 0 {
-					diskMBs, diskSrc = p.CeilingMBs, fmt.Sprintf("path %s: ceiling %.0f MB/s, bottleneck %s", d, p.CeilingMBs, p.Bottleneck)
+					diskMBs, diskSrc, diskVal = p.CeilingMBs, "path "+d, fmt.Sprintf("ceiling %.0f MB/s, bottleneck %s (the share's disks: %s)", p.CeilingMBs, p.Bottleneck, strings.Join(m.Devices, " → "))
 				}
 			}
 			if diskMBs > 0 {
@@ -80,7 +80,7 @@ func checkShareBelowCeilings(in rule.Input) []rule.Finding {
 		f := metaShareBelowCeilings.New(m.URL+" "+m.Test, why,
 			rule.Ev(m.Source, fmt.Sprintf("%s: %.0f MB/s; raw TCP same run %.0f Mbit/s", m.Test, m.MBs, m.RawMbit)),
 			rule.Ev(m.Source, fmt.Sprintf("limit: %s (%s): %s", m.Layer, m.Subject, clipWhy(m.Why))),
-			rule.Ev("disks "+strings.Join(m.Devices, " → "), diskSrc))
+			rule.Ev(diskSrc, diskVal))
 		f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice, Target: target, Basis: "the share's rate against raw TCP and the disks' speed, and the run's attribution"}
 		out = append(out, f)
 	}
