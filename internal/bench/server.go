@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/nastune/nastune/internal/hostfs"
 )
 
 // Limits of the network server: what a hostile or broken client can ask
@@ -50,6 +52,9 @@ type header struct {
 	Streams int    `json:"streams"`
 	Seconds int    `json:"seconds"`
 	Reverse bool   `json:"reverse"`
+	// Op is "" for a test, "attrib" for an attribution session
+	// (server_attrib.go).
+	Op string `json:"op,omitempty"`
 }
 
 type reply struct {
@@ -81,6 +86,17 @@ type Server struct {
 	MaxBytes int64
 	// Log receives one line per test or refused client (may be nil).
 	Log func(string)
+	// Attribution sessions (server_attrib.go): SMBConf is smb.conf
+	// (default /etc/samba/smb.conf), ExportsDir the folder of exports and
+	// exports.d (default /etc), Root what is sampled (default the live
+	// system).
+	SMBConf    string
+	ExportsDir string
+	Root       *hostfs.Root
+	// Devices resolves a share's folder to the block devices under it,
+	// top first (the CLI passes tune's resolver: bench cannot import it).
+	Devices    func(path string) ([]string, error)
+	attribBusy bool
 
 	ln    net.Listener
 	mu    sync.Mutex
@@ -385,6 +401,11 @@ func (s *Server) handle(ctx context.Context, t *tracked) {
 			_ = send(c, reply{Error: "bad token"})
 			return
 		}
+	}
+	if h.Op == opAttrib {
+		s.hello(t)
+		s.attribSession(ctx, c, br)
+		return
 	}
 	switch {
 	case h.Streams < 1 || h.Streams > MaxStreams || h.Seconds < 1 || h.Seconds > MaxSeconds:

@@ -72,13 +72,17 @@ type ShareResult struct {
 	Files     int          `json:"files"`              // smallfiles and metadata
 	Tests     []TestResult `json:"tests"`
 	// TCP is raw TCP to the host in the same run (when a nastune bench
-	// server answered there), Limit the verdict per sequential test.
-	TCP   *ShareTCP    `json:"tcp,omitempty"`
-	Limit []ShareLimit `json:"limit,omitempty"`
+	// server answered there), Limit the verdict per test, Server what the
+	// server sampled during each test (its median run), by test name.
+	TCP    *ShareTCP                   `json:"tcp,omitempty"`
+	Limit  []ShareLimit                `json:"limit,omitempty"`
+	Server map[string]*ShareServerView `json:"server,omitempty"`
 	// Attribution says what the limit attribution still needs.
 	Attribution string `json:"attribution,omitempty"`
-	Interrupted bool   `json:"interrupted,omitempty"`
-	Date        string `json:"date"`
+	// ShortTests are the tests too short for the server's sampling.
+	ShortTests  []string `json:"too_short_to_attribute,omitempty"`
+	Interrupted bool     `json:"interrupted,omitempty"`
+	Date        string   `json:"date"`
 }
 
 // ShareOptions configure a run.
@@ -97,6 +101,9 @@ type ShareOptions struct {
 	// against after the share tests; "" skips it. TCPToken is its token.
 	TCPServer, TCPToken string
 	TCPTime             time.Duration // per direction (default 5 s)
+	// Warm keeps the test file in the server's page cache before seqread
+	// (by default the server evicts it: the read measures the disk path).
+	Warm bool
 	// OnInterval gets one line per second of a seq test.
 	OnInterval func(test string, run int, iv Interval)
 	Progress   func(test string, frac float64)
@@ -208,8 +215,16 @@ func RunShare(ctx context.Context, o ShareOptions) (res *ShareResult, err error)
 	defer fsys.Close()
 	res = &ShareResult{Kind: "share", URL: o.URL.String(), ShareInfo: fsys.Info(), Size: o.Size, BlockSize: o.Block,
 		Streams: o.Streams, InFlight: o.InFlight, Files: o.Files, Date: time.Now().UTC().Format(time.RFC3339),
-		Attribution: "attribution needs `nastune bench net -s` on " + o.URL.Host + " (not built yet)"}
+		Attribution: "attribution needs `nastune bench net -s` on " + o.URL.Host}
 	r := &shareRun{o: o, fs: fsys, pat: newPattern(o.Block)}
+	if o.TCPServer != "" {
+		r.attr, r.attrErr = dialAttribFor(ctx, o)
+		defer func() {
+			if r.attr != nil {
+				r.attr.Close()
+			}
+		}()
+	}
 	defer func() {
 		if cerr := r.cleanup(); cerr != nil && err == nil {
 			err = cerr
@@ -236,6 +251,18 @@ func RunShare(ctx context.Context, o ShareOptions) (res *ShareResult, err error)
 	}
 	// The info may have learnt more once data flowed (signing seen on reads).
 	res.ShareInfo = fsys.Info()
+	if r.attr != nil {
+		r.attr.Close() // before raw TCP: the server samples nothing meanwhile
+		r.attr = nil
+	}
+	for _, t := range res.Tests {
+		if v := r.viewOf(t); v != nil && v.Samples > 0 {
+			if res.Server == nil {
+				res.Server = map[string]*ShareServerView{}
+			}
+			res.Server[t.Name] = v
+		}
+	}
 	if o.TCPServer != "" {
 		if err := shareTCP(ctx, o, res); err != nil {
 			if ctx.Err() != nil {
@@ -245,6 +272,13 @@ func RunShare(ctx context.Context, o ShareOptions) (res *ShareResult, err error)
 			res.Attribution = fmt.Sprintf("attribution needs `nastune bench net -s` on %s (raw TCP to %s: %v)", o.URL.Host, o.TCPServer, err)
 		}
 	}
+	switch {
+	case r.attrErr != "":
+		res.Attribution = r.attrErr
+	case res.Server != nil && res.TCP != nil:
+		res.Attribution = ""
+	}
+	res.Limit = shareLimits(res)
 	return res, nil
 }
 
@@ -256,15 +290,22 @@ type shareRun struct {
 	file    string // the big test file, once created
 	written int64  // bytes of it known to hold the pattern
 	dirs    []string
+	// Attribution (share_attrib.go).
+	attr    *attribClient
+	attrErr string
+	views   map[string][]attribRun
+	cpu0    time.Duration
+	t0      time.Time
 }
 
 func (r *shareRun) one(ctx context.Context, test string, run int) (TestResult, error) {
+	var timed func() (TestResult, error)
 	switch test {
 	case "seqwrite":
 		if err := r.ensureFile(); err != nil {
 			return TestResult{}, err
 		}
-		return r.seq(ctx, test, run, true)
+		timed = func() (TestResult, error) { return r.seq(ctx, test, run, true) }
 	case "seqread":
 		if err := r.ensureFile(); err != nil {
 			return TestResult{}, err
@@ -276,13 +317,22 @@ func (r *shareRun) one(ctx context.Context, test string, run int) (TestResult, e
 				return TestResult{}, err
 			}
 		}
-		return r.seq(ctx, test, run, false)
+		timed = func() (TestResult, error) { return r.seq(ctx, test, run, false) }
 	case "smallfiles":
-		return r.smallFiles(ctx, run)
+		timed = func() (TestResult, error) { return r.smallFiles(ctx, run) }
 	case "metadata":
-		return r.metadata(ctx, run)
+		timed = func() (TestResult, error) { return r.metadata(ctx, run) }
+	default:
+		return TestResult{}, fmt.Errorf("unknown test %q", test)
 	}
-	return TestResult{}, fmt.Errorf("unknown test %q", test)
+	// The server samples the timed part (and the evicting of the test
+	// file before a read).
+	r.attrBegin(test)
+	tr, err := timed()
+	if err == nil {
+		r.attrEnd(test, tr)
+	}
+	return tr, err
 }
 
 // ensureFile creates the test file with its header (never opening a name
@@ -767,8 +817,6 @@ func shareTCP(ctx context.Context, o ShareOptions, res *ShareResult) error {
 		}
 	}
 	res.TCP = tcp
-	res.Limit = shareLimits(res.Tests, tcp, o.URL.Host)
-	res.Attribution = "naming the layer beyond the network (server CPU, disk, protocol) needs the server-side sampling: not built yet"
 	return nil
 }
 

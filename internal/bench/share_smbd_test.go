@@ -57,6 +57,22 @@ func removeStaleSmbNetns() {
 // startSmbd starts a lab; global holds extra [global] lines (e.g. signing).
 func startSmbd(t *testing.T, name, global string) *smbLab {
 	t.Helper()
+	return startSmbdWith(t, smbdOpts{name: name, global: global})
+}
+
+// smbdOpts stage a lab: prep runs on the lab folder before the share
+// folders get their owner (a test mounts a loop device on dir/share
+// there); smbd starts inside the cgroups whose cgroup.procs files are
+// given.
+type smbdOpts struct {
+	name, global string
+	prep         func(dir string)
+	procs        []string
+}
+
+func startSmbdWith(t *testing.T, o smbdOpts) *smbLab {
+	t.Helper()
+	name, global := o.name, o.global
 	testutil.NeedRoot(t, "network namespaces and smbd")
 	for _, tool := range []struct{ name, pkg string }{{"ip", "iproute2"}, {"smbd", "samba"}, {"pdbedit", "samba"}, {"smbclient", "smbclient"}} {
 		testutil.Need(t, tool.name, tool.pkg)
@@ -87,6 +103,9 @@ func startSmbd(t *testing.T, name, global string) *smbLab {
 		if err := os.Mkdir(filepath.Join(dir, d), 0o700); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if o.prep != nil {
+		o.prep(dir)
 	}
 	for _, d := range []string{"share", "secret"} {
 		p := filepath.Join(dir, d)
@@ -138,7 +157,16 @@ func startSmbd(t *testing.T, name, global string) *smbLab {
 	if out, err := add.CombinedOutput(); err != nil {
 		t.Fatalf("pdbedit: %v\n%s", err, out)
 	}
-	smbd := exec.Command("ip", "netns", "exec", l.srv, "smbd", "-F", "--no-process-group", "-s", cf, "--debug-stdout")
+	argv := []string{"ip", "netns", "exec", l.srv, "smbd", "-F", "--no-process-group", "-s", cf, "--debug-stdout"}
+	if len(o.procs) > 0 {
+		// Join the cgroups first, then become smbd (its children inherit them).
+		script := ""
+		for _, p := range o.procs {
+			script += "echo $$ > '" + p + "' && "
+		}
+		argv = append([]string{"sh", "-c", script + `exec "$@"`, "sh"}, argv...)
+	}
+	smbd := exec.Command(argv[0], argv[1:]...)
 	var log bytes.Buffer
 	smbd.Stdout, smbd.Stderr = &log, &log
 	smbd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -205,8 +233,12 @@ func shareHelper() int {
 	if mib, err := strconv.Atoi(os.Getenv("NASTUNE_SHARE_MIB")); err == nil {
 		size = int64(mib) << 20
 	}
-	res, err := RunShare(context.Background(), ShareOptions{URL: u, Password: os.Getenv("NASTUNE_SMB_PASSWORD"),
-		Tests: strings.Split(os.Getenv("NASTUNE_SHARE_TESTS"), ","), Size: size, Streams: 2, Time: 60 * time.Second, Files: 40,
+	streams := 2
+	if n, err := strconv.Atoi(os.Getenv("NASTUNE_SHARE_STREAMS")); err == nil {
+		streams = n
+	}
+	res, err := RunShare(context.Background(), ShareOptions{URL: u, Password: os.Getenv("NASTUNE_SMB_PASSWORD"), Streams: streams,
+		Tests: strings.Split(os.Getenv("NASTUNE_SHARE_TESTS"), ","), Size: size, Time: 60 * time.Second, Files: 40,
 		TCPServer: os.Getenv("NASTUNE_SHARE_TCP"), TCPTime: 3 * time.Second})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -328,7 +360,7 @@ func TestShareSmbdSigned(t *testing.T) {
 func netServerHelper() int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
-	s := &Server{Addr: os.Getenv("NASTUNE_NET_ADDR")}
+	s := &Server{Addr: os.Getenv("NASTUNE_NET_ADDR"), SMBConf: os.Getenv("NASTUNE_SMB_CONF"), Devices: fsDevice}
 	if err := s.Listen(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -348,7 +380,7 @@ func TestShareSmbdNetworkLimit(t *testing.T) {
 	testutil.Need(t, "tc", "iproute2")
 	l := startSmbd(t, "c", "")
 	srv := exec.Command("ip", "netns", "exec", l.srv, os.Args[0], "-test.run=^$")
-	srv.Env = append(os.Environ(), helperEnv+"=netserver", "NASTUNE_NET_ADDR="+l.addr+":5201")
+	srv.Env = append(os.Environ(), helperEnv+"=netserver", "NASTUNE_NET_ADDR="+l.addr+":5201", "NASTUNE_SMB_CONF="+filepath.Join(l.dir, "smb.conf"))
 	stdout, _ := srv.StdoutPipe()
 	if err := srv.Start(); err != nil {
 		t.Fatal(err)

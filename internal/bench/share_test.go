@@ -1,6 +1,8 @@
 package bench
 
 import (
+	"github.com/nastune/nastune/internal/watch"
+
 	"context"
 	"encoding/json"
 	"errors"
@@ -276,9 +278,10 @@ func TestShareLimits(t *testing.T) {
 	tests := []TestResult{
 		{Name: "seqwrite", MiBPerS: 11},  // 92 Mbit/s of 100: network
 		{Name: "seqread", MiBPerS: 40},   // 336 of 940: beyond
-		{Name: "smallfiles", MiBPerS: 5}, // not judged
+		{Name: "smallfiles", MiBPerS: 5}, // not judged without the server
 	}
-	got := shareLimits(tests, tcp, "nas")
+	res := &ShareResult{URL: "smb://nas/data", Tests: tests, TCP: tcp}
+	got := shareLimits(res)
 	if len(got) != 2 {
 		t.Fatalf("%+v", got)
 	}
@@ -289,12 +292,67 @@ func TestShareLimits(t *testing.T) {
 		t.Errorf("seqread: %+v", got[1])
 	}
 	// At the threshold exactly: network (≥).
-	at := shareLimits([]TestResult{{Name: "seqread", MiBPerS: NetworkShare * 100e6 / 8 / (1 << 20)}}, &ShareTCP{DownBitsPerSecond: 100e6}, "h")
+	at := shareLimits(&ShareResult{URL: "smb://h/s", Tests: []TestResult{{Name: "seqread", MiBPerS: NetworkShare * 100e6 / 8 / (1 << 20)}}, TCP: &ShareTCP{DownBitsPerSecond: 100e6}})
 	if len(at) != 1 || at[0].Layer != "network" {
 		t.Errorf("at %v of raw TCP: %+v", NetworkShare, at)
 	}
-	if shareLimits(tests, nil, "nas") != nil || len(shareLimits(tests, &ShareTCP{}, "nas")) != 0 {
-		t.Error("no TCP measured: no verdict")
+	if shareLimits(&ShareResult{URL: "smb://nas/data", Tests: tests}) != nil || len(shareLimits(&ShareResult{URL: "smb://nas/data", Tests: tests, TCP: &ShareTCP{}})) != 0 {
+		t.Error("no TCP measured and no server view: no verdict")
+	}
+}
+
+// With the server's view: each layer is named from what it saw.
+func TestShareLimitsServer(t *testing.T) {
+	view := func(f func(v *ShareServerView)) *ShareServerView {
+		v := &ShareServerView{AttribReport: AttribReport{Samples: 10, Seconds: 5, SharePath: "/srv/data", Devices: []string{"md0", "sda", "sdb"}, Settings: map[string]string{}}}
+		f(v)
+		return v
+	}
+	smbd := watch.ThreadSample{PID: 10, TID: 10, Comm: "smbd[10.0.0.2]", ProcessComm: "smbd[10.0.0.2]", CPUPct: 97}
+	for _, c := range []struct {
+		name                  string
+		info                  ShareInfo
+		v                     *ShareServerView
+		layer, subject, inWhy string
+	}{
+		{"smbd thread, encrypted", ShareInfo{Protocol: "smb", Encryption: "on"}, view(func(v *ShareServerView) { v.Serving = []watch.ThreadSample{smbd} }),
+			"server-cpu", "smbd[10.0.0.2] thread smbd[10.0.0.2] (pid 10, tid 10)", "encryption"},
+		{"cgroup quota", ShareInfo{Protocol: "smb", Signing: "on"}, view(func(v *ShareServerView) {
+			v.Bottlenecks = []watch.Bottleneck{{Kind: "cpu", Subject: "cgroup /sys/fs/cgroup/smb CPU quota", Cgroup: "/sys/fs/cgroup/smb", Utilization: 0.9, Why: "quota"}}
+			v.Serving = []watch.ThreadSample{{PID: 10, TID: 10, Comm: "smbd", ProcessComm: "smbd", CPUPct: 10}}
+		}), "server-cpu", "cgroup /sys/fs/cgroup/smb CPU quota", "signing"},
+		{"io.max", ShareInfo{Protocol: "smb"}, view(func(v *ShareServerView) {
+			v.Bottlenecks = []watch.Bottleneck{{Kind: "disk", Subject: "sda", Cgroup: "/sys/fs/cgroup/smb", Utilization: 0.98, Why: "io.max"}}
+		}), "disk", "sda (cgroup /sys/fs/cgroup/smb)", "io.max"},
+		{"cgroup read limit by the share's rate", ShareInfo{Protocol: "smb"}, view(func(v *ShareServerView) {
+			v.Cgroups = []watch.CgroupSample{{Path: "/sys/fs/cgroup/blkio/smb", Version: 1, IO: []watch.CgroupIO{{Device: "sda", LimitRBps: 41 << 20, Source: "blkio.throttle.*_device"}}}}
+		}), "disk", "sda (cgroup /sys/fs/cgroup/blkio/smb)", "98%"},
+		{"a read limit on another device", ShareInfo{Protocol: "smb"}, view(func(v *ShareServerView) {
+			v.Cgroups = []watch.CgroupSample{{Path: "/sys/fs/cgroup/blkio/smb", Version: 1, IO: []watch.CgroupIO{{Device: "sdz", LimitRBps: 41 << 20}}}}
+		}), "protocol", "nas", "in flight"},
+		{"too short to sample", ShareInfo{Protocol: "smb"}, view(func(v *ShareServerView) { v.Seconds = 0.4; v.Serving = []watch.ThreadSample{smbd} }),
+			"beyond-network", "nas", "too short for the server's sampling"},
+		{"serving thread waits for busy CPUs", ShareInfo{Protocol: "smb"}, view(func(v *ShareServerView) {
+			v.Bottlenecks = []watch.Bottleneck{{Kind: "cpu", Subject: "all CPUs", Utilization: 1}}
+			v.Serving = []watch.ThreadSample{{PID: 10, TID: 10, Comm: "smbd", ProcessComm: "smbd", CPUPct: 20, WaitPct: 75}}
+		}), "server-cpu", "all CPUs of the server", "waited for a CPU 75%"},
+		{"busy member under md", ShareInfo{Protocol: "nfs"}, view(func(v *ShareServerView) {
+			v.Bottlenecks = []watch.Bottleneck{{Kind: "disk", Subject: "sdb", Stack: []string{"md0", "sdb"}, Utilization: 0.99, Why: "busy"}}
+		}), "disk", "sdb", "busy"},
+		{"a busy disk not under the share", ShareInfo{Protocol: "smb"}, view(func(v *ShareServerView) {
+			v.Bottlenecks = []watch.Bottleneck{{Kind: "disk", Subject: "sdz", Utilization: 0.99, Why: "busy"}}
+		}), "protocol", "nas", "in flight"},
+		{"client", ShareInfo{Protocol: "smb"}, view(func(v *ShareServerView) { v.ClientCPUPct = 95 }), "client", "this client", "95%"},
+		{"nothing saturated", ShareInfo{Protocol: "smb"}, view(func(v *ShareServerView) {}), "protocol", "nas", "8 request(s) of 1024 KiB"},
+	} {
+		res := &ShareResult{URL: "smb://nas/data", ShareInfo: c.info, Streams: 2, InFlight: 4, BlockSize: 1 << 20,
+			Tests:  []TestResult{{Name: "seqread", MiBPerS: 40, LatUS: Lat{P50: 20000}}},
+			TCP:    &ShareTCP{DownBitsPerSecond: 940e6},
+			Server: map[string]*ShareServerView{"seqread": c.v}}
+		got := shareLimits(res)
+		if len(got) != 1 || got[0].Layer != c.layer || got[0].Subject != c.subject || !strings.Contains(got[0].Why, c.inWhy) || len(got[0].Evidence) < 2 {
+			t.Errorf("%s: %+v, want %s on %s with %q", c.name, got, c.layer, c.subject, c.inWhy)
+		}
 	}
 }
 

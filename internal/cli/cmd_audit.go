@@ -33,7 +33,7 @@ func addAuditFlags(cmd *cobra.Command, o *auditOptions) {
 	f := cmd.Flags()
 	f.StringVar(&o.Root, "root", "/", "audit a captured machine tree (DIR/proc, DIR/sys, DIR/etc …) instead of this machine")
 	f.StringVar(&o.From, "from", "", "audit a snapshot written by nastune snapshot -o FILE")
-	f.StringArrayVar(&o.Bench, "bench", nil, "compare a result saved by bench disk --save FILE with the path ceilings (repeatable; /var/lib/nastune/bench/*.json are read anyway)")
+	f.StringArrayVar(&o.Bench, "bench", nil, "compare a result saved by bench disk --save or bench share --save FILE with the ceilings (repeatable; /var/lib/nastune/bench/*.json are read anyway)")
 	f.StringVarP(&o.Output, "output", "o", "text", "output format: text, json, html (one self-contained page) or prom (node_exporter textfile)")
 	f.StringVar(&o.FailOn, "fail-on", "never", "exit 1 when a finding is at least this severe: info, warn, crit or never")
 	f.BoolVarP(&o.Verbose, "verbose", "v", false, "explain why each finding matters, what values were computed from, references and sources not collected")
@@ -96,13 +96,14 @@ func runAudit(ctx context.Context, o *auditOptions, env *Env) error {
 	for _, f := range o.Bench {
 		b, err := hostfs.ReadRegular(f, hostfs.MaxFileSize)
 		if err != nil {
-			return &UsageError{Err: fmt.Errorf("--bench: %w", err), Hint: "give a file saved with nastune bench disk --save FILE"}
+			return &UsageError{Err: fmt.Errorf("--bench: %w", err), Hint: "give a file saved with nastune bench disk --save FILE or bench share --save FILE"}
 		}
-		m, err := probe.ParseBench(f, b)
+		m, sm, err := probe.ParseBenchResult(f, b)
 		if err != nil {
-			return &UsageError{Err: fmt.Errorf("--bench %s: %w", f, err), Hint: "give a file saved with nastune bench disk --save FILE"}
+			return &UsageError{Err: fmt.Errorf("--bench %s: %w", f, err), Hint: "give a file saved with nastune bench disk --save FILE or bench share --save FILE"}
 		}
 		h.Bench = append(h.Bench, m...)
+		h.ShareBench = append(h.ShareBench, sm...)
 	}
 	rep := audit.FromFacts(h, audit.Options{RTT: rtt})
 	rep.Findings = filterFindings(rep.Findings, o.Only, o.Skip)

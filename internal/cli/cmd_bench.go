@@ -20,6 +20,7 @@ import (
 	"github.com/nastune/nastune/internal/bench"
 	"github.com/nastune/nastune/internal/hostfs"
 	"github.com/nastune/nastune/internal/render"
+	"github.com/nastune/nastune/internal/tune"
 	"github.com/nastune/nastune/internal/units"
 )
 
@@ -264,6 +265,7 @@ func printDisk(w io.Writer, r *bench.DiskResult) {
 
 type benchNetOptions struct {
 	Listen, Token, Engine, Output, Save, Time, Interval, MaxBytes string
+	SMBConf, ExportsDir                                           string
 	Streams, Repeat                                               int
 	Reverse, Server                                               bool
 }
@@ -305,6 +307,8 @@ func newBenchNetCmd(env *Env) *cobra.Command {
 	f.BoolVarP(&o.Reverse, "reverse", "R", false, "the server sends, the client receives")
 	f.IntVar(&o.Repeat, "repeat", 1, "run the test N times; report the median and the min-max spread")
 	f.StringVar(&o.MaxBytes, "max-bytes", "128G", "server: stop a test after this many bytes")
+	f.StringVar(&o.SMBConf, "smb-conf", "/etc/samba/smb.conf", "server: the smb.conf `FILE` that names the shares' folders (bench share attribution)")
+	f.StringVar(&o.ExportsDir, "exports-dir", "/etc", "server: the `DIR` holding exports and exports.d (bench share attribution)")
 	f.StringVar(&o.Engine, "engine", "builtin", "builtin or iperf3")
 	f.StringVarP(&o.Output, "output", "o", "text", "output format: text, json or prom (node_exporter textfile)")
 	f.StringVar(&o.Save, "save", "", "also write the JSON result to this file")
@@ -330,7 +334,8 @@ func runBenchNet(ctx context.Context, o *benchNetOptions, args []string, interva
 		if err != nil {
 			return err
 		}
-		s := &bench.Server{Addr: o.Listen, Token: token, MaxBytes: maxBytes, Log: func(m string) { fmt.Fprintln(env.Stderr, "nastune bench:", m) }}
+		s := &bench.Server{Addr: o.Listen, Token: token, MaxBytes: maxBytes, Log: func(m string) { fmt.Fprintln(env.Stderr, "nastune bench:", m) },
+			SMBConf: o.SMBConf, ExportsDir: o.ExportsDir, Devices: shareDevices}
 		if err := s.Listen(); err != nil {
 			return &UsageError{Err: fmt.Errorf("--listen %s: %w", o.Listen, err), Hint: "give an address of this machine, e.g. 192.168.1.10 (port 5201) or 192.168.1.10:5202"}
 		}
@@ -564,4 +569,15 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// shareDevices is the server's share folder → block devices mapping for
+// bench share attribution: tune's resolver (md, dm, loop, partitions).
+func shareDevices(path string) ([]string, error) {
+	devs, err := tune.DefaultResolver.Resolve(path)
+	var out []string
+	for _, d := range devs {
+		out = append(out, d.Name)
+	}
+	return out, err
 }

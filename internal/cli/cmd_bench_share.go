@@ -28,6 +28,7 @@ const smbPasswordEnv = "NASTUNE_SMB_PASSWORD"
 type benchShareOptions struct {
 	Tests, Size, Block, Time, Output, Save, PasswordFile, TCP string
 	Streams, Repeat, Files                                    int
+	Warm                                                      bool
 }
 
 func newBenchShareCmd(env *Env) *cobra.Command {
@@ -49,11 +50,13 @@ func newBenchShareCmd(env *Env) *cobra.Command {
 			"terminal; never from the command line, never in the output or the saved result. Without USER@\n" +
 			"the session is anonymous. The dialect, signing and encryption in effect are reported as seen\n" +
 			"on the wire.\n" +
-			"Raw TCP: after the tests it measures TCP to HOST in both directions (one stream, as a share\n" +
-			"session is one connection) against `nastune bench net -s` there (port 5201, token from\n" +
-			"$" + tokenEnv + "; --tcp off skips it), and says per sequential test whether the network is\n" +
-			"the limit (the share reaches 85% of raw TCP) or not. Naming the layer beyond the network\n" +
-			"(server CPU, disk, protocol) needs the server-side sampling: not built yet.\n\n" + exitHelp,
+			"Attribution: with `nastune bench net -s` on HOST (port 5201, token from $" + tokenEnv + ";\n" +
+			"--tcp off skips it) the server samples while each test runs (the serving smbd/nfsd threads,\n" +
+			"their cgroup's CPU quota and I/O limits, the share's disks, its NICs) and, before seqread,\n" +
+			"drops the test file from its page cache (--warm keeps it); after the tests the client measures\n" +
+			"raw TCP to HOST both ways (one stream, as a share session is one connection). Each test gets\n" +
+			"one verdict: network (85% of raw TCP or a full NIC/shaper), server-cpu, disk, client or\n" +
+			"protocol (nothing saturated: requests in flight × round trip), with its evidence.\n\n" + exitHelp,
 		Args: argsUsage(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error { return runBenchShare(cmd.Context(), o, args[0], env) },
 	}
@@ -66,6 +69,7 @@ func newBenchShareCmd(env *Env) *cobra.Command {
 	f.IntVar(&o.Repeat, "repeat", 1, "run each test N times; report the median and the min-max spread")
 	f.IntVar(&o.Files, "files", 100, "files of smallfiles and entries of metadata")
 	f.StringVar(&o.TCP, "tcp", "auto", "raw TCP to compare with: auto (HOST:5201 when a nastune bench server answers), off, or `HOST[:PORT]`")
+	f.BoolVar(&o.Warm, "warm", false, "keep the test file in the server's page cache before seqread (default: the bench server evicts it)")
 	f.StringVar(&o.PasswordFile, "password-file", "", "read the SMB password from `FILE` (default: $"+smbPasswordEnv+", or a prompt)")
 	f.StringVarP(&o.Output, "output", "o", "text", "output format: text, json or html")
 	f.StringVar(&o.Save, "save", "", "also write the JSON result to this file (for bench compare)")
@@ -140,7 +144,7 @@ func runBenchShare(ctx context.Context, o *benchShareOptions, rawURL string, env
 	bar := progressBar(env)
 	opts := bench.ShareOptions{URL: u, Password: password, Tests: tests, Size: size, Block: int(bs), Streams: o.Streams,
 		Time: dur, Repeat: o.Repeat, Files: o.Files, Progress: func(t string, f float64) { bar(t, f) },
-		TCPServer: tcpServer, TCPToken: env.Getenv(tokenEnv)}
+		TCPServer: tcpServer, TCPToken: env.Getenv(tokenEnv), Warm: o.Warm}
 	if lines {
 		var mu sync.Mutex
 		header := false
@@ -266,10 +270,20 @@ func printShare(w io.Writer, r *bench.ShareResult) {
 			units.BitRate(r.TCP.UpBitsPerSecond), units.BitRate(r.TCP.DownBitsPerSecond))
 	}
 	for _, l := range r.Limit {
-		fmt.Fprintf(w, "%s: %s: %s\n", l.Test, l.Layer, l.Why)
+		fmt.Fprintf(w, "%s: %s (%s): %s\n", l.Test, l.Layer, l.Subject, l.Why)
 		for _, e := range l.Evidence {
 			fmt.Fprintf(w, "  %s\n", e)
 		}
+	}
+	for _, t := range r.Tests {
+		if v := r.Server[t.Name]; v != nil {
+			for _, n := range v.Notes {
+				fmt.Fprintf(w, "%s: the bench server: %s\n", t.Name, n)
+			}
+		}
+	}
+	for _, n := range r.ShortTests {
+		fmt.Fprintln(w, n)
 	}
 	if r.Attribution != "" {
 		fmt.Fprintln(w, r.Attribution)

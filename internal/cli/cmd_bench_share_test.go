@@ -109,7 +109,7 @@ func TestPrintShareGolden(t *testing.T) {
 			{Name: "seqwrite", MiBPerS: 101.5, IOPS: 101.5, LatUS: bench.Lat{P50: 38000, P99: 91000}, Runs: 3, SpreadLo: 99, SpreadHi: 104},
 			{Name: "seqread", MiBPerS: 112.25, IOPS: 112.25, LatUS: bench.Lat{P50: 35000, P99: 60000}, Runs: 3, SpreadLo: 110, SpreadHi: 113, Verified: true},
 			{Name: "metadata", IOPS: 2500, LatUS: bench.Lat{P50: 400, P99: 900}, Runs: 3, SpreadLo: 2400, SpreadHi: 2600, Verified: true}},
-		Attribution: "attribution needs `nastune bench net -s` on nas (not built yet)", Interrupted: true}
+		Attribution: "attribution needs `nastune bench net -s` on nas", Interrupted: true}
 	var b strings.Builder
 	printShare(&b, r)
 	golden(t, filepath.Join("testdata", "bench_share.txt"), b.String())

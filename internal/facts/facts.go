@@ -73,6 +73,9 @@ type Host struct {
 	// Bench holds saved `nastune bench disk` results (from
 	// /var/lib/nastune/bench/*.json or audit --bench FILE).
 	Bench []BenchMeasure `json:"bench,omitempty"`
+	// ShareBench holds the sequential tests of saved `nastune bench
+	// share` results (same places) with their limit verdicts.
+	ShareBench []ShareBenchMeasure `json:"share_bench,omitempty"`
 
 	Samba   *Samba    `json:"samba,omitempty"`
 	NFS     *NFS      `json:"nfs,omitempty"`
@@ -726,6 +729,21 @@ type BenchMeasure struct {
 	Device string  `json:"device"` // md0, sda … as bench disk recorded it
 	Test   string  `json:"test"`
 	MBs    float64 `json:"mb_s"` // 10^6 bytes per second
+}
+
+// ShareBenchMeasure is one sequential test of a saved bench share result:
+// its rate, raw TCP in its direction in the same run, and the layer the
+// run named as its limit.
+type ShareBenchMeasure struct {
+	Source  string   `json:"source"`
+	URL     string   `json:"url"`
+	Test    string   `json:"test"` // seqread or seqwrite
+	MBs     float64  `json:"mb_s"` // 10^6 bytes per second
+	RawMbit float64  `json:"raw_tcp_mbit_s,omitempty"`
+	Layer   string   `json:"layer,omitempty"`
+	Subject string   `json:"subject,omitempty"`
+	Why     string   `json:"why,omitempty"`
+	Devices []string `json:"devices,omitempty"` // the share's devices on the server, top first
 }
 
 // PCIDevice is one PCI function with its PCI Express link, when it has

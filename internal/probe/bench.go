@@ -27,12 +27,13 @@ func (p *prober) benchResults() {
 			p.fail(src, err)
 			continue
 		}
-		m, err := ParseBench(src, b)
+		m, sm, err := ParseBenchResult(src, b)
 		if err != nil {
 			p.skip(src, err.Error())
 			continue
 		}
 		p.h.Bench = append(p.h.Bench, m...)
+		p.h.ShareBench = append(p.h.ShareBench, sm...)
 	}
 }
 
@@ -63,6 +64,56 @@ func ParseBench(src string, b []byte) ([]facts.BenchMeasure, error) {
 		}
 	}
 	return out, nil
+}
+
+// ParseBenchResult takes a saved disk result (ParseBench) or the
+// sequential tests of a saved share result with their verdicts.
+func ParseBenchResult(src string, b []byte) ([]facts.BenchMeasure, []facts.ShareBenchMeasure, error) {
+	var r struct {
+		Kind  string `json:"kind"`
+		URL   string `json:"url"`
+		Tests []struct {
+			Name    string  `json:"name"`
+			MiBPerS float64 `json:"mib_per_s"`
+		} `json:"tests"`
+		TCP *struct {
+			Up   float64 `json:"up_bits_per_second"`
+			Down float64 `json:"down_bits_per_second"`
+		} `json:"tcp"`
+		Limit []struct {
+			Test, Layer, Subject, Why string
+		} `json:"limit"`
+		Server map[string]struct {
+			Devices []string `json:"devices"`
+		} `json:"server"`
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, nil, err
+	}
+	if r.Kind != "share" {
+		m, err := ParseBench(src, b)
+		return m, nil, err
+	}
+	var out []facts.ShareBenchMeasure
+	for _, t := range r.Tests {
+		if t.MiBPerS <= 0 || t.Name != "seqread" && t.Name != "seqwrite" {
+			continue
+		}
+		m := facts.ShareBenchMeasure{Source: src, URL: r.URL, Test: t.Name, MBs: t.MiBPerS * 1.048576, Devices: r.Server[t.Name].Devices}
+		if r.TCP != nil {
+			m.RawMbit = r.TCP.Up / 1e6
+			if t.Name == "seqread" {
+				m.RawMbit = r.TCP.Down / 1e6
+			}
+		}
+		for _, l := range r.Limit {
+			if l.Test == t.Name {
+				m.Layer, m.Subject, m.Why = l.Layer, l.Subject, l.Why
+			}
+		}
+		out = append(out, m)
+	}
+	return nil, out, nil
 }
 
 type benchError struct{ msg string }

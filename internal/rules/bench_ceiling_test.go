@@ -96,3 +96,51 @@ func TestBenchMeasuredBeatsModel(t *testing.T) {
 		}
 	}
 }
+
+// A saved share result (raid6-server: smb://alice@vault/photos, seqread
+// 42 MB/s against 938 Mbit/s raw TCP and md0's 627 MB/s) is a finding
+// naming the layer the run attributed; near either ceiling, or limited by
+// the network, it is not.
+func TestShareBelowCeilings(t *testing.T) {
+	root, err := hostfs.Open(fixture.HostDir(t, "raid6-server"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	h := probe.Collect(context.Background(), root)
+	if len(h.ShareBench) != 2 {
+		t.Fatalf("raid6-server's saved share result: %+v", h.ShareBench)
+	}
+	find := func() []rule.Finding {
+		var got []rule.Finding
+		for _, f := range rules.Run(rule.Input{Host: h}) {
+			if f.ID == "bus-share-below-ceilings" {
+				got = append(got, f)
+			}
+		}
+		return got
+	}
+	got := find()
+	if len(got) != 1 || got[0].Subject != "smb://alice@vault/photos seqread" || !strings.Contains(got[0].Why, "server-cpu") ||
+		!strings.Contains(got[0].Why, "36% of raw TCP") || !strings.Contains(got[0].Why, "7% of what the share's disks carry (627 MB/s)") {
+		t.Fatalf("%+v", got)
+	}
+	read := &h.ShareBench[1]
+	for _, c := range []struct {
+		name string
+		edit func()
+	}{
+		{"above half of raw TCP", func() { read.MBs = 60 }},
+		{"above half of the disks", func() { read.RawMbit = 100 }},
+		{"the network named", func() { read.Layer = "network" }},
+		{"no raw TCP", func() { read.RawMbit = 0 }},
+		{"no devices", func() { read.Devices = nil }},
+	} {
+		saved := *read
+		c.edit()
+		if got := find(); len(got) != 0 {
+			t.Errorf("%s: %+v", c.name, got)
+		}
+		*read = saved
+	}
+}

@@ -21,6 +21,7 @@ var busRules = []rule.Rule{
 	{Meta: metaUSBBOT, Check: checkUSBBOT},
 	{Meta: metaSharedLink, Check: checkSharedLink},
 	{Meta: metaBenchVsCeiling, Check: checkBenchVsCeiling},
+	{Meta: metaShareBelowCeilings, Check: checkShareBelowCeilings}, // share_bench.go
 	{Meta: metaStorageVsNet, Check: checkStorageVsNet},
 }
 

@@ -12,12 +12,18 @@
 //     and a netlink dump of the root qdiscs (qdisc.go) for shaping rates.
 //     Buffers and the netlink socket are reused; nothing is executed.
 //     Two readings become a Sample: rates and shares over the interval.
+//     A caller can Follow processes (cgroup.go; the bench server follows
+//     smbd and nfsd during `bench share`): their threads are read every
+//     interval, and their cgroups' CPU quota and throttling (v2 cpu.max,
+//     cpu.stat; v1 cpu.cfs_quota_us, cpu.stat) and I/O limits and counts
+//     (v2 io.max, io.stat; v1 blkio.throttle.*) become Sample.Cgroups.
 //  2. Reasoning (Reason, reason.go): a pure function from samples (and,
 //     optionally, the modelled path ceilings of internal/ceiling) to
 //     Bottlenecks ordered by how binding they are: a thread on one core,
 //     every CPU, interrupts on one CPU, steal, nfsd threads; a device busy
 //     all the time or at its path's ceiling, with its md/dm/loop stack; an
-//     interface at its shaper's or its link's rate; memory stalls.
+//     interface at its shaper's or its link's rate; memory stalls; a
+//     followed cgroup at its CPU quota or I/O limit.
 //     Each carries its evidence, why and what to try next.
 //  3. Rendering (render.go): the live one-screen view, the text summary
 //     and a self-contained HTML page with SVG time series; JSON is the

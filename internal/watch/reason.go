@@ -16,7 +16,8 @@ type Bottleneck struct {
 	Subject     string   `json:"subject"`
 	PID         int      `json:"pid,omitempty"`
 	TID         int      `json:"tid,omitempty"`
-	Stack       []string `json:"stack,omitempty"` // for a block device: the devices stacked above it (md, dm, loop), top layers first, then it
+	Stack       []string `json:"stack,omitempty"`  // for a block device: the devices stacked above it (md, dm, loop), top layers first, then it
+	Cgroup      string   `json:"cgroup,omitempty"` // a cgroup's CPU quota or I/O limit: its folder
 	Utilization float64  `json:"utilization"`
 	Rate        float64  `json:"rate"`
 	Limit       float64  `json:"limit,omitempty"`
@@ -79,6 +80,7 @@ func ReasonWith(samples []Sample, ceil map[string]Ceiling) []Bottleneck {
 	out = append(out, nicBottlenecks(samples, n)...)
 	out = append(out, tcpBottlenecks(samples, n)...)
 	out = append(out, memBottleneck(samples, n)...)
+	out = append(out, cgroupBottlenecks(samples, n)...)
 	out = withKernelErrors(out, samples)
 	sort.SliceStable(out, func(i, j int) bool { return out[i].score > out[j].score })
 	if out == nil {

@@ -32,7 +32,9 @@ type Sample struct {
 	Memory   MemSample      `json:"memory"`
 	NFSd     *NFSdSample    `json:"nfsd,omitempty"`
 	MD       []MDSync       `json:"md,omitempty"`
-	Self     SelfSample     `json:"self"`
+	// Cgroups are the cgroups of the followed processes (Follow).
+	Cgroups []CgroupSample `json:"cgroups,omitempty"`
+	Self    SelfSample     `json:"self"`
 	// KernelEvents are the storage errors the kernel logged in the
 	// interval (kernlog.go).
 	KernelEvents []KernelEvent `json:"kernel_events,omitempty"`
@@ -183,6 +185,9 @@ type raw struct {
 	threads map[int]threadCount
 	selfCPU time.Duration
 	selfRSS int64
+	// followed are the processes Follow matched; cgroups their cgroups.
+	followed map[int]bool
+	cgroups  map[string]cgRaw
 }
 
 type procCount struct {
@@ -218,6 +223,12 @@ type Sampler struct {
 	watchPIDs map[int]bool // processes whose threads are read this interval
 	kl        *kmsgTail    // the kernel log since the watch began (nil: not readable)
 	noNFSd    bool
+	// Follow (cgroup.go).
+	follow   func(pid int, comm string) bool
+	cgPaths  map[int][]cgDir
+	cgV2     string
+	cgV1     map[string]string
+	devNames map[string]string
 }
 
 type devInfo struct {
@@ -277,7 +288,8 @@ func NewSampler(root *hostfs.Root) (*Sampler, error) {
 }
 
 func newRaw() *raw {
-	return &raw{qdisc: map[int]netlink.Qdisc{}, socks: map[uint64]netlink.TCPSock{}, procs: map[int]procCount{}, threads: map[int]threadCount{}}
+	return &raw{qdisc: map[int]netlink.Qdisc{}, socks: map[uint64]netlink.TCPSock{}, procs: map[int]procCount{}, threads: map[int]threadCount{},
+		followed: map[int]bool{}, cgroups: map[string]cgRaw{}}
 }
 
 // Close releases the netlink socket.
@@ -463,6 +475,7 @@ func (s *Sampler) read(r *raw) error {
 		}
 	}
 	s.readTasks(r)
+	s.readCgroups(r)
 	var ru unix.Rusage
 	if unix.Getrusage(unix.RUSAGE_SELF, &ru) == nil {
 		r.selfCPU = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
@@ -477,6 +490,7 @@ func (s *Sampler) read(r *raw) error {
 func (s *Sampler) readTasks(r *raw) {
 	clear(r.procs)
 	clear(r.threads)
+	clear(r.followed)
 	ents, err := s.root.ReadDir("/proc")
 	if err != nil {
 		s.skip("/proc", err)
@@ -499,7 +513,9 @@ func (s *Sampler) readTasks(r *raw) {
 			continue
 		}
 		r.procs[pid] = procCount{ticks: t.Ticks, threads: t.Threads, comm: s.intern(t.Comm)}
-		if !s.watchPIDs[pid] {
+		if s.follow != nil && s.follow(pid, r.procs[pid].comm) {
+			r.followed[pid] = true
+		} else if !s.watchPIDs[pid] {
 			continue
 		}
 		if t.Threads <= 1 {
@@ -735,6 +751,7 @@ func (s *Sampler) delta(p, c *raw) Sample {
 	if b, ok := s.readFileQuiet("/proc/mdstat"); ok {
 		out.MD = mdSyncs(b)
 	}
+	out.Cgroups = s.cgroupDelta(p, c, dt)
 	out.Self = SelfSample{CPUPct: pct((c.selfCPU - p.selfCPU).Seconds(), dt), RSSKiB: c.selfRSS}
 	return out
 }

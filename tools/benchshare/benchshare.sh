@@ -122,8 +122,10 @@ row "share seqwrite vs put" "$(median "$ours_w")" "$(median "$peer_w")" 1.0
 row "share seqread vs get" "$(median "$ours_r")" "$(median "$peer_r")" 1.0
 echo "bench share client max RSS: $(median "$rss") KiB (goal <= 30 MiB)"
 # A bench net server on the share's host: the last run also measures raw
-# TCP and names the network verdict.
-ip netns exec "$srv" env NASTUNE_BENCH_TOKEN="$pw" "$bin" bench net --listen 10.232.0.1 >/dev/null 2>&1 &
+# TCP, and the server samples each test and names the limiting layer.
+# nsenter enters the network namespace only (ip netns exec would also hide
+# the cgroup mounts under a fresh /sys); --smb-conf names the share's folder.
+nsenter --net=/run/netns/"$srv" env NASTUNE_BENCH_TOKEN="$pw" "$bin" bench net --listen 10.232.0.1 --smb-conf "$d/smb.conf" >/dev/null 2>&1 &
 net_pid=$!
 sleep 1
 echo

@@ -24,6 +24,8 @@
 //	/proc/diskstats                Diskstats
 //	/proc/vmstat                   Vmstat
 //	/proc/PID/stat, schedstat      ProcStat, Schedstat
+//	/proc/PID/cgroup, cgroup files ProcCgroup, CgroupMounts, ParseCPUStat, CPUMax,
+//	                               IOMax, IOStat, BlkioThrottle, BlkioServiced
 //	/run/udev/data/*               Udev
 //	/proc/sys/kernel/osrelease     KernelRelease
 //	sysfs choice lists             Choice (queue/scheduler: "none [mq-deadline]")

@@ -1,0 +1,504 @@
+package bench
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/nastune/nastune/internal/hostfs"
+	"github.com/nastune/nastune/internal/parse/smbconf"
+	"github.com/nastune/nastune/internal/parse/svcconf"
+	"github.com/nastune/nastune/internal/watch"
+)
+
+// Attribution: while `bench share` runs its tests, the client holds one
+// control connection of its own kind (header "op":"attrib", the same
+// token rules as a test) and the server samples the machine with watch's
+// Sampler, following the serving processes (smbd in the server's network
+// namespace, the nfsd kernel threads) and their cgroups. The client names
+// only the test, the share and its test file; the server runs nothing it
+// is told, and the one thing it does to a file is to drop the test file
+// from its page cache before a read test (posix_fadvise DONTNEED), after
+// checking that the file is inside the share, not a link and starts with
+// nastune's header.
+//
+// Messages, one JSON line each way:
+//
+//	client: {"v":2,"token":…,"op":"attrib"}      server: {"ok":true}
+//	client: {"begin":"seqread","protocol":"smb","share":"data","file":"dir/nastune-bench-x.bin","evict":true}
+//	server: {"ok":true,"evicted":"…"}                (sampling runs)
+//	client: {"end":true}                          server: AttribReport
+//
+// Samples are taken every attribInterval; one session at a time; a test
+// samples at most attribMaxSamples intervals; a session idle for
+// attribIdle ends.
+
+const (
+	opAttrib          = "attrib"
+	attribInterval    = 500 * time.Millisecond
+	attribMaxSamples  = 1200 // 10 minutes
+	attribIdle        = 15 * time.Minute
+	attribMaxTests    = 256
+	defaultSMBConf    = "/etc/samba/smb.conf"
+	defaultExportsDir = "/etc"
+)
+
+// attribMsg is a client line of an attribution session.
+type attribMsg struct {
+	Begin    string `json:"begin,omitempty"`
+	Protocol string `json:"protocol,omitempty"` // smb or nfs
+	// Share is the SMB share name, or the NFS export path (a server path).
+	Share string `json:"share,omitempty"`
+	// File is the test file relative to the share (slash-separated).
+	File  string `json:"file,omitempty"`
+	Evict bool   `json:"evict,omitempty"`
+	End   bool   `json:"end,omitempty"`
+}
+
+// AttribReport is what the server saw during one test.
+type AttribReport struct {
+	OK      bool    `json:"ok,omitempty"`
+	Error   string  `json:"error,omitempty"`
+	Evicted string  `json:"evicted,omitempty"` // the file dropped from the page cache
+	Test    string  `json:"test,omitempty"`
+	Samples int     `json:"samples,omitempty"`
+	Seconds float64 `json:"seconds,omitempty"`
+	// SharePath is the share's folder on the server, found in smb.conf
+	// (the share's path) or exports (the export itself), Devices the
+	// block devices under it (tune's resolver: md, dm, loop, disks).
+	SharePath string   `json:"share_path,omitempty"`
+	Devices   []string `json:"devices,omitempty"`
+	// Serving are the busiest threads of the serving processes (mean
+	// share of one core over the test).
+	Serving []watch.ThreadSample `json:"serving,omitempty"`
+	// Bottlenecks are watch's verdicts over the test's samples.
+	Bottlenecks []watch.Bottleneck   `json:"bottlenecks,omitempty"`
+	Cgroups     []watch.CgroupSample `json:"cgroups,omitempty"`
+	// Settings are the share's settings in effect as far as the server's
+	// files say (smb.conf written values; nfsd threads).
+	Settings map[string]string `json:"settings,omitempty"`
+	Notes    []string          `json:"notes,omitempty"`
+	// SamplingCPUPct is what the sampling cost the bench server (share of
+	// one core, mean over the test).
+	SamplingCPUPct float64 `json:"sampling_cpu_pct"`
+}
+
+// attribSession runs one attribution session on c (the hello was read
+// with br).
+func (s *Server) attribSession(ctx context.Context, c net.Conn, br *bufio.Reader) {
+	s.mu.Lock()
+	if s.attribBusy {
+		s.mu.Unlock()
+		_ = sendJSON(c, AttribReport{Error: "busy: another attribution session runs"})
+		return
+	}
+	s.attribBusy = true
+	s.mu.Unlock()
+	defer func() { s.mu.Lock(); s.attribBusy = false; s.mu.Unlock() }()
+	root := s.Root
+	if root == nil {
+		root = hostfs.Live()
+	}
+	smp, err := watch.NewSampler(root)
+	if err != nil {
+		_ = sendJSON(c, AttribReport{Error: "sampling: " + err.Error()})
+		return
+	}
+	defer smp.Close()
+	self, _ := os.Readlink("/proc/self/ns/net")
+	nsOf := map[int]string{}
+	smp.Follow(func(pid int, comm string) bool {
+		switch {
+		case comm == "nfsd":
+			return true
+		case strings.HasPrefix(comm, "smbd"):
+			// The smbd of this network namespace (other namespaces'
+			// smbd serve other addresses).
+			ns, ok := nsOf[pid]
+			if !ok {
+				ns, _ = os.Readlink("/proc/" + strconv.Itoa(pid) + "/ns/net")
+				nsOf[pid] = ns
+			}
+			return ns == self
+		}
+		return false
+	})
+	_ = c.SetWriteDeadline(time.Now().Add(helloTimeout))
+	if sendJSON(c, AttribReport{OK: true}) != nil {
+		return
+	}
+	// The rest of the session: lines of at most maxHeader bytes.
+	rd := bufio.NewReaderSize(io.MultiReader(bytes.NewReader(peekAll(br)), c), maxHeader)
+	s.log("attribution session from " + peerOf(c))
+	for tests := 0; tests < attribMaxTests; tests++ {
+		var m attribMsg
+		if !readLine(c, rd, &m, attribIdle) || m.Begin == "" {
+			return
+		}
+		rep := AttribReport{OK: true, Test: m.Begin, Settings: map[string]string{}}
+		s.shareContext(root, m, &rep)
+		_ = c.SetWriteDeadline(time.Now().Add(helloTimeout))
+		if sendJSON(c, AttribReport{OK: true, Evicted: rep.Evicted, Error: ""}) != nil {
+			return
+		}
+		samples, ok := s.sampleUntilEnd(ctx, c, rd, smp)
+		if !ok {
+			return
+		}
+		fillReport(&rep, samples)
+		_ = c.SetWriteDeadline(time.Now().Add(helloTimeout))
+		if sendJSON(c, rep) != nil {
+			return
+		}
+	}
+}
+
+func peekAll(br *bufio.Reader) []byte {
+	b, _ := br.Peek(br.Buffered())
+	return append([]byte(nil), b...)
+}
+
+// readLine reads one JSON line within d.
+func readLine(c net.Conn, rd *bufio.Reader, v any, d time.Duration) bool {
+	_ = c.SetReadDeadline(time.Now().Add(d))
+	line, err := rd.ReadSlice('\n')
+	if err != nil {
+		return false
+	}
+	return json.Unmarshal(line, v) == nil
+}
+
+// sampleUntilEnd samples until the client's end line (false: the client
+// left or the server stops).
+func (s *Server) sampleUntilEnd(ctx context.Context, c net.Conn, rd *bufio.Reader, smp *watch.Sampler) ([]watch.Sample, bool) {
+	if _, err := smp.Next(); err != nil { // the test starts from here
+		return nil, false
+	}
+	end := make(chan bool, 1)
+	go func() {
+		var m attribMsg
+		end <- readLine(c, rd, &m, attribMaxSamples*attribInterval+time.Minute) && m.End
+	}()
+	tick := time.NewTicker(attribInterval)
+	defer tick.Stop()
+	var out []watch.Sample
+	for {
+		select {
+		case ok := <-end:
+			if !ok {
+				return nil, false
+			}
+			if x, err := smp.Next(); err == nil && (x.Interval > 0.05 || len(out) == 0) {
+				out = append(out, x)
+			}
+			return out, true
+		case <-tick.C:
+			if len(out) >= attribMaxSamples {
+				continue // keep the first ten minutes
+			}
+			if x, err := smp.Next(); err == nil {
+				out = append(out, x)
+			}
+		case <-ctx.Done():
+			c.Close()
+			<-end
+			return nil, false
+		}
+	}
+}
+
+// fillReport reasons over the samples of one test.
+func fillReport(rep *AttribReport, samples []watch.Sample) {
+	rep.Samples = len(samples)
+	for _, x := range samples {
+		rep.Seconds += x.Interval
+		rep.SamplingCPUPct += x.Self.CPUPct * x.Interval
+	}
+	if rep.Seconds > 0 {
+		rep.SamplingCPUPct = float64(int(rep.SamplingCPUPct/rep.Seconds*10+0.5)) / 10
+	}
+	rep.Bottlenecks = watch.Reason(samples)
+	// Mean share of a core of each serving thread over the test.
+	type acc struct {
+		t      watch.ThreadSample
+		cpu, w float64
+	}
+	m := map[int]*acc{}
+	for _, x := range samples {
+		for _, t := range x.Threads {
+			if !serving(t.ProcessComm) {
+				continue
+			}
+			a := m[t.TID]
+			if a == nil {
+				a = &acc{t: t}
+				m[t.TID] = a
+			}
+			a.cpu += t.CPUPct * x.Interval
+			a.w += t.WaitPct * x.Interval
+		}
+	}
+	for _, a := range m {
+		if rep.Seconds <= 0 {
+			break
+		}
+		a.t.CPUPct = float64(int(a.cpu/rep.Seconds*10+0.5)) / 10
+		a.t.WaitPct = float64(int(a.w/rep.Seconds*10+0.5)) / 10
+		rep.Serving = append(rep.Serving, a.t)
+	}
+	sort.Slice(rep.Serving, func(i, j int) bool {
+		return rep.Serving[i].CPUPct > rep.Serving[j].CPUPct || rep.Serving[i].CPUPct == rep.Serving[j].CPUPct && rep.Serving[i].TID < rep.Serving[j].TID
+	})
+	if len(rep.Serving) > 4 {
+		rep.Serving = rep.Serving[:4]
+	}
+	if len(samples) > 0 {
+		rep.Cgroups = samples[len(samples)-1].Cgroups
+	}
+}
+
+func serving(comm string) bool { return comm == "nfsd" || strings.HasPrefix(comm, "smbd") }
+
+// shareContext finds the share's folder and devices and its settings,
+// and evicts the test file when asked.
+func (s *Server) shareContext(root *hostfs.Root, m attribMsg, rep *AttribReport) {
+	switch m.Protocol {
+	case "smb":
+		conf := s.SMBConf
+		if conf == "" {
+			conf = defaultSMBConf
+		}
+		p, settings, err := smbSharePath(conf, m.Share)
+		if err != nil {
+			rep.Notes = append(rep.Notes, err.Error())
+			return
+		}
+		rep.SharePath, rep.Settings = p, settings
+	case "nfs":
+		p, err := nfsExportPath(s.ExportsDir, m.Share)
+		if err != nil {
+			rep.Notes = append(rep.Notes, err.Error())
+			return
+		}
+		rep.SharePath = p
+		if v, err := root.ReadString("/proc/fs/nfsd/threads"); err == nil {
+			rep.Settings["nfsd threads"] = v
+		}
+	default:
+		rep.Notes = append(rep.Notes, fmt.Sprintf("protocol %q: want smb or nfs", m.Protocol))
+		return
+	}
+	if s.Devices == nil {
+		rep.Notes = append(rep.Notes, "backing devices: not resolved by this server")
+	} else if devs, err := s.Devices(rep.SharePath); err == nil {
+		rep.Devices = devs
+	} else {
+		rep.Notes = append(rep.Notes, "backing devices: "+err.Error())
+	}
+	if m.Evict && m.File != "" {
+		if f, err := evictTestFile(rep.SharePath, m.File); err != nil {
+			rep.Notes = append(rep.Notes, "page cache not evicted: "+err.Error())
+		} else {
+			rep.Evicted = f
+		}
+	}
+}
+
+// smbSettings are the smb.conf parameters that change what a transfer
+// costs the server.
+var smbSettings = []string{"smbencrypt", "serversigning", "serversmbencrypt", "usesendfile", "aioreadsize", "aiowritesize", "serverminprotocol", "servermultichannelsupport", "socketoptions"}
+
+// smbSharePath reads smb.conf (with its includes) for the share's path
+// and the settings in effect for it as written ([share] over [global];
+// unset ones are Samba's defaults).
+func smbSharePath(conf, share string) (string, map[string]string, error) {
+	b, err := os.ReadFile(conf)
+	if err != nil {
+		return "", nil, fmt.Errorf("the share's folder: %w (give the server --smb-conf)", err)
+	}
+	top, _ := smbconf.Parse(b)
+	x := smbconf.Expand(conf, top, os.ReadFile, smbconf.DefaultLimits)
+	set := map[string]string{}
+	p := ""
+	found := false
+	for _, sec := range []string{"global", share} {
+		for _, prm := range x.Config.Params {
+			if !strings.EqualFold(prm.Section, sec) {
+				continue
+			}
+			if sec != "global" {
+				found = true
+			}
+			if prm.Key == "path" && sec != "global" {
+				p = prm.Value
+			}
+			for _, k := range smbSettings {
+				if prm.Key == k {
+					set[prm.Name] = prm.Value
+				}
+			}
+		}
+	}
+	for _, sec := range x.Config.Sections {
+		found = found || strings.EqualFold(sec.Name, share)
+	}
+	if !found || p == "" || !filepath.IsAbs(p) || strings.Contains(p, "%") {
+		return "", set, fmt.Errorf("the share's folder: no [%s] with an absolute path (without %% macros) in %s", share, conf)
+	}
+	return filepath.Clean(p), set, nil
+}
+
+// nfsExportPath checks that p is exported (exports and exports.d).
+func nfsExportPath(dir, p string) (string, error) {
+	if dir == "" {
+		dir = defaultExportsDir
+	}
+	files := []string{filepath.Join(dir, "exports")}
+	if ms, _ := filepath.Glob(filepath.Join(dir, "exports.d", "*.exports")); len(ms) > 0 {
+		sort.Strings(ms)
+		files = append(files, ms...)
+	}
+	want := path.Clean("/" + p)
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		ex, _ := svcconf.Exports(b)
+		for _, e := range ex {
+			if path.Clean(e.Path) == want {
+				return want, nil
+			}
+		}
+	}
+	return "", fmt.Errorf("the share's folder: %s is not in %s/exports or exports.d", want, dir)
+}
+
+// evictTestFile drops nastune's test file from the page cache: only a
+// regular file named like one, inside the share, not a link, holding
+// nastune's header. Dirty pages are written first (fdatasync): DONTNEED
+// does not drop them.
+func evictTestFile(share, rel string) (string, error) {
+	clean := path.Clean("/" + rel)
+	base := path.Base(clean)
+	if !strings.HasPrefix(base, sharePrefix) || !strings.HasSuffix(base, ".bin") || strings.Contains(rel, "..") {
+		return "", fmt.Errorf("%q is not a nastune test file", rel)
+	}
+	full := filepath.Join(share, filepath.FromSlash(clean))
+	real, err := filepath.EvalSymlinks(filepath.Dir(full))
+	if err != nil {
+		return "", err
+	}
+	shareReal, err := filepath.EvalSymlinks(share)
+	if err != nil {
+		return "", err
+	}
+	if real != shareReal && !strings.HasPrefix(real, shareReal+"/") {
+		return "", fmt.Errorf("%s leads outside the share", rel)
+	}
+	full = filepath.Join(real, base)
+	fd, err := unix.Open(full, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", full, err)
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return "", fmt.Errorf("%s is not a regular file", full)
+	}
+	hdr := make([]byte, len(headerMagic))
+	if n, _ := unix.Pread(fd, hdr, 0); n != len(hdr) || string(hdr) != headerMagic {
+		return "", fmt.Errorf("%s does not start with nastune's header", full)
+	}
+	_ = unix.Fdatasync(fd)
+	if err := unix.Fadvise(fd, 0, 0, unix.FADV_DONTNEED); err != nil {
+		return "", fmt.Errorf("%s: posix_fadvise: %w", full, err)
+	}
+	return full, nil
+}
+
+func sendJSON(c net.Conn, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	_, err = c.Write(append(b, '\n'))
+	return err
+}
+
+// attribClient is the client's side of a session.
+type attribClient struct {
+	mu sync.Mutex
+	c  net.Conn
+	rd *bufio.Reader
+}
+
+// dialAttrib opens an attribution session with the bench server.
+func dialAttrib(ctx context.Context, server, token string) (*attribClient, error) {
+	var d net.Dialer
+	dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	c, err := d.DialContext(dctx, "tcp", WithPort(server))
+	if err != nil {
+		return nil, err
+	}
+	a := &attribClient{c: c, rd: bufio.NewReaderSize(c, 1<<20)}
+	h, _ := json.Marshal(header{V: protoVersion, Token: token, Op: opAttrib})
+	var rep AttribReport
+	if err := a.call(append(h, '\n'), &rep, 30*time.Second); err != nil {
+		c.Close()
+		return nil, err
+	}
+	if !rep.OK {
+		c.Close()
+		if rep.Error == "" {
+			rep.Error = "refused"
+		}
+		return nil, fmt.Errorf("%s", rep.Error)
+	}
+	return a, nil
+}
+
+func (a *attribClient) call(line []byte, v any, d time.Duration) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	_ = a.c.SetDeadline(time.Now().Add(d))
+	if _, err := a.c.Write(line); err != nil {
+		return err
+	}
+	b, err := a.rd.ReadSlice('\n')
+	if err != nil {
+		return fmt.Errorf("the bench server: %w", err)
+	}
+	return json.Unmarshal(b, v)
+}
+
+// begin starts sampling one test; end stops it and returns the report.
+func (a *attribClient) begin(m attribMsg) (AttribReport, error) {
+	b, _ := json.Marshal(m)
+	var rep AttribReport
+	err := a.call(append(b, '\n'), &rep, 60*time.Second)
+	return rep, err
+}
+
+func (a *attribClient) end() (AttribReport, error) {
+	var rep AttribReport
+	err := a.call([]byte(`{"end":true}`+"\n"), &rep, 60*time.Second)
+	return rep, err
+}
+
+func (a *attribClient) Close() error { return a.c.Close() }
