@@ -130,12 +130,16 @@ func SambaKnobs(conf string, src []byte, version string) ([]Knob, []string, erro
 	// with aio read size 0. Signed or encrypted sessions never use it.
 	signing, _ := value("serversigning")
 	signing = smbconf.NormalizeValue("serversigning", signing)
-	encrypt := encryptRequired(c, defs)
+	globalEncrypt := false
+	if v, _ := value("serversmbencrypt"); smbconf.NormalizeValue("serversmbencrypt", v) == "required" {
+		globalEncrypt = true
+	}
+	encrypt := encryptRequired(c)
 	sf, _ := value("usesendfile")
 	aio, _ := value("aioreadsize")
 	switch b, _ := smbconf.Bool(sf); {
 	case b:
-	case signing == "required" || encrypt != "":
+	case signing == "required" || globalEncrypt:
 		notes = append(notes, "use sendfile: not tried: signed or encrypted sessions never use it")
 	case aio != "0":
 		notes = append(notes, "use sendfile: not tried: with aio read size "+aio+" reads go async and rarely reach sendfile")
@@ -167,7 +171,7 @@ func SambaKnobs(conf string, src []byte, version string) ([]Knob, []string, erro
 
 // encryptRequired names the first setting that requires encryption, "" for
 // none.
-func encryptRequired(c *smbconf.Config, defs map[string]string) string {
+func encryptRequired(c *smbconf.Config) string {
 	for _, p := range c.Params {
 		if p.Key != "serversmbencrypt" {
 			continue
