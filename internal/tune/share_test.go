@@ -78,8 +78,8 @@ func TestNfsdKnob(t *testing.T) {
 		skipped    int
 	}{
 		{8, 4, 8 << 30, []string{"16", "32", "64"}, 1}, // 128 > 16 × 4 cores
-		{8, 1, 128 << 20, nil, 4},                       // 128 MiB: 5% is 6 threads
-		{1, 2, 1 << 30, []string{"8", "16", "32"}, 2},   // 51 threads by memory, 32 by cores
+		{8, 1, 128 << 20, nil, 4},                      // 128 MiB: 5% is 6 threads
+		{1, 2, 1 << 30, []string{"8", "16", "32"}, 2},  // 51 threads by memory, 32 by cores
 		{64, 16, 64 << 30, []string{"128"}, 0},
 	} {
 		k, ok := NfsdKnob(c.cur, c.cores, c.ram)
