@@ -17,28 +17,161 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nastune/nastune/test/smblab"
 	"github.com/nastune/nastune/test/testutil"
 )
 
-// The smbd test: a real Samba started by test/smblab in its own network
-// namespace, with its own smb.conf, passdb and share folders on a temp
-// folder; the client (this test binary re-run as a helper) in a second
-// namespace over a veth pair. smbclient's put/get in the same run is the
-// oracle. Nothing outside the temp folder and the two namespaces is
-// touched.
+// The smbd test: a real Samba (Debian's samba package) started by the test
+// in its own network namespace, with its own smb.conf, passdb, lock, state
+// and private folders and a share on a temp folder; the client (this test
+// binary re-run as a helper) in a second namespace over a veth pair.
+// smbclient's put/get in the same run is the oracle. Nothing outside the
+// temp folder and the two namespaces is touched.
+//
+// smbd maps every SMB account to a Unix account; creating one would
+// write /etc/passwd, so the account the test creates (in its own tdbsam
+// file) is for nobody (uid 65534), the existing unprivileged user, and the
+// share folder is owned by it.
 
-const smbTestPassword = smblab.Password
+const smbTestPassword = "nastune-test-pw"
 
 type smbLab struct {
 	dir, srv, cli, addr string
 }
 
+// removeStaleSmbNetns deletes the namespaces of this test whose process
+// no longer exists (a killed run).
+func removeStaleSmbNetns() {
+	ents, _ := os.ReadDir("/run/netns")
+	for _, e := range ents {
+		rest, ok := strings.CutPrefix(e.Name(), "nastune-smbs-")
+		if !ok {
+			rest, ok = strings.CutPrefix(e.Name(), "nastune-smbc-")
+		}
+		pid, err := strconv.Atoi(strings.SplitN(rest, "-", 2)[0])
+		if ok && err == nil && pid > 0 && syscall.Kill(pid, 0) == syscall.ESRCH {
+			exec.Command("ip", "netns", "del", e.Name()).Run()
+		}
+	}
+}
+
 // startSmbd starts a lab; global holds extra [global] lines (e.g. signing).
 func startSmbd(t *testing.T, name, global string) *smbLab {
 	t.Helper()
-	l := smblab.Start(t, name, global)
-	return &smbLab{dir: l.Dir, srv: l.Srv, cli: l.Cli, addr: l.Addr}
+	testutil.NeedRoot(t, "network namespaces and smbd")
+	for _, tool := range []struct{ name, pkg string }{{"ip", "iproute2"}, {"smbd", "samba"}, {"pdbedit", "samba"}, {"smbclient", "smbclient"}} {
+		testutil.Need(t, tool.name, tool.pkg)
+	}
+	dir, err := os.MkdirTemp("", "nastune-smbd-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	removeStaleSmbNetns()
+	pid := strconv.Itoa(os.Getpid()) + "-" + name
+	l := &smbLab{dir: dir, srv: "nastune-smbs-" + pid, cli: "nastune-smbc-" + pid, addr: "10.231.0.1"}
+	testutil.Run(t, "ip", "netns", "add", l.srv)
+	t.Cleanup(func() { exec.Command("ip", "netns", "del", l.srv).Run() })
+	testutil.Run(t, "ip", "netns", "add", l.cli)
+	t.Cleanup(func() { exec.Command("ip", "netns", "del", l.cli).Run() })
+	testutil.Run(t, "ip", "link", "add", "smb-s", "netns", l.srv, "type", "veth", "peer", "name", "smb-c", "netns", l.cli)
+	testutil.Run(t, "ip", "-n", l.srv, "addr", "add", l.addr+"/24", "dev", "smb-s")
+	testutil.Run(t, "ip", "-n", l.cli, "addr", "add", "10.231.0.2/24", "dev", "smb-c")
+	for _, ns := range [][2]string{{l.srv, "smb-s"}, {l.cli, "smb-c"}} {
+		testutil.Run(t, "ip", "-n", ns[0], "link", "set", ns[1], "up")
+		testutil.Run(t, "ip", "-n", ns[0], "link", "set", "lo", "up")
+	}
+	for _, d := range []string{"private", "lock", "state", "cache", "run", "ncalrpc", "binddns", "share", "secret"} {
+		if err := os.Mkdir(filepath.Join(dir, d), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, d := range []string{"share", "secret"} {
+		p := filepath.Join(dir, d)
+		if err := os.Chown(p, 65534, 65534); err != nil {
+			t.Fatal(err)
+		}
+		os.Chmod(p, 0o755)
+	}
+	conf := fmt.Sprintf(`[global]
+	netbios name = NASTUNETEST
+	workgroup = WORKGROUP
+	server role = standalone server
+	interfaces = %[2]s/24
+	bind interfaces only = yes
+	smb ports = 445
+	disable netbios = yes
+	passdb backend = tdbsam:%[1]s/private/passdb.tdb
+	private dir = %[1]s/private
+	lock directory = %[1]s/lock
+	state directory = %[1]s/state
+	cache directory = %[1]s/cache
+	pid directory = %[1]s/run
+	ncalrpc dir = %[1]s/ncalrpc
+	binddns dir = %[1]s/binddns
+	log file = %[1]s/smbd.log
+	log level = 1
+	map to guest = never
+	load printers = no
+	printing = bsd
+	printcap name = /dev/null
+	disable spoolss = yes
+	usershare max shares = 0
+	server min protocol = SMB2_10
+%[3]s
+[share]
+	path = %[1]s/share
+	read only = no
+[secret]
+	path = %[1]s/secret
+	read only = no
+	smb encrypt = required
+`, dir, l.addr, global)
+	cf := filepath.Join(dir, "smb.conf")
+	if err := os.WriteFile(cf, []byte(conf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	add := exec.Command("pdbedit", "-s", cf, "-a", "-t", "-u", "nobody")
+	add.Stdin = strings.NewReader(smbTestPassword + "\n" + smbTestPassword + "\n")
+	if out, err := add.CombinedOutput(); err != nil {
+		t.Fatalf("pdbedit: %v\n%s", err, out)
+	}
+	smbd := exec.Command("ip", "netns", "exec", l.srv, "smbd", "-F", "--no-process-group", "-s", cf, "--debug-stdout")
+	var log bytes.Buffer
+	smbd.Stdout, smbd.Stderr = &log, &log
+	smbd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := smbd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = syscall.Kill(-smbd.Process.Pid, syscall.SIGTERM)
+		done := make(chan struct{})
+		go func() { smbd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			_ = syscall.Kill(-smbd.Process.Pid, syscall.SIGKILL)
+			<-done
+		}
+		if t.Failed() {
+			b, _ := os.ReadFile(filepath.Join(dir, "smbd.log"))
+			t.Logf("smbd output:\n%s\n%s", log.String(), b)
+		}
+	})
+	// Wait (up to 60 s: a busy 2-core machine) for smbd to listen.
+	for i := 0; ; i++ {
+		if exec.Command("ip", "netns", "exec", l.srv, "sh", "-c", "ss -Hltn 'sport = :445' | grep -q .").Run() == nil {
+			break
+		}
+		if i > 600 || smbd.ProcessState != nil {
+			b, _ := os.ReadFile(filepath.Join(dir, "smbd.log"))
+			t.Fatalf("smbd did not listen on 445:\n%s\n%s", log.String(), b)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return l
 }
 
 // runShareClient runs RunShare as a helper in the client namespace and

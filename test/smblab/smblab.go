@@ -1,4 +1,7 @@
-// Package smblab starts a real Samba (Debian's samba package) for tests:
+// Package smblab starts a real Samba (Debian's samba package) for tests
+// (the harness of internal/bench's smbd tests, with an smb.conf where apply
+// edits it, a restart and a path of one's choosing; bench's tests move onto
+// it once their own changes to startSmbd are merged):
 // in its own network namespace, with its own smb.conf, passdb, lock,
 // state and private folders and two shares on a temp folder, and a client
 // namespace joined to it by a veth pair. Nothing outside the temp folder
