@@ -38,8 +38,8 @@ type tuneOptions struct {
 	Output  string
 
 	// tune --share (cmd_tune_share.go)
-	Share, SmbConf, PasswordFile string
-	testsSet                     bool
+	Share, SmbConf, PasswordFile, Client string
+	testsSet                             bool
 }
 
 func newTuneCmd(env *Env) *cobra.Command {
@@ -88,6 +88,7 @@ func newTuneCmd(env *Env) *cobra.Command {
 	f.StringVarP(&o.Output, "output", "o", "text", "output format: text, json or html")
 	f.StringVar(&o.Share, "share", "", "tune the file server behind this share `URL` (smb://[USER@]HOST/SHARE or nfs://HOST/EXPORT) by bench share's result instead of --file")
 	f.StringVar(&o.SmbConf, "smb-conf", "/etc/samba/smb.conf", "with --share: the smb.conf smbd reads (`FILE`)")
+	f.StringVar(&o.Client, "client", "", "with --share: a client running `nastune bench net -s` (HOST[:PORT]) runs the share tests, so the network to it counts (token: $"+tokenEnv+")")
 	f.StringVar(&o.PasswordFile, "password-file", "", "with --share: read the SMB password from `FILE` (default: $"+smbPasswordEnv+", or a prompt)")
 	return cmd
 }

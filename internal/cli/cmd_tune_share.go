@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path"
 	"runtime"
@@ -43,6 +44,17 @@ func runTuneShare(ctx context.Context, o *tuneOptions, env *Env) error {
 	u, err := bench.ParseShareURL(o.Share)
 	if err != nil {
 		return usagef("e.g. nastune tune --share smb://alice@192.168.1.10/media", "--share: %v", err)
+	}
+	if o.Client != "" {
+		if _, _, err := net.SplitHostPort(bench.WithPort(o.Client)); err != nil || strings.ContainsAny(o.Client, "/@ ") {
+			return usagef("e.g. --client 192.168.1.20 (running nastune bench net -s)", "--client %q: not a host", o.Client)
+		}
+		if net.ParseIP(u.Host) == nil {
+			return usagef("e.g. --share smb://alice@192.168.1.10/media", "--client: give the share by this machine's address, not %q: the client tests only against the address that asks", u.Host)
+		}
+		if env.Getenv(tokenEnv) == "" {
+			return usagef("export "+tokenEnv+"=SECRET here and on the client", "--client needs a token: the client runs share tests only for a token holder")
+		}
 	}
 	tests := shareTuneTests
 	if o.testsSet {
@@ -149,7 +161,11 @@ func runTuneShare(ctx context.Context, o *tuneOptions, env *Env) error {
 	if o.Output == "text" || o.List {
 		w = env.Stdout
 	}
-	fmt.Fprintf(w, "tune --share %s: %s, %s files, budget %s\n", u, strings.Join(tests, ","), o.Size, budget)
+	by := ""
+	if o.Client != "" {
+		by = ", measured by " + o.Client
+	}
+	fmt.Fprintf(w, "tune --share %s: %s, %s files%s, budget %s\n", u, strings.Join(tests, ","), o.Size, by, budget)
 	for _, d := range devs {
 		fmt.Fprintf(w, "  device %-8s %-5s %s\n", d.Name, d.Kind, d.Via)
 	}
@@ -184,7 +200,7 @@ func runTuneShare(ctx context.Context, o *tuneOptions, env *Env) error {
 		}
 	}
 	password := ""
-	if u.Scheme == "smb" {
+	if u.Scheme == "smb" && o.Client == "" {
 		if password, err = sharePassword(u, o.PasswordFile, env); err != nil {
 			return err
 		}
@@ -216,6 +232,19 @@ func runTuneShare(ctx context.Context, o *tuneOptions, env *Env) error {
 	a := &tune.ShareApplier{Journal: &tune.JournalApplier{Opts: aopts, Sys: "/sys", Devs: devs}, Conf: o.SmbConf, Version: version,
 		Service: svc, NFSConf: "/etc/nfs.conf"}
 	m := tune.ShareMeasurer(bench.ShareOptions{URL: u, Password: password, Tests: tests, Size: size, Time: limit})
+	if o.Client != "" {
+		// The client runs the tests with its own password; the request
+		// leaves from the URL's address, the one the client tests against.
+		req := bench.ShareRequest{Token: env.Getenv(tokenEnv), URL: u.String(), Tests: tests, Size: size, Seconds: int(limit.Seconds())}
+		client := o.Client
+		m = func(ctx context.Context) (tune.Sample, error) {
+			r, err := bench.RunShareOn(ctx, client, u.Host, req)
+			if err != nil {
+				return nil, err
+			}
+			return tune.ShareSample(r)
+		}
+	}
 	units := map[string]string{}
 	for _, t := range tests {
 		units[t] = "MiB/s"

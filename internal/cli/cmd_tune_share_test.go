@@ -20,6 +20,9 @@ func TestTuneShareRefusals(t *testing.T) {
 		{[]string{"tune", "--share", "smb://10.0.0.1/media", "--file", "/srv/x"}, "not both"},
 		{[]string{"tune", "--share", "smb://10.0.0.1/media", "--tests", "smallfiles"}, `"smallfiles" is not a share test`},
 		{[]string{"tune", "--share", "smb://10.0.0.1/media", "--budget", "1s"}, "outside 10s-24h"},
+		{[]string{"tune", "--share", "smb://10.0.0.1/media", "--client", "a b"}, "not a host"},
+		{[]string{"tune", "--share", "smb://nas.local/media", "--client", "10.0.0.2"}, "this machine's address"},
+		{[]string{"tune", "--share", "smb://10.0.0.1/media", "--client", "10.0.0.2"}, "--client needs a token"},
 	} {
 		_, errs, code := runBench(ctx, nil, c.args...)
 		if code != ExitUsage || !strings.Contains(errs, c.want) {
