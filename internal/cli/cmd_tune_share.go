@@ -205,7 +205,10 @@ func runTuneShare(ctx context.Context, o *tuneOptions, env *Env) error {
 			return err
 		}
 	}
-	aopts := apply.Options{Validate: apply.ConfigValidator(ctx, cmdrun.Limits{})}
+	// Every run of this tune (trials, the kept run) carries its name:
+	// `undo --list` shows the tune as one entry.
+	aopts := apply.Options{Validate: apply.ConfigValidator(ctx, cmdrun.Limits{}),
+		Tune: "tune-" + time.Now().UTC().Format("20060102T150405Z") + "-" + strconv.Itoa(os.Getpid())}
 	finishExpired(env)
 	unlock, err := apply.TuneLock(aopts)
 	if err != nil {

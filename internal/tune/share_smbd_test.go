@@ -121,7 +121,7 @@ func shareTune(t *testing.T, l *smblab.Lab) (*Result, []Knob, []string, apply.Op
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := apply.Options{Root: l.Dir, Validate: apply.ConfigValidator(context.Background(), cmdrun.Limits{})}
+	opts := apply.Options{Root: l.Dir, Validate: apply.ConfigValidator(context.Background(), cmdrun.Limits{}), Tune: "tune-share-test"}
 	a := &ShareApplier{Journal: &JournalApplier{Opts: opts}, Conf: conf, Version: ver, Service: l}
 	res, err := Run(context.Background(), clientMeasurer(l), a, Options{Tests: []string{"seqread", "seqwrite"},
 		Units: map[string]string{"seqread": "MiB/s", "seqwrite": "MiB/s"}, Knobs: knobs, Budget: 15 * time.Minute, Log: t.Logf})
@@ -173,6 +173,16 @@ func TestTuneShareSmbdSocketOptions(t *testing.T) {
 	}
 	if open, _ := apply.OpenTrials(opts); len(open) != 0 {
 		t.Errorf("trial runs left live: %+v", open)
+	}
+	// Every run is the tune's (undo --list shows it as one entry).
+	runs, _ := apply.List(opts)
+	for _, r := range runs {
+		if r.Tune != "tune-share-test" {
+			t.Errorf("run %s is not named as the tune's: %q", r.ID, r.Tune)
+		}
+	}
+	if len(runs) < 2 {
+		t.Errorf("runs %d: want the trial and the kept run", len(runs))
 	}
 }
 
