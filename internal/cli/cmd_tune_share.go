@@ -215,7 +215,7 @@ func runTuneShare(ctx context.Context, o *tuneOptions, env *Env) error {
 		return err
 	}
 	defer unlock()
-	svc := tune.HostSamba{Addr: u.Address(445)}
+	svc := tune.HostSamba{Addr: u.Address(445), Conf: o.SmbConf}
 	// A killed tune's Samba trial is reverted in smb.conf; smbd reads it
 	// again only when told.
 	open, _ := apply.OpenTrials(aopts)

@@ -214,13 +214,23 @@ type Service interface {
 	Restart() error
 }
 
-// HostSamba is this machine's smbd: reload through smbcontrol, restart
-// through systemctl (or service where there is no systemd); Ready waits
-// for addr (HOST:PORT) to accept connections again.
-type HostSamba struct{ Addr string }
+// HostSamba is this machine's smbd: reload through smbcontrol (with the
+// smb.conf tune edits, so it reaches the smbd that reads it), restart
+// through systemctl (or service where there is no systemd), after which it
+// waits for Addr (HOST:PORT) to accept connections again.
+type HostSamba struct{ Addr, Conf string }
 
 // Reload implements Service.
-func (h HostSamba) Reload() error { return apply.ReloadSamba() }
+func (h HostSamba) Reload() error {
+	if h.Conf == "" {
+		return apply.ReloadSamba()
+	}
+	out, err := exec.Command("smbcontrol", "-s", h.Conf, "smbd", "reload-config").CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("smbcontrol smbd reload-config: %w: %s", err, strings.TrimSpace(string(out)))
+	}
+	return nil
+}
 
 // Restart implements Service.
 func (h HostSamba) Restart() error {
