@@ -1,9 +1,13 @@
 package tune
 
 import (
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/nastune/nastune/internal/apply"
 )
 
 func TestSambaKnobs(t *testing.T) {
@@ -89,5 +93,87 @@ func TestNfsdKnob(t *testing.T) {
 	}
 	if _, ok := NfsdKnob(0, 2, 1<<30); ok {
 		t.Error("nfsd without threads (not started) offered a knob")
+	}
+}
+
+type fakeService struct{ calls []string }
+
+func (f *fakeService) Reload() error  { f.calls = append(f.calls, "reload"); return nil }
+func (f *fakeService) Restart() error { f.calls = append(f.calls, "restart"); return nil }
+
+// ShareApplier on a scratch root: a Samba trial is a journaled smb.conf
+// edit the service is told about (restart for socket options, reload
+// otherwise), its revert restores the bytes and reads the value back, and
+// Persist writes smb.conf and nfs.conf in one run that undo reverts.
+func TestShareApplier(t *testing.T) {
+	root := t.TempDir()
+	const conf = "/etc/samba/smb.conf"
+	src := "# mine\n[global]\n   socket options = SO_RCVBUF=8192 SO_SNDBUF=8192\n   aio read size = 0\n[data]\n   path = /srv\n"
+	for p, c := range map[string]string{conf: src, "/etc/nfs.conf": "[nfsd]\n# threads=8\n", NfsdThreads: "8\n"} {
+		if err := os.MkdirAll(filepath.Join(root, filepath.Dir(p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, p), []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	svc := &fakeService{}
+	opts := apply.Options{Root: root, Tune: "tune-x"}
+	a := &ShareApplier{Journal: &JournalApplier{Opts: opts}, Conf: conf, Version: "4.17.12", Service: svc, NFSConf: "/etc/nfs.conf"}
+	read := func(p string) string { b, _ := os.ReadFile(filepath.Join(root, p)); return string(b) }
+
+	id, err := a.Trial(SmbKnobPath(conf, "socket options"), "TCP_NODELAY")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := read(conf); !strings.Contains(got, "socket options = TCP_NODELAY\n") || !strings.HasPrefix(got, "# mine\n") {
+		t.Errorf("smb.conf during the trial:\n%s", got)
+	}
+	if v, _ := a.Read(SmbKnobPath(conf, "socket options")); v != "TCP_NODELAY" {
+		t.Errorf("read %q", v)
+	}
+	rb, err := a.Revert(id)
+	if err != nil || rb != "SO_RCVBUF=8192 SO_SNDBUF=8192" || read(conf) != src {
+		t.Errorf("revert: %q %v\n%s", rb, err, read(conf))
+	}
+	id, err = a.Trial(SmbKnobPath(conf, "aio read size"), "1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rb, err := a.Revert(id); err != nil || rb != "0" {
+		t.Errorf("revert aio: %q %v", rb, err)
+	}
+	if want := []string{"restart", "restart", "reload", "reload"}; !reflect.DeepEqual(svc.calls, want) {
+		t.Errorf("service calls %v, want %v", svc.calls, want)
+	}
+	// A value the smb.conf writer refuses (a newline, a section header)
+	// is no trial and tells the service nothing.
+	svc.calls = nil
+	if _, err := a.Trial(SmbKnobPath(conf, "socket options"), "TCP_NODELAY\n[evil]"); err == nil || len(svc.calls) != 0 || read(conf) != src {
+		t.Errorf("a value with a newline: %v, calls %v", err, svc.calls)
+	}
+	kept := []Kept{{Knob: SmbKnobPath(conf, "aio read size"), From: "0", To: "1"}, {Knob: SmbKnobPath(conf, "socket options"), From: "SO_RCVBUF=8192 SO_SNDBUF=8192", To: "TCP_NODELAY"},
+		{Knob: NfsdThreads, From: "8", To: "16"}}
+	run, err := a.Persist(kept)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := read(conf); !strings.Contains(got, "aio read size = 1\n") || !strings.Contains(got, "socket options = TCP_NODELAY\n") {
+		t.Errorf("smb.conf kept:\n%s", got)
+	}
+	if !strings.Contains(read("/etc/nfs.conf"), "threads") || strings.TrimSpace(read(NfsdThreads)) != "16" {
+		t.Errorf("nfs.conf %q, threads %q", read("/etc/nfs.conf"), read(NfsdThreads))
+	}
+	if want := []string{"restart"}; !reflect.DeepEqual(svc.calls, want) {
+		t.Errorf("after persist: %v, want one restart (socket options kept)", svc.calls)
+	}
+	if kept[2].Persisted != "/etc/nfs.conf [nfsd] threads" || kept[0].Persisted != conf {
+		t.Errorf("persisted %+v", kept)
+	}
+	if _, err := apply.Undo(run, opts); err != nil {
+		t.Fatal(err)
+	}
+	if read(conf) != src || read("/etc/nfs.conf") != "[nfsd]\n# threads=8\n" || strings.TrimSpace(read(NfsdThreads)) != "8" {
+		t.Errorf("after undo:\n%s\n%s\n%s", read(conf), read("/etc/nfs.conf"), read(NfsdThreads))
 	}
 }
