@@ -25,6 +25,7 @@ import (
 
 	"github.com/nastune/nastune/internal/apply"
 	"github.com/nastune/nastune/internal/bench"
+	"github.com/nastune/nastune/internal/confsyntax"
 	"github.com/nastune/nastune/internal/parse/smbconf"
 	"github.com/nastune/nastune/internal/plan"
 )
@@ -99,7 +100,14 @@ func SambaKnobs(conf string, src []byte, version string) ([]Knob, []string, erro
 	var knobs []Knob
 	var notes []string
 	add := func(key, cur, to string) {
-		knobs = append(knobs, Knob{Path: SmbKnobPath(conf, smbKnobs[key].name), Device: "smbd", Attr: smbKnobs[key].name, Current: cur, Values: []string{to}})
+		name := smbKnobs[key].name
+		// The value as found is printed and compared; one outside the
+		// smb.conf writer's safe set (control bytes, a %) is not tried.
+		if confsyntax.SmbParam("global", name, cur) != nil {
+			notes = append(notes, name+": not tried: its value in "+conf+" holds characters nastune does not write")
+			return
+		}
+		knobs = append(knobs, Knob{Path: SmbKnobPath(conf, name), Device: "smbd", Attr: name, Current: cur, Values: []string{to}})
 	}
 	// socket options with fixed buffers: autotuning off, a copy capped at
 	// window ÷ RTT. Tried without the buffer options (the rest kept).

@@ -40,6 +40,8 @@ func TestSambaKnobs(t *testing.T) {
 			[]kv{{"min receivefile size", "16384", "0"}}, nil},
 		{"multi channel off on 4.17", "[global]\nserver multi channel support = no\n", "4.17.12",
 			[]kv{{"server multi channel support", "no", "yes"}}, nil},
+		{"a value with a control byte is not tried", "[global]\nsocket options = SO_RCVBUF=8192 \x1b[2J\n", "4.17", nil,
+			[]string{"socket options: not tried: its value in /etc/samba/smb.conf holds characters nastune does not write"}},
 		{"multi channel off on 4.13: experimental", "[global]\nserver multi channel support = no\n", "4.13.17",
 			nil, []string{"server multi channel support: not tried: experimental before Samba 4.15 (this is 4.13.17)"}},
 	} {
