@@ -57,6 +57,17 @@ func Trial(path, value string, o Options) (*Manifest, error) {
 
 const trialNrFile = "trial-nr_requests"
 
+// TrialEdit sets [section] key = value in a config file (smb.conf through
+// confsyntax's smb.conf writer, nfs.conf through its ini writer; format as
+// in plan.Edit) as one journaled trial run, validated like any apply
+// (Options.Validate: testparm for smb.conf). The service is not told:
+// the caller reloads or restarts it. Revert undoes it byte-exactly.
+func TrialEdit(file string, e plan.Edit, o Options) (*Manifest, error) {
+	p := plan.Plan{Changes: []plan.Change{{ID: TrialChange, Kind: "config", Target: file + " " + e.Key, To: e.Value,
+		Persist: &plan.Persist{File: file, Edit: &e}}}}
+	return Apply(p, o)
+}
+
 // schedSibling is queue/nr_requests beside a queue/scheduler path ("" for
 // any other path).
 func schedSibling(path string) string {
@@ -79,15 +90,16 @@ func writeNew(p, content string) error {
 	return f.Close()
 }
 
-// Revert undoes a trial run and returns the value read back afterwards.
+// Revert undoes a trial run and returns the value read back afterwards
+// ("" for a config file trial).
 func Revert(id string, o Options) (string, error) {
 	m, err := Undo(id, o)
 	if err != nil {
 		return "", err
 	}
 	o.defaults()
-	if len(m.Steps) == 0 {
-		return "", nil
+	if len(m.Steps) == 0 || m.Steps[0].Kind == "file" {
+		return "", nil // a config trial (TrialEdit): the caller reads its value
 	}
 	if nrPath := schedSibling(m.Steps[0].Path); nrPath != "" {
 		if err := restoreNr(id, nrPath, o); err != nil {

@@ -667,6 +667,10 @@ func TestMain(m *testing.M) {
 		os.Exit(shareHelper())
 	case "netserver":
 		os.Exit(netServerHelper())
+	case "shareclient":
+		os.Exit(shareClientHelper())
+	case "sharereq":
+		os.Exit(shareRequestHelper())
 	}
 	os.Exit(m.Run())
 }

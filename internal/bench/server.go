@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -80,7 +81,12 @@ type reply struct {
 // at its announced length (at most 60 s) plus 2 s, or at MaxBytes, or when
 // the client leaves; a stream that moves nothing for 10 s is dropped.
 type Server struct {
-	Addr  string
+	Addr string
+	// SharePassword, when set, lets the server run share tests on request
+	// (share_remote.go) and gives the SMB password for a share from this
+	// machine's own configuration; nil refuses share requests.
+	SharePassword func(ShareURL) (string, error)
+
 	Token string
 	// MaxBytes caps one test (0: DefaultMaxBytes).
 	MaxBytes int64
@@ -376,6 +382,10 @@ func (s *Server) handle(ctx context.Context, t *tracked) {
 	}
 	if len(line) > len(dataMagic) && string(line[:len(dataMagic)]) == dataMagic {
 		s.data(t, string(line[len(dataMagic):len(line)-1]))
+		return
+	}
+	if rest, ok := strings.CutPrefix(string(line), shareMagic); ok {
+		s.shareSession(ctx, t, rest)
 		return
 	}
 	_ = c.SetWriteDeadline(time.Now().Add(helloTimeout))

@@ -268,6 +268,10 @@ type benchNetOptions struct {
 	SMBConf, ExportsDir                                           string
 	Streams, Repeat                                               int
 	Reverse, Server                                               bool
+
+	// PasswordFile: the SMB password the server uses for share tests a
+	// tune --share --client asks for (bench.Server.SharePassword).
+	PasswordFile string
 }
 
 // tokenEnv names the environment variable both ends read the token from.
@@ -312,6 +316,7 @@ func newBenchNetCmd(env *Env) *cobra.Command {
 	f.StringVar(&o.Engine, "engine", "builtin", "builtin or iperf3")
 	f.StringVarP(&o.Output, "output", "o", "text", "output format: text, json or prom (node_exporter textfile)")
 	f.StringVar(&o.Save, "save", "", "also write the JSON result to this file")
+	f.StringVar(&o.PasswordFile, "password-file", "", "server: the `FILE` holding the SMB password for the share tests tune --share --client asks for (default: $"+smbPasswordEnv+")")
 	return cmd
 }
 
@@ -340,6 +345,12 @@ func runBenchNet(ctx context.Context, o *benchNetOptions, args []string, interva
 			return &UsageError{Err: fmt.Errorf("--listen %s: %w", o.Listen, err), Hint: "give an address of this machine, e.g. 192.168.1.10 (port 5201) or 192.168.1.10:5202"}
 		}
 		fmt.Fprintf(env.Stdout, "nastune bench server on %s (Ctrl-C to stop)\n", s.Address())
+		// Share tests on request (with a token only, against the asking
+		// address only): the password is this machine's, read per request,
+		// never asked for on the terminal while serving.
+		quiet := *env
+		quiet.IsTTY, quiet.Stdin = false, strings.NewReader("")
+		s.SharePassword = func(u bench.ShareURL) (string, error) { return sharePassword(u, o.PasswordFile, &quiet) }
 		if s.Open() {
 			fmt.Fprintf(env.Stderr, "warning: anyone who can reach %s can run tests (up to %s each); set a token on both ends:\n"+
 				"  export %s=$(head -c 12 /dev/urandom | base64)   (or --token SECRET)\n", s.Address(), o.MaxBytes, tokenEnv)

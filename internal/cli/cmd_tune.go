@@ -36,12 +36,16 @@ type tuneOptions struct {
 	List    bool
 	Yes     bool
 	Output  string
+
+	// tune --share (cmd_tune_share.go)
+	Share, SmbConf, PasswordFile, Client string
+	testsSet                             bool
 }
 
 func newTuneCmd(env *Env) *cobra.Command {
 	o := &tuneOptions{}
 	cmd := &cobra.Command{
-		Use:   "tune --file PATH",
+		Use:   "tune --file PATH | --share URL",
 		Short: "Tune the disk path under PATH by measurement: keep only what a benchmark proves",
 		Long: "tune measures the chosen tests on a file under PATH (baseline: at least 3 runs, more while the\n" +
 			"spread is wide), then tries the uncertain knobs of the block devices under PATH one value at a\n" +
@@ -51,13 +55,26 @@ func newTuneCmd(env *Env) *cobra.Command {
 			"together, then persisted (udev rule) as one run that `nastune undo RUN` reverts entirely.\n" +
 			"Values the audit warns about and more memory than the box can spare are never tried.\n" +
 			"Ctrl-C, SIGTERM or a lost terminal revert the live trial; after a crash `nastune undo` (or the\n" +
-			"next tune) does. On a terminal it asks before the first trial; elsewhere it needs --yes.\n" +
+			"next tune) does. On a terminal it asks before the first trial; elsewhere it needs --yes.\n\n" +
+			"With --share URL the workload is bench share's seqread and seqwrite on that share, measured\n" +
+			"through the address in the URL, and the candidates are the Samba options that cap or slow a\n" +
+			"transfer (socket options with SO_RCVBUF/SO_SNDBUF, aio sizes, use sendfile, min receivefile\n" +
+			"size, server multi channel support), nfsd's thread count and the block knobs under the share's\n" +
+			"path. Each Samba trial is a testparm-checked smb.conf edit that smbd reloads; socket options\n" +
+			"need an smbd restart, which drops connected clients (asked first). Signing, encryption and\n" +
+			"NFS sync are never lowered.\n" +
 			"Needs root. See docs/tune.md.\n\n" + exitHelp,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runTune(cmd.Context(), o, env) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if o.Share != "" {
+				o.testsSet = cmd.Flags().Changed("tests")
+				return runTuneShare(cmd.Context(), o, env)
+			}
+			return runTune(cmd.Context(), o, env)
+		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.File, "file", "", "test file on the filesystem to tune (created and removed by tune; required)")
+	f.StringVar(&o.File, "file", "", "test file on the filesystem to tune (created and removed by tune; this or --share is required)")
 	f.StringVar(&o.Tests, "tests", "seqread-buffered", "comma-separated bench tests that make up the workload")
 	f.StringVar(&o.BS, "bs", "1M", "request size of the sequential tests: 16K, 128K, 1M")
 	f.StringVar(&o.Size, "size", "256M", "test file size")
@@ -69,6 +86,10 @@ func newTuneCmd(env *Env) *cobra.Command {
 	f.BoolVar(&o.Yes, "yes", false, "start the trials without asking")
 	f.BoolVar(&o.List, "list", false, "only list the devices under PATH and the values tune would try (read-only)")
 	f.StringVarP(&o.Output, "output", "o", "text", "output format: text, json or html")
+	f.StringVar(&o.Share, "share", "", "tune the file server behind this share `URL` (smb://[USER@]HOST/SHARE or nfs://HOST/EXPORT) by bench share's result instead of --file")
+	f.StringVar(&o.SmbConf, "smb-conf", "/etc/samba/smb.conf", "with --share: the smb.conf smbd reads (`FILE`)")
+	f.StringVar(&o.Client, "client", "", "with --share: a client `HOST[:PORT]` running nastune bench net -s runs the share tests, so the network to it counts (token: $"+tokenEnv+")")
+	f.StringVar(&o.PasswordFile, "password-file", "", "with --share: read the SMB password from `FILE` (default: $"+smbPasswordEnv+", or a prompt)")
 	return cmd
 }
 

@@ -99,21 +99,28 @@ func (j *JournalApplier) Revert(id string) (string, error) { return apply.Revert
 // device can be matched stably, its udev rule.
 func (j *JournalApplier) Persist(kept []Kept) (string, error) {
 	var p plan.Plan
-	for i, k := range kept {
-		c := plan.Change{ID: fmt.Sprintf("tune-%d", i+1), Finding: "tune", Kind: "sysfs", Target: k.Knob, From: k.From, To: k.To, Runtime: k.Knob}
-		if line, why := j.udevLine(k.Knob, k.To); line != "" {
-			c.Persist = &plan.Persist{File: plan.UdevFile, Line: line}
-			kept[i].Persisted = plan.UdevFile
-		} else {
-			kept[i].Persisted = "runtime only: " + why
-		}
-		p.Changes = append(p.Changes, c)
+	for i := range kept {
+		p.Changes = append(p.Changes, j.change(i, &kept[i]))
 	}
 	m, err := apply.Apply(p, j.Opts)
 	if err != nil {
 		return "", err
 	}
 	return m.ID, nil
+}
+
+// change is the plan change of the i-th kept block attribute: its runtime
+// value and, where the device can be matched stably, its udev rule (k's
+// Persisted says which).
+func (j *JournalApplier) change(i int, k *Kept) plan.Change {
+	c := plan.Change{ID: fmt.Sprintf("tune-%d", i+1), Finding: "tune", Kind: "sysfs", Target: k.Knob, From: k.From, To: k.To, Runtime: k.Knob}
+	if line, why := j.udevLine(k.Knob, k.To); line != "" {
+		c.Persist = &plan.Persist{File: plan.UdevFile, Line: line}
+		k.Persisted = plan.UdevFile
+	} else {
+		k.Persisted = "runtime only: " + why
+	}
+	return c
 }
 
 // udevLine is the rule that sets a block attribute again when the device

@@ -1,0 +1,248 @@
+package bench
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Share tests on request: `tune --share URL --client HOST` on the NAS asks
+// a client running `bench net -s` to run bench share against the NAS's
+// share, so the network between them counts. The request is its own
+// message (first line "NASTUNE-SHARE " + JSON), apart from the test and
+// attribution headers, with the same token rules as a test, and only on a
+// server that has a token (else anyone who reaches it could make it log in
+// with its SMB password to a server of their own). The client runs
+// only share tests, only against the address the request came from, with
+// its own password (Server.SharePassword: its --password-file or
+// $NASTUNE_SMB_PASSWORD); no password crosses the protocol.
+
+const shareMagic = "NASTUNE-SHARE "
+
+// ShareRequest asks a bench server to run share tests.
+type ShareRequest struct {
+	V     int    `json:"v"`
+	Token string `json:"token,omitempty"`
+	// URL is the share, without a password (ParseShareURL refuses one);
+	// its host must be the address the request comes from.
+	URL     string   `json:"url"`
+	Tests   []string `json:"tests"`
+	Size    int64    `json:"size"`
+	Seconds int      `json:"seconds"` // limit per test
+}
+
+// Limits of a share request.
+const (
+	maxShareSize    = 4 << 30
+	maxShareSeconds = 600
+	maxShareReply   = 1 << 20
+)
+
+type shareReply struct {
+	Error  string       `json:"error,omitempty"`
+	Wait   int          `json:"wait,omitempty"`
+	Result *ShareResult `json:"result,omitempty"`
+}
+
+func sendShare(c net.Conn, r shareReply) error {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	_, err = c.Write(append(b, '\n'))
+	return err
+}
+
+// authorize applies the token rules of a test header to a request from
+// peer: a lockout refuses, a wrong token costs badTokenDelay. It says why
+// on c when it refuses.
+func (s *Server) authorize(ctx context.Context, c net.Conn, peer, token string, refuse func(string)) bool {
+	if s.Token == "" {
+		return true
+	}
+	switch locked, ok := s.checkToken(peer, token); {
+	case locked > 0:
+		refuse(fmt.Sprintf("too many wrong tokens from %s: try again in %d s", peer, int(locked.Seconds())+1))
+		return false
+	case !ok:
+		pause(ctx, badTokenDelay)
+		_ = c.SetWriteDeadline(time.Now().Add(helloTimeout))
+		refuse("bad token")
+		return false
+	}
+	return true
+}
+
+// shareSession serves one share request (line is its JSON).
+func (s *Server) shareSession(ctx context.Context, t *tracked, line string) {
+	c := t.c
+	_ = c.SetWriteDeadline(time.Now().Add(helloTimeout))
+	refuse := func(why string) { _ = sendShare(c, shareReply{Error: why}) }
+	var r ShareRequest
+	if err := json.Unmarshal([]byte(line), &r); err != nil {
+		refuse("bad share request")
+		return
+	}
+	if r.V != protoVersion {
+		refuse(fmt.Sprintf("protocol version %d, want %d: use the same nastune version on both ends", r.V, protoVersion))
+		return
+	}
+	if s.Token == "" {
+		// Without a token anyone who reaches the server could make it log
+		// in with its SMB password to a server of their own.
+		refuse("share tests need a token on both ends (" + "NASTUNE_BENCH_TOKEN)")
+		s.log("refused share tests for " + t.peer + ": the server has no token")
+		return
+	}
+	if !s.authorize(ctx, c, t.peer, r.Token, refuse) {
+		return
+	}
+	if s.SharePassword == nil {
+		refuse("this bench server does not run share tests")
+		s.log("refused share tests for " + t.peer + ": not enabled here")
+		return
+	}
+	u, err := ParseShareURL(r.URL)
+	if err != nil {
+		refuse("share URL: " + err.Error())
+		return
+	}
+	if ip := net.ParseIP(u.Host); ip == nil || !ip.Equal(net.ParseIP(t.peer)) {
+		refuse(fmt.Sprintf("share tests run only against the address that asks (%s), not %q", t.peer, u.Host))
+		s.log(fmt.Sprintf("refused share tests for %s: the URL names another host", t.peer))
+		return
+	}
+	for _, name := range r.Tests {
+		if !slices.Contains(ShareTests, name) {
+			refuse(fmt.Sprintf("unknown share test %q", name))
+			return
+		}
+	}
+	if len(r.Tests) == 0 || r.Size < 1<<20 || r.Size > maxShareSize || r.Seconds < 1 || r.Seconds > maxShareSeconds {
+		refuse(fmt.Sprintf("tests, size 1 MiB-%d MiB and seconds 1-%d", maxShareSize>>20, maxShareSeconds))
+		return
+	}
+	s.hello(t)
+	_ = c.SetReadDeadline(time.Time{})
+	gone := make(chan struct{})
+	go func() {
+		buf := make([]byte, 8)
+		_, _ = c.Read(buf)
+		close(gone)
+	}()
+	if !s.waitShareTurn(ctx, c, t.peer, gone) {
+		return
+	}
+	defer s.nextTurn()
+	pw, err := s.SharePassword(u)
+	if err != nil {
+		refuse("the client has no SMB password: " + err.Error())
+		return
+	}
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-gone:
+			cancel()
+		case <-rctx.Done():
+		}
+	}()
+	s.log(fmt.Sprintf("share tests for %s: %s on %s", t.peer, strings.Join(r.Tests, ","), u))
+	res, err := RunShare(rctx, ShareOptions{URL: u, Password: pw, Tests: r.Tests, Size: r.Size, Time: time.Duration(r.Seconds) * time.Second})
+	_ = c.SetWriteDeadline(time.Now().Add(helloTimeout))
+	if err != nil {
+		refuse(err.Error())
+		return
+	}
+	_ = sendShare(c, shareReply{Result: res})
+}
+
+// waitShareTurn is waitTurn with the share reply's shape for "queued".
+func (s *Server) waitShareTurn(ctx context.Context, c net.Conn, peer string, gone chan struct{}) bool {
+	s.mu.Lock()
+	if !s.busy && len(s.queue) == 0 {
+		s.busy = true
+		s.mu.Unlock()
+		return true
+	}
+	queued := slices.ContainsFunc(s.queue, func(w *waiter) bool { return w.peer == peer })
+	if queued || len(s.queue) >= maxQueue {
+		s.mu.Unlock()
+		_ = sendShare(c, shareReply{Error: "busy: try again when the running test is over"})
+		return false
+	}
+	w := &waiter{peer: peer, turn: make(chan struct{})}
+	s.queue = append(s.queue, w)
+	pos := len(s.queue)
+	s.mu.Unlock()
+	_ = c.SetWriteDeadline(time.Now().Add(helloTimeout))
+	if sendShare(c, shareReply{Wait: pos}) != nil {
+		s.leaveQueue(w)
+		return false
+	}
+	select {
+	case <-w.turn:
+		return true
+	case <-gone:
+	case <-ctx.Done():
+	}
+	s.leaveQueue(w)
+	return false
+}
+
+// ErrShareRefused is a client's refusal of a share request.
+var ErrShareRefused = errors.New("the client refused")
+
+// RunShareOn asks the bench server at client (HOST[:PORT]) to run the
+// share tests of r and returns its result. local, when set, is the address
+// to connect from (the client runs tests only against the address that
+// asks: the URL's host).
+func RunShareOn(ctx context.Context, client, local string, r ShareRequest) (*ShareResult, error) {
+	r.V = protoVersion
+	d := net.Dialer{Timeout: 10 * time.Second}
+	if ip := net.ParseIP(local); ip != nil {
+		d.LocalAddr = &net.TCPAddr{IP: ip}
+	}
+	c, err := d.DialContext(ctx, "tcp", WithPort(client))
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	stop := context.AfterFunc(ctx, func() { c.Close() })
+	defer stop()
+	b, err := json.Marshal(r)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := c.Write(append([]byte(shareMagic), append(b, '\n')...)); err != nil {
+		return nil, err
+	}
+	br := bufio.NewReaderSize(io.LimitReader(c, maxShareReply), 64<<10)
+	for {
+		line, err := br.ReadBytes('\n')
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ErrInterrupted
+			}
+			return nil, fmt.Errorf("share tests on %s: %w", client, err)
+		}
+		var rep shareReply
+		if err := json.Unmarshal(line, &rep); err != nil {
+			return nil, fmt.Errorf("share tests on %s: bad reply: %w", client, err)
+		}
+		switch {
+		case rep.Error != "":
+			return nil, fmt.Errorf("%w: %s", ErrShareRefused, rep.Error)
+		case rep.Result != nil:
+			return rep.Result, nil
+		}
+	}
+}

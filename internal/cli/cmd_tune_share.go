@@ -1,0 +1,270 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/nastune/nastune/internal/apply"
+	"github.com/nastune/nastune/internal/bench"
+	"github.com/nastune/nastune/internal/cmdrun"
+	"github.com/nastune/nastune/internal/hostfs"
+	"github.com/nastune/nastune/internal/parse/smbconf"
+	"github.com/nastune/nastune/internal/probe"
+	"github.com/nastune/nastune/internal/render"
+	"github.com/nastune/nastune/internal/tune"
+)
+
+// shareTuneTests are the bench share tests tune --share can judge by.
+var shareTuneTests = []string{"seqread", "seqwrite"}
+
+// runTuneShare is `tune --share URL`: run on the NAS, it measures the share
+// through the URL's address and tunes the server side (Samba, nfsd, the
+// share's block devices).
+func runTuneShare(ctx context.Context, o *tuneOptions, env *Env) error {
+	if err := outputFormat(o.Output, "text", "json", "html"); err != nil {
+		return err
+	}
+	if o.List && o.Output == "html" {
+		return usagef("use -o text or -o json with --list", "--list prints text or json, not html")
+	}
+	if o.File != "" {
+		return usagef("tune --file PATH tunes a disk path, tune --share URL a file server", "give --file or --share, not both")
+	}
+	u, err := bench.ParseShareURL(o.Share)
+	if err != nil {
+		return usagef("e.g. nastune tune --share smb://alice@192.168.1.10/media", "--share: %v", err)
+	}
+	if o.Client != "" {
+		if _, _, err := net.SplitHostPort(bench.WithPort(o.Client)); err != nil || strings.ContainsAny(o.Client, "/@ ") {
+			return usagef("e.g. --client 192.168.1.20 (running nastune bench net -s)", "--client %q: not a host", o.Client)
+		}
+		if net.ParseIP(u.Host) == nil {
+			return usagef("e.g. --share smb://alice@192.168.1.10/media", "--client: give the share by this machine's address, not %q: the client tests only against the address that asks", u.Host)
+		}
+		if env.Getenv(tokenEnv) == "" {
+			return usagef("export "+tokenEnv+"=SECRET here and on the client", "--client needs a token: the client runs share tests only for a token holder")
+		}
+	}
+	tests := shareTuneTests
+	if o.testsSet {
+		tests = nil
+		for _, t := range strings.Split(o.Tests, ",") {
+			t = strings.TrimSpace(t)
+			if !slices.Contains(shareTuneTests, t) {
+				return usagef("tests with --share: "+strings.Join(shareTuneTests, ", "), "--tests: %q is not a share test tune judges by", t)
+			}
+			tests = append(tests, t)
+		}
+	}
+	size, err := benchSize("size", o.Size)
+	if err != nil {
+		return err
+	}
+	if size < 1<<20 {
+		return usagef("e.g. --size 256M", "--size %s is below 1MiB", o.Size)
+	}
+	limit, err := durationFlag("runtime", o.Runtime)
+	if err != nil {
+		return err
+	}
+	budget, err := durationFlag("budget", o.Budget)
+	if err != nil {
+		return err
+	}
+	if budget < 10*time.Second || budget > 24*time.Hour {
+		return usagef("e.g. --budget 10m", "--budget %v is outside 10s-24h", budget)
+	}
+	if os.Geteuid() != 0 && !o.List {
+		return usagef("run it as root: sudo nastune tune --share ...", "tune edits smb.conf, restarts smbd and writes /sys and /proc/fs/nfsd, which needs root")
+	}
+	if !o.Yes && !env.IsTTY && !o.List {
+		return usagef("run `nastune tune --share URL --yes` to start the trials without asking", "nothing tried: not a terminal and no --yes")
+	}
+	ctx, stop := benchSignals(ctx)
+	defer stop()
+	ctx, stopPipe := pipeSignal(ctx)
+	defer stopPipe()
+
+	h := probe.Collect(ctx, hostfs.Live())
+	version := ""
+	if h.Samba != nil {
+		version = h.Samba.Version
+	}
+	var knobs []tune.Knob
+	var notes []string
+	local := "" // the share's folder on this machine
+	switch u.Scheme {
+	case "smb":
+		src, err := os.ReadFile(o.SmbConf)
+		if err != nil {
+			return usagef("give the smb.conf smbd reads with --smb-conf PATH", "reading %s: %v", o.SmbConf, err)
+		}
+		k, n, err := tune.SambaKnobs(o.SmbConf, src, version)
+		if err != nil {
+			return err
+		}
+		knobs, notes = k, n
+		if c, err := smbconf.Parse(src); err == nil && len(u.Path) > 0 {
+			if p, ok := c.ShareParam(u.Path[0], "path"); ok && path.IsAbs(p.Value) {
+				local = path.Join(append([]string{p.Value}, u.Path[1:]...)...)
+			}
+		}
+		if local == "" {
+			notes = append(notes, "block knobs: not tried: no path for the share in "+o.SmbConf)
+		}
+	case "nfs":
+		if b, err := os.ReadFile(tune.NfsdThreads); err == nil {
+			if n, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+				if k, ok := tune.NfsdKnob(n, runtime.NumCPU(), h.Memory.TotalBytes); ok {
+					knobs = append(knobs, k)
+				}
+			}
+		} else {
+			notes = append(notes, "nfsd threads: not tried: "+tune.NfsdThreads+" is not readable here (is nfsd running on this machine?)")
+		}
+		notes = append(notes, "NFS sync exports: not measured: required by your policy (async acknowledges writes a crash loses)")
+		local = "/" + strings.Join(u.Path, "/")
+	}
+	var devs []tune.Device
+	if local != "" {
+		d, err := tune.DefaultResolver.Resolve(local)
+		if err != nil {
+			notes = append(notes, fmt.Sprintf("block knobs under %s: not tried: %v", local, err))
+		} else {
+			if len(o.Devices) > 0 {
+				d = slices.DeleteFunc(d, func(x tune.Device) bool { return !slices.Contains(o.Devices, x.Name) })
+			}
+			devs = d
+			knobs = append(knobs, tune.Knobs("/sys", devs, h)...)
+		}
+	}
+	if o.List && o.Output == "json" {
+		b, err := json.MarshalIndent(map[string]any{"devices": devs, "knobs": knobs, "notes": notes}, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(env.Stdout, "%s\n", render.JSONSafe(b))
+		return err
+	}
+	w := env.Stderr
+	if o.Output == "text" || o.List {
+		w = env.Stdout
+	}
+	by := ""
+	if o.Client != "" {
+		by = ", measured by " + o.Client
+	}
+	fmt.Fprintf(w, "tune --share %s: %s, %s files%s, budget %s\n", u, strings.Join(tests, ","), o.Size, by, budget)
+	for _, d := range devs {
+		fmt.Fprintf(w, "  device %-8s %-5s %s\n", d.Name, d.Kind, d.Via)
+	}
+	n := 0
+	for _, k := range knobs {
+		n += len(k.Values)
+		fmt.Fprintf(w, "  knob %s = %s; tries %s\n", k.Path, k.Current, orDash(strings.Join(k.Values, ", ")))
+		for _, s := range k.Skipped {
+			fmt.Fprintf(w, "    not tried %s\n", s)
+		}
+	}
+	for _, s := range notes {
+		fmt.Fprintf(w, "  %s\n", s)
+	}
+	if n == 0 {
+		fmt.Fprintln(w, "nothing to try on this share")
+		return nil
+	}
+	if o.List {
+		return nil
+	}
+	restarts := tune.SmbRestarts(knobs)
+	if !o.Yes {
+		if restarts {
+			fmt.Fprintln(env.Stdout, "\nsocket options take effect only when smbd restarts: each such trial and its revert restart smbd,\nwhich drops every connected client.")
+		}
+		fmt.Fprintf(env.Stdout, "\nMeasure and try these %d value(s), one at a time (each reverted unless it pays)? [y/N] ", n)
+		line, _ := bufio.NewReader(env.Stdin).ReadString('\n')
+		if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
+			fmt.Fprintln(env.Stdout, "nothing tried")
+			return nil
+		}
+	}
+	password := ""
+	if u.Scheme == "smb" && o.Client == "" {
+		if password, err = sharePassword(u, o.PasswordFile, env); err != nil {
+			return err
+		}
+	}
+	// Every run of this tune (trials, the kept run) carries its name:
+	// `undo --list` shows the tune as one entry.
+	aopts := apply.Options{Validate: apply.ConfigValidator(ctx, cmdrun.Limits{}),
+		Tune: "tune-" + time.Now().UTC().Format("20060102T150405Z") + "-" + strconv.Itoa(os.Getpid())}
+	finishExpired(env)
+	unlock, err := apply.TuneLock(aopts)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	svc := tune.HostSamba{Addr: u.Address(445), Conf: o.SmbConf}
+	// A killed tune's Samba trial is reverted in smb.conf; smbd reads it
+	// again only when told.
+	open, _ := apply.OpenTrials(aopts)
+	smbOrphan := slices.ContainsFunc(open, func(m apply.Manifest) bool {
+		return slices.ContainsFunc(m.Steps, func(s apply.Step) bool { return s.Kind == "file" })
+	})
+	if done, err := tune.FinishOrphansLocked(aopts); err != nil {
+		return err
+	} else if len(done) > 0 {
+		fmt.Fprintf(env.Stderr, "nastune: reverted %d trial run(s) a killed tune left live: %s\n", len(done), strings.Join(done, ", "))
+		if smbOrphan {
+			if err := svc.Restart(); err != nil {
+				return fmt.Errorf("smb.conf is reverted, but restarting smbd failed: %w", err)
+			}
+		}
+	}
+	a := &tune.ShareApplier{Journal: &tune.JournalApplier{Opts: aopts, Sys: "/sys", Devs: devs}, Conf: o.SmbConf, Version: version,
+		Service: svc, NFSConf: "/etc/nfs.conf"}
+	m := tune.ShareMeasurer(bench.ShareOptions{URL: u, Password: password, Tests: tests, Size: size, Time: limit})
+	if o.Client != "" {
+		// The client runs the tests with its own password; the request
+		// leaves from the URL's address, the one the client tests against.
+		req := bench.ShareRequest{Token: env.Getenv(tokenEnv), URL: u.String(), Tests: tests, Size: size, Seconds: int(limit.Seconds())}
+		client := o.Client
+		m = func(ctx context.Context) (tune.Sample, error) {
+			r, err := bench.RunShareOn(ctx, client, u.Host, req)
+			if err != nil {
+				return nil, err
+			}
+			return tune.ShareSample(r)
+		}
+	}
+	units := map[string]string{}
+	for _, t := range tests {
+		units[t] = "MiB/s"
+	}
+	res, err := tune.Run(ctx, m, a, tune.Options{Tests: tests, Units: units, Knobs: knobs, Budget: budget,
+		Log: func(f string, args ...any) { fmt.Fprintf(env.Stderr, "nastune: "+f+"\n", args...) }})
+	if res != nil {
+		res.Notes = append(notes, res.Notes...)
+	}
+	if err != nil {
+		if res != nil && len(res.Trials) > 0 {
+			_ = emitTune(env, o.Output, res)
+		}
+		if errors.Is(err, tune.ErrInterrupted) || errors.Is(err, bench.ErrInterrupted) {
+			return fmt.Errorf("%w", tune.ErrInterrupted)
+		}
+		return err
+	}
+	return emitTune(env, o.Output, res)
+}
