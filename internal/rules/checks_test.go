@@ -57,6 +57,15 @@ func TestTCPBuffers(t *testing.T) {
 			map[string]string{"net-tcp-buffers-small net.ipv4.tcp_rmem": "4096 131072 10027008", "net-tcp-buffers-small net.ipv4.tcp_wmem": "4096 16384 10027008"}},
 		// 6.18 with 24 GiB: the default is 32 MiB; a 16 MiB ceiling copied
 		// from a guide is below it and is restored.
+		// Issue 26: a guide's "4096 4096 16777216": the ceiling is fine,
+		// the initial receive size is below every default a kernel has
+		// shipped: restored to 6.1's 131072, the ceiling kept. wmem[1] is
+		// expanded at connection setup and not judged; before 4.20
+		// tcp_fixup_rcvbuf raised rmem[1] too.
+		{"4096 4096 16 MiB on 6.1", kernHost(lanHost(8<<30, "4096 4096 16777216", "4096 4096 16777216"), 6, 1), 0,
+			map[string]string{"net-tcp-initial-small net.ipv4.tcp_rmem": "4096 131072 16777216"}},
+		{"4096 4096 16 MiB on 4.19", kernHost(lanHost(8<<30, "4096 4096 16777216", "4096 4096 16777216"), 4, 19), 0, map[string]string{}},
+		{"old default 87380 on 6.1: not judged", kernHost(lanHost(8<<30, "4096 87380 16777216", "4096 16384 16777216"), 6, 1), 0, map[string]string{}},
 		{"16 MiB guide on 6.18", kernHost(lanHost(24<<30, "4096 87380 16777216", "4096 65536 16777216"), 6, 18), 0,
 			map[string]string{"net-tcp-buffers-small net.ipv4.tcp_rmem": "4096 131072 33554432"}},
 	}
