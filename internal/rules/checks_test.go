@@ -154,3 +154,21 @@ func TestMinFreeAuto(t *testing.T) {
 		t.Errorf("floor: %d", got)
 	}
 }
+
+// Issue 26: on a 64 MiB box RAM/32 is 2 MiB, but 6.18's own rmem_max
+// default is 4 MiB (docs/knobs.md): the UDP advice never goes below the
+// running kernel's default. Before 6.18 (default 212992) RAM/32 stands.
+func TestUDPBufferAdviceNotBelowDefault(t *testing.T) {
+	for _, tc := range []struct {
+		minor int
+		want  string
+	}{{18, "4194304"}, {12, "2097152"}} {
+		h := kernHost(&facts.Host{Memory: facts.Memory{TotalBytes: 64 << 20},
+			Sysctls: facts.Sysctls{"net.core.rmem_max": "1048576"},
+			UDP:     &facts.UDPStats{RcvbufErrors: 1200}}, 6, tc.minor)
+		fs := checkUDPBufErrors(rule.Input{Host: h})
+		if len(fs) != 1 || fs[0].Recommendation.Value != tc.want {
+			t.Errorf("6.%d: %+v, want rmem_max %s", tc.minor, fs, tc.want)
+		}
+	}
+}

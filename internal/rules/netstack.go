@@ -542,12 +542,25 @@ func checkUDPBufErrors(in rule.Input) []rule.Finding {
 	if limit > 0 {
 		want = min(want, limit/(64<<10)*(64<<10))
 	}
+	env := knobEnv(h)
 	for _, c := range []struct {
 		errs uint64
 		name string
 		key  string
 	}{{h.UDP.RcvbufErrors, "RcvbufErrors", "net.core.rmem_max"}, {h.UDP.SndbufErrors, "SndbufErrors", "net.core.wmem_max"}} {
 		cur, ok := sysctlInt(h, c.key)
+		// Never below the running kernel's own default (4 MiB since
+		// 6.18, docs/knobs.md), whatever the RAM share says.
+		want, basis := want, "4 MiB, at most RAM/32; then set the program's own buffer option (OpenVPN rcvbuf/sndbuf)"
+		if k, kok := knobs.Lookup(c.key); kok {
+			if d, dok := k.Default(env); dok {
+				if n, nok := knobs.Field(d, 0); nok && uint64(n) > want {
+					want = uint64(n)
+					basis = fmt.Sprintf("the kernel's default for Linux %s (RAM/32 would be less, but nastune never advises below the default); "+
+						"then set the program's own buffer option (OpenVPN rcvbuf/sndbuf)", h.Kernel.Release)
+				}
+			}
+		}
 		if c.errs == 0 || !ok || uint64(cur) >= want {
 			continue
 		}
@@ -556,7 +569,7 @@ func checkUDPBufErrors(in rule.Input) []rule.Finding {
 			c.errs, c.name, humanBytes(uint64(cur))),
 			rule.Ev("/proc/net/snmp", fmt.Sprintf("Udp: %s %d", c.name, c.errs)), rule.Ev(sysctlSource(c.key), itoa(cur)))
 		f.Recommendation = &rule.Recommendation{Kind: rule.KindSysctl, Target: c.key, Current: itoa(cur),
-			Value: itoa(int64(want)), Basis: "4 MiB, at most RAM/32; then set the program's own buffer option (OpenVPN rcvbuf/sndbuf)"}
+			Value: itoa(int64(want)), Basis: basis}
 		out = append(out, f)
 	}
 	return out
