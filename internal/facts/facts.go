@@ -71,7 +71,8 @@ type Host struct {
 	Owners []Owner `json:"owners,omitempty"`
 
 	// Bench holds saved `nastune bench disk` results (from
-	// /var/lib/nastune/bench/*.json or audit --bench FILE).
+	// /var/lib/nastune/bench/*.json or audit --bench FILE): the sequential
+	// reads, and the direct sequential write (BenchMeasure.Read tells them apart).
 	Bench []BenchMeasure `json:"bench,omitempty"`
 
 	Samba   *Samba    `json:"samba,omitempty"`
@@ -727,6 +728,10 @@ type BenchMeasure struct {
 	Test   string  `json:"test"`
 	MBs    float64 `json:"mb_s"` // 10^6 bytes per second
 }
+
+// Read reports whether m is a sequential read (the ceiling comparisons);
+// seqwrite-direct is kept for the dirty-limit sizing only.
+func (m BenchMeasure) Read() bool { return strings.HasPrefix(m.Test, "seqread") }
 
 // PCIDevice is one PCI function with its PCI Express link, when it has
 // one (/sys/bus/pci/devices/ADDR/{current,max}_link_{width,speed}).

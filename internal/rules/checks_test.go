@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -170,5 +171,32 @@ func TestUDPBufferAdviceNotBelowDefault(t *testing.T) {
 		if len(fs) != 1 || fs[0].Recommendation.Value != tc.want {
 			t.Errorf("6.%d: %+v, want rmem_max %s", tc.minor, fs, tc.want)
 		}
+	}
+}
+
+// Issue 26: measured facts beat models. With a saved bench result that
+// measured the disk's direct sequential write, the dirty limits are sized
+// from it, the basis says so, and nothing asks to run bench disk again.
+func TestDirtyLimitsUseMeasuredWrite(t *testing.T) {
+	h := &facts.Host{Memory: facts.Memory{TotalBytes: 32 << 30},
+		Sysctls: facts.Sysctls{"vm.dirty_background_ratio": "10", "vm.dirty_ratio": "20", "vm.dirty_bytes": "0", "vm.dirty_background_bytes": "0"},
+		Block:   []facts.BlockDevice{{Name: "sda", Kind: "disk", Rotational: bp(true), Transport: "sata"}},
+	}
+	fs := checkDirtyBigRAM(rule.Input{Host: h})
+	if len(fs) != 2 || !strings.Contains(fs[0].Recommendation.Basis, "measure with `nastune bench disk`") {
+		t.Fatalf("modelled: %+v", fs)
+	}
+	h.Bench = []facts.BenchMeasure{{Source: "/root/bench-sda.json", Device: "sda", Test: "seqread-direct", MBs: 260},
+		{Source: "/root/bench-sda.json", Device: "sda", Test: "seqwrite-direct", MBs: 100}}
+	fs = checkDirtyBigRAM(rule.Input{Host: h})
+	if len(fs) != 2 {
+		t.Fatalf("measured: %+v", fs)
+	}
+	b := fs[0].Recommendation.Basis
+	if !strings.Contains(b, "at 100 MB/s") || !strings.Contains(b, "measured: seqwrite-direct in /root/bench-sda.json") || strings.Contains(b, "bench disk") {
+		t.Errorf("basis %q: want the measured 100 MB/s, no request to measure", b)
+	}
+	if fs[0].Recommendation.Value != "199229440" { // 2 × 10^8 bytes, in whole MiB
+		t.Errorf("dirty_background_bytes %s, want 2 s at the measured 100 MB/s", fs[0].Recommendation.Value)
 	}
 }
