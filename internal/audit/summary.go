@@ -161,7 +161,7 @@ func limitOf(paths []ceiling.Path, bench []facts.BenchMeasure) *Limit {
 		l.Other, l.OtherMBs = other.Name, round1(other.CeilingMBs)
 	}
 	for _, m := range bench {
-		if m.Device == store.Name && m.MBs > l.MeasuredMBs {
+		if m.Device == store.Name && m.Read() && m.MBs > l.MeasuredMBs {
 			l.MeasuredMBs, l.MeasuredPath = round1(m.MBs), store.Name
 		}
 	}

@@ -71,7 +71,8 @@ type Host struct {
 	Owners []Owner `json:"owners,omitempty"`
 
 	// Bench holds saved `nastune bench disk` results (from
-	// /var/lib/nastune/bench/*.json or audit --bench FILE).
+	// /var/lib/nastune/bench/*.json or audit --bench FILE): the sequential
+	// reads, and the direct sequential write (BenchMeasure.Read tells them apart).
 	Bench []BenchMeasure `json:"bench,omitempty"`
 	// ShareBench holds the sequential tests of saved `nastune bench
 	// share` results (same places) with their limit verdicts.
@@ -723,7 +724,8 @@ type BlockDevice struct {
 	Health *DiskHealth `json:"health,omitempty"`
 }
 
-// BenchMeasure is one sequential-read measurement of a saved bench result.
+// BenchMeasure is one sequential measurement of a saved bench result
+// (sequential reads, and seqwrite-direct for the dirty limits: see Read).
 type BenchMeasure struct {
 	Source string  `json:"source"`
 	Device string  `json:"device"` // md0, sda … as bench disk recorded it
@@ -745,6 +747,10 @@ type ShareBenchMeasure struct {
 	Why     string   `json:"why,omitempty"`
 	Devices []string `json:"devices,omitempty"` // the share's devices on the server, top first
 }
+
+// Read reports whether m is a sequential read (the ceiling comparisons);
+// seqwrite-direct is kept for the dirty-limit sizing only.
+func (m BenchMeasure) Read() bool { return strings.HasPrefix(m.Test, "seqread") }
 
 // PCIDevice is one PCI function with its PCI Express link, when it has
 // one (/sys/bus/pci/devices/ADDR/{current,max}_link_{width,speed}).

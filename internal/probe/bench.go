@@ -59,7 +59,9 @@ func ParseBench(src string, b []byte) ([]facts.BenchMeasure, error) {
 	}
 	var out []facts.BenchMeasure
 	for _, t := range r.Tests {
-		if t.Skipped == "" && t.MiBPerS > 0 && strings.HasPrefix(t.Name, "seqread") {
+		// Sequential reads (the ceiling rules) and the direct sequential
+		// write (the dirty-limit rule: what writeback drains at).
+		if t.Skipped == "" && t.MiBPerS > 0 && (strings.HasPrefix(t.Name, "seqread") || t.Name == "seqwrite-direct") {
 			out = append(out, facts.BenchMeasure{Source: src, Device: r.Device, Test: t.Name, MBs: t.MiBPerS * 1.048576})
 		}
 	}

@@ -298,7 +298,7 @@ func checkBenchVsCeiling(in rule.Input) []rule.Finding {
 	var out []rule.Finding
 	for _, m := range h.Bench {
 		p, ok := paths[m.Device]
-		if !ok || p.CeilingMBs <= 0 {
+		if !ok || p.CeilingMBs <= 0 || !m.Read() {
 			continue
 		}
 		share := m.MBs / p.CeilingMBs
@@ -371,7 +371,7 @@ func measuredSpeed(h *facts.Host, p ceiling.Path) (facts.BenchMeasure, bool) {
 	var best facts.BenchMeasure
 	ok := false
 	for _, m := range h.Bench {
-		if m.Device != p.Name || (p.CeilingMBs > 0 && m.MBs > 1.05*p.CeilingMBs) {
+		if m.Device != p.Name || !m.Read() || (p.CeilingMBs > 0 && m.MBs > 1.05*p.CeilingMBs) {
 			continue
 		}
 		if !ok || m.MBs > best.MBs {

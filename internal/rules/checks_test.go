@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -57,6 +58,15 @@ func TestTCPBuffers(t *testing.T) {
 			map[string]string{"net-tcp-buffers-small net.ipv4.tcp_rmem": "4096 131072 10027008", "net-tcp-buffers-small net.ipv4.tcp_wmem": "4096 16384 10027008"}},
 		// 6.18 with 24 GiB: the default is 32 MiB; a 16 MiB ceiling copied
 		// from a guide is below it and is restored.
+		// Issue 26: a guide's "4096 4096 16777216": the ceiling is fine,
+		// the initial receive size is below every default a kernel has
+		// shipped: restored to 6.1's 131072, the ceiling kept. wmem[1] is
+		// expanded at connection setup and not judged; before 4.20
+		// tcp_fixup_rcvbuf raised rmem[1] too.
+		{"4096 4096 16 MiB on 6.1", kernHost(lanHost(8<<30, "4096 4096 16777216", "4096 4096 16777216"), 6, 1), 0,
+			map[string]string{"net-tcp-initial-small net.ipv4.tcp_rmem": "4096 131072 16777216"}},
+		{"4096 4096 16 MiB on 4.19", kernHost(lanHost(8<<30, "4096 4096 16777216", "4096 4096 16777216"), 4, 19), 0, map[string]string{}},
+		{"old default 87380 on 6.1: not judged", kernHost(lanHost(8<<30, "4096 87380 16777216", "4096 16384 16777216"), 6, 1), 0, map[string]string{}},
 		{"16 MiB guide on 6.18", kernHost(lanHost(24<<30, "4096 87380 16777216", "4096 65536 16777216"), 6, 18), 0,
 			map[string]string{"net-tcp-buffers-small net.ipv4.tcp_rmem": "4096 131072 33554432"}},
 	}
@@ -143,5 +153,50 @@ func TestMinFreeAuto(t *testing.T) {
 	}
 	if got := AutoMinFreeKB(1<<10, facts.Kernel{Major: 6, Minor: 1}); got != 128 {
 		t.Errorf("floor: %d", got)
+	}
+}
+
+// Issue 26: on a 64 MiB box RAM/32 is 2 MiB, but 6.18's own rmem_max
+// default is 4 MiB (docs/knobs.md): the UDP advice never goes below the
+// running kernel's default. Before 6.18 (default 212992) RAM/32 stands.
+func TestUDPBufferAdviceNotBelowDefault(t *testing.T) {
+	for _, tc := range []struct {
+		minor int
+		want  string
+	}{{18, "4194304"}, {12, "2097152"}} {
+		h := kernHost(&facts.Host{Memory: facts.Memory{TotalBytes: 64 << 20},
+			Sysctls: facts.Sysctls{"net.core.rmem_max": "1048576"},
+			UDP:     &facts.UDPStats{RcvbufErrors: 1200}}, 6, tc.minor)
+		fs := checkUDPBufErrors(rule.Input{Host: h})
+		if len(fs) != 1 || fs[0].Recommendation.Value != tc.want {
+			t.Errorf("6.%d: %+v, want rmem_max %s", tc.minor, fs, tc.want)
+		}
+	}
+}
+
+// Issue 26: measured facts beat models. With a saved bench result that
+// measured the disk's direct sequential write, the dirty limits are sized
+// from it, the basis says so, and nothing asks to run bench disk again.
+func TestDirtyLimitsUseMeasuredWrite(t *testing.T) {
+	h := &facts.Host{Memory: facts.Memory{TotalBytes: 32 << 30},
+		Sysctls: facts.Sysctls{"vm.dirty_background_ratio": "10", "vm.dirty_ratio": "20", "vm.dirty_bytes": "0", "vm.dirty_background_bytes": "0"},
+		Block:   []facts.BlockDevice{{Name: "sda", Kind: "disk", Rotational: bp(true), Transport: "sata"}},
+	}
+	fs := checkDirtyBigRAM(rule.Input{Host: h})
+	if len(fs) != 2 || !strings.Contains(fs[0].Recommendation.Basis, "measure with `nastune bench disk`") {
+		t.Fatalf("modelled: %+v", fs)
+	}
+	h.Bench = []facts.BenchMeasure{{Source: "/root/bench-sda.json", Device: "sda", Test: "seqread-direct", MBs: 260},
+		{Source: "/root/bench-sda.json", Device: "sda", Test: "seqwrite-direct", MBs: 100}}
+	fs = checkDirtyBigRAM(rule.Input{Host: h})
+	if len(fs) != 2 {
+		t.Fatalf("measured: %+v", fs)
+	}
+	b := fs[0].Recommendation.Basis
+	if !strings.Contains(b, "at 100 MB/s") || !strings.Contains(b, "measured: seqwrite-direct in /root/bench-sda.json") || strings.Contains(b, "bench disk") {
+		t.Errorf("basis %q: want the measured 100 MB/s, no request to measure", b)
+	}
+	if fs[0].Recommendation.Value != "199229440" { // 2 × 10^8 bytes, in whole MiB
+		t.Errorf("dirty_background_bytes %s, want 2 s at the measured 100 MB/s", fs[0].Recommendation.Value)
 	}
 }

@@ -124,7 +124,8 @@ var metaDeadMountOption = rule.Meta{
 		"nouser_xattr. Each is judged against the running kernel from the kernels' own tables: XFS " +
 		"removed delaylog, ihashsize, irixsgid and osyncis* in Linux 4.0 and barrier/nobarrier in 4.19, " +
 		"and schedules ikeep and attr2 for removal (Documentation/admin-guide/xfs.rst); ext4 removed " +
-		"noacl and nouser_xattr in 6.1 and ignores ext2/ext3 leftovers such as nobh (fs/ext4/super.c); " +
+		"noacl and nouser_xattr in 6.1, ignores ext2/ext3 leftovers such as nobh and refuses a value " +
+		"on its discard flag (discard=async is btrfs's option) on every kernel (fs/ext4/super.c); " +
 		"btrfs ignored alloc_start from 4.13 and refuses it from 5.9, and refuses inode_cache and recovery " +
 		"from 6.8. " +
 		"An option the running kernel refuses makes the next mount fail, at boot an emergency shell " +

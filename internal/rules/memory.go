@@ -188,8 +188,9 @@ var metaDirtyBigRAM = rule.Meta{
 // stall. ZFS members are skipped (ZFS has its own write throttle and does
 // not use these limits). Each disk's speed is the one the ceiling model
 // gives it (nastune inventory paths and the bus findings quote the same
-// number); a saved bench result will replace the estimate.
-func writeMBps(h *facts.Host) (uint64, string) {
+// number); a saved bench result's seqwrite-direct on the disk replaces
+// the estimate, and the basis then says it was measured.
+func writeMBps(h *facts.Host) (speed uint64, class string, measured bool) {
 	model := map[string]float64{}
 	for _, p := range ceiling.Paths(h) {
 		if p.Kind == "disk" && p.CeilingMBs > 0 {
@@ -201,7 +202,7 @@ func writeMBps(h *facts.Host) (uint64, string) {
 			}
 		}
 	}
-	slowest, class := uint64(0), ""
+	slowest := uint64(0)
 	for _, d := range h.Block {
 		if d.Kind != "disk" || d.Rotational == nil || d.Removable || d.ZFSMember() {
 			continue
@@ -216,16 +217,34 @@ func writeMBps(h *facts.Host) (uint64, string) {
 		if v, ok := model[d.Name]; ok {
 			mbps = v
 		}
+		how := "its modelled speed"
+		if m, ok := measuredWrite(h, d.Name); ok {
+			mbps, how = m.MBs, fmt.Sprintf("measured: %s in %s", m.Test, m.Source)
+		}
 		v := uint64(math.Round(mbps))
 		if slowest == 0 || v < slowest {
-			slowest, class = v, fmt.Sprintf("%s %s (~%d MB/s, its modelled speed)", kind, d.Name, v)
+			slowest, class = v, fmt.Sprintf("%s %s (~%d MB/s, %s)", kind, d.Name, v, how)
+			measured = how != "its modelled speed"
 		}
 	}
 	if slowest == 0 {
 		v := uint64(ceiling.HDDMBs)
-		return v, fmt.Sprintf("no local disk seen; assumed a rotating disk (~%d MB/s)", v)
+		return v, fmt.Sprintf("no local disk seen; assumed a rotating disk (~%d MB/s)", v), false
 	}
-	return slowest, class
+	return slowest, class, measured
+}
+
+// measuredWrite is the direct sequential write a saved bench result
+// measured on disk name (the fastest, if several).
+func measuredWrite(h *facts.Host, name string) (facts.BenchMeasure, bool) {
+	var best facts.BenchMeasure
+	ok := false
+	for _, m := range h.Bench {
+		if m.Device == name && m.Test == "seqwrite-direct" && (!ok || m.MBs > best.MBs) {
+			best, ok = m, true
+		}
+	}
+	return best, ok
 }
 
 func checkDirtyBigRAM(in rule.Input) []rule.Finding {
@@ -238,7 +257,7 @@ func checkDirtyBigRAM(in rule.Input) []rule.Finding {
 	if !ok1 || !ok2 || ram < 4<<30 || bgb != 0 || fgb != 0 {
 		return nil
 	}
-	speed, class := writeMBps(h)
+	speed, class, measured := writeMBps(h)
 	bgBytes := ram / 100 * uint64(bg)
 	if bgBytes <= speed*1e6*10 { // under 10 s of writeback: fine
 		return nil
@@ -246,6 +265,10 @@ func checkDirtyBigRAM(in rule.Input) []rule.Finding {
 	wantBG := speed * 1e6 * 2 / mib * mib
 	wantFG := 4 * wantBG
 	basis := fmt.Sprintf("2 s and 8 s of writes at %d MB/s, the %s; measure with `nastune bench disk` and scale", speed, class)
+	if measured {
+		// The given result measured it: never ask to measure again.
+		basis = fmt.Sprintf("2 s and 8 s of writes at %d MB/s, the %s", speed, class)
+	}
 	why := fmt.Sprintf("With %s of RAM, dirty_background_ratio=%d lets about %s of unwritten data build up "+
 		"(%.0f s of writes at %d MB/s) before background writeback starts; dirty_ratio=%d then blocks "+
 		"writers for longer still.", humanBytes(ram), bg, humanBytes(bgBytes), float64(bgBytes)/float64(speed*1e6), speed, fg)

@@ -15,6 +15,7 @@ import (
 var netstackRules = []rule.Rule{
 	{Meta: metaTimestamps, Check: checkTimestamps},
 	{Meta: metaBuffersSmall, Check: checkBuffersSmall},
+	{Meta: metaInitialSmall, Check: checkInitialSmall},
 	{Meta: metaBuffersRAM, Check: checkBuffersRAM},
 	{Meta: metaTCPMem, Check: checkTCPMem},
 	{Meta: metaAdvWinScale, Check: checkAdvWinScale},
@@ -89,7 +90,8 @@ var metaBuffersSmall = rule.Meta{
 		"or 2 × BDP if larger, never another value below the default, since the LAN figure says nothing " +
 		"about the VPN or WAN clients the box also serves. The line nastune writes replaces all three " +
 		"fields, so a min or initial size below the running kernel's default (tcp_rmem[1] sizes the " +
-		"initial receive window since 4.20; guides still copy the old 87380) is raised to it.",
+		"initial receive window since 4.20; guides still copy the old 87380) is raised to it; " +
+		"net-tcp-initial-small judges the initial size when the ceiling is fine.",
 	Refs: []string{refIPSysctl + "#tcp-variables", refTCP7},
 }
 
@@ -164,6 +166,65 @@ func checkBuffersSmall(in rule.Input) []rule.Finding {
 		out = append(out, f)
 	}
 	return out
+}
+
+var metaInitialSmall = rule.Meta{
+	ID: "net-tcp-initial-small", Family: "netstack", Severity: rule.Info, Since: "0.10.0",
+	Title: "TCP initial receive buffer below every kernel default",
+	Doc: "The middle field of tcp_rmem is the receive buffer each TCP connection starts with, and " +
+		"since Linux 4.20 (commit \"tcp: up initial rmem to 128KB and SYN rwin to around 64KB\", which " +
+		"removed tcp_fixup_rcvbuf) nothing raises it at connection setup: it sizes the first advertised " +
+		"window (ip-sysctl.rst: 65535 for the default 131072). Guides copy \"4096 4096 16777216\": the " +
+		"ceiling is fine, but every connection starts with a window of a few KiB that autotuning grows " +
+		"round trip by round trip. Judged only on a known kernel of 4.20 or later and below any default " +
+		"a kernel has shipped (87380 before 4.20, 131072 since); the advice restores the running kernel's " +
+		"default, never less, and keeps the owner's min and ceiling. tcp_wmem's middle field is not " +
+		"judged: the kernel expands each connection's send buffer to about twice the initial congestion " +
+		"window at setup (tcp_init_buffer_space, tcp_sndbuf_expand). When net-tcp-buffers-small or " +
+		"net-tcp-buffers-ram rewrites the line, that line already carries the default and this rule " +
+		"stays silent.",
+	Refs: []string{refIPSysctl + "#tcp-variables", refTCP7},
+}
+
+func checkInitialSmall(in rule.Input) []rule.Finding {
+	h := in.Host
+	const key = "net.ipv4.tcp_rmem"
+	t, ok := sysctlTriple(h, key)
+	env := knobEnv(h)
+	// Before 4.20 tcp_fixup_rcvbuf raised the initial buffer at setup.
+	if !ok || env.Kernel.IsZero() || env.Kernel.Less(knobs.Version{Major: 4, Minor: 20}) || t[1] >= 87380 {
+		return nil
+	}
+	for _, f := range append(checkBuffersSmall(in), checkBuffersRAM(in)...) {
+		if f.Subject == key {
+			return nil // that line already restores the initial size
+		}
+	}
+	k, _ := knobs.Lookup(key)
+	d, ok := k.Default(env)
+	if !ok {
+		return nil
+	}
+	def, ok := knobs.Field(d, 1)
+	if !ok || t[1] >= def {
+		return nil
+	}
+	lo := t[0]
+	if m, ok := knobs.Field(d, 0); ok && lo < m {
+		lo = m
+	}
+	why := fmt.Sprintf("The initial receive buffer %d (the middle field) is below the kernel's default %d on Linux %s and below "+
+		"any default a kernel has shipped: %s set it. Every connection starts with a receive window that small (ip-sysctl.rst: "+
+		"the default gives 65535) and autotuning has to grow it round trip by round trip. The ceiling %s is fine.",
+		t[1], def, h.Kernel.Release, provenance(h, key), humanBytes(uint64(t[2])))
+	b := fmt.Sprintf("the kernel's default initial size for Linux %s; min and ceiling kept", h.Kernel.Release)
+	if c := configFor(h, key); c != nil {
+		b += fmt.Sprintf("; or remove %s from %s line %d", key, c.File, c.Line)
+	}
+	f := metaInitialSmall.New(key, why, sysctlEvidence(h, key)...)
+	f.Recommendation = &rule.Recommendation{Kind: rule.KindSysctl, Target: key, Current: h.Sysctls[key],
+		Value: fmt.Sprintf("%d %d %d", lo, def, t[2]), Basis: b}
+	return []rule.Finding{f}
 }
 
 // tcpBufLow is the min and initial size of a tcp_rmem/tcp_wmem line
@@ -481,12 +542,25 @@ func checkUDPBufErrors(in rule.Input) []rule.Finding {
 	if limit > 0 {
 		want = min(want, limit/(64<<10)*(64<<10))
 	}
+	env := knobEnv(h)
 	for _, c := range []struct {
 		errs uint64
 		name string
 		key  string
 	}{{h.UDP.RcvbufErrors, "RcvbufErrors", "net.core.rmem_max"}, {h.UDP.SndbufErrors, "SndbufErrors", "net.core.wmem_max"}} {
 		cur, ok := sysctlInt(h, c.key)
+		// Never below the running kernel's own default (4 MiB since
+		// 6.18, docs/knobs.md), whatever the RAM share says.
+		want, basis := want, "4 MiB, at most RAM/32; then set the program's own buffer option (OpenVPN rcvbuf/sndbuf)"
+		if k, kok := knobs.Lookup(c.key); kok {
+			if d, dok := k.Default(env); dok {
+				if n, nok := knobs.Field(d, 0); nok && uint64(n) > want {
+					want = uint64(n)
+					basis = fmt.Sprintf("the kernel's default for Linux %s (RAM/32 would be less, but nastune never advises below the default); "+
+						"then set the program's own buffer option (OpenVPN rcvbuf/sndbuf)", h.Kernel.Release)
+				}
+			}
+		}
 		if c.errs == 0 || !ok || uint64(cur) >= want {
 			continue
 		}
@@ -495,7 +569,7 @@ func checkUDPBufErrors(in rule.Input) []rule.Finding {
 			c.errs, c.name, humanBytes(uint64(cur))),
 			rule.Ev("/proc/net/snmp", fmt.Sprintf("Udp: %s %d", c.name, c.errs)), rule.Ev(sysctlSource(c.key), itoa(cur)))
 		f.Recommendation = &rule.Recommendation{Kind: rule.KindSysctl, Target: c.key, Current: itoa(cur),
-			Value: itoa(int64(want)), Basis: "4 MiB, at most RAM/32; then set the program's own buffer option (OpenVPN rcvbuf/sndbuf)"}
+			Value: itoa(int64(want)), Basis: basis}
 		out = append(out, f)
 	}
 	return out

@@ -143,13 +143,41 @@ func checkSMB1Dead(in rule.Input) []rule.Finding {
 		if x == nil {
 			continue
 		}
-		f := metaSMB1Dead.New(k.name, fmt.Sprintf("%s only applies to SMB1, which this server does not speak (server min protocol = %s).",
-			k.name, s.Global["serverminprotocol"]), sambaEv(s, "global", k.key, ""))
+		f := metaSMB1Dead.New(k.name, fmt.Sprintf("%s only applies to SMB1, which this server does not speak (%s).",
+			k.name, minProtocolText(s)), smb1DeadEvidence(s, k.key)...)
 		f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice, Target: fmt.Sprintf("remove '%s' from %s line %d", x.Name, x.File, x.Line),
 			Basis: "SMB1 disabled"}
 		out = append(out, f)
 	}
 	return out
+}
+
+// minProtocolText says where the server min protocol comes from: the line
+// that sets it, or the installed Samba's default (never as if the owner
+// had set it).
+func minProtocolText(s *facts.Samba) string {
+	v := s.Global["serverminprotocol"]
+	if x := sambaSetting(s, "global", "serverminprotocol"); x != nil {
+		return fmt.Sprintf("%s:%d sets server min protocol = %s", x.File, x.Line, x.Value)
+	}
+	who := "this Samba's default"
+	if s.Version != "" {
+		who = "the default of Samba " + s.Version
+	}
+	if v == "" {
+		return "server min protocol is not set; SMB2_02 is the default since Samba 4.11"
+	}
+	return fmt.Sprintf("server min protocol is not set in smb.conf: %s is %s", v, who)
+}
+
+// smb1DeadEvidence is the dead option's line and, when smb.conf sets it,
+// the server min protocol line.
+func smb1DeadEvidence(s *facts.Samba, key string) []rule.Evidence {
+	ev := []rule.Evidence{sambaEv(s, "global", key, "")}
+	if sambaSetting(s, "global", "serverminprotocol") != nil {
+		ev = append(ev, sambaEv(s, "global", "serverminprotocol", ""))
+	}
+	return ev
 }
 
 var metaAIOSize = rule.Meta{

@@ -109,3 +109,33 @@ func TestNoSambaRuleWithoutSmbd(t *testing.T) {
 		t.Errorf("samba findings without smbd: %v", got)
 	}
 }
+
+// Issue 26: smb-smb1-dead-option cites only what smb.conf says. Debian's
+// smb.conf with a guide's "read raw = yes" and no server min protocol:
+// the why says the protocol is Samba 4.17's default, and the evidence has
+// no server min protocol line; set in smb.conf, the line is cited.
+func TestSMB1DeadCitesOnlyTheConfig(t *testing.T) {
+	for _, tc := range []struct {
+		extra, want, not string
+	}{
+		{"", "server min protocol is not set in smb.conf: smb2_02 is the default of Samba 4.17.12-Debian", "server min protocol = smb2_02"},
+		{"   server min protocol = SMB3\n", "/etc/samba/smb.conf:", "default"},
+	} {
+		files := realTreeFiles(t, "smb-debian-bookworm-default")
+		files[".nastune/commands/smbd_-V.txt"] = "# command: smbd -V\nVersion 4.17.12-Debian\n"
+		files["var/lib/dpkg/info/samba.list"] = "/usr/sbin/smbd\n"
+		files["etc/samba/smb.conf"] = strings.Replace(files["etc/samba/smb.conf"], "[global]\n", "[global]\n   read raw = yes\n"+tc.extra, 1)
+		_, fs := runTree(t, files)
+		got := byID(fs, "smb-smb1-dead-option")
+		if len(got) != 1 {
+			t.Fatalf("%q: %d findings, want one", tc.extra, len(got))
+		}
+		txt := text(got[0])
+		if !strings.Contains(got[0].Why, tc.want) || strings.Contains(got[0].Why, tc.not) {
+			t.Errorf("%q: %s\nwant %q, not %q", tc.extra, txt, tc.want, tc.not)
+		}
+		if tc.extra == "" && strings.Contains(txt, "serverminprotocol") {
+			t.Errorf("cites a server min protocol line the config does not have: %s", txt)
+		}
+	}
+}
