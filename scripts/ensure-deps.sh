@@ -55,6 +55,7 @@ packages=(
 	python3-venv
 	fio
 	iperf3
+	iputils-ping
 	patch
 	groff-base
 	man-db
