@@ -93,6 +93,9 @@ type Options struct {
 	// watchdog lock until StartWatchdog hands it over (confirm.go).
 	Confirm time.Duration
 	Now     func() time.Time
+	// Tune names the tune run a run belongs to (its trials and the run
+	// that persists what it kept); `undo --list` shows them as one entry.
+	Tune string
 
 	// test hooks
 	hostCommands bool                     // run command steps (smartctl) with Root != "/"
@@ -239,6 +242,8 @@ type Manifest struct {
 	Changes  []string `json:"changes"`       // human summary, one per plan change
 	Steps    []Step   `json:"steps"`
 	Error    string   `json:"error,omitempty"`
+	// Tune is the tune run this run belongs to (Options.Tune).
+	Tune string `json:"tune,omitempty"`
 }
 
 // ErrNothingToDo means the plan changes nothing on this system.
@@ -310,7 +315,7 @@ func Apply(p plan.Plan, o Options) (*Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &Manifest{ID: id, Started: o.Now().UTC().Format(time.RFC3339), State: StateInProgress, PID: os.Getpid(), Changes: summary, Steps: steps}
+	m := &Manifest{ID: id, Started: o.Now().UTC().Format(time.RFC3339), State: StateInProgress, PID: os.Getpid(), Changes: summary, Steps: steps, Tune: o.Tune}
 	// The run is prepared in a hidden folder and renamed into place once
 	// its first journal is written: a run killed before that leaves no
 	// run without a manifest, and changes nothing.

@@ -199,7 +199,31 @@ func newUndoCmd(env *Env) *cobra.Command {
 				if len(runs) == 0 {
 					fmt.Fprintln(env.Stdout, "no runs recorded")
 				}
+				// A tune's runs (its trials and the run that persists what
+				// it kept) are one entry, at its newest run; a trial still
+				// live is shown on its own (it needs an undo).
+				trials, newest := map[string]int{}, map[string]string{}
 				for _, r := range runs {
+					if r.Tune != "" {
+						newest[r.Tune] = r.ID
+						if apply.IsTrial(r) {
+							trials[r.Tune]++
+						}
+					}
+				}
+				for _, r := range runs {
+					done := r.State == apply.StateUndone || r.State == apply.StateRolledBack
+					if r.Tune != "" && r.ID != newest[r.Tune] && apply.IsTrial(r) && done {
+						continue
+					}
+					if r.Tune != "" && r.ID == newest[r.Tune] && apply.IsTrial(r) && done {
+						fmt.Fprintf(env.Stdout, "%s  %-16s %s: %d trial(s), each reverted; nothing kept\n", r.ID, "tune", r.Tune, trials[r.Tune])
+						continue
+					}
+					if r.Tune != "" && r.ID == newest[r.Tune] && (done || r.State == apply.StateComplete) {
+						fmt.Fprintf(env.Stdout, "%s  %-16s %d step(s)  %s: kept %s (after %d trial(s), each reverted)\n", r.ID, r.State, len(r.Steps), r.Tune, strings.Join(r.Changes, "; "), trials[r.Tune])
+						continue
+					}
 					if r.State == apply.StateDamaged {
 						fmt.Fprintf(env.Stdout, "%s  %-16s %s (nastune undo --discard %s)\n", r.ID, r.State, r.Error, r.ID)
 						continue

@@ -101,6 +101,19 @@ func (j *JournalApplier) Persist(kept []Kept) (string, error) {
 	var p plan.Plan
 	for i, k := range kept {
 		c := plan.Change{ID: fmt.Sprintf("tune-%d", i+1), Finding: "tune", Kind: "sysfs", Target: k.Knob, From: k.From, To: k.To, Runtime: k.Knob}
+		if key, ok := strings.CutPrefix(k.Knob, "/proc/sys/"); ok {
+			// A sysctl: the line in nastune's sysctl.d file, as plan
+			// writes it (confsyntax refuses a value outside its safe set).
+			c.Kind, c.Target = "sysctl", strings.ReplaceAll(key, "/", ".")
+			line, err := confsyntax.SysctlLine(c.Target, k.To)
+			if err != nil {
+				return "", fmt.Errorf("%s: %w", c.Target, err)
+			}
+			c.Persist = &plan.Persist{File: plan.SysctlFile, Line: line}
+			kept[i].Persisted = plan.SysctlFile
+			p.Changes = append(p.Changes, c)
+			continue
+		}
 		if line, why := j.udevLine(k.Knob, k.To); line != "" {
 			c.Persist = &plan.Persist{File: plan.UdevFile, Line: line}
 			kept[i].Persisted = plan.UdevFile
