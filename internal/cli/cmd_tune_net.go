@@ -90,7 +90,7 @@ func runTuneNet(ctx context.Context, o *tuneOptions, env *Env) error {
 	p.SendBPS, p.ReceiveBPS = first["send"]*1e6, first["receive"]*1e6
 	tune.SizePath(&p)
 	h := probe.Collect(ctx, hostfs.Live())
-	env2 := tune.LiveNetEnv(func(path string) (string, error) { return apply.ReadValue(aopts, path) }, rules.KnobEnv(h))
+	env2 := tune.LiveNetEnv(func(path string) (string, error) { return apply.ReadValue(aopts, path) }, rules.KnobEnv(h), h.Memory.TotalBytes)
 	knobs := tune.NetKnobs(p, env2)
 	if o.List && o.Output == "json" {
 		b, err := json.MarshalIndent(map[string]any{"path": p, "knobs": knobs}, "", "  ")

@@ -131,11 +131,14 @@ type NetEnv struct {
 	Writable  func(path string) error
 	InitNetNS bool
 	Knobs     knobs.Env
+	// RAMBytes caps a candidate above the kernel default at RAM/32
+	// (calc.RAMShareCap; 0: unknown, no cap).
+	RAMBytes uint64
 }
 
 // LiveNetEnv reads this host (read through read, which is apply's reader).
-func LiveNetEnv(read func(string) (string, error), kenv knobs.Env) NetEnv {
-	return NetEnv{Read: read, Writable: func(p string) error { return unix.Access(p, unix.W_OK) }, InitNetNS: InInitNetNS(), Knobs: kenv}
+func LiveNetEnv(read func(string) (string, error), kenv knobs.Env, ram uint64) NetEnv {
+	return NetEnv{Read: read, Writable: func(p string) error { return unix.Access(p, unix.W_OK) }, InitNetNS: InInitNetNS(), Knobs: kenv, RAMBytes: ram}
 }
 
 // InInitNetNS says whether this process is in the initial network
@@ -191,6 +194,9 @@ func NetKnobs(p NetPath, e NetEnv) []Knob {
 		why := fmt.Sprintf("2 × BDP = %d", p.Need)
 		if ok2 && defN > target {
 			target, why = defN, fmt.Sprintf("the kernel default %d (2 × BDP = %d is less)", defN, p.Need)
+		} else if c := int64(calc.RAMShareCap(e.RAMBytes)) &^ (64<<10 - 1); e.RAMBytes > 0 && target > c {
+			// A few such streams must not take the box's memory.
+			target, why = max(c, defN), fmt.Sprintf("2 × BDP = %d, capped at RAM/32 = %d", p.Need, c)
 		}
 		if curN >= target {
 			k.Skipped = append(k.Skipped, fmt.Sprintf("any raise: %d already covers %s", curN, why))

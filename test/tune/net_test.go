@@ -52,6 +52,7 @@ func newNetDemo(t *testing.T, bin string, o netlab.Opts) *netDemo {
 	t.Helper()
 	l := netlab.New(t, o)
 	d := &netDemo{t: t, l: l, bin: bin}
+	l.Check(t, 30*time.Millisecond)
 	// Servers: nastune's bench (the judge) and iperf3 (the reader).
 	for _, c := range [][]string{
 		{bin, "bench", "net", "--listen", l.ServerAddr, "--token", netToken},
