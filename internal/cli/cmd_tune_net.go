@@ -125,7 +125,8 @@ func runTuneNet(ctx context.Context, o *tuneOptions, env *Env) error {
 		}
 	}
 	if n == 0 {
-		fmt.Fprintln(w, "nothing to try on this path: the buffers already cover it (a shaper or the link, not the window, is the limit); nothing changed")
+		fmt.Fprintln(w, "nothing to try: each buffer maximum already covers 2 × BDP at this rate, or cannot be set here (see above); nothing changed")
+		fmt.Fprintln(w, "(a link faster than a stream measured here: give its rate with --rate MBIT)")
 		return nil
 	}
 	if o.List {

@@ -160,7 +160,7 @@ func NetKnobs(p NetPath, e NetEnv) []Knob {
 	var out []Knob
 	for _, key := range NetKeys {
 		path := SysctlPath(key)
-		k := Knob{Path: path, Attr: key, Device: "net"}
+		k := Knob{Path: path, Attr: key, Device: "net", Values: []string{}}
 		cur, err := e.Read(path)
 		if err != nil {
 			if errors.Is(err, os.ErrNotExist) && !e.InitNetNS {
@@ -193,7 +193,7 @@ func NetKnobs(p NetPath, e NetEnv) []Knob {
 		target := int64(p.Need)
 		why := fmt.Sprintf("2 × BDP = %d", p.Need)
 		if ok2 && defN > target {
-			target, why = defN, fmt.Sprintf("the kernel default %d (2 × BDP = %d is less)", defN, p.Need)
+			target, why = defN, fmt.Sprintf("the kernel default %d; 2 × BDP = %d is less", defN, p.Need)
 		} else if c := int64(calc.RAMShareCap(e.RAMBytes)) &^ (64<<10 - 1); e.RAMBytes > 0 && target > c {
 			// A few such streams must not take the box's memory.
 			target, why = max(c, defN), fmt.Sprintf("2 × BDP = %d, capped at RAM/32 = %d", p.Need, c)
