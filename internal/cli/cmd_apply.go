@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"strings"
@@ -196,54 +197,7 @@ func newUndoCmd(env *Env) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				if len(runs) == 0 {
-					fmt.Fprintln(env.Stdout, "no runs recorded")
-				}
-				// A tune's runs (its trials and the run that persists what
-				// it kept) are one entry, at its newest run; a trial still
-				// live is shown on its own (it needs an undo).
-				trials, newest := map[string]int{}, map[string]string{}
-				for _, r := range runs {
-					if r.Tune != "" {
-						newest[r.Tune] = r.ID
-						if apply.IsTrial(r) {
-							trials[r.Tune]++
-						}
-					}
-				}
-				for _, r := range runs {
-					done := r.State == apply.StateUndone || r.State == apply.StateRolledBack
-					if r.Tune != "" && r.ID != newest[r.Tune] && apply.IsTrial(r) && done {
-						continue
-					}
-					if r.Tune != "" && r.ID == newest[r.Tune] && apply.IsTrial(r) && done {
-						fmt.Fprintf(env.Stdout, "%s  %-16s %s: %d trial(s), each reverted; nothing kept\n", r.ID, "tune", r.Tune, trials[r.Tune])
-						continue
-					}
-					if r.Tune != "" && r.ID == newest[r.Tune] && (done || r.State == apply.StateComplete) {
-						fmt.Fprintf(env.Stdout, "%s  %-16s %d step(s)  %s: kept %s (after %d trial(s), each reverted)\n", r.ID, r.State, len(r.Steps), r.Tune, strings.Join(r.Changes, "; "), trials[r.Tune])
-						continue
-					}
-					if r.State == apply.StateDamaged {
-						fmt.Fprintf(env.Stdout, "%s  %-16s %s (nastune undo --discard %s)\n", r.ID, r.State, r.Error, r.ID)
-						continue
-					}
-					fmt.Fprintf(env.Stdout, "%s  %-16s %d step(s)  %s\n", r.ID, r.State, len(r.Steps), strings.Join(r.Changes, "; "))
-					if cs := apply.Status(r, apply.Options{}); cs.State != apply.ConfirmNone {
-						fmt.Fprintf(env.Stdout, "    confirm: %s\n", cs.Describe())
-					}
-					if r.State == apply.StateComplete || r.State == apply.StateUndone || r.State == apply.StateRolledBack {
-						continue
-					}
-					// An unfinished run: what each step is at, and what to do.
-					for _, s := range r.Steps {
-						fmt.Fprintf(env.Stdout, "    %-15s %s %s\n", s.State, s.Kind, s.Path)
-					}
-					if r.Error != "" {
-						fmt.Fprintf(env.Stdout, "    error: %s\n", r.Error)
-					}
-					fmt.Fprintf(env.Stdout, "    finish with: nastune undo %s\n", r.ID)
-				}
+				writeRunList(env.Stdout, runs)
 				return nil
 			}
 			if os.Geteuid() != 0 {
@@ -304,4 +258,56 @@ func newUndoCmd(env *Env) *cobra.Command {
 	cmd.Flags().BoolVar(&o.Expired, "expired", false, "only revert the runs applied with --confirm whose deadline passed unconfirmed (the nastune-finish unit runs this at boot and every minute)")
 	cmd.Flags().StringVar(&o.Discard, "discard", "", "remove the journal of run `RUN_ID` (a damaged one) without restoring anything")
 	return cmd
+}
+
+// writeRunList is `undo --list`: one line per run, a run that did not
+// finish with its steps and what to do. A tune's runs (its trials and the
+// run that persists what it kept) are one entry, at its newest run; a
+// trial still live is shown on its own (it needs an undo).
+func writeRunList(w io.Writer, runs []apply.Manifest) {
+	if len(runs) == 0 {
+		fmt.Fprintln(w, "no runs recorded")
+	}
+	trials, newest := map[string]int{}, map[string]string{}
+	for _, r := range runs {
+		if r.Tune != "" {
+			newest[r.Tune] = r.ID
+			if apply.IsTrial(r) {
+				trials[r.Tune]++
+			}
+		}
+	}
+	for _, r := range runs {
+		done := r.State == apply.StateUndone || r.State == apply.StateRolledBack
+		if r.Tune != "" && r.ID != newest[r.Tune] && apply.IsTrial(r) && done {
+			continue
+		}
+		if r.Tune != "" && r.ID == newest[r.Tune] && apply.IsTrial(r) && done {
+			fmt.Fprintf(w, "%s  %-16s %s: %d trial(s), each reverted; nothing kept\n", r.ID, "tune", r.Tune, trials[r.Tune])
+			continue
+		}
+		if r.Tune != "" && r.ID == newest[r.Tune] && !apply.IsTrial(r) && (done || r.State == apply.StateComplete) {
+			fmt.Fprintf(w, "%s  %-16s %d step(s)  %s: kept %s (after %d trial(s), each reverted)\n", r.ID, r.State, len(r.Steps), r.Tune, strings.Join(r.Changes, "; "), trials[r.Tune])
+			continue
+		}
+		if r.State == apply.StateDamaged {
+			fmt.Fprintf(w, "%s  %-16s %s (nastune undo --discard %s)\n", r.ID, r.State, r.Error, r.ID)
+			continue
+		}
+		fmt.Fprintf(w, "%s  %-16s %d step(s)  %s\n", r.ID, r.State, len(r.Steps), strings.Join(r.Changes, "; "))
+		if cs := apply.Status(r, apply.Options{}); cs.State != apply.ConfirmNone {
+			fmt.Fprintf(w, "    confirm: %s\n", cs.Describe())
+		}
+		if r.State == apply.StateComplete || r.State == apply.StateUndone || r.State == apply.StateRolledBack {
+			continue
+		}
+		// An unfinished run: what each step is at, and what to do.
+		for _, s := range r.Steps {
+			fmt.Fprintf(w, "    %-15s %s %s\n", s.State, s.Kind, s.Path)
+		}
+		if r.Error != "" {
+			fmt.Fprintf(w, "    error: %s\n", r.Error)
+		}
+		fmt.Fprintf(w, "    finish with: nastune undo %s\n", r.ID)
+	}
 }
