@@ -133,7 +133,7 @@ func runTuneNet(ctx context.Context, o *tuneOptions, env *Env) error {
 		return nil
 	}
 	m := tune.NetMeasurer(nopts, dur)
-	a := &tune.JournalApplier{Opts: aopts}
+	a := &tune.JournalApplier{Opts: aopts, Host: h}
 	return tuneTrials(ctx, env, o, n, m, a, tune.Options{Tests: tune.NetTests, Units: map[string]string{"send": "Mbit/s", "receive": "Mbit/s"},
 		Knobs: knobs, Budget: budget}, nil)
 }

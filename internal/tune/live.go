@@ -12,6 +12,7 @@ import (
 	"github.com/nastune/nastune/internal/apply"
 	"github.com/nastune/nastune/internal/bench"
 	"github.com/nastune/nastune/internal/confsyntax"
+	"github.com/nastune/nastune/internal/facts"
 	"github.com/nastune/nastune/internal/parse/kernfmt"
 	"github.com/nastune/nastune/internal/plan"
 )
@@ -74,6 +75,10 @@ type JournalApplier struct {
 	// UdevData is udev's database folder ("" = /run/udev/data).
 	UdevData string
 	Devs     []Device
+	// Host (optional) is what the probe read: with it, a kept sysctl's
+	// line is checked against the files applied after nastune's at boot
+	// (plan.SysctlPersistence), as `nastune plan` does.
+	Host *facts.Host
 }
 
 // Trial implements Applier.
@@ -121,6 +126,21 @@ func (j *JournalApplier) Persist(kept []Kept) (string, error) {
 			kept[i].Persisted = "runtime only: " + why
 		}
 		p.Changes = append(p.Changes, c)
+	}
+	if j.Host != nil {
+		extra, _ := plan.SysctlPersistence(j.Host, p.Changes)
+		for i, c := range p.Changes {
+			if c.Persist != nil && c.Persist.Overridden != "" {
+				kept[i].Persisted = "runtime only: " + c.Persist.Overridden + " sets it again after " + plan.SysctlFile + " at boot, and nastune does not edit that file"
+				p.Changes[i].Persist = nil
+			}
+			for _, e := range extra {
+				if e.Persist != nil && e.Persist.Edit != nil && e.Persist.Edit.Key == c.Target {
+					kept[i].Persisted += "; " + e.Target + " set it again later at boot: its line is commented out (undo restores it)"
+				}
+			}
+		}
+		p.Changes = append(p.Changes, extra...)
 	}
 	m, err := apply.Apply(p, j.Opts)
 	if err != nil {

@@ -2,6 +2,7 @@ package tune
 
 import (
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -9,6 +10,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/nastune/nastune/internal/apply"
+	"github.com/nastune/nastune/internal/facts"
 	"github.com/nastune/nastune/internal/knobs"
 )
 
@@ -112,4 +115,62 @@ func TestNetKnobs(t *testing.T) {
 
 func keyOf(p string) string {
 	return strings.ReplaceAll(strings.TrimPrefix(p, "/proc/sys/"), "/", ".")
+}
+
+// Persist of a kept sysctl goes through plan's boot model: a later admin
+// file in /etc/sysctl.d that sets the key again has its line commented
+// out (journaled); a packaged file nastune does not edit leaves the value
+// runtime only, and Kept says so. Undo restores everything.
+func TestPersistSysctlAgainstLaterFiles(t *testing.T) {
+	root := t.TempDir()
+	write := func(p, s string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(root, p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, p), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("/proc/sys/net/ipv4/tcp_wmem", "4096\t16384\t65536\n")
+	write("/proc/sys/net/ipv4/tcp_rmem", "4096\t65536\t65536\n")
+	admin := "# mine\nnet.ipv4.tcp_wmem = 4096 16384 65536\n"
+	write("/etc/sysctl.d/99-admin.conf", admin)
+	h := &facts.Host{SysctlApplier: "systemd", SysctlConfig: []facts.SysctlSetting{
+		{Key: "net.ipv4.tcp_wmem", Value: "4096 16384 65536", File: "/etc/sysctl.d/99-admin.conf", Line: 2},
+		{Key: "net.ipv4.tcp_rmem", Value: "4096 65536 65536", File: "/usr/lib/sysctl.d/99-pkg.conf", Line: 1},
+	}}
+	j := &JournalApplier{Opts: apply.Options{Root: root}, Host: h}
+	kept := []Kept{
+		{Knob: "/proc/sys/net/ipv4/tcp_wmem", From: "4096 16384 65536", To: "4096 16384 4194304"},
+		{Knob: "/proc/sys/net/ipv4/tcp_rmem", From: "4096 65536 65536", To: "4096 65536 33554432"},
+	}
+	id, err := j.Persist(kept)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(kept[0].Persisted, "99-admin.conf set it again later at boot: its line is commented out") {
+		t.Errorf("tcp_wmem: %q", kept[0].Persisted)
+	}
+	if !strings.HasPrefix(kept[1].Persisted, "runtime only: /usr/lib/sysctl.d/99-pkg.conf:1") {
+		t.Errorf("tcp_rmem: %q", kept[1].Persisted)
+	}
+	ours, _ := os.ReadFile(filepath.Join(root, "/etc/sysctl.d/90-nastune.conf"))
+	if !strings.Contains(string(ours), "net.ipv4.tcp_wmem = 4096 16384 4194304") || strings.Contains(string(ours), "tcp_rmem") {
+		t.Errorf("90-nastune.conf:\n%s", ours)
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "/etc/sysctl.d/99-admin.conf")); strings.Contains(string(b), "\nnet.ipv4.tcp_wmem") {
+		t.Errorf("99-admin.conf still sets tcp_wmem:\n%s", b)
+	}
+	if _, err := apply.Undo(id, j.Opts); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "/etc/sysctl.d/99-admin.conf")); string(b) != admin {
+		t.Errorf("undo left 99-admin.conf as:\n%s", b)
+	}
+	for p, want := range map[string]string{"/proc/sys/net/ipv4/tcp_wmem": "4096 16384 65536", "/proc/sys/net/ipv4/tcp_rmem": "4096 65536 65536"} {
+		if b, _ := os.ReadFile(filepath.Join(root, p)); strings.Join(strings.Fields(string(b)), " ") != want {
+			t.Errorf("%s after undo: %q", p, b)
+		}
+	}
 }
