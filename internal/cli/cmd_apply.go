@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"strings"
@@ -204,54 +205,7 @@ func newUndoCmd(env *Env) *cobra.Command {
 				if o.Output == "json" {
 					return undoListJSON(env, runs)
 				}
-				if len(runs) == 0 {
-					fmt.Fprintln(env.Stdout, "no runs recorded")
-				}
-				// A tune's runs (its trials and the run that persists what
-				// it kept) are one entry, at its newest run; a trial still
-				// live is shown on its own (it needs an undo).
-				trials, newest := map[string]int{}, map[string]string{}
-				for _, r := range runs {
-					if r.Tune != "" {
-						newest[r.Tune] = r.ID
-						if apply.IsTrial(r) {
-							trials[r.Tune]++
-						}
-					}
-				}
-				for _, r := range runs {
-					done := r.State == apply.StateUndone || r.State == apply.StateRolledBack
-					if r.Tune != "" && r.ID != newest[r.Tune] && apply.IsTrial(r) && done {
-						continue
-					}
-					if r.Tune != "" && r.ID == newest[r.Tune] && apply.IsTrial(r) && done {
-						fmt.Fprintf(env.Stdout, "%s  %-16s %s: %d trial(s), each reverted; nothing kept\n", r.ID, "tune", r.Tune, trials[r.Tune])
-						continue
-					}
-					if r.Tune != "" && r.ID == newest[r.Tune] && (done || r.State == apply.StateComplete) {
-						fmt.Fprintf(env.Stdout, "%s  %-16s %d step(s)  %s: kept %s (after %d trial(s), each reverted)\n", r.ID, r.State, len(r.Steps), r.Tune, strings.Join(r.Changes, "; "), trials[r.Tune])
-						continue
-					}
-					if r.State == apply.StateDamaged {
-						fmt.Fprintf(env.Stdout, "%s  %-16s %s (nastune undo --discard %s)\n", r.ID, r.State, r.Error, r.ID)
-						continue
-					}
-					fmt.Fprintf(env.Stdout, "%s  %-16s %d step(s)  %s\n", r.ID, r.State, len(r.Steps), strings.Join(r.Changes, "; "))
-					if cs := apply.Status(r, apply.Options{}); cs.State != apply.ConfirmNone {
-						fmt.Fprintf(env.Stdout, "    confirm: %s\n", cs.Describe())
-					}
-					if r.State == apply.StateComplete || r.State == apply.StateUndone || r.State == apply.StateRolledBack {
-						continue
-					}
-					// An unfinished run: what each step is at, and what to do.
-					for _, s := range r.Steps {
-						fmt.Fprintf(env.Stdout, "    %-15s %s %s\n", s.State, s.Kind, s.Path)
-					}
-					if r.Error != "" {
-						fmt.Fprintf(env.Stdout, "    error: %s\n", r.Error)
-					}
-					fmt.Fprintf(env.Stdout, "    finish with: nastune undo %s\n", r.ID)
-				}
+				writeRunList(env.Stdout, runs)
 				return nil
 			}
 			if o.Output != "text" {
@@ -327,6 +281,9 @@ type undoRun struct {
 	Changes  []string `json:"changes"`
 	Steps    int      `json:"steps"`
 	Error    string   `json:"error,omitempty"`
+	// Tune names the tune run this run belongs to (its trials and the
+	// run that persists what it kept share it).
+	Tune string `json:"tune,omitempty"`
 	// Confirm is absent for a run applied without --confirm.
 	Confirm *undoConfirm `json:"confirm,omitempty"`
 }
@@ -341,7 +298,7 @@ type undoConfirm struct {
 func undoListJSON(env *Env, runs []apply.Manifest) error {
 	out := []undoRun{}
 	for _, r := range runs {
-		u := undoRun{ID: r.ID, State: r.State, Started: r.Started, Finished: r.Finished, Changes: r.Changes, Steps: len(r.Steps), Error: r.Error}
+		u := undoRun{ID: r.ID, State: r.State, Started: r.Started, Finished: r.Finished, Changes: r.Changes, Steps: len(r.Steps), Error: r.Error, Tune: r.Tune}
 		if u.Changes == nil {
 			u.Changes = []string{}
 		}
@@ -353,4 +310,56 @@ func undoListJSON(env *Env, runs []apply.Manifest) error {
 		out = append(out, u)
 	}
 	return render.JSON(env.Stdout, out)
+}
+
+// writeRunList is `undo --list`: one line per run, a run that did not
+// finish with its steps and what to do. A tune's runs (its trials and the
+// run that persists what it kept) are one entry, at its newest run; a
+// trial still live is shown on its own (it needs an undo).
+func writeRunList(w io.Writer, runs []apply.Manifest) {
+	if len(runs) == 0 {
+		fmt.Fprintln(w, "no runs recorded")
+	}
+	trials, newest := map[string]int{}, map[string]string{}
+	for _, r := range runs {
+		if r.Tune != "" {
+			newest[r.Tune] = r.ID
+			if apply.IsTrial(r) {
+				trials[r.Tune]++
+			}
+		}
+	}
+	for _, r := range runs {
+		done := r.State == apply.StateUndone || r.State == apply.StateRolledBack
+		if r.Tune != "" && r.ID != newest[r.Tune] && apply.IsTrial(r) && done {
+			continue
+		}
+		if r.Tune != "" && r.ID == newest[r.Tune] && apply.IsTrial(r) && done {
+			fmt.Fprintf(w, "%s  %-16s %s: %d trial(s), each reverted; nothing kept\n", r.ID, "tune", r.Tune, trials[r.Tune])
+			continue
+		}
+		if r.Tune != "" && r.ID == newest[r.Tune] && !apply.IsTrial(r) && (done || r.State == apply.StateComplete) {
+			fmt.Fprintf(w, "%s  %-16s %d step(s)  %s: kept %s (after %d trial(s), each reverted)\n", r.ID, r.State, len(r.Steps), r.Tune, strings.Join(r.Changes, "; "), trials[r.Tune])
+			continue
+		}
+		if r.State == apply.StateDamaged {
+			fmt.Fprintf(w, "%s  %-16s %s (nastune undo --discard %s)\n", r.ID, r.State, r.Error, r.ID)
+			continue
+		}
+		fmt.Fprintf(w, "%s  %-16s %d step(s)  %s\n", r.ID, r.State, len(r.Steps), strings.Join(r.Changes, "; "))
+		if cs := apply.Status(r, apply.Options{}); cs.State != apply.ConfirmNone {
+			fmt.Fprintf(w, "    confirm: %s\n", cs.Describe())
+		}
+		if r.State == apply.StateComplete || r.State == apply.StateUndone || r.State == apply.StateRolledBack {
+			continue
+		}
+		// An unfinished run: what each step is at, and what to do.
+		for _, s := range r.Steps {
+			fmt.Fprintf(w, "    %-15s %s %s\n", s.State, s.Kind, s.Path)
+		}
+		if r.Error != "" {
+			fmt.Fprintf(w, "    error: %s\n", r.Error)
+		}
+		fmt.Fprintf(w, "    finish with: nastune undo %s\n", r.ID)
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -40,12 +41,17 @@ type tuneOptions struct {
 	// tune --share (cmd_tune_share.go)
 	Share, SmbConf, PasswordFile, Client string
 	testsSet                             bool
+	// tune --net
+	Net   string
+	Token string
+	Time  string
+	Rate  float64
 }
 
 func newTuneCmd(env *Env) *cobra.Command {
 	o := &tuneOptions{}
 	cmd := &cobra.Command{
-		Use:   "tune --file PATH | --share URL",
+		Use:   "tune --file PATH | --net HOST[:PORT] | --share URL",
 		Short: "Tune the disk path under PATH by measurement: keep only what a benchmark proves",
 		Long: "tune measures the chosen tests on a file under PATH (baseline: at least 3 runs, more while the\n" +
 			"spread is wide), then tries the uncertain knobs of the block devices under PATH one value at a\n" +
@@ -56,6 +62,10 @@ func newTuneCmd(env *Env) *cobra.Command {
 			"Values the audit warns about and more memory than the box can spare are never tried.\n" +
 			"Ctrl-C, SIGTERM or a lost terminal revert the live trial; after a crash `nastune undo` (or the\n" +
 			"next tune) does. On a terminal it asks before the first trial; elsewhere it needs --yes.\n\n" +
+			"--net HOST[:PORT] tunes the socket buffer maxima (tcp_rmem/tcp_wmem, net.core.*mem_max) for the\n" +
+			"path to a `nastune bench net -s` server instead: sized from the measured RTT and rate (BDP), never\n" +
+			"below the kernel default, kept only when the streams both ways gain beyond the noise band,\n" +
+			"persisted in /etc/sysctl.d.\n\n" +
 			"With --share URL the workload is bench share's seqread and seqwrite on that share, measured\n" +
 			"through the address in the URL, and the candidates are the Samba options that cap or slow a\n" +
 			"transfer (socket options with SO_RCVBUF/SO_SNDBUF, aio sizes, use sendfile, min receivefile\n" +
@@ -67,6 +77,9 @@ func newTuneCmd(env *Env) *cobra.Command {
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if o.Share != "" {
+				if o.Net != "" || o.File != "" {
+					return usagef("tune one thing at a time: nastune tune --share URL, --net HOST or --file PATH", "--share excludes --net and --file")
+				}
 				o.testsSet = cmd.Flags().Changed("tests")
 				return runTuneShare(cmd.Context(), o, env)
 			}
@@ -74,7 +87,7 @@ func newTuneCmd(env *Env) *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.File, "file", "", "test file on the filesystem to tune (created and removed by tune; this or --share is required)")
+	f.StringVar(&o.File, "file", "", "test file on the filesystem to tune (created and removed by tune; this, --net or --share is required)")
 	f.StringVar(&o.Tests, "tests", "seqread-buffered", "comma-separated bench tests that make up the workload")
 	f.StringVar(&o.BS, "bs", "1M", "request size of the sequential tests: 16K, 128K, 1M")
 	f.StringVar(&o.Size, "size", "256M", "test file size")
@@ -88,8 +101,12 @@ func newTuneCmd(env *Env) *cobra.Command {
 	f.StringVarP(&o.Output, "output", "o", "text", "output format: text, json or html")
 	f.StringVar(&o.Share, "share", "", "tune the file server behind this share `URL` (smb://[USER@]HOST/SHARE or nfs://HOST/EXPORT) by bench share's result instead of --file")
 	f.StringVar(&o.SmbConf, "smb-conf", "/etc/samba/smb.conf", "with --share: the smb.conf smbd reads (`FILE`)")
-	f.StringVar(&o.Client, "client", "", "with --share: a client `HOST[:PORT]` running nastune bench net -s runs the share tests, so the network to it counts (token: $"+tokenEnv+")")
+	f.StringVar(&o.Client, "client", "", "with --share: a client `HOST[:PORT]` running nastune bench net -s runs the share tests, so the network to it counts (token: --token)")
 	f.StringVar(&o.PasswordFile, "password-file", "", "with --share: read the SMB password from `FILE` (default: $"+smbPasswordEnv+", or a prompt)")
+	f.StringVar(&o.Net, "net", "", "tune the socket buffers for the path to the bench net server (nastune bench net -s) at `HOST[:PORT]`")
+	f.StringVar(&o.Token, "token", "", "--net, --share --client: the bench net server's token (default: $"+tokenEnv+")")
+	f.StringVar(&o.Time, "time", "3", "--net: seconds of each stream (one sending, one receiving) in a measurement")
+	f.Float64Var(&o.Rate, "rate", 0, "--net: the path's rate in `MBIT`/s when known (the link, the WAN contract); sizes the buffers when above what is measured")
 	return cmd
 }
 
@@ -101,6 +118,12 @@ func runTune(ctx context.Context, o *tuneOptions, env *Env) error {
 	// print its text under -o html.
 	if o.List && o.Output == "html" {
 		return usagef("use -o text or -o json with --list", "--list prints text or json, not html")
+	}
+	if o.Net != "" {
+		if o.File != "" {
+			return usagef("tune one thing at a time: nastune tune --net HOST or nastune tune --file PATH", "--net and --file exclude each other")
+		}
+		return runTuneNet(ctx, o, env)
 	}
 	if o.File == "" {
 		return usagef("e.g. nastune tune --file /srv/array/nastune.tune --tests seqread-buffered --bs 16K", "--file is required")
@@ -238,6 +261,22 @@ func runTune(ctx context.Context, o *tuneOptions, env *Env) error {
 	if o.List {
 		return nil
 	}
+	cleanup := func() {
+		if err := bench.RemoveTestFile(o.File); err != nil && !errors.Is(err, os.ErrNotExist) {
+			fmt.Fprintf(env.Stderr, "nastune: warning: removing the test file: %v\n", err)
+		}
+	}
+	m := tune.DiskMeasurer(o.File, size, tests, int(bs), runtime, sample)
+	a := &tune.JournalApplier{Opts: aopts, Sys: "/sys", Devs: devs}
+	return tuneTrials(ctx, env, o, n, m, a, tune.Options{Tests: tests, Units: units, Knobs: knobs, Budget: budget}, cleanup)
+}
+
+// tuneTrials asks (unless --yes), takes the tune lock, reverts what a
+// killed tune left, runs the trials and prints the result. Every run of
+// this tune (trials and the persisted run) is journaled under one tune
+// name, so `undo --list` shows the tune as one entry. cleanup (optional)
+// runs after the trials.
+func tuneTrials(ctx context.Context, env *Env, o *tuneOptions, n int, m tune.Measurer, a *tune.JournalApplier, topts tune.Options, cleanup func()) error {
 	if !o.Yes {
 		fmt.Fprintf(env.Stdout, "\nMeasure and try these %d value(s), one at a time (each reverted unless it pays)? [y/N] ", n)
 		line, _ := bufio.NewReader(env.Stdin).ReadString('\n')
@@ -248,25 +287,22 @@ func runTune(ctx context.Context, o *tuneOptions, env *Env) error {
 	}
 	// One tune at a time, for the whole run (taken after the answer: a
 	// "no" leaves no state folder behind).
-	unlock, err := apply.TuneLock(aopts)
+	unlock, err := apply.TuneLock(a.Opts)
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	if done, err := tune.FinishOrphansLocked(aopts); err != nil {
+	if done, err := tune.FinishOrphansLocked(a.Opts); err != nil {
 		return err
 	} else if len(done) > 0 {
 		fmt.Fprintf(env.Stderr, "nastune: reverted %d trial run(s) a killed tune left live: %s\n", len(done), strings.Join(done, ", "))
 	}
-	defer func() {
-		if err := bench.RemoveTestFile(o.File); err != nil && !errors.Is(err, os.ErrNotExist) {
-			fmt.Fprintf(env.Stderr, "nastune: warning: removing the test file: %v\n", err)
-		}
-	}()
-	m := tune.DiskMeasurer(o.File, size, tests, int(bs), runtime, sample)
-	a := &tune.JournalApplier{Opts: aopts, Sys: "/sys", Devs: devs}
-	res, err := tune.Run(ctx, m, a, tune.Options{Tests: tests, Units: units, Knobs: knobs, Budget: budget,
-		Log: func(f string, args ...any) { fmt.Fprintf(env.Stderr, "nastune: "+f+"\n", args...) }})
+	if cleanup != nil {
+		defer cleanup()
+	}
+	a.Opts.Tune = "tune-" + time.Now().UTC().Format("20060102T150405Z") + "-" + strconv.Itoa(os.Getpid())
+	topts.Log = func(f string, args ...any) { fmt.Fprintf(env.Stderr, "nastune: "+f+"\n", args...) }
+	res, err := tune.Run(ctx, m, a, topts)
 	if err != nil {
 		if res != nil && len(res.Trials) > 0 {
 			_ = emitTune(env, o.Output, res)

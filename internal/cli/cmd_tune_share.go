@@ -52,7 +52,10 @@ func runTuneShare(ctx context.Context, o *tuneOptions, env *Env) error {
 		if net.ParseIP(u.Host) == nil {
 			return usagef("e.g. --share smb://alice@192.168.1.10/media", "--client: give the share by this machine's address, not %q: the client tests only against the address that asks", u.Host)
 		}
-		if env.Getenv(tokenEnv) == "" {
+		if o.Token == "" {
+			o.Token = env.Getenv(tokenEnv)
+		}
+		if o.Token == "" {
 			return usagef("export "+tokenEnv+"=SECRET here and on the client", "--client needs a token: the client runs share tests only for a token holder")
 		}
 	}
@@ -238,7 +241,7 @@ func runTuneShare(ctx context.Context, o *tuneOptions, env *Env) error {
 	if o.Client != "" {
 		// The client runs the tests with its own password; the request
 		// leaves from the URL's address, the one the client tests against.
-		req := bench.ShareRequest{Token: env.Getenv(tokenEnv), URL: u.String(), Tests: tests, Size: size, Seconds: int(limit.Seconds())}
+		req := bench.ShareRequest{Token: o.Token, URL: u.String(), Tests: tests, Size: size, Seconds: int(limit.Seconds())}
 		client := o.Client
 		m = func(ctx context.Context) (tune.Sample, error) {
 			r, err := bench.RunShareOn(ctx, client, u.Host, req)

@@ -31,7 +31,9 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"regexp"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -143,6 +145,49 @@ func New(t testing.TB, o Opts) *Lab {
 // Exec returns a command that runs name with args in namespace ns.
 func Exec(ns, name string, args ...string) *exec.Cmd {
 	return exec.Command("ip", append([]string{"netns", "exec", ns, name}, args...)...)
+}
+
+// PingRTT is ping's fastest round trip from the client to the server
+// over n echoes (ping from iputils).
+func (l *Lab) PingRTT(n int) (time.Duration, error) {
+	out, err := Exec(l.ClientNS, "ping", "-n", "-q", "-c", strconv.Itoa(n), "-i", "0.2", l.ServerAddr).CombinedOutput()
+	if err != nil {
+		return 0, fmt.Errorf("ping: %v: %s", err, out)
+	}
+	m := pingRTT.FindSubmatch(out)
+	if m == nil {
+		return 0, fmt.Errorf("no round-trip time in ping's output: %s", out)
+	}
+	ms, _ := strconv.ParseFloat(string(m[1]), 64)
+	return time.Duration(ms * float64(time.Millisecond)), nil
+}
+
+var pingRTT = regexp.MustCompile(`= ([0-9.]+)/`)
+
+// Check fails the test unless the path works as staged: ping's fastest
+// round trip is between RTT and RTT + slack. On a busy machine the relay
+// may fall behind for a moment, so it tries three times, a second apart,
+// and fails naming the CPU pressure.
+func (l *Lab) Check(t testing.TB, slack time.Duration) {
+	t.Helper()
+	if _, err := exec.LookPath("ping"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("netlab: ping not installed (Debian package iputils-ping): make test installs it")
+		}
+		t.Skip("netlab: ping not installed (Debian package iputils-ping)")
+	}
+	var last string
+	for try := 0; try < 3; try++ {
+		rtt, err := l.PingRTT(5)
+		if err == nil && rtt >= l.RTT && rtt <= l.RTT+slack {
+			return
+		}
+		last = fmt.Sprintf("ping min %v, want %v-%v (err %v)", rtt, l.RTT, l.RTT+slack, err)
+		t.Logf("netlab: path not as staged (try %d): %s", try+1, last)
+		time.Sleep(time.Second)
+	}
+	psi, _ := os.ReadFile("/proc/pressure/cpu")
+	t.Fatalf("netlab: the path is not as staged after 3 tries: %s; CPU pressure: %s", last, strings.TrimSpace(string(psi)))
 }
 
 // Stats returns the frames the relay forwarded and dropped (shaper queue

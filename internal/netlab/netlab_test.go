@@ -3,29 +3,21 @@ package netlab
 import (
 	"encoding/json"
 	"os/exec"
-	"regexp"
 	"strconv"
 	"testing"
 	"time"
 )
 
-// ping returns ping's minimum round-trip time from the client to the
-// server (the oracle for the relay's delay).
 func ping(t *testing.T, l *Lab) time.Duration {
 	t.Helper()
 	if _, err := exec.LookPath("ping"); err != nil {
 		t.Skip("ping not installed (Debian package iputils-ping)")
 	}
-	out, err := Exec(l.ClientNS, "ping", "-n", "-q", "-c", "5", "-i", "0.2", l.ServerAddr).CombinedOutput()
+	rtt, err := l.PingRTT(5)
 	if err != nil {
-		t.Fatalf("ping: %v\n%s", err, out)
+		t.Fatal(err)
 	}
-	m := regexp.MustCompile(`= ([0-9.]+)/`).FindSubmatch(out)
-	if m == nil {
-		t.Fatalf("no rtt in ping output:\n%s", out)
-	}
-	ms, _ := strconv.ParseFloat(string(m[1]), 64)
-	return time.Duration(ms * float64(time.Millisecond))
+	return rtt
 }
 
 // iperf3 runs a client → server stream and returns iperf3's received
@@ -75,6 +67,7 @@ func iperf3(t *testing.T, l *Lab, secs, window int) float64 {
 // delay, not just ping.
 func TestDelay(t *testing.T) {
 	l := New(t, Opts{Delay: 10 * time.Millisecond})
+	l.Check(t, 15*time.Millisecond)
 	rtt := ping(t, l)
 	t.Logf("ping rtt min %v (relay adds %v)", rtt, l.RTT)
 	if rtt < l.RTT || rtt > l.RTT+15*time.Millisecond {

@@ -295,6 +295,13 @@ func blockDevice(h *facts.Host, name string) *facts.BlockDevice {
 	return nil
 }
 
+// SysctlPersistence is persistence for changes made outside a plan (tune
+// persisting what it kept): the extra changes that comment out a later
+// file's lines for the key, and the notes.
+func SysctlPersistence(h *facts.Host, changes []Change) ([]Change, []string) {
+	return persistence(h, changes)
+}
+
 // persistence makes the sysctl changes' persistence true. Each change
 // puts a line in SysctlFile; the boot model (sysctlconf.Effective, checked
 // against the real systemd-sysctl and sysctl --system) says whether that

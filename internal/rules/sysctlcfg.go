@@ -357,3 +357,7 @@ func checkFilesFight(in rule.Input) []rule.Finding {
 	}
 	return out
 }
+
+// KnobEnv is what the knob table (internal/knobs) needs to know of the
+// host: its kernel version and low memory.
+func KnobEnv(h *facts.Host) knobs.Env { return knobEnv(h) }

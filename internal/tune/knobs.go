@@ -23,6 +23,9 @@ type Knob struct {
 	Values  []string `json:"values"`
 	// Skipped names candidates left out and why (harmful, too much memory).
 	Skipped []string `json:"skipped,omitempty"`
+	// Why says where the candidate comes from (tune --net: the BDP or the
+	// kernel default).
+	Why string `json:"why,omitempty"`
 }
 
 // Attrs are the attributes tune knows.

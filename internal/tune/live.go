@@ -12,6 +12,7 @@ import (
 	"github.com/nastune/nastune/internal/apply"
 	"github.com/nastune/nastune/internal/bench"
 	"github.com/nastune/nastune/internal/confsyntax"
+	"github.com/nastune/nastune/internal/facts"
 	"github.com/nastune/nastune/internal/parse/kernfmt"
 	"github.com/nastune/nastune/internal/plan"
 )
@@ -74,6 +75,10 @@ type JournalApplier struct {
 	// UdevData is udev's database folder ("" = /run/udev/data).
 	UdevData string
 	Devs     []Device
+	// Host (optional) is what the probe read: with it, a kept sysctl's
+	// line is checked against the files applied after nastune's at boot
+	// (plan.SysctlPersistence), as `nastune plan` does.
+	Host *facts.Host
 }
 
 // Trial implements Applier.
@@ -100,7 +105,26 @@ func (j *JournalApplier) Revert(id string) (string, error) { return apply.Revert
 func (j *JournalApplier) Persist(kept []Kept) (string, error) {
 	var p plan.Plan
 	for i := range kept {
-		p.Changes = append(p.Changes, j.change(i, &kept[i]))
+		c, err := j.change(i, &kept[i])
+		if err != nil {
+			return "", err
+		}
+		p.Changes = append(p.Changes, c)
+	}
+	if j.Host != nil {
+		extra, _ := plan.SysctlPersistence(j.Host, p.Changes)
+		for i, c := range p.Changes {
+			if c.Persist != nil && c.Persist.Overridden != "" {
+				kept[i].Persisted = "runtime only: " + c.Persist.Overridden + " sets it again after " + plan.SysctlFile + " at boot, and nastune does not edit that file"
+				p.Changes[i].Persist = nil
+			}
+			for _, e := range extra {
+				if e.Persist != nil && e.Persist.Edit != nil && e.Persist.Edit.Key == c.Target {
+					kept[i].Persisted += "; " + e.Target + " set it again later at boot: its line is commented out (undo restores it)"
+				}
+			}
+		}
+		p.Changes = append(p.Changes, extra...)
 	}
 	m, err := apply.Apply(p, j.Opts)
 	if err != nil {
@@ -112,15 +136,27 @@ func (j *JournalApplier) Persist(kept []Kept) (string, error) {
 // change is the plan change of the i-th kept block attribute: its runtime
 // value and, where the device can be matched stably, its udev rule (k's
 // Persisted says which).
-func (j *JournalApplier) change(i int, k *Kept) plan.Change {
+func (j *JournalApplier) change(i int, k *Kept) (plan.Change, error) {
 	c := plan.Change{ID: fmt.Sprintf("tune-%d", i+1), Finding: "tune", Kind: "sysfs", Target: k.Knob, From: k.From, To: k.To, Runtime: k.Knob}
+	if key, ok := strings.CutPrefix(k.Knob, "/proc/sys/"); ok {
+		// A sysctl: the line in nastune's sysctl.d file, as plan
+		// writes it (confsyntax refuses a value outside its safe set).
+		c.Kind, c.Target = "sysctl", strings.ReplaceAll(key, "/", ".")
+		line, err := confsyntax.SysctlLine(c.Target, k.To)
+		if err != nil {
+			return c, fmt.Errorf("%s: %w", c.Target, err)
+		}
+		c.Persist = &plan.Persist{File: plan.SysctlFile, Line: line}
+		k.Persisted = plan.SysctlFile
+		return c, nil
+	}
 	if line, why := j.udevLine(k.Knob, k.To); line != "" {
 		c.Persist = &plan.Persist{File: plan.UdevFile, Line: line}
 		k.Persisted = plan.UdevFile
 	} else {
 		k.Persisted = "runtime only: " + why
 	}
-	return c
+	return c, nil
 }
 
 // udevLine is the rule that sets a block attribute again when the device

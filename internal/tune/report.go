@@ -10,28 +10,61 @@ import (
 	"github.com/nastune/nastune/internal/htmlpage"
 )
 
-// WriteText prints the result as a table: baseline, each trial, the final
-// run and what was kept.
+// WriteText prints the result: the noise band once, then a table with
+// every trial's value, median, range (slowest–fastest run) and verdict,
+// the final run and what was kept. With several tests the score is
+// compared and each test's median shown beside it.
 func WriteText(w io.Writer, r *Result) {
+	fmt.Fprintf(w, "\nnoise band %.1f%%: the baseline's range (fastest − slowest run) ÷ median over %d runs, at least 5%%.\n", r.ThresholdPct, r.Baseline.Runs)
+	fmt.Fprintf(w, "A trial is kept when its median gains more than the noise band over the best before it and its\n")
+	fmt.Fprintf(w, "slowest run beats the best's fastest; the final run must beat the baseline measured again\n")
+	fmt.Fprintf(w, "right after it by the same rule.\n")
+	if len(r.Tests) > 1 {
+		fmt.Fprintf(w, "score: 100 × the geometric mean of each test's result ÷ its baseline median (%s).\n", strings.Join(r.Tests, ", "))
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	unit := r.Baseline.Unit
-	fmt.Fprintf(tw, "\nKNOB\tFROM\tTO\tMEDIAN %s\tSPREAD\tGAIN\tVERDICT\n", unit)
-	fmt.Fprintf(tw, "baseline\t\t\t%.1f\t±%.1f%%\t\t%d runs\n", r.Baseline.Median, r.Baseline.SpreadPct/2, r.Baseline.Runs)
+	multi := len(r.Tests) > 1
+	head := "\nKNOB\tFROM\tTO\t"
+	if multi {
+		for _, t := range r.Tests {
+			head += strings.ToUpper(t) + " " + r.Units[t] + "\t"
+		}
+	}
+	fmt.Fprintf(tw, "%sMEDIAN %s\tRANGE\tGAIN\tVERDICT\n", head, unit)
+	per := func(s Stat) string {
+		if !multi {
+			return ""
+		}
+		out := ""
+		for _, t := range r.Tests {
+			out += fmt.Sprintf("%.1f\t", s.Tests[t])
+		}
+		return out
+	}
+	dash := ""
+	if multi {
+		dash = strings.Repeat("-\t", len(r.Tests))
+	}
+	fmt.Fprintf(tw, "baseline\t\t\t%s%.1f\t%s\t\t%d runs\n", per(r.Baseline), r.Baseline.Median, rangeOf(r.Baseline), r.Baseline.Runs)
 	for _, t := range r.Trials {
 		if t.Error != "" {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t-\t-\t-\trefused\n", t.Knob, t.From, t.To)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s-\t-\t-\trefused\n", shortKnob(t.Knob), t.From, t.To, dash)
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%.1f\t±%.1f%%\t%+.1f%%\t%s\n", t.Knob, t.From, t.To, t.Median, t.SpreadPct/2, t.Gain, t.Verdict)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s%.1f\t%s\t%+.1f%%\t%s\n", shortKnob(t.Knob), t.From, t.To, per(t.Stat), t.Median, rangeOf(t.Stat), t.Gain, t.Verdict)
 	}
 	if r.Final != nil && r.FinalBaseline != nil {
-		fmt.Fprintf(tw, "final: all kept\t\t\t%.1f\t±%.1f%%\t%+.1f%%\tholds\n", r.Final.Median, r.Final.SpreadPct/2, r.FinalGain)
-		fmt.Fprintf(tw, "final: baseline again\t\t\t%.1f\t±%.1f%%\t\t\n", r.FinalBaseline.Median, r.FinalBaseline.SpreadPct/2)
+		fmt.Fprintf(tw, "final: all kept\t\t\t%s%.1f\t%s\t%+.1f%%\tholds\n", per(*r.Final), r.Final.Median, rangeOf(*r.Final), r.FinalGain)
+		fmt.Fprintf(tw, "final: baseline again\t\t\t%s%.1f\t%s\t\t\n", per(*r.FinalBaseline), r.FinalBaseline.Median, rangeOf(*r.FinalBaseline))
 	}
 	tw.Flush()
-	fmt.Fprintf(w, "\nthreshold: a trial is kept when its median gains more than %.1f%% over the best before it\n", r.ThresholdPct)
-	fmt.Fprintf(w, "(the baseline's spread (max-min)/median, at least 5%%) and its slowest run beats the best's fastest;\n")
-	fmt.Fprintf(w, "the final run must beat the baseline measured again right after it by the same rule\n")
+	fmt.Fprintln(w)
+	if r.ThresholdPct > WideNoisePct {
+		fmt.Fprintf(w, "note: the noise band is wide (%.1f%%): a real gain smaller than it cannot be told from noise and is\n", r.ThresholdPct)
+		fmt.Fprintf(w, "  reverted. To decide smaller gains, measure when the box and the path are quiet (other load, backups,\n")
+		fmt.Fprintf(w, "  scrubs), and make each measurement longer (--sample for --file, --time for --net).\n")
+	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
@@ -46,8 +79,17 @@ func WriteText(w io.Writer, r *Result) {
 	}
 	fmt.Fprintf(w, "kept (run %s; undo with: nastune undo %s):\n", r.RunID, r.RunID)
 	for _, k := range r.Kept {
-		fmt.Fprintf(w, "  %s: %s → %s (%s)\n", k.Knob, k.From, k.To, k.Persisted)
+		fmt.Fprintf(w, "  %s: %s → %s (%s)\n", shortKnob(k.Knob), k.From, k.To, k.Persisted)
 	}
+}
+
+// WideNoisePct is the noise band above which the report says how to
+// narrow it.
+const WideNoisePct = 20
+
+// rangeOf is a stat's slowest–fastest run.
+func rangeOf(s Stat) string {
+	return fmt.Sprintf("%.1f–%.1f", minOf(s.Values), maxOf(s.Values))
 }
 
 var htmlTmpl = template.Must(template.New("tune").Funcs(template.FuncMap{
@@ -124,7 +166,14 @@ func WriteHTML(w io.Writer, r *Result) error {
 		Body: template.HTML(body.String()), CSS: htmlCSS}) //nolint:gosec // produced by html/template, escaped
 }
 
-func shortKnob(p string) string { return strings.TrimPrefix(p, "/sys/block/") }
+// shortKnob is how a knob is named in the report: a block attribute
+// without /sys/block/, a sysctl by its dotted key.
+func shortKnob(p string) string {
+	if k, ok := strings.CutPrefix(p, "/proc/sys/"); ok {
+		return strings.ReplaceAll(k, "/", ".")
+	}
+	return strings.TrimPrefix(p, "/sys/block/")
+}
 
 func minOf(v []float64) float64 {
 	if len(v) == 0 {

@@ -380,7 +380,11 @@ func (s *ShareApplier) Persist(kept []Kept) (string, error) {
 			}
 			p.Changes = append(p.Changes, c)
 		default:
-			p.Changes = append(p.Changes, s.Journal.change(len(p.Changes), &kept[i]))
+			c, err := s.Journal.change(len(p.Changes), &kept[i])
+			if err != nil {
+				return "", err
+			}
+			p.Changes = append(p.Changes, c)
 		}
 	}
 	m, err := apply.Apply(p, s.Journal.Opts)

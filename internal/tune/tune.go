@@ -151,12 +151,15 @@ type Kept struct {
 
 // Result is the answer of a tune run.
 type Result struct {
-	RunID        string   `json:"run_id"` // the persisted run ("" when nothing was kept)
-	Tests        []string `json:"tests"`
-	ThresholdPct float64  `json:"threshold_pct"`
-	Baseline     Stat     `json:"baseline"`
-	Trials       []Trial  `json:"trials"`
-	Final        *Stat    `json:"final,omitempty"`
+	RunID string            `json:"run_id"` // the persisted run ("" when nothing was kept)
+	Tests []string          `json:"tests"`
+	Units map[string]string `json:"units,omitempty"`
+	// ThresholdPct is the noise band: the baseline's range ÷ median, at
+	// least MinGain; a trial must gain more.
+	ThresholdPct float64 `json:"threshold_pct"`
+	Baseline     Stat    `json:"baseline"`
+	Trials       []Trial `json:"trials"`
+	Final        *Stat   `json:"final,omitempty"`
 	// FinalBaseline is the baseline measured again right after Final
 	// (everything reverted); FinalGain is Final's median against it, in
 	// percent.
@@ -182,7 +185,7 @@ type live struct {
 func Run(ctx context.Context, m Measurer, a Applier, o Options) (res *Result, err error) {
 	o.defaults()
 	start := o.Now()
-	res = &Result{Tests: o.Tests, Knobs: o.Knobs, Trials: []Trial{}, Kept: []Kept{}}
+	res = &Result{Tests: o.Tests, Units: o.Units, Knobs: o.Knobs, Trials: []Trial{}, Kept: []Kept{}}
 	var stack []live // trial runs live now, in order
 	defer func() {
 		if err == nil {
@@ -224,8 +227,8 @@ func Run(ctx context.Context, m Measurer, a Applier, o Options) (res *Result, er
 	res.Baseline = stat(base, ref, o)
 	thr := max(o.MinGain, res.Baseline.SpreadPct/100)
 	res.ThresholdPct = round(thr * 100)
-	o.Log("baseline %.1f %s (spread %.1f%%, %d runs); a trial is kept when it gains more than %.1f%%",
-		res.Baseline.Median, res.Baseline.Unit, res.Baseline.SpreadPct, res.Baseline.Runs, res.ThresholdPct)
+	o.Log("baseline %.1f %s (%d runs, range %s): noise band %.1f%%; a trial is kept when it gains more",
+		res.Baseline.Median, res.Baseline.Unit, res.Baseline.Runs, rangeOf(res.Baseline), res.ThresholdPct)
 	best := res.Baseline
 	trialCost := time.Duration(o.TrialRuns) * perSample
 

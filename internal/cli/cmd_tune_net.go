@@ -1,0 +1,139 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/nastune/nastune/internal/apply"
+	"github.com/nastune/nastune/internal/bench"
+	"github.com/nastune/nastune/internal/hostfs"
+	"github.com/nastune/nastune/internal/probe"
+	"github.com/nastune/nastune/internal/render"
+	"github.com/nastune/nastune/internal/rules"
+	"github.com/nastune/nastune/internal/tune"
+	"github.com/nastune/nastune/internal/units"
+)
+
+// runTuneNet is `tune --net HOST[:PORT]`: measure the path to a bench net
+// server, size the socket buffer maxima from its BDP, trial them.
+func runTuneNet(ctx context.Context, o *tuneOptions, env *Env) error {
+	if o.List && o.Output == "html" {
+		return usagef("use -o text or -o json with --list", "--list prints text or json, not html")
+	}
+	if o.Tests != "seqread-buffered" || len(o.Devices) > 0 || o.Knobs != "" {
+		return usagef("nastune tune --net HOST [--time 3] [--rate MBIT] [--budget 10m]", "--tests, --device and --knobs are for --file; --net measures a stream each way")
+	}
+	dur, err := durationFlag("time", o.Time)
+	if err != nil {
+		return err
+	}
+	if dur < time.Second || dur > bench.MaxSeconds*time.Second {
+		return usagef("e.g. --time 3", "--time %v is outside 1s-60s", dur)
+	}
+	if o.Rate < 0 || o.Rate > 400000 || math.IsNaN(o.Rate) {
+		return usagef("e.g. --rate 1000 for a gigabit link", "--rate %v is outside 0-400000 Mbit/s", o.Rate)
+	}
+	budget, err := durationFlag("budget", o.Budget)
+	if err != nil {
+		return err
+	}
+	if budget < 10*time.Second || budget > 24*time.Hour {
+		return usagef("e.g. --budget 10m", "--budget %v is outside 10s-24h", budget)
+	}
+	if os.Geteuid() != 0 && !o.List {
+		return usagef("run it as root: sudo nastune tune --net ...", "tune writes /proc/sys and /etc/sysctl.d, which needs root")
+	}
+	if !o.Yes && !env.IsTTY && !o.List {
+		return usagef("run `nastune tune --net HOST --yes` to start the trials without asking", "nothing tried: not a terminal and no --yes")
+	}
+	ctx, stop := benchSignals(ctx)
+	defer stop()
+	ctx, stopPipe := pipeSignal(ctx)
+	defer stopPipe()
+	aopts := apply.Options{}
+	if !o.List {
+		finishExpired(env)
+		if done, err := tune.FinishOrphans(aopts); err != nil {
+			return err
+		} else if len(done) > 0 {
+			fmt.Fprintf(env.Stderr, "nastune: reverted %d trial run(s) a killed tune left live: %s\n", len(done), strings.Join(done, ", "))
+		}
+	}
+	token := o.Token
+	if token == "" {
+		token = env.Getenv(tokenEnv)
+	}
+	server := bench.WithPort(o.Net)
+	nopts := bench.NetOptions{Server: server, Token: token, OnWait: func(n int) {
+		fmt.Fprintf(env.Stderr, "nastune: the server is busy; waiting for a turn (%d ahead)\n", n)
+	}}
+	w := env.Stderr
+	if o.Output == "text" || o.List {
+		w = env.Stdout
+	}
+
+	// The path: RTT from TCP connects, then one stream each way with the
+	// buffers as found.
+	p := tune.NetPath{Server: server, RTTProbes: 5, HintBPS: o.Rate * 1e6}
+	if p.RTT, err = tune.ConnectRTT(ctx, server, p.RTTProbes); err != nil {
+		return fmt.Errorf("measuring the round trip to %s: %w (is `nastune bench net -s` running there?)", server, err)
+	}
+	first, err := tune.NetMeasurer(nopts, dur)(ctx)
+	if err != nil {
+		return fmt.Errorf("measuring a stream to %s: %w", server, err)
+	}
+	p.SendBPS, p.ReceiveBPS = first["send"]*1e6, first["receive"]*1e6
+	tune.SizePath(&p)
+	h := probe.Collect(ctx, hostfs.Live())
+	env2 := tune.LiveNetEnv(func(path string) (string, error) { return apply.ReadValue(aopts, path) }, rules.KnobEnv(h), h.Memory.TotalBytes)
+	knobs := tune.NetKnobs(p, env2)
+	if o.List && o.Output == "json" {
+		b, err := json.MarshalIndent(map[string]any{"path": p, "knobs": knobs}, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(env.Stdout, "%s\n", render.JSONSafe(b))
+		return err
+	}
+	fmt.Fprintf(w, "tune --net %s: streams of %s each way, budget %s\n", server, dur, budget)
+	fmt.Fprintf(w, "  path: RTT %.1f ms (fastest of %d TCP connects); one stream sends %s, receives %s\n",
+		float64(p.RTT.Microseconds())/1000, p.RTTProbes, units.BitRate(p.SendBPS), units.BitRate(p.ReceiveBPS))
+	how := "the faster measured stream"
+	if p.HintBPS > 0 && p.HintBPS >= max(p.SendBPS, p.ReceiveBPS) {
+		how = "--rate"
+	}
+	fmt.Fprintf(w, "  sized for %s (%s): BDP %s, a stream needs 2 × BDP = %s of buffer\n",
+		units.BitRate(p.SizedBPS), how, units.Bytes(p.BDP), units.Bytes(p.Need))
+	if !env2.InitNetNS {
+		fmt.Fprintln(w, "  this is not the initial network namespace: tcp_rmem/tcp_wmem are this namespace's own; net.core.*mem_max are the host's and read-only here")
+	}
+	n := 0
+	for _, k := range knobs {
+		n += len(k.Values)
+		why := ""
+		if k.Why != "" {
+			why = " (" + k.Why + ")"
+		}
+		fmt.Fprintf(w, "  knob %s = %s; tries %s%s\n", k.Attr, orDash(k.Current), orDash(strings.Join(k.Values, ", ")), why)
+		for _, s := range k.Skipped {
+			fmt.Fprintf(w, "    not tried %s\n", s)
+		}
+	}
+	if n == 0 {
+		fmt.Fprintln(w, "nothing to try: each buffer maximum already covers 2 × BDP at this rate, or cannot be set here (see above); nothing changed")
+		fmt.Fprintln(w, "(a link faster than a stream measured here: give its rate with --rate MBIT)")
+		return nil
+	}
+	if o.List {
+		return nil
+	}
+	m := tune.NetMeasurer(nopts, dur)
+	a := &tune.JournalApplier{Opts: aopts, Host: h}
+	return tuneTrials(ctx, env, o, n, m, a, tune.Options{Tests: tune.NetTests, Units: map[string]string{"send": "Mbit/s", "receive": "Mbit/s"},
+		Knobs: knobs, Budget: budget}, nil)
+}
