@@ -17,7 +17,8 @@ func TestTuneShareRefusals(t *testing.T) {
 	}{
 		{[]string{"tune", "--share", "http://x/y"}, "--share:"},
 		{[]string{"tune", "--share", "smb://alice:pw@10.0.0.1/media"}, "password"},
-		{[]string{"tune", "--share", "smb://10.0.0.1/media", "--file", "/srv/x"}, "not both"},
+		{[]string{"tune", "--share", "smb://10.0.0.1/media", "--file", "/srv/x"}, "--share excludes --net and --file"},
+		{[]string{"tune", "--share", "smb://10.0.0.1/media", "--net", "10.0.0.2"}, "--share excludes --net and --file"},
 		{[]string{"tune", "--share", "smb://10.0.0.1/media", "--tests", "smallfiles"}, `"smallfiles" is not a share test`},
 		{[]string{"tune", "--share", "smb://10.0.0.1/media", "--budget", "1s"}, "outside 10s-24h"},
 		{[]string{"tune", "--share", "smb://10.0.0.1/media", "--client", "a b"}, "not a host"},
