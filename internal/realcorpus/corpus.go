@@ -23,6 +23,7 @@
 package realcorpus
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -54,4 +55,37 @@ func Trees() ([]string, error) {
 	}
 	sort.Strings(out)
 	return out, nil
+}
+
+// CheckOrigin reports what an ORIGIN file lacks. Every tree says where it is
+// published, so anyone can fetch the same text and compare: a source line,
+// and no address that is not one. An "address: unknown …" line (the address
+// was not recorded when the text was taken) is rejected, and so is a source
+// marked "no repository path recorded": a title alone cannot be checked.
+// When a source cannot be found again, the data is replaced by data from a
+// source that can be cited, never given a guessed address.
+func CheckOrigin(text string) error {
+	hasSource := false
+	for i, line := range strings.Split(text, "\n") {
+		key, val, ok := strings.Cut(line, ":")
+		if !ok {
+			continue
+		}
+		val = strings.TrimSpace(val)
+		switch strings.TrimSpace(key) {
+		case "source":
+			hasSource = val != ""
+			if strings.Contains(val, "no repository path recorded") {
+				return fmt.Errorf("line %d: the source's repository path was not recorded; name the repository, path and commit, or replace the data with data from a source that can be cited", i+1)
+			}
+		case "address":
+			if !strings.HasPrefix(val, "https://") && !strings.HasPrefix(val, "http://") {
+				return fmt.Errorf("line %d: address %q is not a URL; find the source's address, or replace the data with data from a source that can be cited", i+1, val)
+			}
+		}
+	}
+	if !hasSource && !strings.HasPrefix(text, "Recorded by test/kernellab") && !strings.HasPrefix(text, "# ") {
+		return fmt.Errorf("no source line: say where the data is published (project, path, commit; or title, site, author, date)")
+	}
+	return nil
 }
