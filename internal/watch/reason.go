@@ -2,6 +2,8 @@ package watch
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -495,13 +497,8 @@ func nicBottlenecks(samples []Sample, n float64) []Bottleneck {
 		}
 	}
 	retrans /= n
-	names := make([]string, 0, len(m))
-	for k := range m {
-		names = append(names, k)
-	}
-	sort.Strings(names)
 	var out []Bottleneck
-	for _, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(m)) {
 		a := m[name]
 		rx, tx := a.rx/n, a.tx/n
 		l := a.last
@@ -634,13 +631,8 @@ func tcpBottlenecks(samples []Sample, n float64) []Bottleneck {
 			a.seen++
 		}
 	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	var out []Bottleneck
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		a := m[k]
 		snd, rwnd := a.snd/n, a.rwnd/n // absent intervals count as not limited
 		if max(snd, rwnd) < tcpLimited {
