@@ -89,6 +89,17 @@ func benchSize(flag, v string) (int64, error) {
 	return int64(n), nil
 }
 
+// testFileSize reads --size, the size of a test file: at least 16 MiB,
+// below which caches and request sizes decide the result (hint says what
+// to use instead).
+func testFileSize(v, hint string) (int64, error) {
+	size, err := benchSize("size", v)
+	if err == nil && size < 16<<20 {
+		err = usagef(hint, "--size %s is below 16MiB", v)
+	}
+	return size, err
+}
+
 func durationFlag(flag, v string) (time.Duration, error) {
 	if f, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil && f == 0 {
 		return 0, nil
@@ -157,12 +168,9 @@ func runBenchDisk(ctx context.Context, o *benchDiskOptions, env *Env) error {
 	if o.File == "" {
 		return usagef("e.g. nastune bench disk --file /srv/array/nastune.bench --size 4G", "--file is required")
 	}
-	size, err := benchSize("size", o.Size)
+	size, err := testFileSize(o.Size, "use at least 16M, and more than the RAM to defeat caches")
 	if err != nil {
 		return err
-	}
-	if size < 16<<20 {
-		return usagef("use at least 16M, and more than the RAM to defeat caches", "--size %s is below 16MiB", o.Size)
 	}
 	runtime, err := durationFlag("runtime", o.Runtime)
 	if err != nil {

@@ -80,12 +80,9 @@ func runBenchShare(ctx context.Context, o *benchShareOptions, rawURL string, env
 		// The URL is not repeated: it may hold a password.
 		return &UsageError{Err: err, Hint: "e.g. nastune bench share smb://alice@nas/photos or nfs://nas/srv/nfs"}
 	}
-	size, err := benchSize("size", o.Size)
+	size, err := testFileSize(o.Size, "use at least 16M, and more than the server's RAM to read from its disks")
 	if err != nil {
 		return err
-	}
-	if size < 16<<20 {
-		return usagef("use at least 16M, and more than the server's RAM to read from its disks", "--size %s is below 16MiB", o.Size)
 	}
 	bs, err := benchSize("bs", o.Block)
 	if err != nil {
