@@ -9,7 +9,9 @@
 //
 // Inside a captured tree every symbolic link is resolved against the tree,
 // the way chroot(2) would: an absolute target such as "/sys/devices/x" means
-// DIR/sys/devices/x, and ".." never climbs above DIR. Every open goes
+// DIR/sys/devices/x, and ".." never climbs above DIR: the walk and its link
+// policy are internal/pathwalk's (the one path walker; hostfs is its
+// reader, following every link of the tree, confined). Every open goes
 // through os.Root, one component at a time on folders held open (dirs.go),
 // so even a tree that changes while it is read cannot lead a read outside
 // DIR, and a tree is walked once: a lookup costs an fstatat or an openat

@@ -52,10 +52,10 @@ const (
 	nfsdQueued   = 0.10 // share of NFS requests that found no idle nfsd thread
 )
 
-// Reason reads the samples of one watch and returns the bottlenecks, the
+// Bottlenecks reads the samples of one watch and returns the bottlenecks, the
 // most binding first. It is a pure function: the same samples give the
 // same answer.
-func Reason(samples []Sample) []Bottleneck { return ReasonWith(samples, nil) }
+func Bottlenecks(samples []Sample) []Bottleneck { return BottlenecksWith(samples, nil) }
 
 // Ceiling is what nastune's path model (internal/ceiling) says a block
 // device's path can carry, and the link that sets it.
@@ -65,11 +65,11 @@ type Ceiling struct {
 	Move string  // what would raise it
 }
 
-// ReasonWith is Reason with the modelled ceilings of block devices, by
+// BottlenecksWith is Bottlenecks with the modelled ceilings of block devices, by
 // name: a device moving data near its path's ceiling is a disk bottleneck
 // even when it is not busy all the time (a USB 2.0 bridge, a SATA link
 // negotiated down).
-func ReasonWith(samples []Sample, ceil map[string]Ceiling) []Bottleneck {
+func BottlenecksWith(samples []Sample, ceil map[string]Ceiling) []Bottleneck {
 	n := float64(len(samples))
 	if n == 0 {
 		return []Bottleneck{}
