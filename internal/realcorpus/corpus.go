@@ -2,7 +2,10 @@
 // wrote: the trees of testdata/real (each a tree.txtar from a public source,
 // an ORIGIN file saying where it came from, and golden.txt, the audit text
 // it must produce) and, for the invariants, the fixture hosts of
-// testdata/hosts as well.
+// testdata/hosts as well. The trees of testdata/unsourced (public data
+// whose address could not be recovered, issue 27) run through the same
+// goldens and invariants but are kept out of testdata/real, whose every
+// ORIGIN names its source (CheckOrigin, TestOrigin).
 //
 // The invariants (invariants_test.go) are what makes a finding trustworthy
 // on a machine nobody on the team has seen:
@@ -31,16 +34,55 @@ import (
 	"strings"
 )
 
-// Dir is testdata/real of this repository.
+// Dir is testdata/real of this repository: the trees whose ORIGIN names
+// their public source.
 func Dir() string {
 	_, file, _, _ := runtime.Caller(0)
 	return filepath.Join(filepath.Dir(file), "..", "..", "testdata", "real")
 }
 
-// Trees lists the corpus trees by name (folders of Dir holding a
+// UnsourcedDir is testdata/unsourced: trees whose data was taken from a
+// public file whose address was not recorded and could not be found again
+// (issue 27). They stay test input, but they are not real corpus data that
+// anyone can fetch and compare, so they are kept apart from Dir.
+func UnsourcedDir() string {
+	return filepath.Join(Dir(), "..", "unsourced")
+}
+
+// Trees lists the sourced corpus trees by name (folders of Dir holding a
 // tree.txtar), sorted. Folders whose name starts with "_" are tooling.
-func Trees() ([]string, error) {
-	ents, err := os.ReadDir(Dir())
+func Trees() ([]string, error) { return treesIn(Dir()) }
+
+// UnsourcedTrees lists the trees of UnsourcedDir by name, sorted.
+func UnsourcedTrees() ([]string, error) { return treesIn(UnsourcedDir()) }
+
+// AllTrees lists the trees of Dir and of UnsourcedDir, sorted: every tree
+// the goldens and invariants run over. TreeDir says where each one is.
+func AllTrees() ([]string, error) {
+	a, err := Trees()
+	if err != nil {
+		return nil, err
+	}
+	b, err := UnsourcedTrees()
+	if err != nil {
+		return nil, err
+	}
+	out := append(a, b...)
+	sort.Strings(out)
+	return out, nil
+}
+
+// TreeDir is the folder of the tree name: in UnsourcedDir when it is there,
+// in Dir otherwise.
+func TreeDir(name string) string {
+	if _, err := os.Stat(filepath.Join(UnsourcedDir(), name, "tree.txtar")); err == nil {
+		return filepath.Join(UnsourcedDir(), name)
+	}
+	return filepath.Join(Dir(), name)
+}
+
+func treesIn(dir string) ([]string, error) {
+	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -49,7 +91,7 @@ func Trees() ([]string, error) {
 		if !e.IsDir() || strings.HasPrefix(e.Name(), "_") || strings.HasPrefix(e.Name(), ".") {
 			continue
 		}
-		if _, err := os.Stat(filepath.Join(Dir(), e.Name(), "tree.txtar")); err == nil {
+		if _, err := os.Stat(filepath.Join(dir, e.Name(), "tree.txtar")); err == nil {
 			out = append(out, e.Name())
 		}
 	}

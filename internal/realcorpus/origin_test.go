@@ -3,63 +3,45 @@ package realcorpus_test
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/nastune/nastune/internal/realcorpus"
 )
 
-// unsourced are the trees whose ORIGIN still says "address: unknown": the
-// text was taken from files of the code index whose repository and path
-// were not recorded, and the search tools could not find them again. Each
-// waits for its data to be replaced by equivalent data from a source that
-// can be cited (issue 27); an entry is never resolved by guessing an
-// address. When a tree's ORIGIN passes, TestOrigin fails until the entry
-// is deleted, so this list only shrinks.
-var unsourced = map[string]bool{
-	"attack-smb-unraid-global":        true,
-	"bond-web-alb-no-slaves":          true,
-	"bond-web-balance-alb":            true,
-	"bond-web-balance-tlb":            true,
-	"bond-web-broadcast":              true,
-	"nic-web-partner-1000-nonroot":    true,
-	"nic-web-partner-offers-100":      true,
-	"smb-web-dos-share":               true,
-	"smb-web-include":                 true,
-	"smb-web-inline-comments":         true,
-	"smb-web-nt1-max-testparm":        true,
-	"smb-web-truenas-timemachine":     true,
-	"smb-web-wide-links-unix-ext-off": true,
-	"zfs-web-mirror-replacing":        true,
-	"zfs-web-replacing-single-disk":   true,
-}
-
-// TestOrigin: every corpus tree names its public source (CheckOrigin).
+// TestOrigin: every tree of testdata/real names its public source
+// (CheckOrigin). The trees whose source could not be recovered live in
+// testdata/unsourced, and their ORIGIN says so on its first line.
 func TestOrigin(t *testing.T) {
 	names, err := realcorpus.Trees()
 	if err != nil {
 		t.Fatal(err)
 	}
-	seen := map[string]bool{}
 	for _, n := range names {
-		seen[n] = true
 		b, err := os.ReadFile(filepath.Join(realcorpus.Dir(), n, "ORIGIN"))
 		if err != nil {
 			t.Errorf("%s: %v: every corpus tree says where it came from", n, err)
 			continue
 		}
-		err = realcorpus.CheckOrigin(string(b))
-		switch {
-		case err != nil && !unsourced[n]:
-			t.Errorf("%s/ORIGIN: %v", n, err)
-		case err == nil && unsourced[n]:
-			t.Errorf("%s/ORIGIN now names its source: delete it from unsourced", n)
-		case err != nil:
-			t.Logf("%s/ORIGIN (pending, issue 27): %v", n, err)
+		if err := realcorpus.CheckOrigin(string(b)); err != nil {
+			t.Errorf("%s/ORIGIN: %v (if the source cannot be found, move the tree to testdata/unsourced)", n, err)
 		}
 	}
-	for n := range unsourced {
-		if !seen[n] {
-			t.Errorf("unsourced lists %s, which is not a corpus tree: delete the entry", n)
+	others, err := realcorpus.UnsourcedTrees()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range others {
+		b, err := os.ReadFile(filepath.Join(realcorpus.UnsourcedDir(), n, "ORIGIN"))
+		if err != nil {
+			t.Errorf("unsourced/%s: %v: say what is known of the data", n, err)
+			continue
+		}
+		if !strings.HasPrefix(string(b), "unsourced: the public source of this data could not be recovered") {
+			t.Errorf("unsourced/%s/ORIGIN does not start by saying its source could not be recovered", n)
+		}
+		if realcorpus.CheckOrigin(string(b)) == nil {
+			t.Errorf("unsourced/%s/ORIGIN now names its source: move the tree back to testdata/real", n)
 		}
 	}
 }
