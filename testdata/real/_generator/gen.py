@@ -282,7 +282,7 @@ config:
 
 errors: No known data errors
 """
-zfs("zfs-archwiki-raidz1-replacing", ARCH, web("ArchWiki, article \"ZFS\", section \"Replacing a failed disk\" (GFDL 1.3), an older revision (about 2014)", "https://wiki.archlinux.org/title/ZFS", "the zpool status example; the wiki page lost the indentation of the vdev tree, restored here by `zpool status` rules (replacing-0 children one level deeper)", date="2014-06-16", site="ArchWiki"), "4-disk raidz1 with replacing-0: an OFFLINE disk being replaced")
+zfs("zfs-archwiki-raidz1-replacing", ARCH, web("ArchWiki, article \"ZFS\", section \"Devices have different sector alignment\" (GFDL 1.3), a revision of 2015-08 or later", "https://wiki.archlinux.org/title/ZFS", "the zpool status example; the wiki page lost the indentation of the vdev tree, restored here by `zpool status` rules (replacing-0 children one level deeper)", date="2014-06-16", site="ArchWiki"), "4-disk raidz1 with replacing-0: an OFFLINE disk being replaced")
 # ---------------- Samba ----------------
 def smb(name, conf, origin, comment, extra=None):
     f = {"etc/samba/smb.conf": conf}
