@@ -1,8 +1,9 @@
 package apply
 
 // Root-safe file access. Every path apply reads or writes is walked by
-// safefile's walker (safefile/walk.go) one component at a time from the
-// root with openat(2) and O_NOFOLLOW, so a symbolic link is never followed
+// the one path walker (internal/pathwalk, driven by safefile's held
+// descriptors) one component at a time from the root with openat(2) and
+// O_NOFOLLOW, so a symbolic link is never followed
 // by the kernel behind our back. A link is followed by us, inside the
 // root, and only when it is trusted: it and the folder holding it are
 // root's or the user's running nastune (anyone else could have planted

@@ -111,13 +111,13 @@ func TestSummaryInvariants(t *testing.T) {
 	for _, name := range fixture.HostNames(t) {
 		reports["host "+name] = auditHost(t, name)
 	}
-	trees, err := realcorpus.Trees()
+	trees, err := realcorpus.AllTrees()
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, n := range trees {
 		dir := t.TempDir()
-		if err := fixture.UnpackFile(filepath.Join(realcorpus.Dir(), n, "tree.txtar"), dir); err != nil {
+		if err := fixture.UnpackFile(filepath.Join(realcorpus.TreeDir(n), "tree.txtar"), dir); err != nil {
 			t.Fatal(err)
 		}
 		root, err := hostfs.Open(dir)

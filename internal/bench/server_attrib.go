@@ -231,7 +231,7 @@ func fillReport(rep *AttribReport, samples []watch.Sample) {
 	if rep.Seconds > 0 {
 		rep.SamplingCPUPct = float64(int(rep.SamplingCPUPct/rep.Seconds*10+0.5)) / 10
 	}
-	rep.Bottlenecks = watch.Reason(samples)
+	rep.Bottlenecks = watch.Bottlenecks(samples)
 	// Mean share of a core of each serving thread over the test.
 	type acc struct {
 		t      watch.ThreadSample

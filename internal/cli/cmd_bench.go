@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync"
 	"syscall"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -91,6 +90,17 @@ func benchSize(flag, v string) (int64, error) {
 	return int64(n), nil
 }
 
+// testFileSize reads --size, the size of a test file: at least 16 MiB,
+// below which caches and request sizes decide the result (hint says what
+// to use instead).
+func testFileSize(v, hint string) (int64, error) {
+	size, err := benchSize("size", v)
+	if err == nil && size < 16<<20 {
+		err = usagef(hint, "--size %s is below 16MiB", v)
+	}
+	return size, err
+}
+
 func durationFlag(flag, v string) (time.Duration, error) {
 	if f, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil && f == 0 {
 		return 0, nil
@@ -159,12 +169,9 @@ func runBenchDisk(ctx context.Context, o *benchDiskOptions, env *Env) error {
 	if o.File == "" {
 		return usagef("e.g. nastune bench disk --file /srv/array/nastune.bench --size 4G", "--file is required")
 	}
-	size, err := benchSize("size", o.Size)
+	size, err := testFileSize(o.Size, "use at least 16M, and more than the RAM to defeat caches")
 	if err != nil {
 		return err
-	}
-	if size < 16<<20 {
-		return usagef("use at least 16M, and more than the RAM to defeat caches", "--size %s is below 16MiB", o.Size)
 	}
 	runtime, err := durationFlag("runtime", o.Runtime)
 	if err != nil {
@@ -226,34 +233,25 @@ func runBenchDisk(ctx context.Context, o *benchDiskOptions, env *Env) error {
 	return emitBench(env, o.Output, o.Save, res, func(w io.Writer) { printDisk(w, res) })
 }
 
+// diskColumns are the columns of the bench disk table.
+var diskColumns = []benchColumn{
+	benchColTest,
+	{head: "MiB/s", cell: func(t bench.TestResult) string { return fmt.Sprintf("%.1f", t.MiBPerS) }},
+	{head: "MB/s", cell: func(t bench.TestResult) string { return fmt.Sprintf("%.1f", mbOfMiB(t.MiBPerS)) }},
+	{head: "min–max MiB/s", spread: true, cell: func(t bench.TestResult) string { return fmt.Sprintf("%.1f–%.1f", t.SpreadLo, t.SpreadHi) }},
+	benchColRuns,
+	{head: "IOPS", cell: func(t bench.TestResult) string { return fmt.Sprintf("%.0f", t.IOPS) }},
+	{head: "p50 µs", cell: func(t bench.TestResult) string { return fmt.Sprintf("%.0f", t.LatUS.P50) }},
+	{head: "p99 µs", cell: func(t bench.TestResult) string { return fmt.Sprintf("%.0f", t.LatUS.P99) }},
+}
+
 func printDisk(w io.Writer, r *bench.DiskResult) {
 	fmt.Fprintf(w, "bench disk: %s on %s (%s), %s, engine %s\n", r.File, orDash(r.Device), r.Host, units.Bytes(uint64(r.Size)), r.Engine)
 	if r.MemoryBacked != "" {
 		fmt.Fprintf(w, "warning: the file is on %s: this measures memory, not a disk\n", r.MemoryBacked)
 	}
 	fmt.Fprintln(w)
-	spread := false
-	for _, t := range r.Tests {
-		spread = spread || t.Runs > 1
-	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	if spread {
-		fmt.Fprintln(tw, "test\tMiB/s\tMB/s\tmin–max MiB/s\truns\tIOPS\tp50 µs\tp99 µs\t")
-	} else {
-		fmt.Fprintln(tw, "test\tMiB/s\tMB/s\tIOPS\tp50 µs\tp99 µs\t")
-	}
-	for _, t := range r.Tests {
-		if t.Skipped != "" {
-			fmt.Fprintf(tw, "%s\tskipped: %s\t\t\t\t\t\n", t.Name, t.Skipped)
-			continue
-		}
-		if spread {
-			fmt.Fprintf(tw, "%s\t%.1f\t%.1f\t%.1f–%.1f\t%d\t%.0f\t%.0f\t%.0f\t\n", t.Name, t.MiBPerS, mbOfMiB(t.MiBPerS), t.SpreadLo, t.SpreadHi, max(t.Runs, 1), t.IOPS, t.LatUS.P50, t.LatUS.P99)
-		} else {
-			fmt.Fprintf(tw, "%s\t%.1f\t%.1f\t%.0f\t%.0f\t%.0f\t\n", t.Name, t.MiBPerS, mbOfMiB(t.MiBPerS), t.IOPS, t.LatUS.P50, t.LatUS.P99)
-		}
-	}
-	tw.Flush()
+	spread := writeBenchTable(w, r.Tests, diskColumns)
 	fmt.Fprintln(w, "\nMiB/s as fio prints it (2^20 bytes/s); MB/s (10^6 bytes/s) as audit and inventory paths print ceilings.")
 	if spread {
 		fmt.Fprintln(w, "MiB/s, IOPS and latencies are those of the median run.")

@@ -9,7 +9,6 @@ import (
 	"os"
 	"strings"
 	"sync"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -85,12 +84,9 @@ func runBenchShare(ctx context.Context, o *benchShareOptions, rawURL string, env
 		// The URL is not repeated: it may hold a password.
 		return &UsageError{Err: err, Hint: "e.g. nastune bench share smb://alice@nas/photos or nfs://nas/srv/nfs"}
 	}
-	size, err := benchSize("size", o.Size)
+	size, err := testFileSize(o.Size, "use at least 16M, and more than the server's RAM to read from its disks")
 	if err != nil {
 		return err
-	}
-	if size < 16<<20 {
-		return usagef("use at least 16M, and more than the server's RAM to read from its disks", "--size %s is below 16MiB", o.Size)
 	}
 	bs, err := benchSize("bs", o.Block)
 	if err != nil {
@@ -227,6 +223,29 @@ func sharePassword(u bench.ShareURL, file string, env *Env) (string, error) {
 		"%s needs a password and there is no terminal to ask on", u)
 }
 
+// shareColumns are the columns of the bench share table. metadata moves
+// no bytes: its MiB/s is "–" and its spread is in entries per second.
+var shareColumns = []benchColumn{
+	benchColTest,
+	{head: "MiB/s", cell: func(t bench.TestResult) string {
+		if t.Name == "metadata" {
+			return "–"
+		}
+		return fmt.Sprintf("%.1f", t.MiBPerS)
+	}},
+	{head: "min–max", spread: true, cell: func(t bench.TestResult) string {
+		if t.Name == "metadata" {
+			return fmt.Sprintf("%.0f/s–%.0f/s", t.SpreadLo, t.SpreadHi)
+		}
+		return fmt.Sprintf("%.1f–%.1f", t.SpreadLo, t.SpreadHi)
+	}},
+	benchColRuns,
+	{head: "ops/s", cell: func(t bench.TestResult) string { return fmt.Sprintf("%.0f", t.IOPS) }},
+	{head: "p50 ms", cell: func(t bench.TestResult) string { return fmt.Sprintf("%.2f", t.LatUS.P50/1000) }},
+	{head: "p99 ms", cell: func(t bench.TestResult) string { return fmt.Sprintf("%.2f", t.LatUS.P99/1000) }},
+	{head: "verified", cell: func(t bench.TestResult) string { return map[bool]string{true: "yes", false: "–"}[t.Verified] }},
+}
+
 func printShare(w io.Writer, r *bench.ShareResult) {
 	dialect := ""
 	if r.Dialect != "" {
@@ -238,29 +257,7 @@ func printShare(w io.Writer, r *bench.ShareResult) {
 		fmt.Fprintf(w, "  note: %s\n", n)
 	}
 	fmt.Fprintln(w)
-	spread := false
-	for _, t := range r.Tests {
-		spread = spread || t.Runs > 1
-	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	if spread {
-		fmt.Fprintln(tw, "test\tMiB/s\tmin–max\truns\tops/s\tp50 ms\tp99 ms\tverified\t")
-	} else {
-		fmt.Fprintln(tw, "test\tMiB/s\tops/s\tp50 ms\tp99 ms\tverified\t")
-	}
-	for _, t := range r.Tests {
-		mib, lo, hi := fmt.Sprintf("%.1f", t.MiBPerS), fmt.Sprintf("%.1f", t.SpreadLo), fmt.Sprintf("%.1f", t.SpreadHi)
-		if t.Name == "metadata" { // no bytes: its spread is in entries/s
-			mib, lo, hi = "–", fmt.Sprintf("%.0f/s", t.SpreadLo), fmt.Sprintf("%.0f/s", t.SpreadHi)
-		}
-		v := map[bool]string{true: "yes", false: "–"}[t.Verified]
-		if spread {
-			fmt.Fprintf(tw, "%s\t%s\t%s–%s\t%d\t%.0f\t%.2f\t%.2f\t%s\t\n", t.Name, mib, lo, hi, max(t.Runs, 1), t.IOPS, t.LatUS.P50/1000, t.LatUS.P99/1000, v)
-		} else {
-			fmt.Fprintf(tw, "%s\t%s\t%.0f\t%.2f\t%.2f\t%s\t\n", t.Name, mib, t.IOPS, t.LatUS.P50/1000, t.LatUS.P99/1000, v)
-		}
-	}
-	tw.Flush()
+	spread := writeBenchTable(w, r.Tests, shareColumns)
 	fmt.Fprintln(w, "\nops/s: requests (seq), files (smallfiles) or entries (metadata) per second.")
 	if spread {
 		fmt.Fprintln(w, "MiB/s, ops/s and latencies are those of the median run.")

@@ -143,12 +143,9 @@ func runTune(ctx context.Context, o *tuneOptions, env *Env) error {
 	if bs < 4096 || bs%4096 != 0 || bs > 16<<20 {
 		return usagef("e.g. --bs 16K or --bs 1M", "--bs %s: give a multiple of 4K up to 16M", o.BS)
 	}
-	size, err := benchSize("size", o.Size)
+	size, err := testFileSize(o.Size, "e.g. --size 256M")
 	if err != nil {
 		return err
-	}
-	if size < 16<<20 {
-		return usagef("e.g. --size 256M", "--size %s is below 16MiB", o.Size)
 	}
 	runtime, err := durationFlag("runtime", o.Runtime)
 	if err != nil {

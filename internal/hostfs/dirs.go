@@ -16,7 +16,8 @@ import (
 // held ancestor one component at a time (O_NOFOLLOW, as os.Root does).
 //
 // Safety is unchanged: the keys are real paths (every symlink already
-// resolved, chroot-style, by walk), so no name handed to the kernel holds a
+// resolved, chroot-style, by walk: internal/pathwalk with this cache as
+// its cursor's lookups), so no name handed to the kernel holds a
 // "/" or a "..", and each held folder is an os.Root opened inside its
 // parent, so even a tree that changes while it is read cannot lead a read
 // outside DIR (a folder turned into a symlink in between is followed by

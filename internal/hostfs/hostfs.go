@@ -9,7 +9,9 @@
 //
 // Inside a captured tree every symbolic link is resolved against the tree,
 // the way chroot(2) would: an absolute target such as "/sys/devices/x" means
-// DIR/sys/devices/x, and ".." never climbs above DIR. Every open goes
+// DIR/sys/devices/x, and ".." never climbs above DIR: the walk and its link
+// policy are internal/pathwalk's (the one path walker; hostfs is its
+// reader, following every link of the tree, confined). Every open goes
 // through os.Root, one component at a time on folders held open (dirs.go),
 // so even a tree that changes while it is read cannot lead a read outside
 // DIR, and a tree is walked once: a lookup costs an fstatat or an openat
@@ -45,14 +47,12 @@ import (
 	"syscall"
 
 	"github.com/nastune/nastune/internal/cmdrun"
+	"github.com/nastune/nastune/internal/pathwalk"
 )
 
 // MaxFileSize is the most ReadFile returns; larger files are an error
 // (ErrTooLarge), never a silent truncation.
 const MaxFileSize = 4 << 20
-
-// maxLinks bounds symlink resolution, as the kernel's MAXSYMLINKS does.
-const maxLinks = 40
 
 // MaxDirEntries is the most entries ReadDir returns; a larger directory is
 // an error (ErrTooLarge).
@@ -454,15 +454,19 @@ func (r *Root) resolve(name string, follow bool) (string, error) {
 	return p, nil
 }
 
-var errLinkLoop = errors.New("too many levels of symbolic links")
+// errLinkLoop is what a walk that meets more than pathwalk.MaxLinks links
+// fails with (wrapped).
+var errLinkLoop error = syscall.ELOOP
 
-// walk resolves name component by component, chroot-style: ".." never
-// climbs above "/" and an absolute link target starts again at "/". lstat
-// and readlink look at one path; onLink (if set) hears of every link
-// followed. strict makes a missing component, an unreadable link or a
-// link loop an error; otherwise the component is kept as it is (the
-// recorder's best effort). With follow=false the last component is not
-// followed.
+// walk resolves name component by component through pathwalk, the one
+// path walker, chroot-style: ".." never climbs above "/" and an absolute
+// link target starts again at "/". Every link is followed whoever owns it
+// (a captured tree's owners are another machine's users: confinement is
+// the protection, pathwalk.Policy.AnyOwner). lstat and readlink look at
+// one real path; onLink (if set) hears of every link followed. strict
+// makes a missing component, an unreadable link or a link loop an error;
+// otherwise the component is kept as it is (the recorder's best effort).
+// With follow=false the last component is not followed.
 func walk(name string, follow, strict bool, lstat func(string) (fs.FileInfo, error),
 	readlink func(string) (string, error), onLink func(path, target string)) (string, error) {
 	return walkFrom(nil, splitPath(name), follow, strict, lstat, readlink, onLink)
@@ -472,64 +476,65 @@ func walk(name string, follow, strict bool, lstat func(string) (fs.FileInfo, err
 // links in it) and those still to do.
 func walkFrom(done, todo []string, follow, strict bool, lstat func(string) (fs.FileInfo, error),
 	readlink func(string) (string, error), onLink func(path, target string)) (string, error) {
-	links := 0
-	for len(todo) > 0 {
-		c := todo[0]
-		todo = todo[1:]
-		switch c {
-		case ".":
-			continue
-		case "..":
-			if len(done) > 0 {
-				done = done[:len(done)-1]
-			}
-			continue
-		}
-		cur := append(done, c)
-		if len(todo) == 0 && !follow {
-			done = cur
-			break
-		}
-		st, err := lstat(joinPath(cur))
-		if err != nil || st.Mode()&fs.ModeSymlink == 0 {
-			if err != nil && strict {
-				return "", err
-			}
-			done = cur
-			continue
-		}
-		links++
-		target, err := readlink(joinPath(cur))
-		if err == nil && links > maxLinks {
-			err = errLinkLoop
-		}
-		if err != nil {
-			if strict {
-				return "", err
-			}
-			done = cur
-			continue
-		}
-		if onLink != nil {
-			onLink(joinPath(cur), target)
-		}
-		if strings.HasPrefix(target, "/") {
-			done = nil
-		}
-		todo = append(splitPath(target), todo...)
+	c := &treeCursor{done: done, lstat: lstat, readlink: readlink}
+	last, err := pathwalk.Walk(c, todo, pathwalk.Options{
+		Policy:  pathwalk.Policy{AnyOwner: true, FollowFinal: follow},
+		Lenient: !strict, Display: joinPath(todo), OnLink: onLink})
+	if err != nil {
+		return "", err
 	}
-	return joinPath(done), nil
+	if last != "" {
+		return c.Real(last), nil
+	}
+	return joinPath(c.done), nil
 }
 
-func splitPath(p string) []string {
-	var out []string
-	for _, c := range strings.Split(p, "/") {
-		if c != "" {
-			out = append(out, c)
-		}
-	}
-	return out
+// treeCursor is the reader's pathwalk.Cursor: the current folder is a real
+// path below the tree's top, looked at through the held folders of dirs
+// (lstat and readlink), so a lookup is one fstatat on a held folder.
+type treeCursor struct {
+	done     []string
+	lstat    func(string) (fs.FileInfo, error)
+	readlink func(string) (string, error)
 }
+
+func (t *treeCursor) Real(c string) string {
+	return joinPath(append(t.done[:len(t.done):len(t.done)], c))
+}
+
+func (t *treeCursor) Look(c string) (pathwalk.Node, error) {
+	p := t.Real(c)
+	st, err := t.lstat(p)
+	if err != nil || st.Mode()&fs.ModeSymlink == 0 {
+		return pathwalk.Node{}, err
+	}
+	target, err := t.readlink(p)
+	if err != nil {
+		return pathwalk.Node{}, err
+	}
+	return pathwalk.Node{Link: true, Target: target}, nil
+}
+
+// Enter takes c as a folder; a component that is not one fails at the
+// next lookup below it (ENOTDIR).
+func (t *treeCursor) Enter(c string) error {
+	t.done = append(t.done[:len(t.done):len(t.done)], c)
+	return nil
+}
+
+func (t *treeCursor) Up() error {
+	if len(t.done) > 0 {
+		t.done = t.done[:len(t.done)-1]
+	}
+	return nil
+}
+
+func (t *treeCursor) Restart() error {
+	t.done = nil
+	return nil
+}
+
+func splitPath(p string) []string { return pathwalk.Split(p) }
 
 func joinPath(c []string) string { return "/" + strings.Join(c, "/") }
 

@@ -40,24 +40,29 @@ func BlockKind(name string) string {
 }
 
 // transport reads the bus a disk hangs from off its sysfs device path.
+// The first element that matches names the bus: a USB disk's path also
+// holds SCSI host and target folders, and it is "usb", not "scsi".
 func transport(real string) string {
-	switch {
-	case strings.Contains(real, "/usb"):
-		return "usb"
-	case strings.Contains(real, "/nvme"):
-		return "nvme"
-	case strings.Contains(real, "/virtio"):
-		return "virtio"
-	case strings.Contains(real, "/mmc_host/"):
-		return "mmc"
-	case strings.Contains(real, "/ata"):
-		return "sata"
-	case strings.Contains(real, "/end_device-"):
-		return "sas"
-	case strings.Contains(real, "/host") && strings.Contains(real, "/target"):
+	for _, t := range transports {
+		if strings.Contains(real, t.elem) {
+			return t.bus
+		}
+	}
+	if strings.Contains(real, "/host") && strings.Contains(real, "/target") {
 		return "scsi"
 	}
 	return ""
+}
+
+// transports are the sysfs device-path elements that name a disk's bus,
+// in the order they are tried.
+var transports = []struct{ elem, bus string }{
+	{"/usb", "usb"},
+	{"/nvme", "nvme"},
+	{"/virtio", "virtio"},
+	{"/mmc_host/", "mmc"},
+	{"/ata", "sata"},
+	{"/end_device-", "sas"},
 }
 
 var (

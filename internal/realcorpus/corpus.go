@@ -2,7 +2,10 @@
 // wrote: the trees of testdata/real (each a tree.txtar from a public source,
 // an ORIGIN file saying where it came from, and golden.txt, the audit text
 // it must produce) and, for the invariants, the fixture hosts of
-// testdata/hosts as well.
+// testdata/hosts as well. The trees of testdata/unsourced (public data
+// whose address could not be recovered, issue 27) run through the same
+// goldens and invariants but are kept out of testdata/real, whose every
+// ORIGIN names its source (CheckOrigin, TestOrigin).
 //
 // The invariants (invariants_test.go) are what makes a finding trustworthy
 // on a machine nobody on the team has seen:
@@ -23,6 +26,7 @@
 package realcorpus
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -30,16 +34,55 @@ import (
 	"strings"
 )
 
-// Dir is testdata/real of this repository.
+// Dir is testdata/real of this repository: the trees whose ORIGIN names
+// their public source.
 func Dir() string {
 	_, file, _, _ := runtime.Caller(0)
 	return filepath.Join(filepath.Dir(file), "..", "..", "testdata", "real")
 }
 
-// Trees lists the corpus trees by name (folders of Dir holding a
+// UnsourcedDir is testdata/unsourced: trees whose data was taken from a
+// public file whose address was not recorded and could not be found again
+// (issue 27). They stay test input, but they are not real corpus data that
+// anyone can fetch and compare, so they are kept apart from Dir.
+func UnsourcedDir() string {
+	return filepath.Join(Dir(), "..", "unsourced")
+}
+
+// Trees lists the sourced corpus trees by name (folders of Dir holding a
 // tree.txtar), sorted. Folders whose name starts with "_" are tooling.
-func Trees() ([]string, error) {
-	ents, err := os.ReadDir(Dir())
+func Trees() ([]string, error) { return treesIn(Dir()) }
+
+// UnsourcedTrees lists the trees of UnsourcedDir by name, sorted.
+func UnsourcedTrees() ([]string, error) { return treesIn(UnsourcedDir()) }
+
+// AllTrees lists the trees of Dir and of UnsourcedDir, sorted: every tree
+// the goldens and invariants run over. TreeDir says where each one is.
+func AllTrees() ([]string, error) {
+	a, err := Trees()
+	if err != nil {
+		return nil, err
+	}
+	b, err := UnsourcedTrees()
+	if err != nil {
+		return nil, err
+	}
+	out := append(a, b...)
+	sort.Strings(out)
+	return out, nil
+}
+
+// TreeDir is the folder of the tree name: in UnsourcedDir when it is there,
+// in Dir otherwise.
+func TreeDir(name string) string {
+	if _, err := os.Stat(filepath.Join(UnsourcedDir(), name, "tree.txtar")); err == nil {
+		return filepath.Join(UnsourcedDir(), name)
+	}
+	return filepath.Join(Dir(), name)
+}
+
+func treesIn(dir string) ([]string, error) {
+	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -48,10 +91,43 @@ func Trees() ([]string, error) {
 		if !e.IsDir() || strings.HasPrefix(e.Name(), "_") || strings.HasPrefix(e.Name(), ".") {
 			continue
 		}
-		if _, err := os.Stat(filepath.Join(Dir(), e.Name(), "tree.txtar")); err == nil {
+		if _, err := os.Stat(filepath.Join(dir, e.Name(), "tree.txtar")); err == nil {
 			out = append(out, e.Name())
 		}
 	}
 	sort.Strings(out)
 	return out, nil
+}
+
+// CheckOrigin reports what an ORIGIN file lacks. Every tree says where it is
+// published, so anyone can fetch the same text and compare: a source line,
+// and no address that is not one. An "address: unknown …" line (the address
+// was not recorded when the text was taken) is rejected, and so is a source
+// marked "no repository path recorded": a title alone cannot be checked.
+// When a source cannot be found again, the data is replaced by data from a
+// source that can be cited, never given a guessed address.
+func CheckOrigin(text string) error {
+	hasSource := false
+	for i, line := range strings.Split(text, "\n") {
+		key, val, ok := strings.Cut(line, ":")
+		if !ok {
+			continue
+		}
+		val = strings.TrimSpace(val)
+		switch strings.TrimSpace(key) {
+		case "source":
+			hasSource = val != ""
+			if strings.Contains(val, "no repository path recorded") {
+				return fmt.Errorf("line %d: the source's repository path was not recorded; name the repository, path and commit, or replace the data with data from a source that can be cited", i+1)
+			}
+		case "address":
+			if !strings.HasPrefix(val, "https://") && !strings.HasPrefix(val, "http://") {
+				return fmt.Errorf("line %d: address %q is not a URL; find the source's address, or replace the data with data from a source that can be cited", i+1, val)
+			}
+		}
+	}
+	if !hasSource && !strings.HasPrefix(text, "Recorded by test/kernellab") && !strings.HasPrefix(text, "# ") {
+		return fmt.Errorf("no source line: say where the data is published (project, path, commit; or title, site, author, date)")
+	}
+	return nil
 }

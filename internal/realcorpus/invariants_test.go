@@ -45,8 +45,12 @@ func hosts(t *testing.T) []host {
 		t.Fatalf("testdata/real holds %d trees; issue 14 asks for at least 40", len(names))
 	}
 	var out []host
-	for _, n := range names {
-		out = append(out, host{"real/" + n, filepath.Join(realcorpus.Dir(), n, "tree.txtar")})
+	all, err := realcorpus.AllTrees()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range all {
+		out = append(out, host{"real/" + n, filepath.Join(realcorpus.TreeDir(n), "tree.txtar")})
 	}
 	for _, n := range fixture.HostNames(t) {
 		out = append(out, host{"hosts/" + n, filepath.Join(fixture.HostsDir(), n+".txtar")})
@@ -91,24 +95,24 @@ func auditTree(t *testing.T, dir string) run {
 // TestGolden pins the verbose text audit of every corpus tree.
 // Regenerate with: go test ./internal/realcorpus -update
 func TestGolden(t *testing.T) {
-	names, err := realcorpus.Trees()
+	names, err := realcorpus.AllTrees()
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, n := range names {
 		t.Run(n, func(t *testing.T) {
 			for _, f := range []string{"ORIGIN", "tree.txtar"} {
-				b, err := os.ReadFile(filepath.Join(realcorpus.Dir(), n, f))
+				b, err := os.ReadFile(filepath.Join(realcorpus.TreeDir(n), f))
 				if err != nil || len(bytes.TrimSpace(b)) == 0 {
 					t.Fatalf("%s/%s missing or empty: every corpus tree says where it came from", n, f)
 				}
 			}
-			r := auditTree(t, unpack(t, filepath.Join(realcorpus.Dir(), n, "tree.txtar")))
+			r := auditTree(t, unpack(t, filepath.Join(realcorpus.TreeDir(n), "tree.txtar")))
 			var txt bytes.Buffer
 			if err := render.Text(&txt, r.rep, render.Options{Verbose: true}); err != nil {
 				t.Fatal(err)
 			}
-			path := filepath.Join(realcorpus.Dir(), n, "golden.txt")
+			path := filepath.Join(realcorpus.TreeDir(n), "golden.txt")
 			if *update {
 				if err := os.WriteFile(path, txt.Bytes(), 0o644); err != nil {
 					t.Fatal(err)

@@ -2,7 +2,8 @@ package rules
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/nastune/nastune/internal/facts"
@@ -68,13 +69,8 @@ func aggSplitUnprivileged(b facts.Interface) []rule.Finding {
 	if len(groups) < 2 {
 		return nil
 	}
-	ids := make([]int, 0, len(groups))
-	for id := range groups {
-		ids = append(ids, id)
-	}
-	sort.Ints(ids)
 	var parts []string
-	for _, id := range ids {
+	for _, id := range slices.Sorted(maps.Keys(groups)) {
 		parts = append(parts, fmt.Sprintf("%s in aggregator %d", strings.Join(groups[id], ", "), id))
 	}
 	why := fmt.Sprintf("The slaves of %s sit in %d different aggregators (%s): 802.3ad sends traffic over one aggregator only, so the links of the others are idle; the switch is not running LACP with these ports as one group.",

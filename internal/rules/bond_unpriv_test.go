@@ -1,6 +1,8 @@
 package rules_test
 
 import (
+	"errors"
+	"io/fs"
 	"sort"
 	"strings"
 	"testing"
@@ -8,10 +10,14 @@ import (
 	"github.com/rogpeppe/go-internal/txtar"
 )
 
-// realTreeFiles reads a testdata/real tree (tree.txtar) into runTree's map.
+// realTreeFiles reads a corpus tree (tree.txtar; testdata/real, or
+// testdata/unsourced for data whose public source is lost) into runTree's map.
 func realTreeFiles(t *testing.T, name string) map[string]string {
 	t.Helper()
 	a, err := txtar.ParseFile("../../testdata/real/" + name + "/tree.txtar")
+	if errors.Is(err, fs.ErrNotExist) {
+		a, err = txtar.ParseFile("../../testdata/unsourced/" + name + "/tree.txtar")
+	}
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -388,6 +388,22 @@ func softnetEvidence(h *facts.Host, col func(facts.SoftnetCPU) uint64, name stri
 	return rule.Ev("/proc/net/softnet_stat", strings.Join(parts, ", "))
 }
 
+// perUptimeHour rates a since-boot counter per hour of uptime (a boot
+// younger than an hour counts as one hour), with the uptime as evidence.
+func perUptimeHour(h *facts.Host, n uint64) (hours, rate float64, ev rule.Evidence) {
+	hours = h.UptimeSeconds / 3600
+	return hours, float64(n) / max(hours, 1), rule.Ev("/proc/uptime", fmt.Sprintf("%.2f", h.UptimeSeconds))
+}
+
+// softnetRecheck is the advice when a softnet_stat counter cannot be
+// rated (no uptime): read it again later, change the sysctl only if the
+// column keeps growing.
+func softnetRecheck(sysctl, column string) *rule.Recommendation {
+	return &rule.Recommendation{Kind: rule.KindAdvice,
+		Target: "read /proc/net/softnet_stat again after an hour of normal load; raise " + sysctl + " only if the " + column + " column keeps growing",
+		Basis:  "since-boot count without uptime"}
+}
+
 var metaSoftnetDrops = rule.Meta{
 	ID: "net-softnet-drops", Family: "netstack", Severity: rule.Warn, Since: "0.1.0",
 	Title: "Packets dropped because the per-CPU backlog was full",
@@ -418,17 +434,14 @@ func checkSoftnetDrops(in rule.Input) []rule.Finding {
 			"%d packets were dropped since boot because a CPU's backlog of %d packets was full; the uptime is unknown, so whether that is a rate worth acting on is not.",
 			dropped, cur), ev...)
 		f.Severity = rule.Info
-		f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice,
-			Target: "read /proc/net/softnet_stat again after an hour of normal load; raise net.core.netdev_max_backlog only if the second column keeps growing",
-			Basis:  "since-boot count without uptime"}
+		f.Recommendation = softnetRecheck("net.core.netdev_max_backlog", "second")
 		return []rule.Finding{f}
 	}
-	hours := h.UptimeSeconds / 3600
-	rate := float64(dropped) / max(hours, 1)
+	hours, rate, upEv := perUptimeHour(h, dropped)
 	if rate < softnetDropsPerHour {
 		return nil
 	}
-	ev = append(ev, rule.Ev("/proc/uptime", fmt.Sprintf("%.2f", h.UptimeSeconds)))
+	ev = append(ev, upEv)
 	f := metaSoftnetDrops.New("net.core.netdev_max_backlog", fmt.Sprintf(
 		"%d packets were dropped in %.1f hours of uptime (%.0f per hour on average) because a CPU's backlog of %d packets was full.",
 		dropped, hours, rate, cur), ev...)
@@ -472,17 +485,14 @@ func checkSoftnetSqueeze(in rule.Input) []rule.Finding {
 		}
 		f := metaSoftnetSqueeze.New("net.core.netdev_budget", fmt.Sprintf(
 			"Receive processing ran out of budget %d times for %d packets since boot; the uptime is unknown, so the rate is not.", squeeze, processed), ev...)
-		f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice,
-			Target: "read /proc/net/softnet_stat again after an hour of normal load; raise net.core.netdev_budget only if the third column keeps growing",
-			Basis:  "since-boot count without uptime"}
+		f.Recommendation = softnetRecheck("net.core.netdev_budget", "third")
 		return []rule.Finding{f}
 	}
-	hours := h.UptimeSeconds / 3600
-	rate := float64(squeeze) / max(hours, 1)
+	hours, rate, upEv := perUptimeHour(h, squeeze)
 	if rate < softnetSqueezePerHour {
 		return nil
 	}
-	ev = append(ev, rule.Ev("/proc/uptime", fmt.Sprintf("%.2f", h.UptimeSeconds)))
+	ev = append(ev, upEv)
 	f := metaSoftnetSqueeze.New("net.core.netdev_budget", fmt.Sprintf(
 		"Receive processing ran out of budget %d times for %d packets in %.1f hours of uptime (%.0f per hour on average).", squeeze, processed, hours, rate), ev...)
 	f.Recommendation = &rule.Recommendation{Kind: rule.KindSysctl, Target: "net.core.netdev_budget",

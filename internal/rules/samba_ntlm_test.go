@@ -6,7 +6,7 @@ import (
 
 // ntlm auth values as lib/param/param_table.c enum_ntlm_auth spells them:
 // NTLM_AUTH_ON (yes, true, 1, ntlmv1-permitted) accepts NTLMv1; the others
-// do not. Unraid's stock [global] (testdata/real/attack-smb-unraid-global)
+// do not. Unraid's stock [global] (testdata/unsourced/attack-smb-unraid-global)
 // writes "ntlm auth = Yes".
 func TestNTLMv1(t *testing.T) {
 	unraid := realTreeFiles(t, "attack-smb-unraid-global")["etc/samba/smb.conf"]

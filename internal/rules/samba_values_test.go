@@ -155,6 +155,8 @@ func TestSmbLoadVerdictMatchesTestparm(t *testing.T) {
 		t.Skip("testparm not installed")
 	}
 	trees, _ := filepath.Glob("../../testdata/real/smb-*/tree.txtar")
+	unsourced, _ := filepath.Glob("../../testdata/unsourced/smb-*/tree.txtar")
+	trees = append(trees, unsourced...)
 	hosts, _ := filepath.Glob("../../testdata/hosts/*.txtar")
 	n := 0
 	for _, tree := range append(trees, hosts...) {

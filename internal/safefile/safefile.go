@@ -30,6 +30,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/nastune/nastune/internal/pathwalk"
 	"golang.org/x/sys/unix"
 )
 
@@ -39,13 +40,9 @@ type Dir struct {
 	path string
 }
 
-// ErrUnsafe marks a refusal: a symlink or a directory someone else controls.
-var ErrUnsafe = errors.New("unsafe path")
-
-const maxLinks = 40
-
-// trusted reports whether uid may steer our path resolution.
-func trusted(uid uint32) bool { return uid == 0 || uid == uint32(os.Geteuid()) }
+// ErrUnsafe marks a refusal: a symlink or a directory someone else
+// controls (pathwalk's, so one errors.Is serves both).
+var ErrUnsafe = pathwalk.ErrUnsafe
 
 // OpenDir opens the directory path through the walker (walk.go): links
 // followed only when trusted, the result not world-writable without the
@@ -63,7 +60,7 @@ func OpenDir(path string) (*Dir, error) {
 		return nil, &os.PathError{Op: "open", Path: start, Err: err}
 	}
 	w := walker{display: path}
-	fd, _, _, err = w.run(fd, splitPath(path), true)
+	fd, _, _, err = w.run(fd, pathwalk.Split(path), true)
 	if err != nil {
 		return nil, err
 	}

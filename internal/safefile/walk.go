@@ -1,43 +1,27 @@
 package safefile
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path"
 	"path/filepath"
-	"strings"
 
+	"github.com/nastune/nastune/internal/pathwalk"
 	"golang.org/x/sys/unix"
 )
 
-// The one path walker of nastune (OpenDir, Dir.Resolve; apply writes
-// through it). A path is resolved one component at a time from a held
-// directory descriptor: each component is opened O_PATH|O_NOFOLLOW and
-// inspected through that descriptor (fstat, readlinkat on the link
-// itself), so what is checked is what is used. The trust policy:
-//
-//   - a symbolic link is followed only when it and the directory holding
-//     it belong to root or to us (trusted), unless Policy.AnyOwner;
-//   - the last component is followed only when Policy.FollowFinal (or it
-//     must be a directory, as in OpenDir);
-//   - the directory handed back (OpenDir's, or the one holding a
-//     resolved name when not AnyOwner) must not be writable by everyone
-//     without the sticky bit;
-//   - a walk below a root (Dir.Resolve) never leaves it: ".." stops at
-//     the root and an absolute link target starts again at the root.
-//
-// At most maxLinks links are followed per walk.
+// The writer's side of the one path walker (internal/pathwalk: the walk
+// and the trust policy are there). OpenDir and Dir.Resolve hold directory
+// descriptors: each component is opened O_PATH|O_NOFOLLOW on the held
+// folder and inspected through that descriptor (fstat, readlinkat on the
+// link itself), so what is checked is what is used. Beyond pathwalk's
+// policy, the writer refuses to hand back a directory everyone may write
+// without the sticky bit (OpenDir's, or the one holding a resolved name
+// when not AnyOwner): anyone could swap the names in it. A walk below a
+// root (Dir.Resolve) is confined to it; OpenDir walks from "/" (or ".").
 
-// Policy is what a walk may follow (see the comment above).
-type Policy struct {
-	// AnyOwner follows every symbolic link, whoever owns it; the walk is
-	// then protected only by its confinement to the root (reading a
-	// captured tree, whose files another machine's users made).
-	AnyOwner bool
-	// FollowFinal follows a symbolic link in the last component.
-	FollowFinal bool
-}
+// Policy is what a walk may follow: pathwalk's, the one trust policy.
+type Policy = pathwalk.Policy
 
 // Entry is a path resolved to its last component: the directory holding
 // it, held open, and its name there (which may not exist).
@@ -62,7 +46,7 @@ func (d *Dir) Resolve(p string, pol Policy) (*Entry, error) {
 		return nil, err
 	}
 	w := walker{confined: true, pol: pol, display: p}
-	fd, name, real, err := w.run(start, splitPath(p), false)
+	fd, name, real, err := w.run(start, pathwalk.Split(p), false)
 	if err != nil {
 		return nil, err
 	}
@@ -88,17 +72,26 @@ func OpenRoot(root string, pol Policy) (*Dir, error) {
 	return &Dir{fd: fd, path: root}, nil
 }
 
-// walker is one resolution in progress.
+// walker is one resolution in progress: the pathwalk.Cursor of the
+// writer, holding directory descriptors.
 type walker struct {
 	confined bool // ".." and absolute links stay below stack[0]
 	pol      Policy
 	display  string // the path asked for, for messages
 	stack    []int  // held directories, the current one last
 	names    []string
-	links    int
+	pending  int // the component Look opened, until Enter takes it (-1: none)
+}
+
+func (w *walker) dropPending() {
+	if w.pending >= 0 {
+		unix.Close(w.pending)
+		w.pending = -1
+	}
 }
 
 func (w *walker) closeAll() {
+	w.dropPending()
 	for _, fd := range w.stack {
 		unix.Close(fd)
 	}
@@ -107,6 +100,7 @@ func (w *walker) closeAll() {
 
 // top keeps the current directory open and closes the others.
 func (w *walker) top() int {
+	w.dropPending()
 	fd := w.stack[len(w.stack)-1]
 	for _, o := range w.stack[:len(w.stack)-1] {
 		unix.Close(o)
@@ -115,120 +109,121 @@ func (w *walker) top() int {
 	return fd
 }
 
-func (w *walker) real(c string) string {
+// Real is the path below the start of component c of the current folder.
+func (w *walker) Real(c string) string {
 	return "/" + path.Join(append(w.names[:len(w.names):len(w.names)], c)...)
 }
 
-// run resolves comps from start (which it owns). wantDir: the whole path
-// must be a directory, returned as fd; else the directory holding the last
-// component is returned with its name.
-func (w *walker) run(start int, comps []string, wantDir bool) (int, string, string, error) {
-	w.stack = []int{start}
-	for len(comps) > 0 {
-		c := comps[0]
-		comps = comps[1:]
-		last := len(comps) == 0
-		if c == "." {
-			continue
-		}
-		cur := w.stack[len(w.stack)-1]
-		if c == ".." {
-			switch {
-			case len(w.stack) > 1:
-				unix.Close(cur)
-				w.stack, w.names = w.stack[:len(w.stack)-1], w.names[:len(w.names)-1]
-			case !w.confined: // above a relative start
-				up, err := unix.Openat(cur, "..", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-				if err != nil {
-					w.closeAll()
-					return -1, "", "", &os.PathError{Op: "open", Path: w.display, Err: err}
-				}
-				unix.Close(cur)
-				w.stack[0] = up
-			}
-			continue
-		}
-		nfd, err := unix.Openat(cur, c, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-		if last && !wantDir && errors.Is(err, unix.ENOENT) {
-			return w.top(), c, w.real(c), nil
-		}
-		if err != nil {
-			w.closeAll()
-			return -1, "", "", &os.PathError{Op: "open", Path: w.real(c), Err: err}
-		}
-		var st unix.Stat_t
-		if err := unix.Fstat(nfd, &st); err != nil {
-			unix.Close(nfd)
-			w.closeAll()
-			return -1, "", "", &os.PathError{Op: "stat", Path: w.real(c), Err: err}
-		}
-		typ := st.Mode & unix.S_IFMT
-		if typ == unix.S_IFLNK && (!last || wantDir || w.pol.FollowFinal) {
-			target, err := w.link(cur, nfd, c, st.Uid)
-			unix.Close(nfd)
-			if err != nil {
-				w.closeAll()
-				return -1, "", "", err
-			}
-			if strings.HasPrefix(target, "/") {
-				if w.confined {
-					for _, fd := range w.stack[1:] {
-						unix.Close(fd)
-					}
-					w.stack = w.stack[:1]
-				} else {
-					w.closeAll()
-					fd, err := unix.Open("/", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-					if err != nil {
-						return -1, "", "", err
-					}
-					w.stack = []int{fd}
-				}
-				w.names = w.names[:0]
-			}
-			comps = append(splitPath(target), comps...)
-			continue
-		}
-		if last && !wantDir {
-			unix.Close(nfd)
-			return w.top(), c, w.real(c), nil
-		}
-		if typ != unix.S_IFDIR {
-			unix.Close(nfd)
-			w.closeAll()
-			return -1, "", "", fmt.Errorf("%s: not a folder", w.real(c))
-		}
-		w.stack = append(w.stack, nfd)
-		w.names = append(w.names, c)
+// Look opens c O_PATH|O_NOFOLLOW on the current folder and inspects it
+// through that descriptor (kept for Enter): a link's owner, its folder's
+// owner and its target.
+func (w *walker) Look(c string) (pathwalk.Node, error) {
+	w.dropPending()
+	cur := w.stack[len(w.stack)-1]
+	nfd, err := unix.Openat(cur, c, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return pathwalk.Node{}, &os.PathError{Op: "open", Path: w.Real(c), Err: err}
 	}
-	if !wantDir {
-		w.closeAll()
-		return -1, "", "", fmt.Errorf("%s: resolves to a folder", w.display)
+	var st unix.Stat_t
+	if err := unix.Fstat(nfd, &st); err != nil {
+		unix.Close(nfd)
+		return pathwalk.Node{}, &os.PathError{Op: "stat", Path: w.Real(c), Err: err}
 	}
-	return w.top(), "", "/" + path.Join(w.names...), nil
-}
-
-// link checks the symbolic link c (held as nfd, owned by uid, in the
-// directory cur) against the policy and reads it.
-func (w *walker) link(cur, nfd int, c string, uid uint32) (string, error) {
-	if !w.pol.AnyOwner {
-		var dst unix.Stat_t
-		if err := unix.Fstat(cur, &dst); err != nil {
-			return "", err
-		}
-		if !trusted(uid) || !trusted(dst.Uid) {
-			return "", fmt.Errorf("%s: %w: %s is a symbolic link owned by uid %d in a folder owned by uid %d; give the real path",
-				w.display, ErrUnsafe, w.real(c), uid, dst.Uid)
-		}
+	if st.Mode&unix.S_IFMT != unix.S_IFLNK {
+		w.pending = nfd
+		return pathwalk.Node{}, nil
 	}
-	if w.links++; w.links > maxLinks {
-		return "", &os.PathError{Op: "open", Path: w.display, Err: unix.ELOOP}
+	defer unix.Close(nfd)
+	var dst unix.Stat_t
+	if err := unix.Fstat(cur, &dst); err != nil {
+		return pathwalk.Node{}, err
 	}
 	target, err := readlinkat(nfd, "")
 	if err != nil {
-		return "", &os.PathError{Op: "readlink", Path: w.real(c), Err: err}
+		return pathwalk.Node{}, &os.PathError{Op: "readlink", Path: w.Real(c), Err: err}
 	}
-	return target, nil
+	return pathwalk.Node{Link: true, Target: target, LinkUID: st.Uid, ParentUID: dst.Uid}, nil
+}
+
+// Enter holds c, which Look opened, as the current folder.
+func (w *walker) Enter(c string) error {
+	nfd := w.pending
+	w.pending = -1
+	var st unix.Stat_t
+	if nfd < 0 || unix.Fstat(nfd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR {
+		if nfd >= 0 {
+			unix.Close(nfd)
+		}
+		return fmt.Errorf("%s: not a folder", w.Real(c))
+	}
+	w.stack = append(w.stack, nfd)
+	w.names = append(w.names, c)
+	return nil
+}
+
+// Up goes to the parent folder: a held one, or (not confined, above a
+// relative start) the start's parent; at a confined root it stays.
+func (w *walker) Up() error {
+	w.dropPending()
+	cur := w.stack[len(w.stack)-1]
+	switch {
+	case len(w.stack) > 1:
+		unix.Close(cur)
+		w.stack, w.names = w.stack[:len(w.stack)-1], w.names[:len(w.names)-1]
+	case !w.confined:
+		up, err := unix.Openat(cur, "..", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return &os.PathError{Op: "open", Path: w.display, Err: err}
+		}
+		unix.Close(cur)
+		w.stack[0] = up
+	}
+	return nil
+}
+
+// Restart goes back to the root for an absolute link target: the start
+// when confined, "/" otherwise.
+func (w *walker) Restart() error {
+	w.dropPending()
+	w.names = w.names[:0]
+	if w.confined {
+		for _, fd := range w.stack[1:] {
+			unix.Close(fd)
+		}
+		w.stack = w.stack[:1]
+		return nil
+	}
+	fd, err := unix.Open("/", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	for _, o := range w.stack {
+		unix.Close(o)
+	}
+	w.stack = []int{fd}
+	return nil
+}
+
+// run resolves comps from start (which it owns) through pathwalk.Walk.
+// wantDir: the whole path must be a directory, returned as fd; else the
+// directory holding the last component is returned with its name.
+func (w *walker) run(start int, comps []string, wantDir bool) (int, string, string, error) {
+	w.stack, w.pending = []int{start}, -1
+	name, err := pathwalk.Walk(w, comps, pathwalk.Options{Policy: w.pol, WantDir: wantDir, MissingOK: true, Display: w.display})
+	if err != nil {
+		w.closeAll()
+		return -1, "", "", err
+	}
+	if wantDir {
+		real := "/" + path.Join(w.names...)
+		return w.top(), "", real, nil
+	}
+	if name == "" {
+		w.closeAll()
+		return -1, "", "", fmt.Errorf("%s: resolves to a folder", w.display)
+	}
+	real := w.Real(name)
+	return w.top(), name, real, nil
 }
 
 // checkHeld refuses a directory everyone may write without the sticky bit:
@@ -242,17 +237,6 @@ func checkHeld(fd int, p string) error {
 		return fmt.Errorf("%s: %w: the directory is writable by everyone without the sticky bit", p, ErrUnsafe)
 	}
 	return nil
-}
-
-// splitPath is p's components without empty ones.
-func splitPath(p string) []string {
-	var out []string
-	for _, c := range strings.Split(p, "/") {
-		if c != "" {
-			out = append(out, c)
-		}
-	}
-	return out
 }
 
 // readlinkat reads the link name in dirfd ("" with an O_PATH descriptor

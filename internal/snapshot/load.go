@@ -9,9 +9,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/nastune/nastune/internal/facts"
@@ -154,7 +155,7 @@ func unpack(r io.Reader, dir string) (*Loaded, error) {
 	// Each link was checked alone; followed together, as the kernel
 	// would, one can lead through another out of the tree ("up" -> "..",
 	// "esc" -> "up/.."). None may.
-	for _, name := range sortedKeys(links) {
+	for _, name := range slices.Sorted(maps.Keys(links)) {
 		if via, bad := escapes(links, name); bad {
 			return nil, errf(name, "link to %q leaves the snapshot (through the link %q)", links[name], via)
 		}
@@ -264,15 +265,6 @@ func escapes(links map[string]string, name string) (via string, bad bool) {
 		stack = append(stack, c)
 	}
 	return "", false
-}
-
-func sortedKeys(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // checkLink accepts relative targets that stay inside the tree.

@@ -3,7 +3,7 @@ package watch
 import "github.com/nastune/nastune/internal/ceiling"
 
 // CeilingsFrom turns nastune's modelled storage paths into per-device
-// ceilings for ReasonWith: a disk outside any array, and an md array
+// ceilings for BottlenecksWith: a disk outside any array, and an md array
 // (whose ceiling already accounts for its members and shared links).
 func CeilingsFrom(paths []ceiling.Path) map[string]Ceiling {
 	out := map[string]Ceiling{}

@@ -19,7 +19,7 @@ func TestRateAboveModelledCeilingIsNoCeilingVerdict(t *testing.T) {
 	for _, r := range []float64{289e6, 254e6, 324e6, 340e6, 123e6} {
 		ss = append(ss, Sample{Disks: []DiskSample{{Name: "vda", UtilPct: 55, ReadBps: r, QueueDepth: 1}}})
 	}
-	if got := ReasonWith(ss, CeilingsFrom(paths)); len(got) != 0 {
+	if got := BottlenecksWith(ss, CeilingsFrom(paths)); len(got) != 0 {
 		t.Errorf("a disk faster than its modelled ceiling was named: %+v", got)
 	}
 	// One sample well above the ceiling shows the path carries more, though
@@ -28,7 +28,7 @@ func TestRateAboveModelledCeilingIsNoCeilingVerdict(t *testing.T) {
 	for _, r := range []float64{100e6, 300e6, 200e6, 120e6, 180e6} {
 		ss = append(ss, Sample{Disks: []DiskSample{{Name: "vda", UtilPct: 50, ReadBps: r, QueueDepth: 1}}})
 	}
-	if got := ReasonWith(ss, CeilingsFrom(paths)); len(got) != 0 {
+	if got := BottlenecksWith(ss, CeilingsFrom(paths)); len(got) != 0 {
 		t.Errorf("a sample at 150%% of the ceiling still named it: %+v", got)
 	}
 	// The control: steadily at 95-99% of the ceiling, it is named (else
@@ -37,7 +37,7 @@ func TestRateAboveModelledCeilingIsNoCeilingVerdict(t *testing.T) {
 	for _, r := range []float64{190e6, 195e6, 192e6, 198e6, 191e6} {
 		ss = append(ss, Sample{Disks: []DiskSample{{Name: "vda", UtilPct: 55, ReadBps: r, QueueDepth: 1}}})
 	}
-	if got := ReasonWith(ss, CeilingsFrom(paths)); len(got) != 1 || got[0].Subject != "vda" || !strings.Contains(got[0].Why, "of what its path can carry") {
+	if got := BottlenecksWith(ss, CeilingsFrom(paths)); len(got) != 1 || got[0].Subject != "vda" || !strings.Contains(got[0].Why, "of what its path can carry") {
 		t.Errorf("a disk at 97%% of its ceiling was not named for it: %+v", got)
 	}
 }

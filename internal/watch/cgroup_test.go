@@ -12,7 +12,7 @@ func TestCgroupBottlenecks(t *testing.T) {
 		c := CgroupSample{Path: "/sys/fs/cgroup/smb", Version: 2, CPUQuotaCores: 0.1, ThrottledPct: thr, ThrottledMSPerS: 400, CPUUsedCores: used, IO: []CgroupIO{io}}
 		return []Sample{{Cgroups: []CgroupSample{c}}, {Cgroups: []CgroupSample{c}}}
 	}
-	got := Reason(mk(90, 0.1, CgroupIO{Device: "loop3", ReadBps: 4e6, LimitRBps: 4194304, Source: "io.max"}))
+	got := Bottlenecks(mk(90, 0.1, CgroupIO{Device: "loop3", ReadBps: 4e6, LimitRBps: 4194304, Source: "io.max"}))
 	if len(got) != 2 {
 		t.Fatalf("%+v", got)
 	}
@@ -31,7 +31,7 @@ func TestCgroupBottlenecks(t *testing.T) {
 	if disk == nil || disk.Subject != "loop3" || disk.Cgroup != "/sys/fs/cgroup/smb" || disk.Limit != 4194304 || !strings.Contains(disk.Evidence[0], "io.max") {
 		t.Errorf("disk: %+v", disk)
 	}
-	if got := Reason(mk(10, 0.05, CgroupIO{Device: "loop3", ReadBps: 1e6, LimitRBps: 4194304})); len(got) != 0 {
+	if got := Bottlenecks(mk(10, 0.05, CgroupIO{Device: "loop3", ReadBps: 1e6, LimitRBps: 4194304})); len(got) != 0 {
 		t.Errorf("below the limits: %+v", got)
 	}
 }

@@ -9,15 +9,20 @@
 //     /proc/diskstats, /proc/net/dev, /proc/net/snmp, softnet_stat,
 //     vmstat, meminfo, nfsd pool_stats, mdstat), /proc/PID/stat of every
 //     process and /proc/PID/task/TID/{stat,schedstat} of the busy ones,
-//     and a netlink dump of the root qdiscs (qdisc.go) for shaping rates.
-//     Buffers and the netlink socket are reused; nothing is executed.
-//     Two readings become a Sample: rates and shares over the interval.
-//     A caller can Follow processes (cgroup.go; the bench server follows
-//     smbd and nfsd during `bench share`): their threads are read every
-//     interval, and their cgroups' CPU quota and throttling (v2 cpu.max,
-//     cpu.stat; v1 cpu.cfs_quota_us, cpu.stat) and I/O limits and counts
-//     (v2 io.max, io.stat; v1 blkio.throttle.*) become Sample.Cgroups.
-//  2. Reasoning (Reason, reason.go): a pure function from samples (and,
+//     each parsed by internal/parse/kernfmt in its allocation-free form
+//     (parse.go only picks the values watch reasons on); a dump of the
+//     root qdiscs and of TCP sockets through internal/netlink; the kernel
+//     log's storage errors mapped to disks by probe.KernelLogDisks
+//     (kernlog.go). Buffers and the netlink sockets are reused; nothing is
+//     executed. Two readings become a Sample: rates and shares over the
+//     interval. A caller can Follow processes (cgroup.go; the bench server
+//     follows smbd and nfsd during `bench share`): their threads are read
+//     every interval, and their cgroups' CPU quota and throttling (v2
+//     cpu.max, cpu.stat; v1 cpu.cfs_quota_us, cpu.stat) and I/O limits and
+//     counts (v2 io.max, io.stat; v1 blkio.throttle.*, parsed by kernfmt)
+//     become Sample.Cgroups.
+//  2. Finding the bottlenecks (Bottlenecks, bottlenecks.go): a pure
+//     function from samples (and,
 //     optionally, the modelled path ceilings of internal/ceiling) to
 //     Bottlenecks ordered by how binding they are: a thread on one core,
 //     every CPU, interrupts on one CPU, steal, nfsd threads; a device busy
@@ -29,8 +34,8 @@
 //     and a self-contained HTML page with SVG time series; JSON is the
 //     Result itself, or streamed as one Line per sample (jsonl.go).
 //
-// Run ties them together for the command. The parsers (parse.go) are
-// tested on prometheus/procfs's real /proc fixtures and fuzzed; the staged
+// Run ties them together for the command. The sampling is tested on
+// prometheus/procfs's real /proc fixtures (through kernfmt, fuzzed there); the staged
 // tests build each bottleneck for real (a spinning thread, a tbf/htb
 // shaper between network namespaces, a loop device at queue depth 1 and
 // 16, a memory cgroup thrashing) and check the verdict names it.

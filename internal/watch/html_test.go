@@ -22,7 +22,7 @@ func htmlResult() *Result {
 			Disks:   []DiskSample{{Name: "sda", UtilPct: 30 + 2*f}},
 			NICs:    []NICSample{{Name: "eth0", TxBps: 900e6 + f*1e6, SpeedBps: 1e9}}})
 	}
-	return &Result{IntervalS: 1, Samples: ss, Bottlenecks: Reason(ss)}
+	return &Result{IntervalS: 1, Samples: ss, Bottlenecks: Bottlenecks(ss)}
 }
 
 func TestHTML(t *testing.T) {

@@ -90,7 +90,7 @@ func TestKernelErrorsNameTheDisk(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			bs := Reason(c.samples)
+			bs := Bottlenecks(c.samples)
 			var hit *Bottleneck
 			for i := range bs {
 				for _, e := range bs[i].Evidence {
@@ -183,7 +183,7 @@ func TestHostileKernelLines(t *testing.T) {
 			if len(ev) != 0 {
 				t.Fatalf("error events from a hostile line: %+v", ev)
 			}
-			for _, b := range Reason(stalledDisk("sda", 3, ev)) {
+			for _, b := range Bottlenecks(stalledDisk("sda", 3, ev)) {
 				if strings.Contains(strings.Join(b.Evidence, "\n"), "kernel log: ") {
 					t.Errorf("verdict cites the log: %+v", b)
 				}

@@ -92,13 +92,13 @@ loop:
 		res.Samples = append(res.Samples, smp)
 		if o.OnSample != nil {
 			from := max(0, len(res.Samples)-win)
-			o.OnSample(smp, ReasonWith(res.Samples[from:], o.Ceilings))
+			o.OnSample(smp, BottlenecksWith(res.Samples[from:], o.Ceilings))
 		}
 		if o.For > 0 && time.Duration(smp.T*float64(time.Second)) >= o.For-o.Interval/4 {
 			break
 		}
 	}
-	res.Bottlenecks = ReasonWith(res.Samples, o.Ceilings)
+	res.Bottlenecks = BottlenecksWith(res.Samples, o.Ceilings)
 	if len(s.Skipped) > 0 {
 		res.Skipped = s.Skipped
 	}

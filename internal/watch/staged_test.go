@@ -418,7 +418,7 @@ func (st cpuStaging) String() string {
 // samples it recorded.
 func checkVerdictIsReason(t *testing.T, res *Result) {
 	t.Helper()
-	want := Reason(res.Samples)
+	want := Bottlenecks(res.Samples)
 	if len(want) != len(res.Bottlenecks) {
 		t.Errorf("Run's verdict has %d bottlenecks, Reason on its samples %d", len(res.Bottlenecks), len(want))
 		return
@@ -462,7 +462,7 @@ func checkSpinnerControl(t *testing.T, samples []Sample, pid, tid int) {
 		t.Logf("control not run: the spinner was measured in %d samples", len(quiet))
 		return
 	}
-	got := Reason(quiet)
+	got := Bottlenecks(quiet)
 	if len(got) == 0 || got[0].PID != pid || got[0].TID != tid || got[0].Subject != "watch-spin" || !strings.Contains(got[0].Why, "keeps one core busy") {
 		t.Errorf("control: the spinner's samples on a free core give %+v, want watch-spin (tid %d) keeping one core busy first", got, tid)
 	}

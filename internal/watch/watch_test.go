@@ -149,7 +149,7 @@ func TestReason(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got := Reason(c.samples)
+			got := Bottlenecks(c.samples)
 			var ks []string
 			for _, b := range got {
 				ks = append(ks, b.Kind+":"+b.Subject)
@@ -163,44 +163,44 @@ func TestReason(t *testing.T) {
 		})
 	}
 	// The stack and the rates are reported, not just the names.
-	md := Reason(repeat(3, Sample{Disks: []DiskSample{{Name: "md0", UtilPct: 99, Below: []string{"sdb"}}, {Name: "sdb", UtilPct: 100, QueueDepth: 8}}}))
+	md := Bottlenecks(repeat(3, Sample{Disks: []DiskSample{{Name: "md0", UtilPct: 99, Below: []string{"sdb"}}, {Name: "sdb", UtilPct: 100, QueueDepth: 8}}}))
 	if len(md) != 1 || strings.Join(md[0].Stack, ",") != "md0,sdb" {
 		t.Errorf("md stack: %+v", md)
 	}
 	// Every CPU busy: the busiest processes are named as evidence.
-	busy := Reason(repeat(3, Sample{CPU: CPUSample{BusyPct: 97, Cores: []CoreShare{{CPU: 0, BusyPct: 97}, {CPU: 1, BusyPct: 97}}},
+	busy := Bottlenecks(repeat(3, Sample{CPU: CPUSample{BusyPct: 97, Cores: []CoreShare{{CPU: 0, BusyPct: 97}, {CPU: 1, BusyPct: 97}}},
 		Threads: []ThreadSample{{PID: 5, TID: 5, Comm: "gzip", ProcessComm: "gzip", CPUPct: 60, WaitPct: 20}, {PID: 7, TID: 8, Comm: "worker", ProcessComm: "rsync", CPUPct: 30}}}))
 	if len(busy) == 0 || busy[0].Subject != "all CPUs" || !strings.Contains(strings.Join(busy[0].Evidence, " "), "gzip (pid 5) 60%, rsync (pid 7) 30%") {
 		t.Errorf("all CPUs: %+v", busy)
 	}
 	// Two loop devices and an array on one saturated disk: all are above it.
-	shared := Reason(repeat(3, Sample{Disks: []DiskSample{{Name: "loop1", UtilPct: 50, Below: []string{"vda"}}, {Name: "loop0", UtilPct: 40, Below: []string{"vda"}},
+	shared := Bottlenecks(repeat(3, Sample{Disks: []DiskSample{{Name: "loop1", UtilPct: 50, Below: []string{"vda"}}, {Name: "loop0", UtilPct: 40, Below: []string{"vda"}},
 		{Name: "md0", UtilPct: 10, Below: []string{"vda", "vdb"}}, {Name: "dm-0", UtilPct: 10, Below: []string{"md0"}}, {Name: "vda", UtilPct: 99, QueueDepth: 3}}}))
 	if len(shared) != 1 || strings.Join(shared[0].Stack, ",") != "dm-0,loop0,loop1,md0,vda" {
 		t.Errorf("shared disk stack: %+v", shared)
 	}
 	// A saturated loop device on a saturated disk: both named, the loop
 	// device with its queue-depth-1 explanation.
-	lp := Reason(repeat(3, Sample{Disks: []DiskSample{{Name: "loop0", UtilPct: 95, QueueDepth: 0.9, AwaitMS: 0.2, ReadIOPS: 4500, Below: []string{"vda"}}, {Name: "vda", UtilPct: 97, QueueDepth: 1.6}}}))
+	lp := Bottlenecks(repeat(3, Sample{Disks: []DiskSample{{Name: "loop0", UtilPct: 95, QueueDepth: 0.9, AwaitMS: 0.2, ReadIOPS: 4500, Below: []string{"vda"}}, {Name: "vda", UtilPct: 97, QueueDepth: 1.6}}}))
 	if len(lp) != 2 || lp[0].Subject != "vda" || lp[1].Subject != "loop0" || !strings.Contains(lp[1].Why, "rarely more than one") || !strings.Contains(strings.Join(lp[1].Evidence, " "), "vda (below loop0)") {
 		t.Errorf("loop on a busy disk: %+v", lp)
 	}
 	// A USB 2.0 disk at its bridge's ceiling, though busy only 60% of the time.
 	paths := []ceiling.Path{{Name: "sda", Kind: "disk", CeilingMBs: 35, Bottleneck: "sda USB 2.0 usb-storage", Move: "a USB 3 port and a UAS-capable enclosure, or SATA"},
 		{Name: "eth0", Kind: "network", CeilingMBs: 117}}
-	usb := ReasonWith(repeat(3, Sample{Disks: []DiskSample{{Name: "sda", UtilPct: 60, ReadBps: 33e6, QueueDepth: 1}}}), CeilingsFrom(paths))
+	usb := BottlenecksWith(repeat(3, Sample{Disks: []DiskSample{{Name: "sda", UtilPct: 60, ReadBps: 33e6, QueueDepth: 1}}}), CeilingsFrom(paths))
 	if len(usb) != 1 || usb[0].Subject != "sda" || usb[0].Limit != 35e6 || usb[0].Utilization != 0.94 || !strings.Contains(usb[0].Why, "USB 2.0") || !strings.Contains(usb[0].Next, "USB 3 port") {
 		t.Errorf("USB ceiling: %+v", usb)
 	}
-	if got := Reason(repeat(3, Sample{Disks: []DiskSample{{Name: "sda", UtilPct: 60, ReadBps: 33e6}}})); len(got) != 0 {
+	if got := Bottlenecks(repeat(3, Sample{Disks: []DiskSample{{Name: "sda", UtilPct: 60, ReadBps: 33e6}}})); len(got) != 0 {
 		t.Errorf("without the model the same disk is not a bottleneck: %+v", got)
 	}
 	// A running rebuild is evidence on a saturated disk.
-	rb := Reason(repeat(3, Sample{Disks: []DiskSample{{Name: "sdb", UtilPct: 100, QueueDepth: 4}}, MD: []MDSync{{Name: "md0", Action: "recovery", Percent: 12.6, SpeedKiBs: 157680}}}))
+	rb := Bottlenecks(repeat(3, Sample{Disks: []DiskSample{{Name: "sdb", UtilPct: 100, QueueDepth: 4}}, MD: []MDSync{{Name: "md0", Action: "recovery", Percent: 12.6, SpeedKiBs: 157680}}}))
 	if len(rb) != 1 || !strings.Contains(strings.Join(rb[0].Evidence, "\n"), "md0 recovery 12.6% done at 157680 KiB/s") {
 		t.Errorf("md rebuild evidence: %+v", rb)
 	}
-	sh := Reason(repeat(3, Sample{NICs: []NICSample{{Name: "eth0", TxBps: 19.5e6, Qdisc: "tbf", QdiscRateBps: 20e6}}}))
+	sh := Bottlenecks(repeat(3, Sample{NICs: []NICSample{{Name: "eth0", TxBps: 19.5e6, Qdisc: "tbf", QdiscRateBps: 20e6}}}))
 	if len(sh) != 1 || sh[0].Limit != 20e6 || sh[0].Rate != 19.5e6 || sh[0].Utilization != 0.98 {
 		t.Errorf("shaper numbers: %+v", sh)
 	}
@@ -359,7 +359,7 @@ func BenchmarkNext(b *testing.B) {
 
 // The QD1 verdict says why a 60%-busy disk is the limit.
 func TestReasonQD1Why(t *testing.T) {
-	got := Reason(repeat(5, Sample{Disks: []DiskSample{{Name: "sda", UtilPct: 60, ReadIOPS: 300, AwaitMS: 2, QueueDepth: 0.6, Rotational: true}}}))
+	got := Bottlenecks(repeat(5, Sample{Disks: []DiskSample{{Name: "sda", UtilPct: 60, ReadIOPS: 300, AwaitMS: 2, QueueDepth: 0.6, Rotational: true}}}))
 	if len(got) != 1 || !strings.Contains(got[0].Why, "one request at a time") || !strings.Contains(got[0].Why, "Little's law") ||
 		!strings.Contains(got[0].Why, "0.60 requests in flight") {
 		t.Errorf("%+v", got)
@@ -368,7 +368,7 @@ func TestReasonQD1Why(t *testing.T) {
 
 // The send-buffer verdict gives the window arithmetic and the fix.
 func TestReasonTCPSndbufWhy(t *testing.T) {
-	got := Reason(repeat(5, Sample{TCP: TCPSample{Streams: []TCPStream{
+	got := Bottlenecks(repeat(5, Sample{TCP: TCPSample{Streams: []TCPStream{
 		{Local: "192.168.1.10:445", Remote: "10.8.0.6:50122", TxBps: 33e6, RTTms: 20, SndbufLimitedPct: 90, Limits: true}}}}))
 	if len(got) != 1 || !strings.Contains(got[0].Why, "send buffer 90%") || !strings.Contains(got[0].Why, "window ÷ RTT") ||
 		!strings.Contains(got[0].Next, "tcp_wmem") {

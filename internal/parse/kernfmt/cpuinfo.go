@@ -93,6 +93,14 @@ func ParseCPUInfo(data []byte) (CPUInfo, error) {
 	return ci, nil
 }
 
+// armPlatforms maps the ELF platform an ARM processor name ends in to
+// the machine uname -m names.
+var armPlatforms = []struct{ suffix, arch string }{
+	{"(v5l)", "armv5tel"},
+	{"(v6l)", "armv6l"},
+	{"(v7l)", "armv7l"},
+}
+
 // ArchFromCPUInfo guesses the `uname -m` of the kernel that wrote a
 // cpuinfo, for captured trees where uname cannot be asked. It returns ""
 // when unsure.
@@ -111,13 +119,10 @@ func ArchFromCPUInfo(data []byte) string {
 	// what uname -m ends in: "Feroceon 88FR131 rev 1 (v5l)" → armv5tel.
 	for _, k := range []string{"model name", "Processor"} {
 		v := field(k)
-		switch {
-		case strings.HasSuffix(v, "(v5l)"):
-			return "armv5tel"
-		case strings.HasSuffix(v, "(v6l)"):
-			return "armv6l"
-		case strings.HasSuffix(v, "(v7l)"):
-			return "armv7l"
+		for _, a := range armPlatforms {
+			if strings.HasSuffix(v, a.suffix) {
+				return a.arch
+			}
 		}
 	}
 	if fl := field("flags"); fl != "" {

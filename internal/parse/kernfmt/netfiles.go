@@ -90,23 +90,24 @@ func Bonding(data []byte) (facts.Bond, error) {
 // bondModeName maps the procfs text to the mode name used by sysfs and
 // ip-link (Documentation/networking/bonding.rst).
 func bondModeName(text string) string {
-	switch {
-	case strings.HasPrefix(text, "load balancing (round-robin)"):
-		return "balance-rr"
-	case strings.HasPrefix(text, "fault-tolerance (active-backup)"):
-		return "active-backup"
-	case strings.HasPrefix(text, "load balancing (xor)"):
-		return "balance-xor"
-	case strings.HasPrefix(text, "fault-tolerance (broadcast)"):
-		return "broadcast"
-	case strings.HasPrefix(text, "IEEE 802.3ad"):
-		return "802.3ad"
-	case strings.HasPrefix(text, "transmit load balancing"):
-		return "balance-tlb"
-	case strings.HasPrefix(text, "adaptive load balancing"):
-		return "balance-alb"
+	for _, m := range bondModes {
+		if strings.HasPrefix(text, m.text) {
+			return m.name
+		}
 	}
 	return ""
+}
+
+// bondModes are the "Bonding Mode:" texts of drivers/net/bonding/bond_procfs.c
+// (bond_mode_name) and the mode names sysfs uses for them.
+var bondModes = []struct{ text, name string }{
+	{"load balancing (round-robin)", "balance-rr"},
+	{"fault-tolerance (active-backup)", "active-backup"},
+	{"load balancing (xor)", "balance-xor"},
+	{"fault-tolerance (broadcast)", "broadcast"},
+	{"IEEE 802.3ad", "802.3ad"},
+	{"transmit load balancing", "balance-tlb"},
+	{"adaptive load balancing", "balance-alb"},
 }
 
 // UDPStats reads the Udp: header and value lines of /proc/net/snmp.

@@ -55,6 +55,8 @@ func TestGateWorkedOut(t *testing.T) {
 // regexp alone gives.
 func TestGateSameAnswers(t *testing.T) {
 	trees, _ := filepath.Glob("../../../testdata/real/*/tree.txtar")
+	unsourced, _ := filepath.Glob("../../../testdata/unsourced/*/tree.txtar")
+	trees = append(trees, unsourced...)
 	if len(trees) == 0 {
 		t.Fatal("no captured trees")
 	}

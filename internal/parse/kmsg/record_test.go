@@ -125,6 +125,8 @@ func TestMessagesMatchesScanner(t *testing.T) {
 		"[    1.000000] " + strings.Repeat("y", 1<<20) + "\n[    2.000000] after a too long line\n",
 	}
 	trees, _ := filepath.Glob("../../../testdata/real/*/tree.txtar")
+	unsourced, _ := filepath.Glob("../../../testdata/unsourced/*/tree.txtar")
+	trees = append(trees, unsourced...)
 	for _, f := range trees {
 		b, err := os.ReadFile(f)
 		if err != nil {

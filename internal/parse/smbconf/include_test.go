@@ -11,11 +11,11 @@ import (
 )
 
 func TestExpandIncludes(t *testing.T) {
-	web, err := txtar.ParseFile("../../../testdata/real/smb-web-include/tree.txtar")
+	web, err := txtar.ParseFile("../../../testdata/unsourced/smb-web-include/tree.txtar")
 	if err != nil {
 		t.Fatal(err)
 	}
-	unraid, err := txtar.ParseFile("../../../testdata/real/attack-smb-unraid-global/tree.txtar")
+	unraid, err := txtar.ParseFile("../../../testdata/unsourced/attack-smb-unraid-global/tree.txtar")
 	if err != nil {
 		t.Fatal(err)
 	}

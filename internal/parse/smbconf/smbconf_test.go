@@ -39,6 +39,8 @@ func corpus(t *testing.T) map[string][]byte {
 func treeConfs(t *testing.T) map[string]string {
 	t.Helper()
 	archives, _ := filepath.Glob("../../../testdata/real/*/tree.txtar")
+	unsourced, _ := filepath.Glob("../../../testdata/unsourced/*/tree.txtar")
+	archives = append(archives, unsourced...)
 	hosts, _ := filepath.Glob("../../../testdata/hosts/*.txtar")
 	archives = append(archives, hosts...)
 	out := map[string]string{}

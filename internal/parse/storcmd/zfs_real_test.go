@@ -11,7 +11,11 @@ import (
 // realZpoolStatus cuts the captured `zpool status -P` out of a corpus tree.
 func realZpoolStatus(t *testing.T, tree string) string {
 	t.Helper()
+	// a tree of the corpus, sourced (testdata/real) or not (testdata/unsourced)
 	b, err := os.ReadFile(filepath.Join("../../../testdata/real", tree, "tree.txtar"))
+	if os.IsNotExist(err) {
+		b, err = os.ReadFile(filepath.Join("../../../testdata/unsourced", tree, "tree.txtar"))
+	}
 	if err != nil {
 		t.Fatal(err)
 	}

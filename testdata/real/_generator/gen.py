@@ -17,8 +17,27 @@ def gh(proj, path, what, glue=""):
     s = f"source: https://github.com/{proj}\npath: {path}\ncommit: {c}\nlicense: {LIC.get(proj,'see upstream')}\ntaken: {what}\n"
     if glue: s += "glue (written by nastune, not from the source): " + glue + "\n"
     return s
-def web(title, sid, what, glue="", date=""):
-    s = f"source: public post/guide \"{title}\" (nastune search corpus document id {sid}; no repository path recorded)\n"
+def web(title, address, what, glue="", date="", site="", author=""):
+    # A post or page: its own address (checked by realcorpus.CheckOrigin), never a
+    # search-index id or an "address: unknown" line.
+    assert address.startswith(("https://", "http://")), f"{title}: web() needs the page's address"
+    s = f"source: {title}\n"
+    if site: s += f"site: {site}\n"
+    if author: s += f"author: {author}\n"
+    s += f"address: {address}\n"
+    if date: s += f"date: {date}\n"
+    s += f"license: not stated; quoted verbatim as factual machine output/config for testing\ntaken: {what}\n"
+    if glue: s += "glue (written by nastune, not from the source): " + glue + "\n"
+    return s
+UNSOURCED = "unsourced: the public source of this data could not be recovered (issue 27)."
+def unsourced(title, sid, what, glue="", date=""):
+    # Text copied from a file of the code index whose repository and path were not
+    # recorded (sid is the index id it was read by; it names no repository). The tree
+    # is written to OUT-unsourced and belongs in testdata/unsourced, not testdata/real.
+    s = (UNSOURCED + " The data was copied\nfrom a public file whose repository/path or address was not recorded; what follows is all that\n"
+         "describes it. It stays test input under testdata/unsourced, not real corpus data anyone can fetch.\n")
+    s += f"source: public web post or guide \"{title}\" (read through the code index, id {sid})\n"
+    s += "address: none (the address was not recorded when the text was taken, and the search tools could not find the file again)\n"
     if date: s += f"date: {date}\n"
     s += f"license: not stated; quoted verbatim as factual machine output/config for testing\ntaken: {what}\n"
     if glue: s += "glue (written by nastune, not from the source): " + glue + "\n"
@@ -80,7 +99,7 @@ Link Failure Count: 0
 Permanent HW addr: 08:00:27:34:b0:15
 Slave queue ID: 0
 """
-bond("bond-web-balance-tlb", TLB, web("homework answer: cat /proc/net/bonding/bond0 on Ubuntu 18.04", "40714440899", "the cat /proc/net/bonding/bond0 block, leading indentation removed", G1), "balance-tlb, two 1G slaves (VirtualBox)")
+bond("bond-web-balance-tlb", TLB, unsourced("homework answer: cat /proc/net/bonding/bond0 on Ubuntu 18.04", "40714440899", "the cat /proc/net/bonding/bond0 block, leading indentation removed", G1), "balance-tlb, two 1G slaves (VirtualBox)")
 ALB = """Ethernet Channel Bonding Driver: v3.7.1 (April 27, 2011)
 
 Bonding Mode: adaptive load balancing
@@ -107,7 +126,7 @@ Link Failure Count: 0
 Permanent HW addr: 00:0c:29:2f:f9:87
 Slave queue ID: 0
 """
-bond("bond-web-balance-alb", ALB, web("CentOS bonding notes: cat /proc/net/bonding/bond6", "32169249455", "the /proc/net/bonding/bond6 output", "sys/class/net/bond6/uevent (DEVTYPE=bond)"), "balance-alb with fail_over_mac=1 (VMware)", bname="bond6")
+bond("bond-web-balance-alb", ALB, unsourced("CentOS bonding notes: cat /proc/net/bonding/bond6", "32169249455", "the /proc/net/bonding/bond6 output", "sys/class/net/bond6/uevent (DEVTYPE=bond)"), "balance-alb with fail_over_mac=1 (VMware)", bname="bond6")
 BCAST = """Ethernet Channel Bonding Driver: v3.6.0 (September 26, 2009)
 Bonding Mode: fault-tolerance (broadcast)
 MII Status: up
@@ -123,7 +142,7 @@ MII Status: up
 Link Failure Count: 0
 Permanent HW addr: d8:5d:4c:71:f9:94
 """
-bond("bond-web-broadcast", BCAST, web("bonding modes explained (Chinese blog), bond3 fault-tolerance (broadcast)", "10884421861", "the cat /proc/net/bonding/bond0 output as printed in the post (blank lines lost in the post, the annotation after the mode line removed)", G1), "broadcast mode, an old kernel without Speed/Duplex lines")
+bond("bond-web-broadcast", BCAST, unsourced("bonding modes explained (Chinese blog), bond3 fault-tolerance (broadcast)", "10884421861", "the cat /proc/net/bonding/bond0 output as printed in the post (blank lines lost in the post, the annotation after the mode line removed)", G1), "broadcast mode, an old kernel without Speed/Duplex lines")
 ALBDOWN = """Ethernet Channel Bonding Driver: v3.7.1 (April 27, 2011)
 
 
@@ -135,7 +154,7 @@ MII Polling Interval (ms): 100
 Up Delay (ms): 0
 Down Delay (ms): 0
 """
-bond("bond-web-alb-no-slaves", ALBDOWN, web("Ubuntu forums: bond0 down, no slaves (2013)", "57146526724", "the cat /proc/net/bonding/bond0 output", G1, "2013-05"), "balance-alb bond with no slaves at all, MII down")
+bond("bond-web-alb-no-slaves", ALBDOWN, unsourced("Ubuntu forums: bond0 down, no slaves (2013)", "57146526724", "the cat /proc/net/bonding/bond0 output", G1, "2013-05"), "balance-alb bond with no slaves at all, MII down")
 # ---------------- NIC (ethtool) ----------------
 def nic(name, ifname, cmds, origin, comment, extra=None):
     f = {f"sys/class/net/{ifname}/uevent": f"INTERFACE={ifname}\n"}
@@ -219,7 +238,7 @@ config:
 
 errors: No known data errors
 """
-zfs("zfs-web-replacing-single-disk", DEVEL, web("ResliverFailureNotes (2018/12/02, author trac)", "10890792211", "the third `zpool status` of the note (one leading tab removed)", date="2018-11-16"), "single-disk vdev being replaced, the old disk with 40 read errors, 4 data errors; a healthy mirror")
+zfs("zfs-web-replacing-single-disk", DEVEL, unsourced("ResliverFailureNotes (2018/12/02, author trac)", "10890792211", "the third `zpool status` of the note (one leading tab removed)", date="2018-11-16"), "single-disk vdev being replaced, the old disk with 40 read errors, 4 data errors; a healthy mirror")
 MIRR = """  pool: Data
  state: DEGRADED
 status: One or more devices is currently being resilvered.  The pool will
@@ -240,7 +259,7 @@ config:
 
 errors: No known data errors
 """
-zfs("zfs-web-mirror-replacing", MIRR, web("notes: replacing a failed mirror disk (zpool status Data)", "25617260812", "the first `zpool status Data` block", date="2019-01-12"), "mirror with replacing-0: an UNAVAIL guid replaced by sdd")
+zfs("zfs-web-mirror-replacing", MIRR, unsourced("notes: replacing a failed mirror disk (zpool status Data)", "25617260812", "the first `zpool status Data` block", date="2019-01-12"), "mirror with replacing-0: an UNAVAIL guid replaced by sdd")
 ARCH = """  pool: bigdata
  state: DEGRADED
 status: One or more devices is currently being resilvered.  The pool will
@@ -263,7 +282,7 @@ config:
 
 errors: No known data errors
 """
-zfs("zfs-archwiki-raidz1-replacing", ARCH, web("ArchWiki: ZFS, 'Replacing a failed disk' (GFDL 1.3)", "37841916126", "the zpool status example; the wiki page lost the indentation of the vdev tree, restored here by `zpool status` rules (replacing-0 children one level deeper)", date="2014-06-16"), "4-disk raidz1 with replacing-0: an OFFLINE disk being replaced")
+zfs("zfs-archwiki-raidz1-replacing", ARCH, web("ArchWiki, article \"ZFS\", section \"Devices have different sector alignment\" (GFDL 1.3), a revision of 2015-08 or later", "https://wiki.archlinux.org/title/ZFS", "the zpool status example; the wiki page lost the indentation of the vdev tree, restored here by `zpool status` rules (replacing-0 children one level deeper)", date="2014-06-16", site="ArchWiki"), "4-disk raidz1 with replacing-0: an OFFLINE disk being replaced")
 # ---------------- Samba ----------------
 def smb(name, conf, origin, comment, extra=None):
     f = {"etc/samba/smb.conf": conf}
@@ -288,7 +307,7 @@ smb("smb-web-inline-comments", """[global]
    create mask = 0777 ## Sets permissions for new files and directories
    directory mask = 0777 ## Sets permissions for new files and directories
    force user = nobody ## Forces all file operations to occur as the specific user
-""", web("Create SMB Share (pentest notes)", "53235009621", "the first smb.conf (the one with '## ...' after each value)"), "every value followed by '## comment': Samba has no inline comments, so these become part of the values")
+""", unsourced("Create SMB Share (pentest notes)", "53235009621", "the first smb.conf (the one with '## ...' after each value)"), "every value followed by '## comment': Samba has no inline comments, so these become part of the values")
 smb("smb-web-wide-links-unix-ext-off", """[global]
 # make samba follow symlink outside the shared path
 follow symlinks = yes
@@ -312,7 +331,7 @@ ntlm auth = yes
    browseable = no
    writable = yes
    valid users = %S
-""", web("Linux admin notes (Ubuntu), section Samba", "52929171051", "the /etc/samba/smb.conf block"), "wide links active (unix extensions = no), min protocol NT1, lanman auth, a root share forced to user root")
+""", unsourced("Linux admin notes (Ubuntu), section Samba", "52929171051", "the /etc/samba/smb.conf block"), "wide links active (unix extensions = no), min protocol NT1, lanman auth, a root share forced to user root")
 smb("smb-web-nt1-max-testparm", """# Global parameters
 [global]
     server string = %h server (Samba, Ubuntu)
@@ -349,7 +368,7 @@ smb("smb-web-nt1-max-testparm", """# Global parameters
     create mask = 0775
     directory mask = 0775
     read only = No
-""", web("68kMLA forum: Help with Win9x, OS/2, DOS & WfW access to SAMBA", "56998691063", "the testparm dump of the poster's smb.conf (Samba 4.6.7-Ubuntu)", date="2018-05-18"), "explicit server max protocol = NT1 for DOS/Win9x clients, lanman and ntlm auth on")
+""", unsourced("68kMLA forum: Help with Win9x, OS/2, DOS & WfW access to SAMBA", "56998691063", "the testparm dump of the poster's smb.conf (Samba 4.6.7-Ubuntu)", date="2018-05-18"), "explicit server max protocol = NT1 for DOS/Win9x clients, lanman and ntlm auth on")
 smb("smb-web-dos-share", """[global]
    workgroup = WORKGROUP
    lanman auth = yes
@@ -374,7 +393,7 @@ smb("smb-web-dos-share", """[global]
    dos filemode = Yes
    ; I added the following for MacOSX: 
     veto files = /._*/.DS_Store/
-""", web("68kMLA forum: Help with Win9x, OS/2, DOS & WfW access to SAMBA (reply quoting lazybrowndog.net)", "56998691063", "the second smb.conf of the thread (forum markup after the last line removed)", date="2018-05-24"), "guest share for DOS clients: trailing spaces, synonyms writeable/read only/public, a ';' comment")
+""", unsourced("68kMLA forum: Help with Win9x, OS/2, DOS & WfW access to SAMBA (reply quoting lazybrowndog.net)", "56998691063", "the second smb.conf of the thread (forum markup after the last line removed)", date="2018-05-24"), "guest share for DOS clients: trailing spaces, synonyms writeable/read only/public, a ';' comment")
 smb("smb-web-truenas-timemachine", """[global]
 	server string = FreeNAS Server
 	workgroup = WORKGROUP
@@ -394,7 +413,7 @@ smb("smb-web-truenas-timemachine", """[global]
         fruit:time machine = yes
         fruit:resource = stream
         fruit:metadata = stream
-""", web("Create a FreeNAS/Samba Time Machine with cross-subnet support", "25883378668", "the [TimeMachine] share of the 'Samba Config' section as FreeNAS generates it", glue="the two-line [global] section (FreeNAS writes its own; the post shows only the share)"), "TrueNAS/FreeNAS-style share: zfsacl, fruit Time Machine, aio write size = 0, quoted path")
+""", unsourced("Create a FreeNAS/Samba Time Machine with cross-subnet support", "25883378668", "the [TimeMachine] share of the 'Samba Config' section as FreeNAS generates it", glue="the two-line [global] section (FreeNAS writes its own; the post shows only the share)"), "TrueNAS/FreeNAS-style share: zfsacl, fruit Time Machine, aio write size = 0, quoted path")
 INCL = {"etc/samba/smb.conf": """[global]
    workgroup = WORKGROUP ## Defines Windows workgroup name
    include = /etc/samba/shares.conf
@@ -403,7 +422,7 @@ INCL = {"etc/samba/smb.conf": """[global]
    writable = yes ## Allows write access to the share
    guest ok = yes ## Permits guest access without authentication
 """}
-tree("smb-web-include", INCL, origin=web("Create SMB Share (pentest notes)", "53235009621", "lines of the first smb.conf, split into a main file and an included file", glue="the `include = /etc/samba/shares.conf` line and the split into two files"), comment="include of a second file whose values carry '##' comments")
+tree("smb-web-include", INCL, origin=unsourced("Create SMB Share (pentest notes)", "53235009621", "lines of the first smb.conf, split into a main file and an included file", glue="the `include = /etc/samba/shares.conf` line and the split into two files"), comment="include of a second file whose values carry '##' comments")
 
 # ---------------- additions ----------------
 LKML = """Personalities : [linear] [raid0] [raid1] [raid6] [raid5] [raid4] [multipath]
@@ -462,7 +481,7 @@ P100 = """Settings for eth0:
 			       drv probe link timer ifdown ifup rx_err tx_err
 	Link detected: yes
 """
-nicfull("nic-web-partner-offers-100", "eth0", P100, 100, "full", web("Ubuntu forums: wired connection slow on a new laptop (post by ksjenka)", "56979083644", "the `sudo ethtool eth0` output", GL, "2013-08-03"), "1000baseT NIC linked at 100 Mb/s because the link partner advertises only 10/100")
+nicfull("nic-web-partner-offers-100", "eth0", P100, 100, "full", unsourced("Ubuntu forums: wired connection slow on a new laptop (post by ksjenka)", "56979083644", "the `sudo ethtool eth0` output", GL, "2013-08-03"), "1000baseT NIC linked at 100 Mb/s because the link partner advertises only 10/100")
 P1000 = """Cannot get wake-on-lan settings: Operation not permitted
 Settings for enp6s0:
 	Supported ports: [ TP MII ]
@@ -491,7 +510,7 @@ Settings for enp6s0:
 			       drv probe ifdown ifup
 	Link detected: yes
 """
-nicfull("nic-web-partner-1000-nonroot", "enp6s0", P1000, 1000, "full", web("host diagnostics report: NIC link details (ethtool enp6s0 over ssh)", "35860756221", "the `ethtool enp6s0` output", GL, "2025-09"), "1000 Mb/s with partner modes, run without root (wake-on-lan not permitted)")
+nicfull("nic-web-partner-1000-nonroot", "enp6s0", P1000, 1000, "full", unsourced("host diagnostics report: NIC link details (ethtool enp6s0 over ssh)", "35860756221", "the `ethtool enp6s0` output", GL, "2025-09"), "1000 Mb/s with partner modes, run without root (wake-on-lan not permitted)")
 OMV = """# This file is auto-generated by openmediavault (https://www.openmediavault.org)
 # WARNING: Do not edit this file, your changes will get lost.
 
@@ -571,7 +590,8 @@ f, l = copytree_subset("nefull", ["proc/mdstat","proc/meminfo","proc/cpuinfo","p
 tree("node-exporter-host", f, l, origin=gh(NE, "collector/fixtures/proc, collector/fixtures/sys.ttar", "the listed /proc files, /sys/block and /sys/class/net (with bond0's sysfs bonding folder) and their device folders"), comment="node_exporter test machine: md arrays, bond0 in sysfs without /proc/net/bonding, softnet, ZFS ARC")
 # ---------------- write ----------------
 for name, (files, links, origin, comment) in sorted(trees.items()):
-    d = os.path.join(OUT, name); os.makedirs(d, exist_ok=True)
+    base = OUT.rstrip("/") + "-unsourced" if origin.startswith(UNSOURCED) else OUT
+    d = os.path.join(base, name); os.makedirs(d, exist_ok=True)
     a = [f"{name}: {comment}\n"]
     for p in sorted(set(files) | set(links)):
         if p in links:
