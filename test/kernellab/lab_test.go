@@ -209,8 +209,8 @@ var Scenarios = []struct {
 	Check func(*testing.T, results)
 }{
 	{"crypt", checkCrypt}, {"md", checkMD}, {"xfs", checkXFS}, {"mdstates", checkMDStates},
-	{"bond", checkBond}, {"nfsd", checkNFSD}, {"nfsshare", checkNFSShare},
-	{"smart", checkSmart},
+	{"bond", checkBond}, {"nfsd", checkNFSD}, {"smart", checkSmart},
+	{"nfsshare", checkNFSShare},
 }
 
 func TestLab(t *testing.T) {

@@ -129,6 +129,9 @@ func loadNFSShareRun(t *testing.T, res results, threads int) nfsShareRun {
 // checkNFSShare: 8 parallel readers over NFSv3 against the kernel's nfsd
 // on a slow disk are faster with 8 nfsd threads than with 1.
 func checkNFSShare(t *testing.T, res results) {
+	if why, ok := res["nfsshare-setup/skipped"]; ok {
+		t.Skipf("SKIPPED in the guest: %s", strings.TrimSpace(string(why)))
+	}
 	for _, c := range []string{"rpcbind", "exportfs", "mountd", "nfsd"} {
 		if rc := strings.TrimSpace(res.file(t, "nfsshare-setup", "cmd."+c+".rc")); rc != "0" {
 			t.Fatalf("nfsshare-setup: %s exited %s:\n%s\nrpcinfo:\n%s", c, rc, res.cmd(t, "nfsshare-setup", c), res.file(t, "nfsshare-setup", "cmd.rpcinfo"))

@@ -393,6 +393,16 @@ scenario_smart() {
 # reads, so the reads reach that slow disk: one nfsd thread waits for one
 # read at a time, eight overlap them.
 scenario_nfsshare() {
+	mkdir -p $R/nfsshare-setup
+	# The timed reads take one to two minutes: on a host so busy that the
+	# other scenarios used most of the host test's 12 minutes, skip them
+	# and say so (the host test skips with this reason) rather than let
+	# the whole lab time out.
+	up=$(cut -d. -f1 /proc/uptime)
+	if [ "$up" -gt 480 ]; then
+		echo "the other scenarios took until ${up} s of guest uptime (the budget is 480 s of the host's 12 minutes): the host is too busy for the timed NFS reads" > $R/nfsshare-setup/skipped
+		return
+	fi
 	modprobe nfsd
 	modprobe dm_delay
 	ip link set lo up
@@ -401,7 +411,7 @@ scenario_nfsshare() {
 	echo "0 1048576 delay $dev 0 20 $dev 0 0" | dmsetup create labslow
 	cap nfsshare-setup table dmsetup table labslow
 	cap nfsshare-setup mkfs mkfs.xfs -f -K /dev/mapper/labslow
-	mkdir -p /srv/share /run/rpcbind /var/lib/nfs $R/nfsshare-setup
+	mkdir -p /srv/share /run/rpcbind /var/lib/nfs
 	mount -t xfs /dev/mapper/labslow /srv/share
 	chmod 1777 /srv/share
 	: > /var/lib/nfs/etab
@@ -427,7 +437,7 @@ scenario_nfsshare() {
 		dropper=$!
 		cap $s loadavg-before cat /proc/loadavg
 		# text on the console as a user sees it; the result as JSON (--save)
-		cap $s bench nastune bench share nfs://127.0.0.1/srv/share --tests seqread -P 8 --size 32M --time 8 --repeat 3 --save $R/$s/share.json
+		cap $s bench nastune bench share nfs://127.0.0.1/srv/share --tests seqread -P 8 --size 32M --time 5 --repeat 3 --save $R/$s/share.json
 		cap $s loadavg-after cat /proc/loadavg
 		kill $dropper
 		wait $dropper 2> /dev/null
@@ -441,7 +451,7 @@ scenario_nfsshare() {
 	dmsetup remove labslow
 }
 
-for s in $(echo ${LAB_SCENARIOS:-crypt,md,xfs,mdstates,bond,nfsd,nfsshare,smart} | tr , " "); do
+for s in $(echo ${LAB_SCENARIOS:-crypt,md,xfs,mdstates,bond,nfsd,smart,nfsshare} | tr , " "); do
 	echo "LAB-SCENARIO $s"
 	scenario_$s
 done
