@@ -11,7 +11,7 @@ GOLANGCI_VERSION := v2.15.0
 
 export CGO_ENABLED := 0
 
-.PHONY: all build run test deps vet fmt-check lint bench fuzz docs clean release lab
+.PHONY: all build run test deps vet fmt-check lint bench fuzz docs clean release lab cross
 
 all: build
 
@@ -22,6 +22,8 @@ build:
 # name:GOARCH:GOARM:Debian architecture (none: no package)
 DIST     ?= dist
 RELEASES := amd64:amd64::amd64 arm64:arm64::arm64 armv7:arm:7:armhf armv6:arm:6: armv5:arm:5:armel
+# client builds: GOOS/GOARCH
+CLIENTS  := darwin/arm64 darwin/amd64 windows/amd64
 DEB_VERSION ?= $(shell echo '$(VERSION)' | sed -E -e 's/^v([0-9]+\.[0-9])/\1/' -e '/^[0-9]+\.[0-9]/!s/^/0.0~git/' -e 's/-/~/g')
 release:
 	rm -rf $(DIST) && mkdir -p $(DIST)
@@ -39,8 +41,14 @@ release:
 	done
 	@# The Cockpit page: plain files, one package for every architecture.
 	NFPM_VERSION='$(DEB_VERSION)' $(DIST)/pkg/.nfpm pkg --config packaging/nfpm-cockpit.yaml --packager deb --target $(DIST) >/dev/null
+	@# The client builds (most NAS clients are laptops): bench share, bench net (client and -s
+	@# server), bench compare and calc; the other commands say they need Linux (internal/cli/platform.go).
+	set -e; for c in $(CLIENTS); do \
+	  goos=$${c%%/*}; goarch=$${c#*/}; ext=; [ $$goos = windows ] && ext=.exe; \
+	  GOOS=$$goos GOARCH=$$goarch $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(DIST)/nastune-$$goos-$$goarch$$ext ./cmd/nastune; \
+	done
 	rm -rf $(DIST)/pkg
-	cd $(DIST) && sha256sum nastune-linux-* *.deb > SHA256SUMS
+	cd $(DIST) && sha256sum nastune-linux-* nastune-darwin-* nastune-windows-* *.deb > SHA256SUMS
 	ls -l $(DIST)
 
 ## run: build, then audit this machine (read-only)
@@ -63,9 +71,15 @@ vet:
 ## test: install what is needed, then gofmt, vet, the docs check and every test
 # nastune_faults compiles the crash points the crash tests use
 # (internal/apply/faults.go); release builds never have them.
-test: deps fmt-check vet docs-check
+test: deps fmt-check vet cross docs-check
 	@# -timeout: the qemu lab (TCG) and the tune demos each take minutes on a busy 2-core machine.
 	$(GO) test -tags nastune_faults -count=1 -timeout 30m ./...
+
+## cross: the client builds for macOS and Windows compile (what make release builds for them)
+cross:
+	set -e; for c in $(CLIENTS); do \
+	  GOOS=$${c%%/*} GOARCH=$${c#*/} $(GO) build -o /dev/null ./cmd/nastune; \
+	done
 
 ## lab: boot the kernellab guest (Debian's stock kernel under qemu) with a shell on the console
 ## (docs/testing.md); `make test` runs its scenarios as TestLab

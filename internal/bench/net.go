@@ -12,8 +12,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // NetResult is the answer of `nastune bench net`.
@@ -53,8 +51,6 @@ type Interval struct {
 	BitsPerSecond float64 `json:"bits_per_second"`
 	Retransmits   int64   `json:"retransmits"`
 }
-
-func tv(t unix.Timeval) float64 { return float64(t.Sec) + float64(t.Usec)/1e6 }
 
 func randID() string {
 	var b [8]byte
@@ -121,22 +117,6 @@ func medianNet(runs []*NetResult) *NetResult {
 	return &m
 }
 
-// retrans sums TCP_INFO's total retransmits over conns, and those the
-// receiver reported as duplicates (D-SACK).
-func retrans(conns []*net.TCPConn) (total, spurious int64) {
-	for _, c := range conns {
-		if raw, err := c.SyscallConn(); err == nil {
-			_ = raw.Control(func(fd uintptr) {
-				if info, err := unix.GetsockoptTCPInfo(int(fd), unix.IPPROTO_TCP, unix.TCP_INFO); err == nil {
-					total += int64(info.Total_retrans)
-					spurious += int64(info.Dsack_dups)
-				}
-			})
-		}
-	}
-	return total, spurious
-}
-
 func runNetOnce(ctx context.Context, o NetOptions, run int) (*NetResult, error) {
 	server := WithPort(o.Server)
 	secs := int(o.Duration.Seconds())
@@ -171,8 +151,7 @@ func runNetOnce(ctx context.Context, o NetOptions, run int) (*NetResult, error) 
 	if !r.OK {
 		return nil, fmt.Errorf("server refused: %s", r.Error)
 	}
-	var ru0 unix.Rusage
-	_ = unix.Getrusage(unix.RUSAGE_SELF, &ru0)
+	cpu0 := processCPU()
 	conns := make([]*net.TCPConn, 0, o.Streams)
 	defer func() {
 		for _, c := range conns {
@@ -278,8 +257,7 @@ func runNetOnce(ctx context.Context, o NetOptions, run int) (*NetResult, error) 
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
-	var ru1 unix.Rusage
-	_ = unix.Getrusage(unix.RUSAGE_SELF, &ru1)
+	cpu1 := processCPU()
 	_ = ctl.SetDeadline(time.Now().Add(15 * time.Second))
 	if _, err := ctl.Write([]byte("DONE\n")); err != nil {
 		return nil, err
@@ -294,7 +272,7 @@ func runNetOnce(ctx context.Context, o NetOptions, run int) (*NetResult, error) 
 	}
 	return &NetResult{Kind: "net", Engine: "builtin", Server: server, Streams: o.Streams, Reverse: o.Reverse,
 		Seconds: elapsed.Seconds(), Bytes: bytes, BitsPerSecond: float64(bytes) * 8 / elapsed.Seconds(), Retransmits: re, SpuriousRetransmits: min(spurious, re),
-		CPUClientPct: (tv(ru1.Utime) + tv(ru1.Stime) - tv(ru0.Utime) - tv(ru0.Stime)) / elapsed.Seconds() * 100,
+		CPUClientPct: (cpu1 - cpu0) / elapsed.Seconds() * 100,
 		CPUServerPct: fin.CPUPct, Capped: fin.Capped, Intervals: intervals, Date: time.Now().UTC().Format(time.RFC3339)}, nil
 }
 

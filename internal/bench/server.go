@@ -13,10 +13,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"golang.org/x/sys/unix"
-
-	"github.com/nastune/nastune/internal/hostfs"
 )
 
 // Limits of the network server: what a hostile or broken client can ask
@@ -98,7 +94,7 @@ type Server struct {
 	// system).
 	SMBConf    string
 	ExportsDir string
-	Root       *hostfs.Root
+	Root       AttribRoot
 	// Devices resolves a share's folder to the block devices under it,
 	// top first (the CLI passes tune's resolver: bench cannot import it).
 	Devices    func(path string) ([]string, error)
@@ -537,8 +533,7 @@ func (s *Server) runTest(ctx context.Context, c net.Conn, peer string, h header,
 	var turnOnce sync.Once
 	passTurn := func() { turnOnce.Do(s.nextTurn) }
 	defer func() { finish(); passTurn() }()
-	var ru0 unix.Rusage
-	_ = unix.Getrusage(unix.RUSAGE_SELF, &ru0)
+	cpu0 := processCPU()
 	_ = c.SetWriteDeadline(time.Now().Add(helloTimeout))
 	if err := send(c, reply{OK: true, ID: t.id}); err != nil {
 		return
@@ -584,9 +579,8 @@ loop:
 	finish()
 	wg.Wait()
 	elapsed := time.Since(t.started)
-	var ru1 unix.Rusage
-	_ = unix.Getrusage(unix.RUSAGE_SELF, &ru1)
-	cpu := (tv(ru1.Utime) + tv(ru1.Stime) - tv(ru0.Utime) - tv(ru0.Stime)) / elapsed.Seconds() * 100
+	cpu1 := processCPU()
+	cpu := (cpu1 - cpu0) / elapsed.Seconds() * 100
 	// The slot is freed before the final reply, so the next client in
 	// line starts while this one reads its result.
 	passTurn()

@@ -294,7 +294,7 @@ type shareRun struct {
 	attr    *attribClient
 	attrErr string
 	views   map[string][]attribRun
-	cpu0    time.Duration
+	cpu0    float64 // processCPU seconds at the run's start
 	t0      time.Time
 }
 

@@ -6,8 +6,6 @@ import (
 	"runtime"
 	"strings"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // The client's side of attribution: one session with `nastune bench net
@@ -55,7 +53,7 @@ func splitNonEmpty(p string) []string {
 // attrBegin starts the server's sampling of one run (after any untimed
 // preparation); the read tests ask it to evict the test file first.
 func (r *shareRun) attrBegin(test string) {
-	r.cpu0 = clientCPU()
+	r.cpu0 = processCPU()
 	r.t0 = time.Now()
 	if r.attr == nil {
 		return
@@ -78,7 +76,7 @@ func (r *shareRun) attrBegin(test string) {
 func (r *shareRun) attrEnd(test string, tr TestResult) {
 	v := &ShareServerView{}
 	if el := time.Since(r.t0).Seconds(); el > 0 {
-		v.ClientCPUPct = float64(int((clientCPU()-r.cpu0).Seconds()/el/float64(runtime.NumCPU())*1000+0.5)) / 10
+		v.ClientCPUPct = float64(int((processCPU()-r.cpu0)/el/float64(runtime.NumCPU())*1000+0.5)) / 10
 	}
 	if r.attr != nil {
 		rep, err := r.attr.end()
@@ -104,14 +102,6 @@ func (r *shareRun) viewOf(m TestResult) *ShareServerView {
 		}
 	}
 	return nil
-}
-
-func clientCPU() time.Duration {
-	var ru unix.Rusage
-	if unix.Getrusage(unix.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // dialAttribFor opens the session for a run; "" and the client, or the

@@ -1,3 +1,5 @@
+//go:build linux
+
 package bench
 
 import (
@@ -18,13 +20,10 @@ import (
 
 // The test file is opened once, by descriptor, and every test and fio use
 // that descriptor: a symlink swapped in for the name meanwhile changes
-// nothing. Its first 4 KiB are a header naming it as nastune's, so a
-// leftover of a killed run is recognised (and reused) on any filesystem,
-// with or without user xattrs; tests use the bytes after it.
-const (
-	headerSize  = 4096
-	headerMagic = "NASTUNE-BENCH-FILE 1\n"
-)
+// nothing. Its first 4 KiB are the header (headerSize, headerMagic in
+// result.go, shared with bench share's test file) naming it as nastune's,
+// so a leftover of a killed run is recognised (and reused) on any
+// filesystem, with or without user xattrs; tests use the bytes after it.
 
 type testFile struct {
 	dir    *safefile.Dir

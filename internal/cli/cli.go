@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strings"
 	"syscall"
 
@@ -109,6 +110,12 @@ type Env struct {
 // Main runs nastune with args (without the program name) and returns the
 // exit code.
 func Main(ctx context.Context, args []string, env Env) int {
+	return mainFor(ctx, args, env, runtime.GOOS)
+}
+
+// mainFor is Main with the command tree of goos (platform.go): tests run
+// the macOS and Windows trees on Linux.
+func mainFor(ctx context.Context, args []string, env Env, goos string) int {
 	if env.Getenv == nil {
 		env.Getenv = os.Getenv
 	}
@@ -128,7 +135,7 @@ func Main(ctx context.Context, args []string, env Env) int {
 		t := render.NewTermSafe(env.Stderr)
 		env.Stderr, safe = t, append(safe, t)
 	}
-	root := newRoot(&env)
+	root := newRootFor(&env, goos)
 	root.SetArgs(args)
 	root.SetOut(env.Stdout)
 	root.SetErr(env.Stderr)
@@ -179,8 +186,12 @@ func report(w io.Writer, err error) int {
 	return ExitUsage
 }
 
-func newRoot(env *Env) *cobra.Command {
-	opts := &auditOptions{}
+func newRoot(env *Env) *cobra.Command { return newRootFor(env, runtime.GOOS) }
+
+// newRootFor builds the command tree nastune offers on goos (platform.go):
+// every command on Linux; on macOS and Windows the client commands, and
+// the Linux-only ones as stubs that say so.
+func newRootFor(env *Env, goos string) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "nastune",
 		Short: "Measure, explain and tune a Linux NAS or home server",
@@ -191,19 +202,13 @@ func newRoot(env *Env) *cobra.Command {
 		SilenceErrors: true,
 		Args:          unknownSubcommand,
 		Version:       Version,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runAudit(cmd.Context(), opts, env)
-		},
 	}
 	root.SetVersionTemplate("{{versionLine}}\n")
 	cobra.AddTemplateFunc("versionLine", versionLine)
 	root.SetFlagErrorFunc(flagError)
-	addAuditFlags(root, opts)
 	// -V as fio, iperf3 -v being taken by --verbose.
 	root.Flags().BoolP("version", "V", false, "print the version and exit")
-	root.AddCommand(newAuditCmd(env), newSnapshotCmd(env), newReportCmd(env), newInventoryCmd(env), newPlanCmd(env), newApplyCmd(env), newUndoCmd(env),
-		newBenchCmd(env), newCalcCmd(env), newRulesCmd(env), newVersionCmd(env))
-	root.AddCommand(newWatchCmd(env), newTuneCmd(env), newConfirmCmd(env))
+	addCommands(root, env, goos)
 	setupExamples(root)
 	setupHelp(root)
 	setupCompletion(root)

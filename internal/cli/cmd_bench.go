@@ -17,9 +17,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/nastune/nastune/internal/bench"
-	"github.com/nastune/nastune/internal/hostfs"
 	"github.com/nastune/nastune/internal/render"
-	"github.com/nastune/nastune/internal/tune"
 	"github.com/nastune/nastune/internal/units"
 )
 
@@ -33,52 +31,11 @@ func newBenchCmd(env *Env) *cobra.Command {
 		Long: "bench proves a change with numbers: run it before, apply, run it after, then `bench compare`.\n" +
 			"It never runs as part of an audit, and writes only the file you name.\n\n" + exitHelp,
 	}
-	cmd.AddCommand(newBenchDiskCmd(env), newBenchNetCmd(env), newBenchShareCmd(env), newBenchCompareCmd(env))
+	// bench disk (Linux only) is added by addCommands (platform.go)
+	cmd.AddCommand(newBenchNetCmd(env), newBenchShareCmd(env), newBenchCompareCmd(env))
 	return cmd
 }
 
-type benchDiskOptions struct {
-	File, Size, Tests, Engine, Output, Save, Runtime string
-	Force, Keep                                      bool
-	Repeat                                           int
-}
-
-func newBenchDiskCmd(env *Env) *cobra.Command {
-	o := &benchDiskOptions{}
-	cmd := &cobra.Command{
-		Use:   "disk --file PATH",
-		Short: "Sequential and 4K random I/O, O_DIRECT and buffered, on a file you name",
-		Long: "bench disk creates PATH (preallocated, incompressible data, a 4 KiB header marking it as\n" +
-			"nastune's) unless nastune made it earlier, runs the tests and removes it unless --keep, also on\n" +
-			"an error or Ctrl-C, SIGTERM, SIGHUP (the tests already finished are printed, and saved with\n" +
-			"--save, before it exits 130, 143 or 129). It refuses to overwrite a file it did not create\n" +
-			"unless --force, refuses symlinks, kernel filesystems and a size beyond the free space.\n" +
-			"Tests: " + strings.Join(bench.DiskTests, ", ") + ".\n" +
-			"O_DIRECT tests are skipped where the filesystem refuses O_DIRECT. A file on tmpfs, ramfs, zram\n" +
-			"or a RAM disk is flagged: it measures memory, not a disk. Buffered reads start cold for that\n" +
-			"file (posix_fadvise DONTNEED), never by dropping the whole page cache.\n\n" + exitHelp,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runBenchDisk(cmd.Context(), o, env) },
-	}
-	f := cmd.Flags()
-	f.StringVar(&o.File, "file", "", "test file on the filesystem to measure (required)")
-	f.StringVar(&o.Size, "size", "1GiB", "test file size: 1G, 512M (binary, as fio and dd) or 4GiB, 4GB")
-	f.StringVar(&o.Tests, "tests", "", "comma-separated tests (default: all)")
-	f.StringVar(&o.Runtime, "runtime", "10", "time limit per test: seconds (30) or a duration (1m30s)")
-	f.StringVar(&o.Engine, "engine", "builtin", "builtin or fio")
-	f.BoolVar(&o.Force, "force", false, "overwrite PATH although nastune did not create it")
-	f.BoolVar(&o.Keep, "keep", false, "keep the test file afterwards")
-	f.IntVar(&o.Repeat, "repeat", 1, "run each test N times; report the median and the min-max spread")
-	f.StringVarP(&o.Output, "output", "o", "text", "output format: text, json or prom (node_exporter textfile)")
-	f.StringVar(&o.Save, "save", "", "also write the JSON result to this file (for bench compare)")
-	return cmd
-}
-
-// benchSize and durationFlag read the size and duration flags of bench,
-// tune and watch through the shared units package: 1G, 512M, 64k, 4T are binary as in fio, dd and
-// mdadm, spelled-out units keep their meaning (GB ×1000, GiB ×1024), a bare
-// number of bytes is bytes; a bare duration is seconds as in fio and iperf3,
-// and 0 means "off" where a flag allows it (--interval 0).
 func benchSize(flag, v string) (int64, error) {
 	n, err := units.ParseSize(v)
 	if err != nil {
@@ -160,105 +117,6 @@ func benchInterrupted(ctx context.Context, format string, args ...any) error {
 		e.sig = sc.Sig
 	}
 	return e
-}
-
-func runBenchDisk(ctx context.Context, o *benchDiskOptions, env *Env) error {
-	if err := outputFormat(o.Output, "text", "json", "prom"); err != nil {
-		return err
-	}
-	if o.File == "" {
-		return usagef("e.g. nastune bench disk --file /srv/array/nastune.bench --size 4G", "--file is required")
-	}
-	size, err := testFileSize(o.Size, "use at least 16M, and more than the RAM to defeat caches")
-	if err != nil {
-		return err
-	}
-	runtime, err := durationFlag("runtime", o.Runtime)
-	if err != nil {
-		return err
-	}
-	if runtime < time.Second || runtime > time.Hour {
-		return usagef("e.g. --runtime 10", "--runtime %v is outside 1s-1h", runtime)
-	}
-	if o.Repeat < 1 || o.Repeat > 20 {
-		return usagef("e.g. --repeat 3", "--repeat %d is outside 1-20", o.Repeat)
-	}
-	var tests []string
-	if o.Tests != "" {
-		for _, t := range strings.Split(o.Tests, ",") {
-			t = strings.TrimSpace(t)
-			if !contains(bench.DiskTests, t) {
-				return usagef("tests: "+strings.Join(bench.DiskTests, ", "), "--tests: unknown test %q", t)
-			}
-			tests = append(tests, t)
-		}
-	}
-	if o.Engine != "builtin" && o.Engine != "fio" {
-		return usagef("use --engine builtin or --engine fio", "--engine: unknown engine %q", o.Engine)
-	}
-	ctx, stop := benchSignals(ctx)
-	defer stop()
-	opts := bench.DiskOptions{File: o.File, Size: size, Tests: tests, Runtime: runtime, Force: o.Force, Keep: o.Keep, Repeat: o.Repeat}
-	bar := progressBar(env)
-	opts.Progress = func(t string, f float64) { bar(t, f) }
-	var res *bench.DiskResult
-	if o.Engine == "fio" {
-		res, err = bench.RunFio(ctx, opts)
-	} else {
-		res, err = bench.RunDisk(ctx, opts)
-	}
-	bar("", -1)
-	if errors.Is(err, bench.ErrNotOurs) {
-		return &UsageError{Err: err, Hint: "pick a new file name, or pass --force to overwrite it"}
-	}
-	if errors.Is(err, bench.ErrInterrupted) || (err != nil && ctx.Err() != nil) {
-		// Ctrl-C, SIGTERM or SIGHUP: the tests finished are printed (and
-		// saved with --save) before nastune exits 128+signal.
-		total := len(opts.Tests)
-		if total == 0 {
-			total = len(bench.DiskTests)
-		}
-		if res == nil || len(res.Tests) == 0 {
-			return benchInterrupted(ctx, "no test finished; nothing to print or save")
-		}
-		res.Interrupted = true
-		if perr := emitBench(env, o.Output, o.Save, res, func(w io.Writer) { printDisk(w, res) }); perr != nil {
-			return perr
-		}
-		return benchInterrupted(ctx, "%d of %d tests finished (printed above%s)", len(res.Tests), total, savedNote(o.Save))
-	}
-	if err != nil {
-		return err
-	}
-	return emitBench(env, o.Output, o.Save, res, func(w io.Writer) { printDisk(w, res) })
-}
-
-// diskColumns are the columns of the bench disk table.
-var diskColumns = []benchColumn{
-	benchColTest,
-	{head: "MiB/s", cell: func(t bench.TestResult) string { return fmt.Sprintf("%.1f", t.MiBPerS) }},
-	{head: "MB/s", cell: func(t bench.TestResult) string { return fmt.Sprintf("%.1f", mbOfMiB(t.MiBPerS)) }},
-	{head: "min–max MiB/s", spread: true, cell: func(t bench.TestResult) string { return fmt.Sprintf("%.1f–%.1f", t.SpreadLo, t.SpreadHi) }},
-	benchColRuns,
-	{head: "IOPS", cell: func(t bench.TestResult) string { return fmt.Sprintf("%.0f", t.IOPS) }},
-	{head: "p50 µs", cell: func(t bench.TestResult) string { return fmt.Sprintf("%.0f", t.LatUS.P50) }},
-	{head: "p99 µs", cell: func(t bench.TestResult) string { return fmt.Sprintf("%.0f", t.LatUS.P99) }},
-}
-
-func printDisk(w io.Writer, r *bench.DiskResult) {
-	fmt.Fprintf(w, "bench disk: %s on %s (%s), %s, engine %s\n", r.File, orDash(r.Device), r.Host, units.Bytes(uint64(r.Size)), r.Engine)
-	if r.MemoryBacked != "" {
-		fmt.Fprintf(w, "warning: the file is on %s: this measures memory, not a disk\n", r.MemoryBacked)
-	}
-	fmt.Fprintln(w)
-	spread := writeBenchTable(w, r.Tests, diskColumns)
-	fmt.Fprintln(w, "\nMiB/s as fio prints it (2^20 bytes/s); MB/s (10^6 bytes/s) as audit and inventory paths print ceilings.")
-	if spread {
-		fmt.Fprintln(w, "MiB/s, IOPS and latencies are those of the median run.")
-	}
-	if r.Interrupted {
-		fmt.Fprintln(w, "\ninterrupted: only the tests above finished")
-	}
 }
 
 type benchNetOptions struct {
@@ -426,7 +284,7 @@ func runBenchNet(ctx context.Context, o *benchNetOptions, args []string, interva
 	}
 	var res *bench.NetResult
 	if o.Engine == "iperf3" {
-		res, err = bench.RunIperf3(ctx, opts)
+		res, err = runIperf3(ctx, opts)
 	} else {
 		res, err = bench.RunNet(ctx, opts)
 	}
@@ -443,7 +301,7 @@ func runBenchNet(ctx context.Context, o *benchNetOptions, args []string, interva
 	}
 	if err != nil {
 		if o.Engine == "iperf3" {
-			return &UsageError{Err: err, Hint: bench.Iperf3ServerHint(args[0])}
+			return &UsageError{Err: err, Hint: iperf3ServerHint(args[0])}
 		}
 		return err
 	}
@@ -486,11 +344,11 @@ func newBenchCompareCmd(env *Env) *cobra.Command {
 				return err
 			}
 			// Regular files only (a FIFO must not hang it), size-capped.
-			b, err := hostfs.ReadRegular(args[0], maxResultSize)
+			b, err := readRegular(args[0], maxResultSize)
 			if err != nil {
 				return &UsageError{Err: err, Hint: "save results with bench --save FILE or -o json > FILE"}
 			}
-			a, err := hostfs.ReadRegular(args[1], maxResultSize)
+			a, err := readRegular(args[1], maxResultSize)
 			if err != nil {
 				return &UsageError{Err: err, Hint: "save results with bench --save FILE or -o json > FILE"}
 			}
@@ -580,13 +438,3 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// shareDevices is the server's share folder → block devices mapping for
-// bench share attribution: tune's resolver (md, dm, loop, partitions).
-func shareDevices(path string) ([]string, error) {
-	devs, err := tune.DefaultResolver.Resolve(path)
-	var out []string
-	for _, d := range devs {
-		out = append(out, d.Name)
-	}
-	return out, err
-}

@@ -15,7 +15,6 @@ import (
 	"golang.org/x/term"
 
 	"github.com/nastune/nastune/internal/bench"
-	"github.com/nastune/nastune/internal/hostfs"
 	"github.com/nastune/nastune/internal/render"
 	"github.com/nastune/nastune/internal/units"
 )
@@ -200,7 +199,7 @@ func sharePassword(u bench.ShareURL, file string, env *Env) (string, error) {
 		return "", nil
 	}
 	if file != "" {
-		b, err := hostfs.ReadRegular(file, 4096)
+		b, err := readRegular(file, 4096)
 		if err != nil {
 			return "", &UsageError{Err: fmt.Errorf("--password-file: %w", err), Hint: "a regular file holding the password on its first line (chmod 600)"}
 		}

@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/nastune/nastune/internal/calc"
-	"github.com/nastune/nastune/internal/hostfs"
 	"github.com/nastune/nastune/internal/parse/kernfmt"
 	"github.com/nastune/nastune/internal/render"
 	"github.com/nastune/nastune/internal/units"
@@ -71,7 +70,7 @@ func runCalcTCP(o *calcTCPOptions, env *Env) error {
 		if ram, err = units.ParseSize(o.RAM); err != nil {
 			return &UsageError{Err: fmt.Errorf("--ram: %w", err), Hint: "accepted: 128M, 4G, 4GiB, 16GB"}
 		}
-	} else if b, err := hostfs.Live().ReadFile("/proc/meminfo"); err == nil {
+	} else if b, err := liveMeminfo(); err == nil {
 		if m, err := kernfmt.Meminfo(b); err == nil {
 			ram = m["MemTotal"]
 		}

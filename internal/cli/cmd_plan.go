@@ -1,3 +1,5 @@
+//go:build linux
+
 package cli
 
 import (
@@ -14,7 +16,6 @@ import (
 	"github.com/nastune/nastune/internal/plan"
 	"github.com/nastune/nastune/internal/render"
 	"github.com/nastune/nastune/internal/udiff"
-	"github.com/nastune/nastune/internal/units"
 )
 
 type planOptions struct {
@@ -140,8 +141,6 @@ func stepCount(changes, values, files int) string {
 	return fmt.Sprintf("%s: %s and %s.", plural(changes, "change", "changes"),
 		plural(values, "runtime value", "runtime values"), plural(files, "file", "files"))
 }
-
-func plural(n int, one, many string) string { return units.Count(n, one, many) }
 
 // planDiff is `plan -o diff`: a patch for `patch -p1` run from the root
 // (/ or --root DIR). Runtime-only values cannot be patched; they are listed

@@ -1,8 +1,9 @@
+//go:build linux
+
 package cli
 
 import (
 	"fmt"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -64,22 +65,4 @@ func runRules(o *rulesOptions, args []string, env *Env) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", m.ID, m.Family, m.Severity, m.Title)
 	}
 	return tw.Flush()
-}
-
-// wrap folds a paragraph at width columns.
-func wrap(s string, width int) string {
-	var b strings.Builder
-	col := 0
-	for _, w := range strings.Fields(s) {
-		if col > 0 && col+1+len(w) > width {
-			b.WriteByte('\n')
-			col = 0
-		} else if col > 0 {
-			b.WriteByte(' ')
-			col++
-		}
-		b.WriteString(w)
-		col += len(w)
-	}
-	return b.String()
 }

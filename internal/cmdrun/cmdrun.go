@@ -1,3 +1,5 @@
+//go:build linux
+
 // Package cmdrun runs the few read-only commands whose output nastune
 // needs on a live system and cannot get from the kernel directly (zpool,
 // zdb, testparm, hdparm, dmsetup, openvpn --version). It is the only

@@ -1,3 +1,5 @@
+//go:build linux
+
 package cmdrun
 
 // Installed reports whether Run would find name: in SystemPath, as a file

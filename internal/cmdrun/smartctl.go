@@ -1,3 +1,5 @@
+//go:build linux
+
 package cmdrun
 
 // smartctl only reads: -x prints every SMART log, -j as JSON (smartmontools

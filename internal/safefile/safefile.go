@@ -1,3 +1,5 @@
+//go:build linux
+
 // Package safefile creates and replaces files as root without following a
 // link someone else could plant, and holds nastune's one path walker
 // (walk.go: OpenDir, and Dir.Resolve confined to a root, which apply

@@ -8,27 +8,17 @@ import (
 	"strings"
 
 	"github.com/nastune/nastune/internal/units"
+	"github.com/nastune/nastune/internal/watch/wire"
 )
 
-// Bottleneck is one resource that bound the work during the watch, with
-// the numbers that show it. Utilization is the share of its limit in use
-// (1 = at the limit); Rate and Limit are in Unit.
-type Bottleneck struct {
-	Kind        string   `json:"kind"` // cpu, disk, network or memory
-	Subject     string   `json:"subject"`
-	PID         int      `json:"pid,omitempty"`
-	TID         int      `json:"tid,omitempty"`
-	Stack       []string `json:"stack,omitempty"`  // for a block device: the devices stacked above it (md, dm, loop), top layers first, then it
-	Cgroup      string   `json:"cgroup,omitempty"` // a cgroup's CPU quota or I/O limit: its folder
-	Utilization float64  `json:"utilization"`
-	Rate        float64  `json:"rate"`
-	Limit       float64  `json:"limit,omitempty"`
-	Unit        string   `json:"unit"`
-	Evidence    []string `json:"evidence"`
-	Why         string   `json:"why"`
-	Next        string   `json:"next"`
-	score       float64
-}
+// The reported types live in watch/wire so that clients on any OS decode
+// them (bench share's attribution); watch fills them.
+type (
+	Bottleneck   = wire.Bottleneck
+	ThreadSample = wire.ThreadSample
+	CgroupSample = wire.CgroupSample
+	CgroupIO     = wire.CgroupIO
+)
 
 // Thresholds of the USE verdicts, as shares of the limit averaged over
 // the samples.
@@ -84,7 +74,7 @@ func BottlenecksWith(samples []Sample, ceil map[string]Ceiling) []Bottleneck {
 	out = append(out, memBottleneck(samples, n)...)
 	out = append(out, cgroupBottlenecks(samples, n)...)
 	out = withKernelErrors(out, samples)
-	sort.SliceStable(out, func(i, j int) bool { return out[i].score > out[j].score })
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Score > out[j].Score })
 	if out == nil {
 		out = []Bottleneck{}
 	}
@@ -152,7 +142,7 @@ func threadBottlenecks(samples []Sample, n float64) []Bottleneck {
 			proc = fmt.Sprintf(" of process %s", a.t.ProcessComm)
 		}
 		b := Bottleneck{Kind: "cpu", Subject: name, PID: a.t.PID, TID: a.t.TID, Utilization: r2(cpu), Rate: r2(cpu), Limit: 1, Unit: "cores",
-			score: score,
+			Score: score,
 			Evidence: []string{
 				fmt.Sprintf("/proc/%d/task/%d/schedstat: thread %s%s ran %.0f%% and waited for a CPU %.0f%% of the time (mean of %.0f samples)",
 					a.t.PID, a.t.TID, name, proc, 100*cpu, 100*wait, tn),
@@ -232,14 +222,14 @@ func cpuBottlenecks(samples []Sample, n float64) []Bottleneck {
 			ev = append(ev, "busiest processes (share of one core, threads sampled): "+top)
 		}
 		out = append(out, Bottleneck{Kind: "cpu", Subject: "all CPUs", Utilization: r2(busy), Rate: r2(busy * float64(cores)), Limit: float64(cores), Unit: "cores",
-			score:    busy,
+			Score:    busy,
 			Evidence: ev,
 			Why:      "every CPU is busy and runnable tasks wait for one: work is queuing for CPU time",
 			Next:     "find the consumers (the threads listed in the samples); stop or reschedule competing jobs, or move work (compression, encryption, checksums) off this machine"})
 	}
 	if steal >= stealShare {
 		out = append(out, Bottleneck{Kind: "cpu", Subject: "hypervisor steal", Utilization: r2(steal), Rate: r2(steal), Limit: 1, Unit: "share",
-			score:    0.8 + steal,
+			Score:    0.8 + steal,
 			Evidence: []string{fmt.Sprintf("/proc/stat: steal %.0f%% of CPU time", 100*steal)},
 			Why:      "the hypervisor ran other guests on this VM's CPUs: the VM gets less CPU than it has",
 			Next:     "ask for dedicated or more vCPUs; this is outside the guest's control"})
@@ -257,7 +247,7 @@ func cpuBottlenecks(samples []Sample, n float64) []Bottleneck {
 	if pk > 0 && enq/pk >= nfsdQueued && pk/n >= 10 {
 		u := enq / pk
 		out = append(out, Bottleneck{Kind: "cpu", Subject: "nfsd threads", Utilization: r2(u), Rate: r2(enq / n), Limit: r2(pk / n), Unit: "requests/s",
-			score:    0.85 + u/10,
+			Score:    0.85 + u/10,
 			Evidence: []string{fmt.Sprintf("/proc/fs/nfsd/pool_stats: %.0f requests/s, %.0f/s (%.0f%%) found every nfsd thread busy and were queued", pk/n, enq/n, 100*u)},
 			Why:      "NFS requests wait for a free nfsd thread: the thread count, not a CPU or a disk, sets the pace",
 			Next:     "raise the number of nfsd threads (audit: nfs-threads-low), then `nastune tune`; if the threads are all waiting on disks, the disk verdicts apply first"})
@@ -273,7 +263,7 @@ func cpuBottlenecks(samples []Sample, n float64) []Bottleneck {
 			continue
 		}
 		out = append(out, Bottleneck{Kind: "cpu", Subject: fmt.Sprintf("cpu%d interrupts", c), Utilization: r2(v), Rate: r2(v), Limit: 1, Unit: "cores",
-			score: v,
+			Score: v,
 			Evidence: []string{fmt.Sprintf("/proc/stat: cpu%d spent %.0f%% in irq+softirq", c, 100*v),
 				fmt.Sprintf("/proc/net/softnet_stat: %.0f packets dropped/s, %.0f budget squeezes/s (all CPUs)", dr, sq)},
 			Why:  "one CPU handles the interrupts and packet processing of a busy device: it runs out before the others are used",
@@ -400,7 +390,7 @@ func diskBottlenecks(samples []Sample, n float64, ceil map[string]Ceiling) []Bot
 		util, await, qd, req := a.util/n, a.await/n, a.qd/n, a.req/n
 		iops := (a.riops + a.wiops) / n
 		bps := (a.rbps + a.wbps) / n
-		b := Bottleneck{Kind: "disk", Subject: subj, Utilization: r2(util), Rate: r2(bps), Unit: "bytes/s", score: util,
+		b := Bottleneck{Kind: "disk", Subject: subj, Utilization: r2(util), Rate: r2(bps), Unit: "bytes/s", Score: util,
 			Evidence: []string{fmt.Sprintf("/proc/diskstats %s: %.0f%% busy, %.0f IOPS, %.1f MiB/s, %.1f KiB per request, await %.2f ms, queue depth %.2f",
 				subj, 100*util, iops, bps/(1<<20), req, await, qd)}}
 		if len(stack) > 1 {
@@ -423,7 +413,7 @@ func diskBottlenecks(samples []Sample, n float64, ceil map[string]Ceiling) []Bot
 		}
 		if u, ok := atCeil[subj]; ok {
 			c := ceil[subj]
-			b.Utilization, b.Limit, b.score = r2(max(u, util)), c.MBs*1e6, max(u, util)
+			b.Utilization, b.Limit, b.Score = r2(max(u, util)), c.MBs*1e6, max(u, util)
 			b.Evidence = append(b.Evidence, fmt.Sprintf("path model: %s can carry %.0f MB/s, set by %s; it moved %.0f MB/s (%.0f%%)",
 				subj, c.MBs, c.Link, bps/1e6, 100*u))
 			b.Why = fmt.Sprintf("%s moves %.0f%% of what its path can carry (%.0f of %.0f MB/s): %s sets the pace, not the disk's busy time",
@@ -508,7 +498,7 @@ func nicBottlenecks(samples []Sample, n float64) []Bottleneck {
 		switch {
 		case l.QdiscRateBps > 0 && tx/l.QdiscRateBps >= nicBusy:
 			u := tx / l.QdiscRateBps
-			b = Bottleneck{Kind: "network", Subject: name, Utilization: r2(u), Rate: r2(tx), Limit: l.QdiscRateBps, Unit: "bits/s", score: u,
+			b = Bottleneck{Kind: "network", Subject: name, Utilization: r2(u), Rate: r2(tx), Limit: l.QdiscRateBps, Unit: "bits/s", Score: u,
 				Evidence: []string{
 					fmt.Sprintf("/proc/net/dev %s: sending %s", name, units.BitRate(tx)),
 					fmt.Sprintf("netlink qdisc %s on %s: rate %s, %.0f overlimits/s, %.0f drops/s, backlog %d bytes", l.Qdisc, name, units.BitRate(l.QdiscRateBps), a.over/n, a.drops/n, l.Backlog)},
@@ -525,7 +515,7 @@ func nicBottlenecks(samples []Sample, n float64) []Bottleneck {
 				dir = "sending"
 			}
 			u := r / l.SpeedBps
-			b = Bottleneck{Kind: "network", Subject: name, Utilization: r2(u), Rate: r2(r), Limit: l.SpeedBps, Unit: "bits/s", score: u,
+			b = Bottleneck{Kind: "network", Subject: name, Utilization: r2(u), Rate: r2(r), Limit: l.SpeedBps, Unit: "bits/s", Score: u,
 				Evidence: []string{fmt.Sprintf("/proc/net/dev %s: %s %s", name, dir, units.BitRate(r)), fmt.Sprintf("/sys/class/net/%s/speed: link %s", name, units.BitRate(l.SpeedBps))},
 				Why:      fmt.Sprintf("%s carries %.0f%% of its link speed: the link is full", name, 100*u),
 				Next:     "a faster link, or more links (bonding with several clients, SMB multichannel); check the negotiated speed (audit: nic-link-slow, nic-link-below-supported, bond-single-stream, smb-multichannel-off)"}
@@ -558,7 +548,7 @@ func memBottleneck(samples []Sample, n float64) []Bottleneck {
 		return nil
 	}
 	b := Bottleneck{Kind: "memory", Subject: "memory", Utilization: r2(some), Rate: r2(some), Limit: 1, Unit: "share of time stalled",
-		score: 0.85 + some + full,
+		Score: 0.85 + some + full,
 		Evidence: []string{
 			fmt.Sprintf("/proc/pressure/memory: some %.0f%%, full %.0f%% of the time", 100*some, 100*full),
 			fmt.Sprintf("/proc/vmstat: %.0f pages scanned/s, %.0f reclaimed/s, %.0f refaults/s", scan, steal, refault),
@@ -643,7 +633,7 @@ func tcpBottlenecks(samples []Sample, n float64) []Bottleneck {
 		tx, rtt := a.tx/a.seen, a.rtt/a.seen
 		inflight := tx / 8 * rtt / 1000 // bytes in flight: rate × RTT
 		subj := "tcp " + a.local + " → " + a.remote
-		b := Bottleneck{Kind: "network", Subject: subj, Utilization: r2(max(snd, rwnd)), Rate: r2(tx), Unit: "bits/s", score: max(snd, rwnd),
+		b := Bottleneck{Kind: "network", Subject: subj, Utilization: r2(max(snd, rwnd)), Rate: r2(tx), Unit: "bits/s", Score: max(snd, rwnd),
 			Evidence: []string{fmt.Sprintf("netlink inet_diag tcp_info %s → %s: %s, RTT %.2f ms, send-buffer-limited %.0f%% and receive-window-limited %.0f%% of the time",
 				a.local, a.remote, units.BitRate(tx), rtt, 100*snd, 100*rwnd)}}
 		if snd >= rwnd {

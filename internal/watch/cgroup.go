@@ -18,38 +18,6 @@ import (
 // its cpu.max quota is throttled while cores sit idle, and a bio held by
 // io.max never reaches the device's queue.
 
-// CgroupSample is one cgroup's share of its limits in one interval.
-// On cgroup v1 the cpu and blkio controllers are separate hierarchies:
-// each is its own entry.
-type CgroupSample struct {
-	Path    string `json:"path"` // the cgroup folder, e.g. /sys/fs/cgroup/system.slice/smbd.service
-	Version int    `json:"version"`
-	// CPUQuotaCores is cpu.max (v2) or cpu.cfs_quota_us ÷ cpu.cfs_period_us
-	// (v1) in cores; 0: no quota.
-	CPUQuotaCores float64 `json:"cpu_quota_cores,omitempty"`
-	// CPUUsedCores is the group's CPU use (v2 cpu.stat usage_usec; 0 on v1).
-	CPUUsedCores float64 `json:"cpu_used_cores,omitempty"`
-	// ThrottledPct is the share of the enforcement periods with runnable
-	// tasks in which the quota ran out (nr_throttled ÷ nr_periods).
-	ThrottledPct    float64    `json:"throttled_periods_pct"`
-	ThrottledMSPerS float64    `json:"throttled_ms_per_s"`
-	IO              []CgroupIO `json:"io,omitempty"`
-}
-
-// CgroupIO is one device's traffic of a cgroup against its limits (0: none).
-type CgroupIO struct {
-	Device     string  `json:"device"`
-	ReadBps    float64 `json:"read_bytes_per_s"`
-	WriteBps   float64 `json:"write_bytes_per_s"`
-	ReadIOPS   float64 `json:"read_iops"`
-	WriteIOPS  float64 `json:"write_iops"`
-	LimitRBps  float64 `json:"limit_read_bytes_per_s,omitempty"`
-	LimitWBps  float64 `json:"limit_write_bytes_per_s,omitempty"`
-	LimitRIOPS float64 `json:"limit_read_iops,omitempty"`
-	LimitWIOPS float64 `json:"limit_write_iops,omitempty"`
-	Source     string  `json:"source"` // io.max or blkio.throttle.*
-}
-
 type cgDir struct {
 	dir  string
 	leaf bool // the process's own cgroup, not an ancestor
@@ -344,7 +312,7 @@ func cgroupBottlenecks(samples []Sample, n float64) []Bottleneck {
 				ev = append(ev, fmt.Sprintf("%s/cpu.stat: used %.2f cores (%.0f%% of the quota)", p, used, 100*useShare))
 			}
 			out = append(out, Bottleneck{Kind: "cpu", Subject: "cgroup " + p + " CPU quota", Cgroup: p, Utilization: r2(u), Rate: r2(used), Limit: q, Unit: "cores",
-				score: 0.9 + u/10, Evidence: ev,
+				Score: 0.9 + u/10, Evidence: ev,
 				Why:  fmt.Sprintf("the cgroup %s may use %.2f cores and ran out of its quota in %.0f%% of the periods: its tasks wait for the next period while the CPUs can be idle", p, q, 100*thr),
 				Next: "raise or remove the CPU quota of the service or container (systemd CPUQuota=, docker --cpus, cpu.max)"})
 		}
@@ -369,7 +337,7 @@ func cgroupBottlenecks(samples []Sample, n float64) []Bottleneck {
 				}
 				u := k.rate / k.limit
 				out = append(out, Bottleneck{Kind: "disk", Subject: d, Cgroup: p, Utilization: r2(u), Rate: r2(k.rate), Limit: k.limit, Unit: k.unit,
-					score: 0.9 + u/10,
+					Score: 0.9 + u/10,
 					Evidence: []string{fmt.Sprintf("%s/%s: %s limited to %.0f %s on %s", p, l.Source, k.what, k.limit, k.unit, d),
 						fmt.Sprintf("%s: the cgroup moved %.0f %s on %s (%.0f%% of the limit)", p, k.rate, k.unit, d, 100*u)},
 					Why: fmt.Sprintf("the cgroup %s is limited to %.0f %s on %s and runs at %.0f%% of it: the throttle holds its I/O before the device, which can look idle",

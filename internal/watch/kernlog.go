@@ -129,7 +129,7 @@ func withKernelErrors(out []Bottleneck, samples []Sample) []Bottleneck {
 				b.Evidence = append(b.Evidence, logEvidence(d, ev)...)
 				b.Why = fmt.Sprintf("the kernel logged %s for %s while it was the bottleneck: its requests are being retried, not served slowly. %s", kinds(ev), d, b.Why)
 				b.Next = hardwareNext(d, ev)
-				b.score += 1000 // a failing disk binds before anything tuning can move
+				b.Score += 1000 // a failing disk binds before anything tuning can move
 			}
 		}
 	}
@@ -165,11 +165,11 @@ func withKernelErrors(out []Bottleneck, samples []Sample) []Bottleneck {
 			Why: fmt.Sprintf("%s stopped completing requests while the kernel logged %s for it: the disk, its link or its bridge is failing the I/O and the kernel is retrying or resetting; no setting helps until that is fixed.",
 				d, kinds(ev)),
 			Next:  hardwareNext(d, ev),
-			score: 1000 + float64(longest),
+			Score: 1000 + float64(longest),
 		}
 		out = append(out, b)
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].score > out[j].score })
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Score > out[j].Score })
 	return out
 }
 

@@ -69,17 +69,6 @@ type PSISample struct {
 	Available  bool    `json:"available"`
 }
 
-// ThreadSample is one thread's (or single-threaded process's) share of one
-// core: on a CPU, and waiting in a run queue for one (schedstat).
-type ThreadSample struct {
-	PID         int     `json:"pid"`
-	TID         int     `json:"tid"`
-	Comm        string  `json:"comm"`         // the thread's name
-	ProcessComm string  `json:"process_comm"` // the process's name
-	CPUPct      float64 `json:"cpu_pct"`
-	WaitPct     float64 `json:"runqueue_wait_pct"`
-}
-
 // DiskSample is iostat -x for one whole device.
 type DiskSample struct {
 	Name       string   `json:"name"`

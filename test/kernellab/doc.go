@@ -16,6 +16,8 @@
 //     iproute2's ip, ethtool, cryptsetup, dmsetup, mkfs.xfs and kmod with
 //     the shared libraries ldd names, a static nastune (CGO_ENABLED=0),
 //     nfs-common's stock /etc/nfs.conf, nfs-kernel-server's rpc.nfsd,
+//     rpc.mountd and exportfs and rpcbind's rpcbind and rpcinfo (NFSv3
+//     for the nfsshare scenario's nastune bench share),
 //     smartmontools' smartctl (off PATH, at /opt/smartmontools/sbin) and
 //     hdparm from their Debian packages, and the guest scripts of guest/.
 //     Written by a small cpio "newc" writer, uncompressed.

@@ -26,7 +26,7 @@ var guestFiles embed.FS
 // modules.dep.
 var Modules = []string{
 	"virtio_pci", "virtio_blk", "md_mod", "raid456", "raid1", "raid0", "bonding", "veth",
-	"nfsd", "md5", "crc32c_generic", "crc32c_intel", "dm_mod", "dm_crypt", "xts", "ecb", "aesni_intel", "aes_generic", "xfs", "loop",
+	"nfsd", "dm_delay", "md5", "crc32c_generic", "crc32c_intel", "dm_mod", "dm_crypt", "xts", "ecb", "aesni_intel", "aes_generic", "xfs", "loop",
 	// the smart scenario's AHCI and NVMe disks (crct10dif and crc64-rocksoft
 	// are what sd_mod's and nvme's t10-pi asks the crypto API for)
 	"ahci", "sd_mod", "nvme", "crct10dif_generic", "crc64_rocksoft_generic",
@@ -62,6 +62,10 @@ type Kernel struct {
 	NFSConf []byte // nfs-common's stock /etc/nfs.conf
 	NFSPkg  string // nfs-common version
 	RPCNFSD []byte // nfs-kernel-server's rpc.nfsd (needs only libc)
+	// nfs-kernel-server unpacked (rpc.mountd, exportfs) and rpcbind: the
+	// nfsshare scenario serves NFSv3, which needs MOUNT and the portmapper.
+	NFSServer string
+	RPCBind   DebTree
 	// Debian packages unpacked for the smart scenario: smartmontools
 	// (smartctl and its drive database) and hdparm, the independent
 	// power-mode oracle.
@@ -212,6 +216,10 @@ func FetchKernel(ctx context.Context, cache string) (*Kernel, error) {
 		}
 	}
 	if k.RPCNFSD, err = os.ReadFile(filepath.Join(srvDir, "usr/sbin/rpc.nfsd")); err != nil {
+		return nil, err
+	}
+	k.NFSServer = srvDir
+	if k.RPCBind, err = fetchTree(ctx, cache, "rpcbind"); err != nil {
 		return nil, err
 	}
 	if k.Smart, err = fetchTree(ctx, cache, "smartmontools"); err != nil {
@@ -449,12 +457,12 @@ func Build(ctx context.Context, k *Kernel, o BuildOptions) (Tree, error) {
 		return nil, err
 	}
 	t.File("/bin/nastune", 0o755, nb)
-	t.File("/etc/passwd", 0o644, []byte("root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/false\n"))
+	t.File("/etc/passwd", 0o644, []byte("root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/false\n_rpc:x:100:65534::/run/rpcbind:/bin/false\n"))
 	t.File("/etc/group", 0o644, []byte("root:x:0:\nnogroup:x:65534:\n"))
 	t.File("/etc/hostname", 0o644, []byte("kernellab\n"))
 	t.File("/etc/nfs.conf", 0o644, k.NFSConf)
 	t.File("/usr/sbin/rpc.nfsd", 0o755, k.RPCNFSD)
-	t.File("/etc/services", 0o644, []byte("nfs\t\t2049/tcp\nnfs\t\t2049/udp\n")) // rpc.nfsd resolves "nfs"
+	t.File("/etc/services", 0o644, []byte("sunrpc\t\t111/tcp\t\tportmapper rpcbind\nsunrpc\t\t111/udp\t\tportmapper rpcbind\nnfs\t\t2049/tcp\nnfs\t\t2049/udp\n")) // rpc.nfsd resolves "nfs", rpcbind "rpcbind"
 	t.File("/etc/lab-kernel", 0o644, []byte(k.Package+" "+k.Version+"\n"))
 	// smartctl off PATH (/opt/smartmontools/sbin): only the smart scenario
 	// puts it there, so it can also take it away. Its drive database is the
@@ -466,6 +474,29 @@ func Build(ctx context.Context, k *Kernel, o BuildOptions) (Tree, error) {
 	if err := addBinary(ctx, t, filepath.Join(k.Hdparm.Dir, "sbin/hdparm"), "/sbin/hdparm"); err != nil {
 		return nil, fmt.Errorf("hdparm: %w", err)
 	}
+	// NFSv3 for the nfsshare scenario: rpcbind (the portmapper), rpc.mountd
+	// and exportfs, with the libraries ldd names, and libtirpc's netconfig.
+	for src, dst := range map[string]string{
+		filepath.Join(k.NFSServer, "usr/sbin/rpc.mountd"): "/usr/sbin/rpc.mountd",
+		filepath.Join(k.NFSServer, "usr/sbin/exportfs"):   "/usr/sbin/exportfs",
+		filepath.Join(k.RPCBind.Dir, "sbin/rpcbind"):      "/sbin/rpcbind",
+		filepath.Join(k.RPCBind.Dir, "usr/bin/rpcinfo"):   "/usr/bin/rpcinfo",
+	} {
+		if err := addBinary(ctx, t, src, dst); err != nil {
+			return nil, fmt.Errorf("%s: %w", filepath.Base(src), err)
+		}
+	}
+	netconfig, err := os.ReadFile("/etc/netconfig")
+	if err != nil {
+		return nil, fmt.Errorf("libtirpc's /etc/netconfig (Debian package libtirpc-common): %w", err)
+	}
+	t.File("/etc/netconfig", 0o644, netconfig)
+	// glibc's lookups rpcbind and rpc.mountd make (services "sunrpc",
+	// protocols, localhost), from files only
+	t.File("/etc/nsswitch.conf", 0o644, []byte("passwd: files\ngroup: files\nhosts: files\nservices: files\nprotocols: files\nrpc: files\n"))
+	t.File("/etc/hosts", 0o644, []byte("127.0.0.1\tlocalhost kernellab\n::1\tlocalhost ip6-localhost\n"))
+	t.File("/etc/protocols", 0o644, []byte("ip\t0\tIP\ntcp\t6\tTCP\nudp\t17\tUDP\nipv6\t41\tIPv6\n"))
+	t.File("/etc/rpc", 0o644, []byte("portmapper\t100000\tportmap sunrpc rpcbind\nnfs\t\t100003\tnfsprog\nmountd\t\t100005\tmount showfh\nnlockmgr\t100021\n"))
 	for _, d := range []string{"/proc", "/sys", "/dev", "/run", "/tmp", "/mnt", "/root", "/var/tmp", "/var/lib", "/etc/mdadm", "/etc/sysctl.d"} {
 		t.Dir(d)
 	}
@@ -529,10 +560,13 @@ func Boot(ctx context.Context, o BootOptions) error {
 			return err
 		}
 	}
+	// no_timer_check: under TCG on a busy host the kernel's check of the
+	// IO-APIC timer can miss its ticks and panic ("IO-APIC + timer doesn't
+	// work!"); the timer works, the check is what fails.
 	args := []string{"-accel", "tcg", "-cpu", "max", "-m", "1024", "-smp", "2",
 		"-nographic", "-no-reboot", "-nodefaults", "-serial", "mon:stdio",
 		"-kernel", o.Kernel.Vmlinuz, "-initrd", o.Initramfs,
-		"-append", "console=ttyS0 panic=-1 quiet loglevel=4 " + o.Append}
+		"-append", "console=ttyS0 panic=-1 quiet loglevel=4 no_timer_check " + o.Append}
 	ahci := 0
 	for i, d := range o.Disks {
 		args = append(args, "-drive", fmt.Sprintf("file=%s,if=none,id=d%d,format=raw,cache=unsafe", d.Path, i))

@@ -48,8 +48,9 @@ func bootLab(t *testing.T) map[string][]byte {
 		appendArgs = "LAB_SCENARIOS=" + sc
 	}
 	// TCG emulation: the scenarios take about 2 minutes on a quiet 2-core
-	// machine and over 4 while other test packages run beside them.
-	err = Boot(ctx, BootOptions{Kernel: k, Initramfs: initrd, Disks: LabDisks(work), Append: appendArgs, Console: &console, Timeout: 9 * time.Minute})
+	// machine and over 4 while other test packages run beside them;
+	// nfsshare's timed reads add one to two more.
+	err = Boot(ctx, BootOptions{Kernel: k, Initramfs: initrd, Disks: LabDisks(work), Append: appendArgs, Console: &console, Timeout: 12 * time.Minute})
 	t.Logf("%s %s booted and ran the scenarios in %s", k.Package, k.Version, time.Since(start).Round(time.Second))
 	if keep := os.Getenv("NASTUNE_LAB_KEEP"); keep != "" {
 		_ = os.WriteFile(filepath.Join(keep, "console.log"), console.Bytes(), 0o644)
@@ -209,6 +210,7 @@ var Scenarios = []struct {
 }{
 	{"crypt", checkCrypt}, {"md", checkMD}, {"xfs", checkXFS}, {"mdstates", checkMDStates},
 	{"bond", checkBond}, {"nfsd", checkNFSD}, {"smart", checkSmart},
+	{"nfsshare", checkNFSShare},
 }
 
 func TestLab(t *testing.T) {
