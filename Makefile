@@ -111,7 +111,8 @@ bench-tune: build
 	rm -f $(BENCH_ROWS)
 	unshare -m --propagation private sh tools/benchtune/benchtune.sh ./$(BIN) /var/tmp $(BENCH_ROWS)
 	NASTUNE_BENCH_ROWS=$(BENCH_ROWS) $(GO) test -count=1 -p 1 -timeout 60m -run '^TestBenchTune' ./test/tune ./internal/tune
-	$(GO) run ./tools/benchtune -rows $(BENCH_ROWS) -doc docs/tune.md
+	$(GO) run ./tools/benchtune -rows $(BENCH_ROWS) -doc docs/tune.md \
+		-note "measured $$(date -u +%F), load average $$(cut -d' ' -f1-3 /proc/loadavg) on $$(nproc) cores when the table was written"
 
 ## docs: regenerate docs/rules.md from the rule registry and docs/knobs.md from the knob table
 docs:
