@@ -110,7 +110,7 @@ bench-tune: build
 	NASTUNE_APT_PACKAGES="fio iperf3 iputils-ping ethtool samba smbclient" ./scripts/ensure-deps.sh
 	rm -f $(BENCH_ROWS)
 	unshare -m --propagation private sh tools/benchtune/benchtune.sh ./$(BIN) /var/tmp $(BENCH_ROWS)
-	NASTUNE_BENCH_ROWS=$(BENCH_ROWS) $(GO) test -count=1 -p 1 -timeout 60m -run '^TestBenchTune' ./test/tune ./internal/tune
+	NASTUNE_BENCH_ROWS=$(BENCH_ROWS) $(GO) test -v -count=1 -p 1 -timeout 60m -run '^TestBenchTune' ./test/tune ./internal/tune
 	$(GO) run ./tools/benchtune -rows $(BENCH_ROWS) -doc docs/tune.md \
 		-note "measured $$(date -u +%F), load average $$(cut -d' ' -f1-3 /proc/loadavg) on $$(nproc) cores when the table was written"
 

@@ -106,7 +106,10 @@ func TestBenchTuneNet(t *testing.T) {
 	for _, g := range grid {
 		d.setSysctl("net.ipv4.tcp_rmem", fmt.Sprintf("4096 65536 %d", g.max))
 		d.setSysctl("net.ipv4.tcp_wmem", fmt.Sprintf("4096 16384 %d", g.max))
-		label := fmt.Sprintf("%s = %s", g.label, mib(strconv.FormatInt(g.max, 10)))
+		label := g.label
+		if strings.Contains(label, "BDP") {
+			label += " = " + mib(strconv.FormatInt(g.max, 10))
+		}
 		v := measure("hand " + label)
 		restore()
 		if v > best {

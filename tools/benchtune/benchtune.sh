@@ -45,6 +45,15 @@ fioread() {
 		--runtime=5 --time_based --output-format=json 2>/dev/null |
 		python3 -c 'import json,sys; print(json.load(sys.stdin)["jobs"][0]["read"]["bw"] / 1024)'
 }
+# trials: what tune decided (noise band, each trial), on stderr, so the
+# make bench log explains a row.
+trials() {
+	python3 -c 'import json,sys
+r = json.load(open(sys.argv[1]))
+print("benchtune: %s: noise band %.1f%%" % (sys.argv[2], r["threshold_pct"]), file=sys.stderr)
+for t in r["trials"]:
+    print("  %s %s -> %s: median %.1f, gain %+.1f%%, %s" % (t["knob"], t["from"], t["to"], t["median"], t["gain"], t["verdict"]), file=sys.stderr)' "$1" "$2" || true
+}
 row() { printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$@" >> "$ROWS"; }
 
 # Demo 1: read-ahead sabotaged to 8 KiB. The hand values are the ladder
@@ -52,6 +61,7 @@ row() { printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$@" >> "$ROWS"; }
 echo 8 > "$RA"
 SAB=$(ddread)
 "$BIN" tune --file "$S/mnt/tune.bench" --tests seqread-buffered --bs 16K --device "$N" --knobs read_ahead_kb --yes -o json > "$S/d1.json" 2>/dev/null
+trials "$S/d1.json" "demo 1"
 RUN=$(sed -n 's/^  "run_id": "\(.*\)",$/\1/p' "$S/d1.json")
 K="kept nothing"
 [ -n "$RUN" ] && K="kept $(cat "$RA") KiB"
@@ -72,6 +82,7 @@ row "tune --file: read_ahead_kb 8, 16K buffered seq reads" "MB/s (dd)" "8 KiB" "
 echo 128 > "$RA"
 BASE=$(fioread)
 "$BIN" tune --file "$S/mnt/tune.bench" --tests randread4k-qd1 --runtime 1 --device "$N" --knobs read_ahead_kb --yes -o json > "$S/d2.json" 2>/dev/null
+trials "$S/d2.json" "demo 2"
 RUN=$(sed -n 's/^  "run_id": "\(.*\)",$/\1/p' "$S/d2.json")
 K="kept nothing"
 [ -n "$RUN" ] && K="kept $(cat "$RA") KiB"
