@@ -11,7 +11,7 @@ GOLANGCI_VERSION := v2.15.0
 
 export CGO_ENABLED := 0
 
-.PHONY: all build run test deps vet fmt-check lint bench fuzz docs clean release lab cross
+.PHONY: all build run test deps vet fmt-check lint bench bench-tune fuzz docs clean release lab cross
 
 all: build
 
@@ -111,8 +111,22 @@ bench: build
 	$(GO) run ./tools/benchaudit -bin ./$(BIN) -runs 30 -out docs/bench-audit.md
 	$(GO) run ./tools/benchio -bin ./$(BIN)
 	/usr/bin/time -f 'watch --for 30: %U s user, %S s system, %e s elapsed, max RSS %M KiB (goal < 1%% of one core, < 15 MiB)' ./$(BIN) watch --for 30 -o json >/dev/null
-	unshare -m --propagation private sh tools/benchtune/benchtune.sh ./$(BIN) /var/tmp
+	$(MAKE) bench-tune
 	sh tools/benchshare/benchshare.sh ./$(BIN) 512 3
+
+## bench-tune: per tune demo, tune's kept gain next to the best hand-tuned value (issue 29); writes the table into docs/tune.md
+# --file in a mount namespace (benchtune.sh), --net and --share in the
+# tests' netlab/smblab namespaces (bench drivers that run only when
+# NASTUNE_BENCH_ROWS is set), one after the other (-p 1: they must not
+# share the machine), then one table (tools/benchtune).
+BENCH_ROWS := $(CURDIR)/bin/benchtune.rows
+bench-tune: build
+	NASTUNE_APT_PACKAGES="fio iperf3 iputils-ping ethtool samba smbclient" ./scripts/ensure-deps.sh
+	rm -f $(BENCH_ROWS)
+	unshare -m --propagation private sh tools/benchtune/benchtune.sh ./$(BIN) /var/tmp $(BENCH_ROWS)
+	NASTUNE_BENCH_ROWS=$(BENCH_ROWS) $(GO) test -v -count=1 -p 1 -timeout 60m -run '^TestBenchTune' ./test/tune ./internal/tune
+	$(GO) run ./tools/benchtune -rows $(BENCH_ROWS) -doc docs/tune.md \
+		-note "measured $$(date -u +%F), load average $$(cut -d' ' -f1-3 /proc/loadavg) on $$(nproc) cores when the table was written"
 
 ## docs: regenerate docs/rules.md from the rule registry and docs/knobs.md from the knob table
 docs:

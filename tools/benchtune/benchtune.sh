@@ -1,13 +1,17 @@
 #!/bin/sh
-# make bench: nastune tune's result next to the hand-tuned value, per demo
-# of docs/tune.md. Runs as root inside `unshare -m` (make bench starts it
+# make bench, tune --file: nastune tune's result next to the best
+# hand-tuned value, per read-ahead demo of docs/tune.md, as rows for
+# tools/benchtune (appended to ROWS). Runs as root inside `unshare -m` (make bench starts it
 # so): a scratch /etc/udev and a tmpfs /var/lib, a loop device in
 # direct-I/O mode with XFS over a file in DIR (on a real disk). The MB/s
-# columns are measured by an independent reader, GNU dd with 16 KiB
-# requests and the file's cache dropped first, at each value.
+# results are measured by an independent reader at each value: GNU dd with
+# 16 KiB requests and the file's cache dropped first (demo 1), fio's 4 KiB
+# O_DIRECT random reads (demo 2).
+# Usage: benchtune.sh NASTUNE DIR ROWS
 set -eu
 BIN=$1
 DIR=$2
+ROWS=$3
 S=$(mktemp -d -p "$DIR" nastune-benchtune.XXXXXX)
 mkdir -p "$S/udev/rules.d"
 mount --bind "$S/udev" /etc/udev
@@ -34,26 +38,62 @@ ddread() {
 	echo "$best"
 }
 
-printf '| %-44s | %-22s | %-22s | %-22s |\n' demo "sabotaged (dd MB/s)" "nastune tune (dd MB/s)" "hand-tuned (dd MB/s)"
-printf '|%s|%s|%s|%s|\n' "----------------------------------------------" "------------------------" "------------------------" "------------------------"
+# fioread: 4 KiB O_DIRECT random reads at queue depth 1 for 5 s, in MiB/s
+# (demo 2's workload, read by fio).
+fioread() {
+	fio --name=r --filename="$S/mnt/reader.dat" --rw=randread --bs=4k --iodepth=1 --direct=1 \
+		--runtime=5 --time_based --output-format=json 2>/dev/null |
+		python3 -c 'import json,sys; print(json.load(sys.stdin)["jobs"][0]["read"]["bw"] / 1024)'
+}
+# trials: what tune decided (noise band, each trial), on stderr, so the
+# make bench log explains a row.
+trials() {
+	python3 -c 'import json,sys
+r = json.load(open(sys.argv[1]))
+print("benchtune: %s: noise band %.1f%%" % (sys.argv[2], r["threshold_pct"]), file=sys.stderr)
+for t in r["trials"]:
+    print("  %s %s -> %s: median %.1f, gain %+.1f%%, %s" % (t["knob"], t["from"], t["to"], t["median"], t["gain"], t["verdict"]), file=sys.stderr)' "$1" "$2" || true
+}
+row() { printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$@" >> "$ROWS"; }
 
-# Demo 1: read-ahead sabotaged to 8 KiB; the hand-tuned value is 1024 KiB.
+# Demo 1: read-ahead sabotaged to 8 KiB. The hand values are the ladder
+# an admin would try (128, 512, 1024, 4096 KiB), each read the same way.
 echo 8 > "$RA"
 SAB=$(ddread)
 "$BIN" tune --file "$S/mnt/tune.bench" --tests seqread-buffered --bs 16K --device "$N" --knobs read_ahead_kb --yes -o json > "$S/d1.json" 2>/dev/null
-TUNED=$(cat "$RA")
-TUNEDMB=$(ddread)
+trials "$S/d1.json" "demo 1"
 RUN=$(sed -n 's/^  "run_id": "\(.*\)",$/\1/p' "$S/d1.json")
+K="kept nothing"
+[ -n "$RUN" ] && K="kept $(cat "$RA") KiB"
+TUNEDMB=$(ddread)
 [ -n "$RUN" ] && "$BIN" undo "$RUN" > /dev/null
-echo 1024 > "$RA"
-HAND=$(ddread)
-printf '| %-44s | %-22s | %-22s | %-22s |\n' "1: read_ahead_kb 8, 16K buffered seq reads" "8 ($SAB)" "$TUNED ($TUNEDMB)" "1024 ($HAND)"
+[ "$(cat "$RA")" = 8 ] || { echo "benchtune: read_ahead_kb is $(cat "$RA") after undo, want 8" >&2; exit 1; }
+BEST=0 BESTV=
+for v in 128 512 1024 4096; do
+	echo "$v" > "$RA"
+	m=$(ddread)
+	if [ "$(echo "$m $BEST" | awk '{ print ($1 > $2) }')" = 1 ]; then BEST=$m BESTV=$v; fi
+done
+echo 8 > "$RA"
+row "tune --file: read_ahead_kb 8, 16K buffered seq reads" "MB/s (dd)" "8 KiB" "$SAB" "$K" "$TUNEDMB" "$BESTV KiB" "$BEST"
 
 # Demo 2: nothing pays (4K O_DIRECT random reads never use read-ahead);
-# the hand-tuned value is to leave it.
+# the hand ladder (8, 1024 KiB) is read by fio as the baseline (128).
 echo 128 > "$RA"
+BASE=$(fioread)
 "$BIN" tune --file "$S/mnt/tune.bench" --tests randread4k-qd1 --runtime 1 --device "$N" --knobs read_ahead_kb --yes -o json > "$S/d2.json" 2>/dev/null
+trials "$S/d2.json" "demo 2"
 RUN=$(sed -n 's/^  "run_id": "\(.*\)",$/\1/p' "$S/d2.json")
 K="kept nothing"
-if [ -n "$RUN" ]; then K="kept $(cat "$RA")"; "$BIN" undo "$RUN" > /dev/null; fi
-printf '| %-44s | %-22s | %-22s | %-22s |\n' "2: randread4k-qd1, read_ahead_kb 128" "128" "$K" "128 (leave it)"
+[ -n "$RUN" ] && K="kept $(cat "$RA") KiB"
+TUNEDMB=$(fioread)
+[ -n "$RUN" ] && "$BIN" undo "$RUN" > /dev/null
+[ "$(cat "$RA")" = 128 ] || { echo "benchtune: read_ahead_kb is $(cat "$RA") after undo, want 128" >&2; exit 1; }
+BEST=0 BESTV=
+for v in 8 1024; do
+	echo "$v" > "$RA"
+	m=$(fioread)
+	if [ "$(echo "$m $BEST" | awk '{ print ($1 > $2) }')" = 1 ]; then BEST=$m BESTV=$v; fi
+done
+echo 128 > "$RA"
+row "tune --file: randread4k-qd1, read_ahead_kb 128" "MiB/s (fio)" "128 KiB" "$BASE" "$K" "$TUNEDMB" "$BESTV KiB" "$BEST"
