@@ -249,3 +249,21 @@ func TestBenchAboveCeilingNamesTheCache(t *testing.T) {
 		t.Fatalf("file larger than RAM: %+v", fs)
 	}
 }
+
+// A tree without /proc/cpuinfo says nothing about AES: mandatory signing
+// is not reported as running "on a  CPU without AES instructions" with
+// /proc/cpuinfo evidence this run never read (a guide's smb.conf with
+// server signing = mandatory, smb encrypt = required, in a tree of
+// smb.conf and proc/sys only).
+func TestSigningNoAESNeedsCPUInfo(t *testing.T) {
+	h := &facts.Host{Samba: &facts.Samba{Source: "/etc/samba/smb.conf", Global: map[string]string{"serversigning": "required", "serversmbencrypt": "required"}}}
+	if fs := checkSigningNoAES(rule.Input{Host: h}); len(fs) != 0 {
+		t.Errorf("no cpuinfo: %+v", fs)
+	}
+	h.CPU = facts.CPU{Count: 1, Model: "Feroceon 88FR131 rev 1 (v5l)", Flags: []string{"swp", "half", "thumb", "fastmult", "edsp"}}
+	h.Arch = "armv5tel"
+	fs := checkSigningNoAES(rule.Input{Host: h})
+	if len(fs) != 2 || !strings.Contains(fs[0].Why, "on an armv5tel CPU without AES") {
+		t.Errorf("ARMv5 without aes: %+v", fs)
+	}
+}
