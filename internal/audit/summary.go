@@ -65,6 +65,10 @@ type Limit struct {
 	// path, MeasuredPath (Path when the disks limit, else Other); 0: none.
 	MeasuredMBs  float64 `json:"measured_mb_s,omitempty"`
 	MeasuredPath string  `json:"measured_path,omitempty"`
+	// AboveMBs is the fastest read a saved bench result measured on
+	// MeasuredPath above its ceiling (ceiling.CacheFactor): a cache was
+	// measured, or the model is wrong (bus-bench-vs-ceiling); 0: none.
+	AboveMBs float64 `json:"measured_above_ceiling_mb_s,omitempty"`
 	// Move is what would raise the ceiling.
 	Move string `json:"move,omitempty"`
 }
@@ -160,10 +164,14 @@ func limitOf(paths []ceiling.Path, bench []facts.BenchMeasure) *Limit {
 	if other != nil {
 		l.Other, l.OtherMBs = other.Name, round1(other.CeilingMBs)
 	}
-	for _, m := range bench {
-		if m.Device == store.Name && m.Read() && m.MBs > l.MeasuredMBs {
-			l.MeasuredMBs, l.MeasuredPath = round1(m.MBs), store.Name
-		}
+	// A read faster than the path's ceiling measured a cache (or the
+	// model is wrong): it is named as such, never as the path's speed.
+	m, ok, above := ceiling.BestRead(bench, *store)
+	if ok {
+		l.MeasuredMBs, l.MeasuredPath = round1(m.MBs), store.Name
+	}
+	if above > 0 {
+		l.AboveMBs, l.MeasuredPath = round1(above), store.Name
 	}
 	return l
 }

@@ -200,5 +200,13 @@ func TestSummaryLimitAndBench(t *testing.T) {
 		if l := rep.Summary.Limit; l.MeasuredMBs != 33.3 || l.MeasuredPath != tt.store {
 			t.Errorf("%s: bench not in the limit: %+v", tt.host, l)
 		}
+		// A read above the path's ceiling measured a cache: it is named as
+		// such, never as the path's speed (the verdict read "bench measured
+		// 1584 MB/s on vda" under a 200 MB/s ceiling).
+		rep.Facts.Bench = append(rep.Facts.Bench, facts.BenchMeasure{Source: "c.json", Device: tt.store, Test: "seqread-buffered", MBs: 1583.6})
+		rep.Summarize()
+		if l := rep.Summary.Limit; l.MeasuredMBs != 33.3 || l.AboveMBs != 1583.6 || l.MeasuredPath != tt.store {
+			t.Errorf("%s: a cache measurement counted as the path's speed: %+v", tt.host, l)
+		}
 	}
 }

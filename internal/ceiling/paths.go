@@ -72,6 +72,9 @@ func move(p *Path) string {
 		if p.Kind == "array" || p.Kind == "pool" {
 			return "faster member disks or more data disks"
 		}
+		if strings.HasSuffix(b.Name, " virtual disk") {
+			return "faster storage on the host, or a disk passed through to the guest"
+		}
 		return "a faster disk (an SSD), or several disks in an array"
 	case "sata":
 		return "a link at the port's full speed (cable, port, libata.force), or a faster port"
@@ -255,6 +258,10 @@ func mediaLink(h *facts.Host, d *facts.BlockDevice) Link {
 		return l
 	case d.Transport == "mmc":
 		return Link{Name: d.Name + " SD/eMMC", Kind: "media", MBs: 90, Note: "UHS-I/eMMC 5 class"}
+	case d.Virtual():
+		// The host's storage, which the guest cannot see: its rotational
+		// flag (1 for virtio_blk) says nothing about it.
+		return Link{Name: d.Name + " virtual disk", Kind: "media", MBs: HDDMBs, Note: "the host's storage, unseen from the guest: modelled as one rotating disk"}
 	case d.Rotational != nil && !*d.Rotational:
 		return Link{Name: d.Name + " SSD", Kind: "media", MBs: SATASSDMBs}
 	}

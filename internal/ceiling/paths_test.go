@@ -7,9 +7,11 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/nastune/nastune/internal/ceiling"
+	"github.com/nastune/nastune/internal/facts"
 	"github.com/nastune/nastune/internal/fixture"
 	"github.com/nastune/nastune/internal/hostfs"
 	"github.com/nastune/nastune/internal/probe"
@@ -46,5 +48,23 @@ func TestGoldenPaths(t *testing.T) {
 				t.Errorf("%s differs:\n%s", file, got)
 			}
 		})
+	}
+}
+
+// A virtio disk reports rotational=1 whatever the host stores it on: its
+// media link says it is a virtual disk modelled as one rotating disk, and
+// what raises it is the host's storage, not "an SSD" in the guest.
+func TestVirtualDiskPath(t *testing.T) {
+	rot := true
+	h := &facts.Host{Block: []facts.BlockDevice{{Name: "vda", Kind: "disk", Rotational: &rot, Driver: "virtio_blk", Transport: "virtio"}}}
+	ps := ceiling.Paths(h)
+	if len(ps) != 1 || ps[0].Bottleneck != "vda virtual disk" || !strings.Contains(ps[0].Move, "host") {
+		t.Fatalf("%+v", ps)
+	}
+	// The one reading above it is a cache; the one below stands for it.
+	bench := []facts.BenchMeasure{{Device: "vda", Test: "seqread-direct", MBs: 1583.6}, {Device: "vda", Test: "seqread-direct", MBs: 150}, {Device: "vda", Test: "seqwrite-direct", MBs: 190}}
+	m, ok, above := ceiling.BestRead(bench, ps[0])
+	if !ok || m.MBs != 150 || above != 1583.6 {
+		t.Errorf("BestRead: %+v %v %v", m, ok, above)
 	}
 }

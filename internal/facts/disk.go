@@ -32,3 +32,26 @@ func (d BlockDevice) Aligned(p Partition) bool {
 	unit := max(d.PhysBlockSize, d.MinIOSize, 512)
 	return (int64(p.StartSector)*512-int64(d.AlignmentOffset))%int64(unit) == 0
 }
+
+// Virtual reports a paravirtual or emulated disk of a virtual machine
+// (virtio, Xen, VMware, Hyper-V, VirtualBox, QEMU's emulated disks): its
+// I/O is queued and sorted again by the host, which knows the real disks.
+// Known from the driver (/sys/block/X/device/driver), the name (vdX,
+// xvdX), the bus in the device path, or the vendor and model strings
+// the hypervisor reports.
+func (d BlockDevice) Virtual() bool {
+	switch d.Driver {
+	case "virtio_blk", "vbd", "xen-blkfront", "xen_blkfront":
+		return true
+	}
+	if d.Transport == "virtio" || strings.HasPrefix(d.Name, "vd") || strings.HasPrefix(d.Name, "xvd") {
+		return true
+	}
+	vm := strings.ToLower(strings.TrimSpace(d.Vendor) + " " + strings.TrimSpace(d.Model))
+	for _, s := range []string{"qemu", "vmware", "msft virtual", "virtual disk", "vbox", "xen"} {
+		if strings.Contains(vm, s) {
+			return true
+		}
+	}
+	return false
+}

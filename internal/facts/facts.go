@@ -731,6 +731,10 @@ type BenchMeasure struct {
 	Device string  `json:"device"` // md0, sda … as bench disk recorded it
 	Test   string  `json:"test"`
 	MBs    float64 `json:"mb_s"` // 10^6 bytes per second
+	// Size is the test file's size in bytes as the result recorded it
+	// (0: not recorded): a file smaller than RAM or a cache can be
+	// served from it.
+	Size uint64 `json:"size,omitempty"`
 }
 
 // ShareBenchMeasure is one sequential test of a saved bench share result:

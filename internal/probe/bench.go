@@ -42,6 +42,7 @@ func ParseBench(src string, b []byte) ([]facts.BenchMeasure, error) {
 	var r struct {
 		Kind   string `json:"kind"`
 		Device string `json:"device"`
+		Size   uint64 `json:"size"`
 		Tests  []struct {
 			Name    string  `json:"name"`
 			MiBPerS float64 `json:"mib_per_s"`
@@ -62,7 +63,7 @@ func ParseBench(src string, b []byte) ([]facts.BenchMeasure, error) {
 		// Sequential reads (the ceiling rules) and the direct sequential
 		// write (the dirty-limit rule: what writeback drains at).
 		if t.Skipped == "" && t.MiBPerS > 0 && (strings.HasPrefix(t.Name, "seqread") || t.Name == "seqwrite-direct") {
-			out = append(out, facts.BenchMeasure{Source: src, Device: r.Device, Test: t.Name, MBs: t.MiBPerS * 1.048576})
+			out = append(out, facts.BenchMeasure{Source: src, Device: r.Device, Test: t.Name, MBs: t.MiBPerS * 1.048576, Size: r.Size})
 		}
 	}
 	return out, nil

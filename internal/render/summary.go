@@ -64,6 +64,9 @@ func limitLine(l *audit.Limit) string {
 	if l.MeasuredMBs > 0 {
 		s += fmt.Sprintf("; bench measured %.0f MB/s on %s", l.MeasuredMBs, l.MeasuredPath)
 	}
+	if l.AboveMBs > 0 {
+		s += fmt.Sprintf("; bench's %.0f MB/s on %s is above its ceiling: a cache was measured, or the model is wrong (bus-bench-vs-ceiling)", l.AboveMBs, l.MeasuredPath)
+	}
 	return s
 }
 

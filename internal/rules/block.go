@@ -46,7 +46,7 @@ func schedulerWant(h *facts.Host, d facts.BlockDevice) (want, why string) {
 			"readers with less seek thrash and CPU than %s.", h.Kernel.Release, cur)
 	case legacy:
 		return "", ""
-	case rot && (cur == "none" || cur == "kyber") && virtualDisk(d):
+	case rot && (cur == "none" || cur == "kyber") && d.Virtual():
 		// The host schedules the real disks; the guest's rotational flag
 		// describes nothing it can seek on.
 		return "", ""
@@ -91,29 +91,6 @@ func checkScheduler(in rule.Input) []rule.Finding {
 		out = append(out, f)
 	}
 	return out
-}
-
-// virtualDisk reports a paravirtual or emulated disk of a virtual machine
-// (virtio, Xen, VMware, Hyper-V, VirtualBox, QEMU's emulated disks): its
-// I/O is queued and sorted again by the host, which knows the real disks.
-// Known from the driver (/sys/block/X/device/driver), the name (vdX,
-// xvdX), the bus in the device path, or the vendor and model strings
-// the hypervisor reports.
-func virtualDisk(d facts.BlockDevice) bool {
-	switch d.Driver {
-	case "virtio_blk", "vbd", "xen-blkfront", "xen_blkfront":
-		return true
-	}
-	if d.Transport == "virtio" || strings.HasPrefix(d.Name, "vd") || strings.HasPrefix(d.Name, "xvd") {
-		return true
-	}
-	vm := strings.ToLower(strings.TrimSpace(d.Vendor) + " " + strings.TrimSpace(d.Model))
-	for _, s := range []string{"qemu", "vmware", "msft virtual", "virtual disk", "vbox", "xen"} {
-		if strings.Contains(vm, s) {
-			return true
-		}
-	}
-	return false
 }
 
 func schedulerBasis(d facts.BlockDevice) string {

@@ -9,6 +9,7 @@ import (
 	"github.com/nastune/nastune/internal/ceiling"
 	"github.com/nastune/nastune/internal/facts"
 	"github.com/nastune/nastune/internal/rule"
+	"github.com/nastune/nastune/internal/units"
 )
 
 // Bus links and path ceilings (the bottlenecks issue; factors in
@@ -305,19 +306,8 @@ func checkBenchVsCeiling(in rule.Input) []rule.Finding {
 		var why, target string
 		basis := "measured ÷ modelled ceiling (docs/ceilings.md)"
 		switch {
-		case share > 1.05 && strings.HasSuffix(m.Test, "-direct"):
-			// It already bypassed the page cache: asking for O_DIRECT again
-			// would repeat the same measurement.
-			why = fmt.Sprintf("%s read %.0f MB/s with O_DIRECT (%s), faster than the modelled ceiling of %.0f MB/s (bottleneck %s): a cache O_DIRECT does not bypass served it (ZFS before OpenZFS 2.3 reads through the ARC; a controller or disk cache), or the path model is wrong.",
-				m.Device, m.MBs, m.Test, p.CeilingMBs, p.Bottleneck)
-			target = fmt.Sprintf("bench %s with --size larger than RAM plus any controller cache, which no cache can hold; if it still exceeds %.0f MB/s, report the path model", m.Device, p.CeilingMBs)
-			basis = "O_DIRECT measurement above the modelled ceiling"
-		case share > 1.05:
-			// Above what the path can carry: never a ratio above 100%.
-			why = fmt.Sprintf("%s read %.0f MB/s (%s), faster than the modelled ceiling of %.0f MB/s (bottleneck %s): a cache was measured (page cache, controller or disk cache) or the model is wrong. The number says nothing about the path.",
-				m.Device, m.MBs, m.Test, p.CeilingMBs, p.Bottleneck)
-			target = fmt.Sprintf("bench %s again with O_DIRECT over more data than any cache holds (nastune bench disk), and report the path model if it still exceeds %.0f MB/s", m.Device, p.CeilingMBs)
-			basis = "measured speed above the modelled ceiling"
+		case share > ceiling.CacheFactor:
+			why, target, basis = aboveCeiling(h, m, p)
 		case share >= 0.85:
 			pct := fmt.Sprintf("%.0f%% of its %.0f MB/s ceiling", share*100, p.CeilingMBs)
 			if share > 1 {
@@ -364,21 +354,57 @@ func checkStorageVsNet(in rule.Input) []rule.Finding {
 	return []rule.Finding{f}
 }
 
+// aboveCeiling says why a read measured faster than its path's ceiling
+// says nothing about the path: which cache served it, from what the
+// result recorded (O_DIRECT or not, the test file's size against RAM)
+// and what the disk is (a virtual disk's host caches even O_DIRECT reads
+// of a file it holds under QEMU's default cache=writeback, and its rotational flag says nothing of the host's
+// disks). Never a share above 100%.
+func aboveCeiling(h *facts.Host, m facts.BenchMeasure, p ceiling.Path) (why, target, basis string) {
+	direct := strings.HasSuffix(m.Test, "-direct")
+	how := ""
+	if direct {
+		how = " with O_DIRECT"
+	}
+	why = fmt.Sprintf("%s read %.0f MB/s%s (%s), faster than the modelled ceiling of %.0f MB/s (bottleneck %s): ",
+		m.Device, m.MBs, how, m.Test, p.CeilingMBs, p.Bottleneck)
+	small := m.Size > 0 && h.Memory.TotalBytes > 0 && m.Size < h.Memory.TotalBytes
+	var d *facts.BlockDevice
+	for i := range h.Block {
+		if h.Block[i].Name == m.Device {
+			d = &h.Block[i]
+		}
+	}
+	switch {
+	case d != nil && d.Virtual():
+		why += fmt.Sprintf("%s is a virtual disk: its host can serve what the guest reads from the host's page cache, O_DIRECT or not (QEMU's default cache=writeback, and writethrough, read through it), and the model cannot know its ceiling (its rotational flag says nothing of the host's disks).", m.Device)
+		target = fmt.Sprintf("measure the host's storage on the host, or bench %s with --size larger than the host's RAM; the number says nothing about a disk", m.Device)
+		basis = "measured speed of a virtual disk above the modelled ceiling"
+		return why, target, basis
+	case direct:
+		why += "a cache O_DIRECT does not bypass served it (ZFS before OpenZFS 2.3 reads through the ARC; a controller or disk cache), or the path model is wrong."
+		basis = "O_DIRECT measurement above the modelled ceiling"
+	default:
+		why += "a cache was measured (page cache, controller or disk cache) or the model is wrong. The number says nothing about the path."
+		basis = "measured speed above the modelled ceiling"
+	}
+	if small {
+		why += fmt.Sprintf(" Its %s test file is smaller than the %s of RAM.", units.Bytes(m.Size), units.Bytes(h.Memory.TotalBytes))
+	}
+	if direct {
+		target = fmt.Sprintf("bench %s with --size larger than RAM plus any controller cache, which no cache can hold; if it still exceeds %.0f MB/s, report the path model", m.Device, p.CeilingMBs)
+	} else {
+		target = fmt.Sprintf("bench %s again with O_DIRECT over more data than any cache holds (nastune bench disk), and report the path model if it still exceeds %.0f MB/s", m.Device, p.CeilingMBs)
+	}
+	return why, target, basis
+}
+
 // measuredSpeed is the best sequential read a saved bench result measured
 // on path p, when it can stand for the path: not above the modelled
 // ceiling (then a cache was measured, see bus-bench-vs-ceiling).
 func measuredSpeed(h *facts.Host, p ceiling.Path) (facts.BenchMeasure, bool) {
-	var best facts.BenchMeasure
-	ok := false
-	for _, m := range h.Bench {
-		if m.Device != p.Name || !m.Read() || (p.CeilingMBs > 0 && m.MBs > 1.05*p.CeilingMBs) {
-			continue
-		}
-		if !ok || m.MBs > best.MBs {
-			best, ok = m, true
-		}
-	}
-	return best, ok
+	m, ok, _ := ceiling.BestRead(h.Bench, p)
+	return m, ok
 }
 
 // pathsOf returns the paths rules.Run modelled, or models them for a

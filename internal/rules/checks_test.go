@@ -200,3 +200,70 @@ func TestDirtyLimitsUseMeasuredWrite(t *testing.T) {
 		t.Errorf("dirty_background_bytes %s, want 2 s at the measured 100 MB/s", fs[0].Recommendation.Value)
 	}
 }
+
+// A direct write measured faster than the disk's path can carry (a small
+// test file a controller or a virtual disk's host cached) is a cache's
+// speed: the dirty limits are not sized from it, and the basis says why.
+func TestDirtyLimitsIgnoreCachedWrite(t *testing.T) {
+	h := &facts.Host{Memory: facts.Memory{TotalBytes: 32 << 30},
+		Sysctls: facts.Sysctls{"vm.dirty_background_ratio": "10", "vm.dirty_ratio": "20", "vm.dirty_bytes": "0", "vm.dirty_background_bytes": "0"},
+		Block:   []facts.BlockDevice{{Name: "sda", Kind: "disk", Rotational: bp(true), Transport: "sata"}},
+		Bench:   []facts.BenchMeasure{{Source: "/root/b.json", Device: "sda", Test: "seqwrite-direct", MBs: 1583.6, Size: 32 << 20}},
+	}
+	fs := checkDirtyBigRAM(rule.Input{Host: h})
+	if len(fs) != 2 {
+		t.Fatalf("%+v", fs)
+	}
+	b := fs[0].Recommendation.Basis
+	if !strings.Contains(b, "at 200 MB/s") || !strings.Contains(b, "1584 MB/s seqwrite-direct in /root/b.json is above its 200 MB/s ceiling") {
+		t.Errorf("basis %q: want the modelled 200 MB/s and the cached write named", b)
+	}
+	if fs[0].Recommendation.Value != "399507456" { // 2 s at 200 MB/s, in whole MiB
+		t.Errorf("dirty_background_bytes %s, want 2 s at the modelled 200 MB/s", fs[0].Recommendation.Value)
+	}
+}
+
+// The reported suspect: a saved bench result of a virtio disk read at
+// 1583.6 MB/s against the 200 MB/s the model gives it. The finding names
+// the host's cache and the unknown ceiling of a virtual disk; on a real
+// disk it names a test file smaller than RAM. Never "x% of its ceiling".
+func TestBenchAboveCeilingNamesTheCache(t *testing.T) {
+	h := &facts.Host{Memory: facts.Memory{TotalBytes: 4 << 30},
+		Block: []facts.BlockDevice{{Name: "vda", Kind: "disk", Rotational: bp(true), Driver: "virtio_blk", Transport: "virtio"}},
+		Bench: []facts.BenchMeasure{{Source: "/var/lib/nastune/bench/b.json", Device: "vda", Test: "seqread-buffered", MBs: 1583.6, Size: 32 << 20}},
+	}
+	fs := checkBenchVsCeiling(rule.Input{Host: h})
+	if len(fs) != 1 || !strings.Contains(fs[0].Why, "vda is a virtual disk") || !strings.Contains(fs[0].Why, "bottleneck vda virtual disk") ||
+		!strings.Contains(fs[0].Recommendation.Target, "host") || strings.Contains(fs[0].Why, "% of") {
+		t.Fatalf("virtual disk: %+v", fs)
+	}
+	h.Block[0] = facts.BlockDevice{Name: "sda", Kind: "disk", Rotational: bp(true), Transport: "sata"}
+	h.Bench[0].Device = "sda"
+	fs = checkBenchVsCeiling(rule.Input{Host: h})
+	if len(fs) != 1 || !strings.Contains(fs[0].Why, "a cache was measured") || !strings.Contains(fs[0].Why, "Its 32 MiB test file is smaller than the 4 GiB of RAM") {
+		t.Fatalf("small file: %+v", fs)
+	}
+	h.Bench[0].Size = 8 << 30
+	fs = checkBenchVsCeiling(rule.Input{Host: h})
+	if len(fs) != 1 || strings.Contains(fs[0].Why, "smaller than") {
+		t.Fatalf("file larger than RAM: %+v", fs)
+	}
+}
+
+// A tree without /proc/cpuinfo says nothing about AES: mandatory signing
+// is not reported as running "on a  CPU without AES instructions" with
+// /proc/cpuinfo evidence this run never read (a guide's smb.conf with
+// server signing = mandatory, smb encrypt = required, in a tree of
+// smb.conf and proc/sys only).
+func TestSigningNoAESNeedsCPUInfo(t *testing.T) {
+	h := &facts.Host{Samba: &facts.Samba{Source: "/etc/samba/smb.conf", Global: map[string]string{"serversigning": "required", "serversmbencrypt": "required"}}}
+	if fs := checkSigningNoAES(rule.Input{Host: h}); len(fs) != 0 {
+		t.Errorf("no cpuinfo: %+v", fs)
+	}
+	h.CPU = facts.CPU{Count: 1, Model: "Feroceon 88FR131 rev 1 (v5l)", Flags: []string{"swp", "half", "thumb", "fastmult", "edsp"}}
+	h.Arch = "armv5tel"
+	fs := checkSigningNoAES(rule.Input{Host: h})
+	if len(fs) != 2 || !strings.Contains(fs[0].Why, "on an armv5tel CPU without AES") {
+		t.Errorf("ARMv5 without aes: %+v", fs)
+	}
+}

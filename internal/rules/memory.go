@@ -218,8 +218,15 @@ func writeMBps(h *facts.Host) (speed uint64, class string, measured bool) {
 			mbps = v
 		}
 		how := "its modelled speed"
-		if m, ok := measuredWrite(h, d.Name); ok {
+		m, ok, above := measuredWrite(h, d.Name, model[d.Name])
+		switch {
+		case ok:
 			mbps, how = m.MBs, fmt.Sprintf("measured: %s in %s", m.Test, m.Source)
+		case above.MBs > 0:
+			// Faster than the disk's path can carry: a cache (a controller's,
+			// or a virtual disk's host) took the test file, and writeback of
+			// more data than it holds drains at the disk's pace.
+			how = fmt.Sprintf("its modelled speed; the %.0f MB/s %s in %s is above its %.0f MB/s ceiling, a cache's speed, not the disk's", above.MBs, above.Test, above.Source, model[d.Name])
 		}
 		v := uint64(math.Round(mbps))
 		if slowest == 0 || v < slowest {
@@ -235,16 +242,25 @@ func writeMBps(h *facts.Host) (speed uint64, class string, measured bool) {
 }
 
 // measuredWrite is the direct sequential write a saved bench result
-// measured on disk name (the fastest, if several).
-func measuredWrite(h *facts.Host, name string) (facts.BenchMeasure, bool) {
-	var best facts.BenchMeasure
-	ok := false
+// measured on disk name (the fastest, if several) that can stand for the
+// disk: not above ceiling.CacheFactor × its modelled ceiling (0: none
+// modelled). above is the fastest write set aside for being above it.
+func measuredWrite(h *facts.Host, name string, ceilingMBs float64) (best facts.BenchMeasure, ok bool, above facts.BenchMeasure) {
 	for _, m := range h.Bench {
-		if m.Device == name && m.Test == "seqwrite-direct" && (!ok || m.MBs > best.MBs) {
+		if m.Device != name || m.Test != "seqwrite-direct" {
+			continue
+		}
+		if ceilingMBs > 0 && m.MBs > ceiling.CacheFactor*ceilingMBs {
+			if m.MBs > above.MBs {
+				above = m
+			}
+			continue
+		}
+		if !ok || m.MBs > best.MBs {
 			best, ok = m, true
 		}
 	}
-	return best, ok
+	return best, ok, above
 }
 
 func checkDirtyBigRAM(in rule.Input) []rule.Finding {

@@ -631,8 +631,16 @@ var metaSigningNoAES = rule.Meta{
 func checkSigningNoAES(in rule.Input) []rule.Finding {
 	h := in.Host
 	s := sambaServer(in)
-	if s == nil || h.CPU.HasFlag("aes") {
+	// Without /proc/cpuinfo (CPU.Count 0) nothing says the CPU lacks AES.
+	if s == nil || h.CPU.Count == 0 || h.CPU.HasFlag("aes") {
 		return nil
+	}
+	cpu := "a CPU"
+	if h.Arch != "" {
+		cpu = "an " + h.Arch + " CPU"
+		if !strings.ContainsAny(h.Arch[:1], "aeiouAEIOU") {
+			cpu = "a " + h.Arch + " CPU"
+		}
 	}
 	var out []rule.Finding
 	for _, k := range []struct{ key, name string }{{"serversigning", "server signing"}, {"serversmbencrypt", "server smb encrypt"}} {
@@ -640,7 +648,7 @@ func checkSigningNoAES(in rule.Input) []rule.Finding {
 		if v != "required" { // mandatory, force… are aliases (smbconf.NormalizeValue)
 			continue
 		}
-		f := metaSigningNoAES.New(k.name, fmt.Sprintf("%s = %s on a %s CPU without AES instructions: every packet is signed or encrypted in software.", k.name, v, h.Arch),
+		f := metaSigningNoAES.New(k.name, fmt.Sprintf("%s = %s on %s without AES instructions: every packet is signed or encrypted in software.", k.name, v, cpu),
 			sambaEv(s, "global", k.key, v), rule.Ev("/proc/cpuinfo", "no aes flag"))
 		f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice,
 			Target: fmt.Sprintf("measure with and without; if the LAN is trusted use %s = default", k.name), Basis: "no AES instructions"}
