@@ -68,7 +68,7 @@ func checkShareBelowCeilings(in rule.Input) []rule.Finding {
 		why := fmt.Sprintf("%s %s moved %.0f MB/s: %.0f%% of raw TCP in its direction (%.0f Mbit/s) and %.0f%% of what the share's disks carry (%.0f MB/s). The run named the limit: %s (%s).",
 			m.URL, m.Test, m.MBs, 100*net, m.RawMbit, 100*m.MBs/diskMBs, diskMBs, m.Layer, m.Subject)
 		target := map[string]string{
-			"server-cpu":     "relieve the serving CPU the run named: encryption or signing only where needed and AES instructions (audit: crypto-aes-not-accelerated, smb-crypto-without-aes), more nfsd threads (nfs-threads-low), or raise the service's cgroup CPU quota; then bench share again and compare (nastune bench compare)",
+			"server-cpu":     serverCPUTarget(m.URL),
 			"disk":           "relieve the device or limit the run named: raise the service's cgroup I/O limit, or the disk's parallelism and read-ahead (audit: blk-read-ahead, blk-scheduler); then bench share again and compare",
 			"protocol":       "keep more requests in flight: more parallel streams or clients, larger requests, SMB multichannel (smb-multichannel-off), sendfile and aio on the server (smb-sendfile-off); then bench share again and compare",
 			"client":         "the client's CPU set the pace: bench from a faster client, or one with AES instructions when the share is encrypted",
@@ -85,6 +85,17 @@ func checkShareBelowCeilings(in rule.Input) []rule.Finding {
 		out = append(out, f)
 	}
 	return out
+}
+
+// serverCPUTarget is the advice for a share whose serving CPU was the
+// limit, by protocol: encryption, signing and AES for SMB, nfsd threads for
+// NFS; a cgroup CPU quota for both.
+func serverCPUTarget(url string) string {
+	relief := "encryption or signing only where needed and AES instructions (audit: crypto-aes-not-accelerated, smb-crypto-without-aes)"
+	if strings.HasPrefix(url, "nfs://") {
+		relief = "more nfsd threads (nfs-threads-low)"
+	}
+	return "relieve the serving CPU the run named: " + relief + ", or raise the service's cgroup CPU quota; then bench share again and compare (nastune bench compare)"
 }
 
 // clipWhy keeps a saved verdict's reasoning to one readable line.
