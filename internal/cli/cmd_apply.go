@@ -260,6 +260,7 @@ func newUndoCmd(env *Env) *cobra.Command {
 				return err
 			}
 			fmt.Fprintf(env.Stdout, "undone run %s: %s restored\n", m.ID, plural(len(m.Steps), "step", "steps"))
+			smbdNote(env.Stdout, sambaFiles(*m))
 			return nil
 		},
 	}
