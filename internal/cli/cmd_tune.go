@@ -83,6 +83,13 @@ func newTuneCmd(env *Env) *cobra.Command {
 				o.testsSet = cmd.Flags().Changed("tests")
 				return runTuneShare(cmd.Context(), o, env)
 			}
+			// A share's flags without --share would be ignored: a user
+			// who gave --client would believe the client measured.
+			for _, name := range []string{"client", "password-file", "smb-conf"} {
+				if cmd.Flags().Changed(name) {
+					return usagef("nastune tune --share URL --"+name+" ...", "--%s is for --share", name)
+				}
+			}
 			return runTune(cmd.Context(), o, env)
 		},
 	}
