@@ -135,6 +135,7 @@ func runNetOnce(ctx context.Context, o NetOptions, run int) (*NetResult, error) 
 	}
 	br := bufio.NewReaderSize(ctl, 4096)
 	var r reply
+	lastWait := 0
 	for {
 		if err := readReply(br, &r); err != nil {
 			return nil, fmt.Errorf("%s: %w (is a nastune bench server running there? an iperf3 server needs --engine iperf3)", server, err)
@@ -142,11 +143,20 @@ func runNetOnce(ctx context.Context, o NetOptions, run int) (*NetResult, error) 
 		if r.Wait == 0 {
 			break
 		}
+		// A queue position only moves forward, and the wait is bounded
+		// once, by the first position: a server that keeps saying "wait"
+		// (or moves back) cannot hold this client forever.
+		if r.Wait < 0 || (lastWait > 0 && r.Wait >= lastWait) {
+			return nil, fmt.Errorf("%s: the server sent queue position %d after %d: not a nastune bench server, or a broken one", server, r.Wait, lastWait)
+		}
 		if o.OnWait != nil {
 			o.OnWait(r.Wait)
 		}
-		// Each test ahead takes at most 60 s plus the grace.
-		_ = ctl.SetDeadline(time.Now().Add(time.Duration(min(r.Wait, maxQueue)) * (MaxSeconds + 5) * time.Second))
+		if lastWait == 0 {
+			// Each test ahead takes at most 60 s plus the grace.
+			_ = ctl.SetDeadline(time.Now().Add(time.Duration(min(r.Wait, maxQueue)) * (MaxSeconds + 5) * time.Second))
+		}
+		lastWait = r.Wait
 	}
 	if !r.OK {
 		return nil, fmt.Errorf("server refused: %s", r.Error)
@@ -266,7 +276,10 @@ func runNetOnce(ctx context.Context, o NetOptions, run int) (*NetResult, error) 
 	if err := readReply(br, &fin); err != nil {
 		return nil, fmt.Errorf("reading the server's result: %w", err)
 	}
-	bytes := fin.Bytes
+	// Sending, the server's count is the result; it cannot have read more
+	// than this client wrote (nor less than nothing): a server that claims
+	// more would size buffers and judge trials by a rate that never was.
+	bytes := min(max(fin.Bytes, 0), moved.Load())
 	if o.Reverse {
 		bytes = moved.Load()
 	}

@@ -262,6 +262,7 @@ func newUndoCmd(env *Env) *cobra.Command {
 				return err
 			}
 			fmt.Fprintf(env.Stdout, "undone run %s: %s restored\n", m.ID, plural(len(m.Steps), "step", "steps"))
+			smbdNote(env.Stdout, sambaFiles(*m))
 			return nil
 		},
 	}

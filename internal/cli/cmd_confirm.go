@@ -8,14 +8,12 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/nastune/nastune/internal/apply"
-	"github.com/nastune/nastune/internal/tune"
 )
 
 // `nastune confirm [RUN]` keeps a run applied with `apply --confirm`;
@@ -144,10 +142,7 @@ func finishExpiredRuns(env *Env, rewatch bool) ([]string, bool) {
 	}
 	// A running tune's trials are its own: FinishOrphans leaves them
 	// while a tune holds the tune lock.
-	ids, err := tune.FinishOrphans(apply.Options{})
-	if len(ids) > 0 {
-		fmt.Fprintf(env.Stderr, "nastune: reverted %d trial run(s) a killed tune left live: %s\n", len(ids), strings.Join(ids, ", "))
-	}
+	ids, err := finishTuneOrphans(env, apply.Options{})
 	if err != nil && !errors.Is(err, apply.ErrTuneRunning) {
 		ok = false
 		fmt.Fprintf(env.Stderr, "nastune: warning: %v\n", err)

@@ -85,6 +85,13 @@ func newTuneCmd(env *Env) *cobra.Command {
 				o.testsSet = cmd.Flags().Changed("tests")
 				return runTuneShare(cmd.Context(), o, env)
 			}
+			// A share's flags without --share would be ignored: a user
+			// who gave --client would believe the client measured.
+			for _, name := range []string{"client", "password-file", "smb-conf"} {
+				if cmd.Flags().Changed(name) {
+					return usagef("nastune tune --share URL --"+name+" ...", "--%s is for --share", name)
+				}
+			}
 			return runTune(cmd.Context(), o, env)
 		},
 	}
@@ -183,10 +190,8 @@ func runTune(ctx context.Context, o *tuneOptions, env *Env) error {
 	aopts := apply.Options{}
 	if !o.List {
 		finishExpired(env)
-		if done, err := tune.FinishOrphans(aopts); err != nil {
+		if _, err := finishTuneOrphans(env, aopts); err != nil {
 			return err
-		} else if len(done) > 0 {
-			fmt.Fprintf(env.Stderr, "nastune: reverted %d trial run(s) a killed tune left live: %s\n", len(done), strings.Join(done, ", "))
 		}
 	}
 	devs, err := tune.DefaultResolver.Resolve(dirOf(o.File))

@@ -60,10 +60,8 @@ func runTuneNet(ctx context.Context, o *tuneOptions, env *Env) error {
 	aopts := apply.Options{}
 	if !o.List {
 		finishExpired(env)
-		if done, err := tune.FinishOrphans(aopts); err != nil {
+		if _, err := finishTuneOrphans(env, aopts); err != nil {
 			return err
-		} else if len(done) > 0 {
-			fmt.Fprintf(env.Stderr, "nastune: reverted %d trial run(s) a killed tune left live: %s\n", len(done), strings.Join(done, ", "))
 		}
 	}
 	token := o.Token

@@ -214,6 +214,10 @@ func runTuneShare(ctx context.Context, o *tuneOptions, env *Env) error {
 	// `undo --list` shows the tune as one entry.
 	aopts := apply.Options{Validate: apply.ConfigValidator(ctx, cmdrun.Limits{}),
 		Tune: "tune-" + time.Now().UTC().Format("20060102T150405Z") + "-" + strconv.Itoa(os.Getpid())}
+	// A killed tune's Samba trial is reverted in smb.conf; smbd reads it
+	// again only when told. The trials open now are read before
+	// finishExpired, which reverts them too (every root start does).
+	open, _ := apply.OpenTrials(aopts)
 	finishExpired(env)
 	unlock, err := apply.TuneLock(aopts)
 	if err != nil {
@@ -221,20 +225,15 @@ func runTuneShare(ctx context.Context, o *tuneOptions, env *Env) error {
 	}
 	defer unlock()
 	svc := tune.HostSamba{Addr: u.Address(445), Conf: o.SmbConf}
-	// A killed tune's Samba trial is reverted in smb.conf; smbd reads it
-	// again only when told.
-	open, _ := apply.OpenTrials(aopts)
-	smbOrphan := slices.ContainsFunc(open, func(m apply.Manifest) bool {
-		return slices.ContainsFunc(m.Steps, func(s apply.Step) bool { return s.Kind == "file" })
-	})
 	if done, err := tune.FinishOrphansLocked(aopts); err != nil {
 		return err
 	} else if len(done) > 0 {
 		fmt.Fprintf(env.Stderr, "nastune: reverted %d trial run(s) a killed tune left live: %s\n", len(done), strings.Join(done, ", "))
-		if smbOrphan {
-			if err := svc.Restart(); err != nil {
-				return fmt.Errorf("smb.conf is reverted, but restarting smbd failed: %w", err)
-			}
+	}
+	if smbOrphanReverted(open, aopts) {
+		fmt.Fprintln(env.Stderr, "nastune: restarting smbd: it still runs the killed tune's trial settings")
+		if err := svc.Restart(); err != nil {
+			return fmt.Errorf("smb.conf is reverted, but restarting smbd failed: %w", err)
 		}
 	}
 	a := &tune.ShareApplier{Journal: &tune.JournalApplier{Opts: aopts, Sys: "/sys", Devs: devs}, Conf: o.SmbConf, Version: version,
@@ -272,4 +271,15 @@ func runTuneShare(ctx context.Context, o *tuneOptions, env *Env) error {
 		return err
 	}
 	return emitTune(env, o.Output, res)
+}
+
+// smbOrphanReverted says whether a Samba trial (a file step: tune's only
+// file trials are smb.conf edits) among open, the trials a killed tune
+// left live, is no longer open: reverted in smb.conf, not yet in smbd.
+func smbOrphanReverted(open []apply.Manifest, o apply.Options) bool {
+	still, _ := apply.OpenTrials(o)
+	return slices.ContainsFunc(open, func(m apply.Manifest) bool {
+		return slices.ContainsFunc(m.Steps, func(s apply.Step) bool { return s.Kind == "file" }) &&
+			!slices.ContainsFunc(still, func(x apply.Manifest) bool { return x.ID == m.ID })
+	})
 }

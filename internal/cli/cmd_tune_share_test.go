@@ -24,6 +24,9 @@ func TestTuneShareRefusals(t *testing.T) {
 		{[]string{"tune", "--share", "smb://10.0.0.1/media", "--client", "a b"}, "not a host"},
 		{[]string{"tune", "--share", "smb://nas.local/media", "--client", "10.0.0.2"}, "this machine's address"},
 		{[]string{"tune", "--share", "smb://10.0.0.1/media", "--client", "10.0.0.2"}, "--client needs a token"},
+		{[]string{"tune", "--net", "10.0.0.2", "--client", "10.0.0.3"}, "--client is for --share"},
+		{[]string{"tune", "--file", "/srv/x", "--client", "10.0.0.3"}, "--client is for --share"},
+		{[]string{"tune", "--net", "10.0.0.2", "--password-file", "/root/pw"}, "--password-file is for --share"},
 	} {
 		_, errs, code := runBench(ctx, nil, c.args...)
 		if code != ExitUsage || !strings.Contains(errs, c.want) {

@@ -63,7 +63,8 @@ func WriteText(w io.Writer, r *Result) {
 	if r.ThresholdPct > WideNoisePct {
 		fmt.Fprintf(w, "note: the noise band is wide (%.1f%%): a real gain smaller than it cannot be told from noise and is\n", r.ThresholdPct)
 		fmt.Fprintf(w, "  reverted. To decide smaller gains, measure when the box and the path are quiet (other load, backups,\n")
-		fmt.Fprintf(w, "  scrubs), and make each measurement longer (--sample for --file, --time for --net).\n")
+		fmt.Fprintf(w, "  scrubs), and make each measurement longer (--sample for --file, --time for --net, a larger --size\n")
+		fmt.Fprintf(w, "  for --share).\n")
 	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)

@@ -49,7 +49,7 @@ func TestTextWideNoiseAndSysctlNames(t *testing.T) {
 	var b bytes.Buffer
 	WriteText(&b, r)
 	out := b.String()
-	for _, want := range []string{"noise band 28.6%", "noise band is wide (28.6%)", "net.ipv4.tcp_wmem  4096 16384 65536", "SEND Mbit/s", "RECEIVE Mbit/s", "550.0–600.0", "kept: nothing"} {
+	for _, want := range []string{"noise band 28.6%", "noise band is wide (28.6%)", "net.ipv4.tcp_wmem  4096 16384 65536", "SEND Mbit/s", "RECEIVE Mbit/s", "550.0–600.0", "kept: nothing", "a larger --size\n  for --share"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("text output lacks %q:\n%s", want, out)
 		}

@@ -112,15 +112,18 @@ func SambaKnobs(conf string, src []byte, version string) ([]Knob, []string, erro
 	// socket options with fixed buffers: autotuning off, a copy capped at
 	// window ÷ RTT. Tried without the buffer options (the rest kept).
 	if v, set := value("socketoptions"); set {
+		// Samba splits the list at spaces, tabs and commas and sets a
+		// buffer only from NAME=VALUE ("SO_RCVBUF = 8192" sets nothing).
+		fields := strings.FieldsFunc(v, func(r rune) bool { return r == ' ' || r == '\t' || r == ',' })
 		var keep []string
-		for _, o := range strings.Fields(v) {
+		for _, o := range fields {
 			u := strings.ToUpper(o)
-			if strings.HasPrefix(u, "SO_RCVBUF") || strings.HasPrefix(u, "SO_SNDBUF") {
+			if strings.HasPrefix(u, "SO_RCVBUF=") || strings.HasPrefix(u, "SO_SNDBUF=") {
 				continue
 			}
 			keep = append(keep, o)
 		}
-		if len(keep) < len(strings.Fields(v)) {
+		if len(keep) < len(fields) {
 			if len(keep) == 0 {
 				keep = []string{"TCP_NODELAY"} // Samba's default
 			}

@@ -445,8 +445,15 @@ func score(s Sample, tests []string, ref map[string]float64) float64 {
 	sum := 0.0
 	for _, t := range tests {
 		r := 1.0
-		if ref != nil && ref[t] > 0 && s[t] > 0 {
+		switch {
+		case ref == nil || ref[t] <= 0:
+		case s[t] > 0:
 			r = s[t] / ref[t]
+		default:
+			// Nothing moved (a stalled stream, a failed test): the
+			// worst result, not the baseline's. Counted as 1 in a
+			// billion, a gain elsewhere cannot outweigh it.
+			r = 1e-9
 		}
 		sum += math.Log(r)
 	}

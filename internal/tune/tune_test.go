@@ -293,3 +293,18 @@ func TestScoreOfSeveralTests(t *testing.T) {
 		t.Errorf("geometric mean of ×2 and ×0.5 = %.2f, want 100", s)
 	}
 }
+
+// A test that moved nothing (a stalled stream) is the worst result, not
+// the baseline's: ×10 sending does not outweigh a receive that stopped.
+func TestScoreOfAStalledTest(t *testing.T) {
+	ref := map[string]float64{"send": 100, "receive": 100}
+	for _, recv := range []float64{0, -1} {
+		if s := score(Sample{"send": 1000, "receive": recv}, NetTests, ref); s >= 1 {
+			t.Errorf("send ×10, receive %v: score %.2f, want far below the baseline's 100", recv, s)
+		}
+	}
+	// A test the baseline measured nothing in does not count.
+	if s := score(Sample{"send": 200, "receive": 0}, NetTests, map[string]float64{"send": 100, "receive": 0}); s < 141 || s > 142 {
+		t.Errorf("score %.2f, want √2 × 100", s)
+	}
+}
