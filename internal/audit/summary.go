@@ -9,6 +9,7 @@ import (
 
 	"github.com/nastune/nastune/internal/ceiling"
 	"github.com/nastune/nastune/internal/facts"
+	"github.com/nastune/nastune/internal/health"
 	"github.com/nastune/nastune/internal/rule"
 	"github.com/nastune/nastune/internal/units"
 )
@@ -106,14 +107,17 @@ func Summarize(findings []rule.Finding, h *facts.Host, expired []ExpiredRun) Sum
 	for _, r := range expired {
 		s.Risks = append(s.Risks, "run "+r.ID+" "+r.Message)
 	}
-	reported, disks := healthReported(h)
+	reported, disks, why := healthReported(h)
 	switch {
 	case disks == 0:
 		s.Health = "no whole disks found"
 	case reported == 0:
-		s.Health = fmt.Sprintf("none of %s reported SMART health (run as root with smartmontools installed)", plural(disks, "disk", "disks"))
+		s.Health = fmt.Sprintf("none of %s reported SMART health", plural(disks, "disk", "disks"))
 	default:
 		s.Health = fmt.Sprintf("%d of %s reported SMART health", reported, plural(disks, "disk", "disks"))
+	}
+	if why != "" {
+		s.Health += " (" + why + ")"
 	}
 	switch {
 	case len(s.Risks) > 0:
@@ -130,21 +134,58 @@ func Summarize(findings []rule.Finding, h *facts.Host, expired []ExpiredRun) Sum
 	return s
 }
 
-// healthReported counts whole disks and those with a SMART verdict.
-func healthReported(h *facts.Host) (reported, disks int) {
+// healthReported counts whole disks and those whose health is known (the
+// level health.Assess gives inventory and the health rules), and
+// says why the others have none: the probe's reason per disk (needs root,
+// smartctl not installed, a paravirtual disk, not in a captured tree),
+// the disks named after each reason.
+func healthReported(h *facts.Host) (reported, disks int, why string) {
 	if h == nil {
-		return 0, 0
+		return 0, 0, ""
 	}
+	var reasons []string
+	names := map[string][]string{}
 	for _, d := range h.Block {
 		if d.Kind != "disk" {
 			continue
 		}
 		disks++
-		if d.Health != nil && d.Health.SMART != nil && (d.Health.SMART.Passed != nil || len(d.Health.SMART.Attributes) > 0) {
+		// The level inventory and the health rules read: a disk counts as
+		// reported when its state is known, whatever its protocol.
+		if health.Assess(h, d).Level != health.Unknown {
 			reported++
+			continue
 		}
+		r := "not read"
+		switch {
+		case d.Health != nil && d.Health.NotCollected != "":
+			r = d.Health.NotCollected
+		case d.Health != nil && d.Health.SMART != nil && d.Health.SMART.Standby:
+			r = "in standby, not woken to read SMART"
+		}
+		if names[r] == nil {
+			reasons = append(reasons, r)
+		}
+		names[r] = append(names[r], d.Name)
 	}
-	return reported, disks
+	parts := make([]string, 0, len(reasons))
+	for _, r := range reasons {
+		ns := names[r]
+		if len(ns) == 1 && strings.Contains(r, "("+ns[0]+")") {
+			parts = append(parts, r) // "paravirtual disk (vda): …" names it
+			continue
+		}
+		parts = append(parts, diskList(ns)+": "+r)
+	}
+	return reported, disks, strings.Join(parts, "; ")
+}
+
+// diskList is "sda" or "sda, sdb, sdc, sdd, … (12 disks)".
+func diskList(ns []string) string {
+	if len(ns) <= 4 {
+		return strings.Join(ns, ", ")
+	}
+	return strings.Join(ns[:4], ", ") + ", … (" + plural(len(ns), "disk", "disks") + ")"
 }
 
 // limitOf names the slower of the fastest storage path and the fastest

@@ -55,6 +55,15 @@ func TestSummarize(t *testing.T) {
 		{name: "healthy host", host: healthy, safety: "ok", commands: nil, healthWord: "2 of 2 disks"},
 		{name: "no SMART: health unknown", host: &facts.Host{Block: []facts.BlockDevice{{Name: "sda", Kind: "disk"}}},
 			safety: "unknown", healthWord: "none of 1 disk"},
+		{name: "health says why it was not read, per disk", host: &facts.Host{Block: []facts.BlockDevice{
+			{Name: "vda", Kind: "disk", Health: &facts.DiskHealth{NotCollected: "paravirtual disk (vda): no SMART inside the VM; read it on the host"}},
+			{Name: "sda", Kind: "disk", Health: &facts.DiskHealth{NotCollected: "not captured in this tree"}},
+			{Name: "sdb", Kind: "disk", Health: &facts.DiskHealth{NotCollected: "not captured in this tree"}},
+			{Name: "sdc", Kind: "disk", Health: &facts.DiskHealth{SMART: &facts.SMART{Standby: true}}}}},
+			safety: "unknown", healthWord: "none of 4 disks reported SMART health (paravirtual disk (vda): no SMART inside the VM; read it on the host; sda, sdb: not captured in this tree; sdc: in standby, not woken to read SMART)"},
+		{name: "an NVMe health log is a report", host: &facts.Host{Block: []facts.BlockDevice{
+			{Name: "nvme0n1", Kind: "disk", Health: &facts.DiskHealth{SMART: &facts.SMART{Protocol: "NVMe", NVMe: &facts.NVMeHealth{AvailableSpare: 100}}}}}},
+			safety: "ok", healthWord: "1 of 1 disk reported SMART health"},
 		{name: "crit md after fifteen block warnings is the first action", host: healthy,
 			findings: append(append([]rule.Finding{}, blockWarns...), mdCrit), safety: "at risk", risks: 1,
 			commands: []string{"mdadm /dev/md0 --add /dev/disk/by-id/<new>", "nastune plan --only blk-readahead"}},

@@ -170,7 +170,11 @@ func TestCockpitPage(t *testing.T) {
 	wd.Open(base + "/cockpit/@localhost/nastune/index.html#/overview")
 	wd.Wait("the audit on the Overview", 60*time.Second, `return document.body.dataset.ready === "1" && document.getElementById("overview-status").textContent.startsWith("Captured")`)
 	var audit struct {
-		Findings []finding `json:"findings"`
+		Findings     []finding `json:"findings"`
+		NotCollected []struct {
+			Source string `json:"source"`
+			Reason string `json:"reason"`
+		} `json:"not_collected"`
 	}
 	readJSON(t, filepath.Join(scratch, "audit.json"), &audit)
 	if len(audit.Findings) == 0 {
@@ -200,6 +204,18 @@ func TestCockpitPage(t *testing.T) {
 	wd.JS(&parsed, `return document.getElementById("pwn") !== null`)
 	if parsed || !strings.Contains(status, `on <b id="pwn">nas</b>`) {
 		t.Errorf("the host name %q was parsed as HTML (%v) or not shown: %q", `<b id="pwn">nas</b>`, parsed, status)
+	}
+	// Not collected: each source with its reason, as audit -o json has
+	// them (an array of objects, not a map).
+	var notCollected string
+	wd.JS(&notCollected, `return document.getElementById("not-collected").textContent`)
+	if strings.Contains(notCollected, "[object Object]") {
+		t.Errorf("Not collected shows objects as text: %q", notCollected)
+	}
+	for _, n := range audit.NotCollected {
+		if !strings.Contains(notCollected, n.Source+": "+n.Reason) {
+			t.Errorf("Not collected lacks %q: %q", n.Source+": "+n.Reason, notCollected)
+		}
 	}
 	var safety string
 	wd.JS(&safety, `return document.getElementById("verdict-safety").textContent`)
@@ -317,10 +333,21 @@ func TestCockpitPage(t *testing.T) {
 	noErrors("Changes after the revert")
 
 	// Confirmed in time: the run stays, then its Undo button restores it.
-	applyOnly("30s", "")
+	// The page is reloaded mid-window on another tab: the Confirm button
+	// still shows (a pending run is found at load), and confirms.
+	wd.Wait("the plan after the revert", 60*time.Second, `return document.querySelector(".plan-select[value='smb-sendfile-off']") !== null && document.getElementById("changes-status").textContent !== "Planning…"`)
+	applyOnly("120s", "")
 	wd.Wait("the Confirm countdown", 60*time.Second, `return !document.getElementById("confirm-bar").hidden && /Confirm \(\d+ s\)/.test(document.getElementById("confirm-keep").textContent)`)
+	// Applied, the change leaves the plan (planned again after the apply).
+	wd.Wait("the plan without the applied change", 60*time.Second, `return document.getElementById("changes-status").textContent === "Applied." && document.querySelector(".plan-select[value='smb-sendfile-off']") === null`)
+	// A new document (the query differs; a hash alone would not reload).
+	var mark bool
+	wd.JS(&mark, `window.nastuneTestOld = true; return true`)
+	wd.Open(base + "/cockpit/@localhost/nastune/index.html?reloaded#/overview")
+	wd.Wait("the Confirm countdown after a reload", 60*time.Second, `return window.nastuneTestOld === undefined && document.body.dataset.ready === "1" && getComputedStyle(document.getElementById("confirm-bar")).display !== "none" && /Confirm \(\d+ s\)/.test(document.getElementById("confirm-keep").textContent)`)
 	wd.Click("#confirm-keep")
 	wd.Wait("the confirmation", 30*time.Second, `return /confirmed/.test(document.getElementById("changes-status").textContent) && getComputedStyle(document.getElementById("confirm-bar")).display === "none"`)
+	wd.Click("#tab-changes")
 	if err := json.Unmarshal([]byte(ns(filepath.Join(bindir, "nastune"), "undo", "--list", "-o", "json")), &runs); err != nil {
 		t.Fatal(err)
 	}
@@ -330,8 +357,11 @@ func TestCockpitPage(t *testing.T) {
 	if got := ns("cat", "/etc/samba/smb.conf"); !strings.Contains(got, "use sendfile = yes") {
 		t.Errorf("after Confirm the sandbox's smb.conf is\n%s", got)
 	}
-	wd.Wait("the Undo button", 30*time.Second, `return document.querySelector('button.undo[data-run="'+arguments[0]+'"]') !== null`, runs[1].ID)
-	wd.Click(`button.undo[data-run="` + runs[1].ID + `"]`)
+	// Found and pressed in one script once the tab has loaded: the list is
+	// drawn again by each read of the runs.
+	wd.Wait("the Undo button", 60*time.Second, `const b = document.querySelector('button.undo[data-run="'+arguments[0]+'"]');
+		if (!b || document.getElementById("changes-status").textContent === "Planning…") return false;
+		b.click(); return true`, runs[1].ID)
 	wd.Click("#dialog-ok")
 	wd.Wait("the undo", 30*time.Second, `return /undone run/.test(document.getElementById("alert").textContent)`)
 	if got, orig := ns("cat", "/etc/samba/smb.conf"), ns("cat", filepath.Join(scratch, "smb.conf.orig")); got != orig {

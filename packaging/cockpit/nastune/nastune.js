@@ -244,12 +244,13 @@
         return d;
     }
 
+    // nc is the audit's not_collected: [{source, reason}] (docs/json.md).
     function renderNotCollected(nc) {
         const box = clear($("not-collected"));
-        if (!nc || Object.keys(nc).length === 0)
+        if (!Array.isArray(nc) || nc.length === 0)
             return;
         box.appendChild(el("h2", { text: "Not collected" }));
-        box.appendChild(el("ul", {}, ...Object.keys(nc).sort().map(k => el("li", {}, el("code", { text: k }), ": " + nc[k]))));
+        box.appendChild(el("ul", {}, ...nc.map(n => el("li", {}, el("code", { text: n.source }), ": " + (n.reason || "")))));
     }
 
     /* ---- Disks ---- */
@@ -302,20 +303,34 @@
     let planData = null;
 
     function loadChanges() {
+        loadPlan("");
+        loadRuns();
+    }
+
+    // loadPlan plans again; the status line says done when it is.
+    let planGen = 0;
+
+    function loadPlan(done) {
         $("changes-status").textContent = "Planning…";
+        // Only the latest plan is shown: an older one still running (from
+        // before an apply or a revert) is dropped when it ends.
+        const gen = ++planGen;
         Promise.all([
             runJSON(["plan", "-o", "json"], "try"),
             run(["plan", "-o", "diff"], "try"),
         ]).then(([p, diff]) => {
+            if (gen !== planGen)
+                return;
             planData = p;
-            $("changes-status").textContent = "";
+            $("changes-status").textContent = done;
             renderPlan(p);
             $("plan-diff").textContent = diff || "(no file would change)";
         }).catch(ex => {
-            $("changes-status").textContent = "";
+            if (gen !== planGen)
+                return;
+            $("changes-status").textContent = done;
             showAlert(problemText(ex, "The plan"));
         });
-        loadRuns();
     }
 
     function renderPlan(p) {
@@ -398,12 +413,16 @@
             args.push("--confirm", win);
         $("changes-status").textContent = "Applying…";
         showAlert("");
-        run(args, "require", { err: "out" }).then(out => {
+        // The output is collected as it streams: a failed run's promise
+        // carries only the error in every Cockpit version.
+        let out = "";
+        run(args, "require", { err: "out" }).stream(d => { out += d; }).then(() => {
             $("apply-output-card").hidden = false;
             $("apply-output").textContent = out;
-            $("changes-status").textContent = "Applied.";
+            // What was applied leaves the plan: plan again.
+            loadPlan("Applied.");
             loadRuns(true);
-        }).catch((ex, out) => {
+        }).catch(ex => {
             $("changes-status").textContent = "";
             $("apply-output-card").hidden = !out;
             $("apply-output").textContent = out || "";
@@ -452,7 +471,9 @@
         }).catch(ex => showAlert(problemText(ex, "Confirm")));
     }
 
-    function loadRuns(fromApply) {
+    // loadRuns reads the recorded runs and shows a pending one's Confirm
+    // button; quiet: a failure says nothing (the check at page load).
+    function loadRuns(fromApply, quiet) {
         runJSON(["undo", "--list", "-o", "json"], "try").then(runs => {
             renderRuns(runs);
             const pending = runs.filter(r => r.confirm && r.confirm.state === "pending");
@@ -460,7 +481,10 @@
                 showPending(pending[pending.length - 1]);
             else if (!fromApply || countdown)
                 stopCountdown();
-        }).catch(ex => showAlert(problemText(ex, "The list of applied runs")));
+        }).catch(ex => {
+            if (!quiet)
+                showAlert(problemText(ex, "The list of applied runs"));
+        });
     }
 
     function renderRuns(runs) {
@@ -642,7 +666,11 @@
         return new Date().toISOString().replace(/[-:]/g, "").replace(/\..*/, "").replace("T", "-");
     }
 
-    function benchRun(kind, args, expectSeconds, environ) {
+    // benchRun runs nastune bench KIND: flags first, then "--" and the
+    // positional values (a server, a share) the user typed, so that one
+    // starting with "-" is a host name, never a flag (-s would start a
+    // server as root).
+    function benchRun(kind, flags, positional, expectSeconds, environ) {
         if (benchProc) {
             showAlert("A benchmark is already running.", "info");
             return;
@@ -665,7 +693,7 @@
         const p = cockpit.spawn(["mkdir", "-p", BENCH_DIR], { superuser: "try", err: "message" })
             .then(() => save, () => null)
             .then(to => {
-                benchProc = run(["bench", kind].concat(args, ["-o", "json"], to ? ["--save", to] : []), "try", environ ? { environ } : {});
+                benchProc = run(["bench", kind].concat(flags, ["-o", "json"], to ? ["--save", to] : [], positional.length ? ["--"].concat(positional) : []), "try", environ ? { environ } : {});
                 return benchProc.then(out => [out, to]);
             });
         p.then(([out, to]) => {
@@ -779,22 +807,27 @@
             ev.preventDefault();
             const v = formValues(ev.target);
             const rt = seconds(v.runtime, 10);
-            benchRun("disk", ["--file", v.file, "--size", v.size, "--runtime", String(rt)], Math.round(7 * rt + 10));
+            benchRun("disk", ["--file=" + v.file, "--size=" + v.size, "--runtime=" + rt], [], Math.round(7 * rt + 10));
         });
         $("bench-net").addEventListener("submit", ev => {
             ev.preventDefault();
             const v = formValues(ev.target);
             const t = seconds(v.time, 10);
-            benchRun("net", [v.host, "--time", String(t)].concat(v.reverse ? ["--reverse"] : []), Math.round(t + 2));
+            benchRun("net", ["--time=" + t].concat(v.reverse ? ["--reverse"] : []), [v.host], Math.round(t + 2));
         });
         $("bench-share").addEventListener("submit", ev => {
             ev.preventDefault();
             const v = formValues(ev.target);
             const t = seconds(v.time, 10);
             // The password goes through the environment, never the command line.
-            benchRun("share", [v.url, "--size", v.size, "--time", String(t)], Math.round(2 * t + 10), v.password ? ["NASTUNE_SMB_PASSWORD=" + v.password] : null);
+            benchRun("share", ["--size=" + v.size, "--time=" + t], [v.url], Math.round(2 * t + 10), v.password ? ["NASTUNE_SMB_PASSWORD=" + v.password] : null);
         });
         show(cockpit.location.path[0] || "overview");
+        // A run applied with --confirm and still waiting (the page was
+        // reloaded, or opened in another tab): its Confirm button shows
+        // whatever page is in front.
+        if (current !== "changes")
+            loadRuns(false, true);
         document.body.setAttribute("data-ready", "1");
     });
 }());
