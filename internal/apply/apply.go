@@ -53,6 +53,7 @@ import (
 	"time"
 
 	"github.com/nastune/nastune/internal/confsyntax"
+	"github.com/nastune/nastune/internal/parse/modprobed"
 	"github.com/nastune/nastune/internal/parse/sysctlconf"
 	"github.com/nastune/nastune/internal/plan"
 )
@@ -572,6 +573,18 @@ func buildSteps(p plan.Plan, o *Options) ([]Step, []string, error) {
 				if line, err = confsyntax.SysctlLine(e.Key, e.Value); err == nil {
 					content, _ = sysctlconf.DisableKey(content, e.Key, fmt.Sprintf(
 						"nastune: disabled so %s (%s) holds at boot; `nastune undo` restores this line", plan.SysctlFile, line))
+				}
+			case "modprobe":
+				// A user modprobe.d file that would override nastune's
+				// option when the module loads: the parameter goes out of
+				// its options lines (plan.modprobePersistence). The line
+				// in the comment passes the modprobe.d writer's safe set.
+				var line string
+				if path.Dir(f) != "/etc/modprobe.d" {
+					err = fmt.Errorf("the modprobe edit is for /etc/modprobe.d files only")
+				} else if line, err = confsyntax.ModprobeOption(e.Section, e.Key, e.Value); err == nil {
+					content, _ = modprobed.DisableOption(content, e.Section, e.Key, fmt.Sprintf(
+						"nastune: %s taken out so %s (%s) holds when %s loads; `nastune undo` restores this line", e.Key, plan.ModprobeFile, line, e.Section))
 				}
 			default:
 				err = fmt.Errorf("unknown edit format %q", e.Format)

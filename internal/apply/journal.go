@@ -268,6 +268,11 @@ func allowed(kind, p string) bool {
 		if p == "/etc/sysctl.conf" || (path.Dir(p) == "/etc/sysctl.d" && strings.HasSuffix(p, ".conf")) {
 			return true
 		}
+		// The admin's modprobe.d files, where an option would override
+		// nastune's when the module loads (plan takes it out).
+		if path.Dir(p) == "/etc/modprobe.d" && strings.HasSuffix(p, ".conf") {
+			return true
+		}
 		return path.Base(p) == "smb.conf" && strings.HasPrefix(p, "/etc/")
 	}
 	return false

@@ -484,7 +484,10 @@ type UdevAssign struct {
 
 // ModprobeOption is one param=value of a modprobe.d options line.
 type ModprobeOption struct {
-	File   string `json:"file"`
+	File string `json:"file"`
+	// Link is the real file when File is a symlink: plan edits only a
+	// real file in /etc/modprobe.d.
+	Link   string `json:"link,omitempty"`
 	Line   int    `json:"line,omitempty"`
 	Module string `json:"module"`
 	Param  string `json:"param"`

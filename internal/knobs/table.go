@@ -308,8 +308,16 @@ var table = []Knob{
 		Sources:  []string{SrcIPSysctl}},
 	{Key: "net.ipv4.ip_local_port_range", Unit: Count, Range: "two ports, first ≥ ip_unprivileged_port_start",
 		Defaults: []Span{{Text: "32768 60999"}},
-		Hurts:    "Only outgoing connections draw from it; a narrow range exhausts ports for a busy client.",
-		Sources:  []string{SrcIPSysctl + "#ip-variables"}},
+		Hurts: "Only outgoing connections draw from it; a narrow range exhausts ports for a busy client. A range widened over a " +
+			"port this host serves (2049 nfsd, 445/139 smbd) lets an outgoing connection take that port before the service binds it.",
+		Rule:    "net-port-range-service",
+		Sources: []string{SrcIPSysctl + "#ip-variables"}},
+	{Key: "net.ipv4.ip_local_reserved_ports", Unit: Text, Range: "comma separated ports and ranges (\"1,2-4,10\")",
+		Defaults: []Span{{Text: "empty", Value: fixed("")}},
+		Hurts: "Ports listed here are never assigned automatically (connect(), bind() to port 0); explicit binds are unchanged. " +
+			"A service port inside ip_local_port_range belongs here.",
+		Rule:    "net-port-range-service",
+		Sources: []string{SrcIPSysctl + "#ip-variables"}},
 
 	// net.ipv6
 	{Key: "net.ipv6.conf.all.disable_ipv6", Unit: Boolean, Range: "0, 1",

@@ -58,14 +58,16 @@ type Persist struct {
 	// Edit is set for user config files: the section and key to set.
 	Edit *Edit `json:"edit,omitempty"`
 	// Overridden names the file line that sets the same key later at
-	// boot and that nastune will not edit: the change does not survive a
-	// reboot.
+	// boot (or when the module loads) and that nastune will not edit:
+	// the change does not survive a reboot.
 	Overridden string `json:"overridden,omitempty"`
 }
 
 // Edit is a minimal edit of a user config file.
 type Edit struct {
-	Format  string `json:"format"` // smbconf, ini, shellvar, sysctl (comment out Key's lines)
+	// smbconf, ini, shellvar, sysctl (comment out Key's lines), modprobe
+	// (take module Section's parameter Key out of the options lines).
+	Format  string `json:"format"`
 	Section string `json:"section,omitempty"`
 	Key     string `json:"key"`
 	Value   string `json:"value"`
@@ -119,7 +121,9 @@ func Make(h *facts.Host, findings []rule.Finding) Plan {
 	p.Changes = append(p.Changes, extra...)
 	p.Notes = append(p.Notes, notes...)
 	p.Notes = append(p.Notes, udevOverrides(h, p.Changes)...)
-	p.Notes = append(p.Notes, modprobeOverrides(h, p.Changes)...)
+	extra, notes = modprobePersistence(h, p.Changes)
+	p.Changes = append(p.Changes, extra...)
+	p.Notes = append(p.Notes, notes...)
 	for _, o := range h.Owners {
 		p.Notes = append(p.Notes, fmt.Sprintf("%s also manages %s (%s): nastune's values may be overwritten; align the two or let one own the setting",
 			o.Tool, o.What, o.Source))

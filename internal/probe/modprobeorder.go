@@ -20,9 +20,9 @@ var modprobeCmdlineModules = map[string]bool{"zfs": true}
 // nastune writes is overridden when the module loads. Only the files that
 // sort after it are read.
 func (p *prober) modprobeLater() {
-	p.readAfter(modprobed.Order(p.dropIns(modprobed.Dirs)), ownModprobe, func(f string, data []byte) {
+	p.readAfter(modprobed.Order(p.dropIns(modprobed.Dirs)), ownModprobe, func(f, link string, data []byte) {
 		for _, o := range modprobed.Options(data) {
-			p.h.ModprobeLater = append(p.h.ModprobeLater, facts.ModprobeOption{File: f, Line: o.Line, Module: o.Module, Param: o.Param, Value: o.Value})
+			p.h.ModprobeLater = append(p.h.ModprobeLater, facts.ModprobeOption{File: f, Link: link, Line: o.Line, Module: o.Module, Param: o.Param, Value: o.Value})
 		}
 	})
 	if b, err := p.root.ReadFile("/proc/cmdline"); err == nil {

@@ -115,27 +115,31 @@ func (p *prober) dropIns(dirs []string) map[string][]string {
 // readAfter reads the files of order (confdirs.Order) whose names sort
 // after own, nastune's own file there (and none of nastune's "90-nastune*"
 // files), each real file once (a link to a file already read is skipped),
-// and hands each to fn: what the program reads after nastune's file can
-// override it.
-func (p *prober) readAfter(order []string, own string, fn func(file string, data []byte)) {
+// and hands each to fn with the real file when f is a symlink (link, ""
+// otherwise): what the program reads after nastune's file can override it.
+func (p *prober) readAfter(order []string, own string, fn func(file, link string, data []byte)) {
 	seen := map[string]bool{}
 	for _, f := range order {
 		name := path.Base(f)
 		if name <= own || strings.HasPrefix(name, "90-nastune") {
 			continue
 		}
+		link := ""
 		if real, err := p.root.RealPath(f); err == nil {
 			if seen[real] {
 				continue
 			}
 			seen[real] = true
+			if real != f {
+				link = real
+			}
 		}
 		data, err := p.root.ReadFile(f)
 		if err != nil {
 			p.fail(f, err)
 			continue
 		}
-		fn(f, data)
+		fn(f, link, data)
 	}
 }
 

@@ -51,8 +51,8 @@ func TestKirkwoodFacts(t *testing.T) {
 	if h.Sysctls["net.ipv4.tcp_rmem"] != "4096 87380 16777216" {
 		t.Errorf("tcp_rmem %q (tabs must fold to spaces)", h.Sysctls["net.ipv4.tcp_rmem"])
 	}
-	if len(h.SysctlConfig) != 9 {
-		t.Errorf("want the 9 settings of 99-nas-tuning.conf once (sysctl.conf is linked as 99-sysctl.conf and read once), got %+v", h.SysctlConfig)
+	if len(h.SysctlConfig) != 10 {
+		t.Errorf("want the 10 settings of 99-nas-tuning.conf once (sysctl.conf is linked as 99-sysctl.conf and read once), got %+v", h.SysctlConfig)
 	}
 	var eth0 bool
 	for _, i := range h.Interfaces {

@@ -23,6 +23,7 @@ var netstackRules = []rule.Rule{
 	{Meta: metaSoftnetSqueeze, Check: checkSoftnetSqueeze},
 	{Meta: metaBacklogNoEvidence, Check: checkBacklogNoEvidence},
 	{Meta: metaUDPBufErrors, Check: checkUDPBufErrors},
+	{Meta: metaPortRangeService, Check: checkPortRangeService},
 }
 
 // DefaultRTT is the round-trip time assumed for a LAN.

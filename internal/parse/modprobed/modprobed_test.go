@@ -81,3 +81,58 @@ func TestOrderMatchesModprobe(t *testing.T) {
 		t.Errorf("%d options lines, want 6 (a masked name and a non-.conf file left out)", len(theirs))
 	}
 }
+
+// DisableOption takes only the parameter out: the real modprobe reads the
+// edited file with the other options of the line, and of other modules,
+// as they were, and without the parameter.
+func TestDisableOption(t *testing.T) {
+	src := "# admin\noptions zfs zfs_arc_max=1 zfs-txg-timeout=30 \\\n  l2arc_noprefetch=0\r\noptions spl zfs_txg_timeout=7\noptions zfs zfs_txg_timeout=31\noptions zfs \"zfs_vdev_scheduler=a b\" zfs_txg_timeout=32"
+	got, n := DisableOption([]byte(src), "zfs", "zfs_txg_timeout", "nastune: note")
+	want := "# admin\n# nastune: note\n# options zfs zfs_arc_max=1 zfs-txg-timeout=30 \\\n#   l2arc_noprefetch=0\r\noptions zfs zfs_arc_max=1 l2arc_noprefetch=0\n" +
+		"options spl zfs_txg_timeout=7\n# nastune: note\n# options zfs zfs_txg_timeout=31\n" +
+		"# nastune: note\n# options zfs \"zfs_vdev_scheduler=a b\" zfs_txg_timeout=32\noptions zfs \"zfs_vdev_scheduler=a b\"\n"
+	if n != 3 || string(got) != want {
+		t.Errorf("DisableOption = %d\n%s\nwant 3\n%s", n, got, want)
+	}
+	if again, n := DisableOption(got, "zfs", "zfs_txg_timeout", "x"); n != 0 || string(again) != string(got) {
+		t.Errorf("a second pass changed %d lines", n)
+	}
+	var before, after []Option
+	for _, o := range Options([]byte(src)) {
+		if !(o.Module == "zfs" && o.Param == "zfs_txg_timeout") {
+			before = append(before, Option{Module: o.Module, Param: o.Param, Value: o.Value})
+		}
+	}
+	for _, o := range Options(got) {
+		after = append(after, Option{Module: o.Module, Param: o.Param, Value: o.Value})
+	}
+	if !reflect.DeepEqual(before, after) {
+		t.Errorf("options after the edit:\n %+v\nwant\n %+v", after, before)
+	}
+
+	// The oracle: what the real modprobe reads from the edited file.
+	mp, err := exec.LookPath("modprobe")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("modprobe not installed (Debian package kmod)")
+		}
+		t.Skip("modprobe not installed (Debian package kmod)")
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "99-admin.conf"), got, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(mp, "-C", dir, "--showconfig").Output()
+	if err != nil {
+		t.Fatalf("modprobe --showconfig: %v", err)
+	}
+	var theirs []string
+	for _, l := range strings.Split(string(out), "\n") {
+		if strings.HasPrefix(l, "options zfs ") || strings.HasPrefix(l, "options spl ") {
+			theirs = append(theirs, l)
+		}
+	}
+	if want := []string{"options zfs zfs_arc_max=1 l2arc_noprefetch=0", "options spl zfs_txg_timeout=7", `options zfs "zfs_vdev_scheduler=a b"`}; !reflect.DeepEqual(theirs, want) {
+		t.Errorf("modprobe reads %q, want %q", theirs, want)
+	}
+}
