@@ -159,17 +159,13 @@ func runTune(ctx context.Context, o *tuneOptions, env *Env) error {
 	if sample < 0 || sample > 10*time.Minute {
 		return usagef("e.g. --sample 2s", "--sample %v is outside 0-10m", sample)
 	}
-	ctx, budget, stop, err := tuneStart(ctx, o, env, "tune", "run `nastune tune --yes ...`", "tune writes /sys attributes and /etc/udev")
+	aopts := apply.Options{}
+	ctx, budget, stop, err := tuneStart(ctx, o, env, tuneKind{cmd: "tune", yes: "run `nastune tune --yes ...`",
+		writes: "tune writes /sys attributes and /etc/udev", revertFirst: &aopts})
 	if err != nil {
 		return err
 	}
 	defer stop()
-	aopts := apply.Options{}
-	if !o.List {
-		if err := revertKilledTune(env, aopts); err != nil {
-			return err
-		}
-	}
 	devs, err := tune.DefaultResolver.Resolve(dirOf(o.File))
 	if err != nil {
 		return err
@@ -233,14 +229,24 @@ func runTune(ctx context.Context, o *tuneOptions, env *Env) error {
 	return tuneTrials(ctx, env, o, n, m, a, tune.Options{Tests: tests, Units: units, Knobs: knobs, Budget: budget}, cleanup)
 }
 
+// tuneKind says how the messages of tuneStart name a tune.
+type tuneKind struct {
+	cmd    string // the tune in the root hint ("tune --net")
+	yes    string // how to run it without asking
+	writes string // what it writes ("tune writes …")
+	// revertFirst (--file, --net): revert the runs whose confirmation
+	// deadline passed and the trials a killed tune left live before the
+	// tune reads the values it starts from. --share does it under the
+	// lock, where it restarts smbd after a reverted Samba trial.
+	revertFirst *apply.Options
+}
+
 // tuneStart is the prelude of every tune: the budget, root (unless
-// --list), a way to ask (--yes or a terminal), and the signals that stop
-// the measurement (Ctrl-C, SIGTERM, a lost terminal, a closed pipe): the
-// trials are reverted before exit, and further signals while reverting
-// are caught (and ignored) until stop. cmd names the tune in the root
-// hint ("tune --net"), yesHint says how to run it without asking, writes
-// what it writes ("tune writes …").
-func tuneStart(ctx context.Context, o *tuneOptions, env *Env, cmd, yesHint, writes string) (context.Context, time.Duration, func(), error) {
+// --list), a way to ask (--yes or a terminal), the signals that stop the
+// measurement (Ctrl-C, SIGTERM, a lost terminal, a closed pipe: the trials
+// are reverted before exit, and further signals while reverting are
+// caught, and ignored, until stop) and, unless --list, k.revertFirst.
+func tuneStart(ctx context.Context, o *tuneOptions, env *Env, k tuneKind) (context.Context, time.Duration, func(), error) {
 	budget, err := durationFlag("budget", o.Budget)
 	if err != nil {
 		return nil, 0, nil, err
@@ -249,24 +255,24 @@ func tuneStart(ctx context.Context, o *tuneOptions, env *Env, cmd, yesHint, writ
 		return nil, 0, nil, usagef("e.g. --budget 10m", "--budget %v is outside 10s-24h", budget)
 	}
 	if os.Geteuid() != 0 && !o.List {
-		return nil, 0, nil, usagef("run it as root: sudo nastune "+cmd+" ...", "%s, which needs root", writes)
+		return nil, 0, nil, usagef("run it as root: sudo nastune "+k.cmd+" ...", "%s, which needs root", k.writes)
 	}
 	if !o.Yes && !env.IsTTY && !o.List {
-		return nil, 0, nil, usagef(yesHint+" to start the trials without asking", "nothing tried: not a terminal and no --yes")
+		return nil, 0, nil, usagef(k.yes+" to start the trials without asking", "nothing tried: not a terminal and no --yes")
 	}
 	ctx, stopSignals := benchSignals(ctx)
 	ctx, stopPipe := pipeSignal(ctx)
-	return ctx, budget, func() { stopPipe(); stopSignals() }, nil
-}
-
-// revertKilledTune reverts the runs whose confirmation deadline passed
-// and the trials a killed tune left live, before a tune reads the values
-// it starts from.
-func revertKilledTune(env *Env, aopts apply.Options) error {
-	finishExpired(env)
-	done, err := tune.FinishOrphans(aopts)
-	reportReverted(env, done)
-	return err
+	stop := func() { stopPipe(); stopSignals() }
+	if k.revertFirst != nil && !o.List {
+		finishExpired(env)
+		done, err := tune.FinishOrphans(*k.revertFirst)
+		reportReverted(env, done)
+		if err != nil {
+			stop()
+			return nil, 0, nil, err
+		}
+	}
+	return ctx, budget, stop, nil
 }
 
 func reportReverted(env *Env, done []string) {

@@ -35,17 +35,13 @@ func runTuneNet(ctx context.Context, o *tuneOptions, env *Env) error {
 	if o.Rate < 0 || o.Rate > 400000 || math.IsNaN(o.Rate) {
 		return usagef("e.g. --rate 1000 for a gigabit link", "--rate %v is outside 0-400000 Mbit/s", o.Rate)
 	}
-	ctx, budget, stop, err := tuneStart(ctx, o, env, "tune --net", "run `nastune tune --net HOST --yes`", "tune writes /proc/sys and /etc/sysctl.d")
+	aopts := apply.Options{}
+	ctx, budget, stop, err := tuneStart(ctx, o, env, tuneKind{cmd: "tune --net", yes: "run `nastune tune --net HOST --yes`",
+		writes: "tune writes /proc/sys and /etc/sysctl.d", revertFirst: &aopts})
 	if err != nil {
 		return err
 	}
 	defer stop()
-	aopts := apply.Options{}
-	if !o.List {
-		if err := revertKilledTune(env, aopts); err != nil {
-			return err
-		}
-	}
 	token := o.Token
 	if token == "" {
 		token = env.Getenv(tokenEnv)

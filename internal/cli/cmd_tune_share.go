@@ -76,8 +76,8 @@ func runTuneShare(ctx context.Context, o *tuneOptions, env *Env) error {
 	if err != nil {
 		return err
 	}
-	ctx, budget, stop, err := tuneStart(ctx, o, env, "tune --share", "run `nastune tune --share URL --yes`",
-		"tune edits smb.conf, restarts smbd and writes /sys and /proc/fs/nfsd")
+	ctx, budget, stop, err := tuneStart(ctx, o, env, tuneKind{cmd: "tune --share", yes: "run `nastune tune --share URL --yes`",
+		writes: "tune edits smb.conf, restarts smbd and writes /sys and /proc/fs/nfsd"})
 	if err != nil {
 		return err
 	}
