@@ -116,20 +116,6 @@ type stagedCgroup struct {
 
 const cgroupPrefix = "nastune-share-"
 
-// removeStaleCgroups removes this test's cgroups of runs that were killed.
-func removeStaleCgroups(mounts []string) {
-	for _, m := range mounts {
-		ents, _ := os.ReadDir(m)
-		for _, e := range ents {
-			rest, ok := strings.CutPrefix(e.Name(), cgroupPrefix)
-			pid, err := strconv.Atoi(strings.SplitN(rest, "-", 2)[0])
-			if ok && err == nil && pid > 0 && syscall.Kill(pid, 0) == syscall.ESRCH {
-				os.Remove(filepath.Join(m, e.Name()))
-			}
-		}
-	}
-}
-
 // stageCgroup makes a cgroup with a CPU quota (quotaPct of a core, 0:
 // none) and a read limit on dev (bytes/s, 0: none).
 func stageCgroup(t *testing.T, name string, quotaPct int, dev string, readBps uint64) *stagedCgroup {
@@ -139,7 +125,12 @@ func stageCgroup(t *testing.T, name string, quotaPct int, dev string, readBps ui
 		t.Fatal(err)
 	}
 	v2, v1 := kernfmt.CgroupMounts(mi)
-	removeStaleCgroups([]string{v2, v1["cpu"], v1["blkio"]})
+	// This test's cgroups of runs that were killed are removed.
+	for _, m := range []string{v2, v1["cpu"], v1["blkio"]} {
+		if m != "" {
+			testutil.RemoveStale(m, []string{cgroupPrefix}, func(p string) { os.Remove(p) })
+		}
+	}
 	devID := ""
 	if dev != "" {
 		var st unix.Stat_t

@@ -50,22 +50,6 @@ type Lab struct {
 	done chan struct{}
 }
 
-// removeStale deletes the namespaces of this package whose process no
-// longer exists (a killed run).
-func removeStale() {
-	ents, _ := os.ReadDir("/run/netns")
-	for _, e := range ents {
-		rest, ok := strings.CutPrefix(e.Name(), "nastune-smbs-")
-		if !ok {
-			rest, ok = strings.CutPrefix(e.Name(), "nastune-smbc-")
-		}
-		pid, err := strconv.Atoi(strings.SplitN(rest, "-", 2)[0])
-		if ok && err == nil && pid > 0 && syscall.Kill(pid, 0) == syscall.ESRCH {
-			exec.Command("ip", "netns", "del", e.Name()).Run()
-		}
-	}
-}
-
 // Options stage a lab beyond its smb.conf.
 type Options struct {
 	// Global holds extra [global] lines (e.g. signing, socket options).
@@ -91,7 +75,8 @@ func StartWith(t testing.TB, name string, o Options) *Lab {
 	t.Helper()
 	testutil.NeedRoot(t, "network namespaces and smbd")
 	testutil.Need(t, "ip", "iproute2")
-	removeStale()
+	// Namespaces of a killed run (its process gone) are removed.
+	testutil.RemoveStale("/run/netns", []string{"nastune-smbs-", "nastune-smbc-"}, testutil.DelNetns)
 	pid := strconv.Itoa(os.Getpid()) + "-" + name
 	srv, cli := "nastune-smbs-"+pid, "nastune-smbc-"+pid
 	testutil.Run(t, "ip", "netns", "add", srv)
