@@ -157,7 +157,8 @@ func (l *Lab) Iperf3(args ...string) (float64, error) {
 		return 0, fmt.Errorf("iperf3 -c %s %v: %v\n%s", l.ServerAddr, args, err, out)
 	}
 	var r struct {
-		End struct {
+		Error string `json:"error"`
+		End   struct {
 			SumReceived struct {
 				BitsPerSecond float64 `json:"bits_per_second"`
 			} `json:"sum_received"`
@@ -165,6 +166,9 @@ func (l *Lab) Iperf3(args ...string) (float64, error) {
 	}
 	if err := json.Unmarshal(out, &r); err != nil {
 		return 0, fmt.Errorf("iperf3 json: %v\n%s", err, out)
+	}
+	if r.Error != "" || r.End.SumReceived.BitsPerSecond <= 0 {
+		return 0, fmt.Errorf("iperf3 -c %s %v: no stream measured: %s", l.ServerAddr, args, r.Error)
 	}
 	return r.End.SumReceived.BitsPerSecond, nil
 }
