@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -325,6 +326,28 @@ func (s *Server) checkToken(peer, token string) (locked time.Duration, ok bool) 
 	return 0, false
 }
 
+// authorize applies the token rules of a test header to a request from
+// peer: a lockout refuses, a wrong token costs badTokenDelay. It says why
+// on c when it refuses.
+func (s *Server) authorize(ctx context.Context, c net.Conn, peer, token string, refuse func(string)) bool {
+	if s.Token == "" {
+		return true
+	}
+	switch locked, ok := s.checkToken(peer, token); {
+	case locked > 0:
+		// Refused whatever the token: a right guess during the lockout
+		// tells nothing.
+		refuse(fmt.Sprintf("too many wrong tokens from %s: try again in %d s", peer, int(locked.Seconds())+1))
+		return false
+	case !ok:
+		pause(ctx, badTokenDelay)
+		_ = c.SetWriteDeadline(time.Now().Add(helloTimeout))
+		refuse("bad token")
+		return false
+	}
+	return true
+}
+
 // pause waits d or until ctx ends.
 func pause(ctx context.Context, d time.Duration) {
 	tm := time.NewTimer(d)
@@ -394,19 +417,8 @@ func (s *Server) handle(ctx context.Context, t *tracked) {
 	case h.V != protoVersion:
 		_ = send(c, reply{Error: fmt.Sprintf("protocol version %d, want %d: use the same nastune version on both ends", h.V, protoVersion)})
 		return
-	case s.Token != "":
-		switch locked, ok := s.checkToken(t.peer, h.Token); {
-		case locked > 0:
-			// Refused whatever the token: a right guess during the
-			// lockout tells nothing.
-			_ = send(c, reply{Error: fmt.Sprintf("too many wrong tokens from %s: try again in %d s", t.peer, int(locked.Seconds())+1)})
-			return
-		case !ok:
-			pause(ctx, badTokenDelay)
-			_ = c.SetWriteDeadline(time.Now().Add(helloTimeout))
-			_ = send(c, reply{Error: "bad token"})
-			return
-		}
+	case !s.authorize(ctx, c, t.peer, h.Token, func(why string) { _ = send(c, reply{Error: why}) }):
+		return
 	}
 	if h.Op == opAttrib {
 		s.hello(t)
@@ -419,41 +431,47 @@ func (s *Server) handle(ctx context.Context, t *tracked) {
 		return
 	}
 	s.hello(t)
+	gone := watchGone(c)
+	if !s.waitTurn(ctx, c, t.peer, gone, func(wait int, refusal string) error { return send(c, reply{Wait: wait, Error: refusal}) }) {
+		return
+	}
+	s.runTest(ctx, c, t.peer, h, gone)
+}
+
+// watchGone is the one reader for the rest of a session's connection:
+// the client sends nothing until DONE (or leaves), so any return means
+// "stop": the channel closes.
+func watchGone(c net.Conn) chan struct{} {
 	_ = c.SetReadDeadline(time.Time{})
-	// One reader for the rest of the connection: the client sends nothing
-	// until DONE (or leaves), so any return means "stop".
 	gone := make(chan struct{})
 	go func() {
 		buf := make([]byte, 8)
 		_, _ = c.Read(buf)
 		close(gone)
 	}()
-	if !s.waitTurn(ctx, c, t.peer, gone) {
-		return
-	}
-	s.runTest(ctx, c, t.peer, h, gone)
+	return gone
 }
 
 // waitTurn takes the test slot, queueing behind earlier clients (FIFO, one
 // place per address). Clients that just finished go to the back: turns
-// are fair.
-func (s *Server) waitTurn(ctx context.Context, c net.Conn, peer string, gone chan struct{}) bool {
+// are fair. tell sends the client, in its session's reply, its place in
+// the queue (wait) or why it is refused.
+func (s *Server) waitTurn(ctx context.Context, c net.Conn, peer string, gone chan struct{}, tell func(wait int, refusal string) error) bool {
 	s.mu.Lock()
 	if !s.busy && len(s.queue) == 0 {
 		s.busy = true
 		s.mu.Unlock()
 		return true
 	}
-	for _, w := range s.queue {
-		if w.peer == peer {
-			s.mu.Unlock()
-			_ = send(c, reply{Error: "busy: this address is already waiting for a turn"})
-			return false
-		}
+	refusal := ""
+	if slices.ContainsFunc(s.queue, func(w *waiter) bool { return w.peer == peer }) {
+		refusal = "busy: this address is already waiting for a turn"
+	} else if len(s.queue) >= maxQueue {
+		refusal = "busy: too many clients waiting"
 	}
-	if len(s.queue) >= maxQueue {
+	if refusal != "" {
 		s.mu.Unlock()
-		_ = send(c, reply{Error: "busy: too many clients waiting"})
+		_ = tell(0, refusal)
 		return false
 	}
 	w := &waiter{peer: peer, turn: make(chan struct{})}
@@ -461,7 +479,7 @@ func (s *Server) waitTurn(ctx context.Context, c net.Conn, peer string, gone cha
 	pos := len(s.queue)
 	s.mu.Unlock()
 	_ = c.SetWriteDeadline(time.Now().Add(helloTimeout))
-	if send(c, reply{Wait: pos}) != nil {
+	if tell(pos, "") != nil {
 		s.leaveQueue(w)
 		return false
 	}

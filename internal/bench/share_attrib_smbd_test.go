@@ -1,10 +1,13 @@
 package bench
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -15,10 +18,11 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/nastune/nastune/internal/parse/kernfmt"
+	"github.com/nastune/nastune/test/smblab"
 	"github.com/nastune/nastune/test/testutil"
 )
 
-// Staged attribution: the real smbd of share_smbd_test.go inside a cgroup
+// Staged attribution: the real smbd of test/smblab inside a cgroup
 // the test creates (cgroup v2 where the unified hierarchy has the cpu and
 // io controllers delegated, else the v1 cpu and blkio hierarchies), with
 // `nastune bench net -s` sampling in the server's namespace. Each stage
@@ -43,17 +47,25 @@ func fsDevice(p string) ([]string, error) {
 }
 
 // startNetServer runs `bench net -s` (the helper) in the lab's server
-// network namespace, knowing the lab's smb.conf. nsenter enters the
-// network namespace only: `ip netns exec` also gives a private mount
-// namespace with a fresh /sys, without the cgroup mounts under
-// /sys/fs/cgroup the server must read (on a NAS the server runs in the
-// host's mounts).
-func (l *smbLab) startNetServer(t *testing.T) string {
+// network namespace, knowing the lab's smb.conf, and returns its address.
+func startNetServer(t *testing.T, l *smblab.Lab) string {
+	t.Helper()
+	addr := l.Addr + ":5201"
+	startServerHelper(t, l.Srv, "netserver", "NASTUNE_NET_ADDR="+addr, "NASTUNE_SMB_CONF="+l.Conf)
+	return addr
+}
+
+// startServerHelper runs a helper mode that serves (netserver,
+// shareclient) in the network namespace ns until the test ends, and waits
+// until it listens. nsenter enters the network namespace only: `ip netns
+// exec` also gives a private mount namespace with a fresh /sys, without
+// the cgroup mounts under /sys/fs/cgroup the server must read (on a NAS
+// the server runs in the host's mounts).
+func startServerHelper(t *testing.T, ns, mode string, env ...string) {
 	t.Helper()
 	testutil.Need(t, "nsenter", "util-linux")
-	addr := l.addr + ":5201"
-	srv := exec.Command("nsenter", "--net=/run/netns/"+l.srv, os.Args[0], "-test.run=^$")
-	srv.Env = append(os.Environ(), helperEnv+"=netserver", "NASTUNE_NET_ADDR="+addr, "NASTUNE_SMB_CONF="+filepath.Join(l.dir, "smb.conf"))
+	srv := exec.Command("nsenter", "--net=/run/netns/"+ns, os.Args[0], "-test.run=^$")
+	srv.Env = append(append(os.Environ(), helperEnv+"="+mode), env...)
 	stdout, _ := srv.StdoutPipe()
 	srv.Stderr = os.Stderr
 	if err := srv.Start(); err != nil {
@@ -61,9 +73,37 @@ func (l *smbLab) startNetServer(t *testing.T) string {
 	}
 	t.Cleanup(func() { srv.Process.Signal(syscall.SIGTERM); srv.Wait() })
 	if b := make([]byte, 9); func() bool { n, _ := io.ReadFull(stdout, b); return n != 9 }() {
-		t.Fatal("the bench net server did not start")
+		t.Fatalf("the helper %s did not start", mode)
 	}
-	return addr
+}
+
+// serveHelper is the body of the serving helper modes: s listens, says
+// so, and serves until SIGTERM.
+func serveHelper(s *Server) int {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	if err := s.Listen(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	fmt.Println("listening")
+	if err := s.Serve(ctx); err != nil && ctx.Err() == nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
+
+// printHelper is the end of the measuring helper modes: the result as
+// JSON on stdout, or the error on stderr.
+func printHelper(res any, err error) int {
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	b, _ := json.Marshal(res)
+	fmt.Println(string(b))
+	return 0
 }
 
 // stagedCgroup is a cgroup (v2) or a pair of them (v1 cpu and blkio).
@@ -76,20 +116,6 @@ type stagedCgroup struct {
 
 const cgroupPrefix = "nastune-share-"
 
-// removeStaleCgroups removes this test's cgroups of runs that were killed.
-func removeStaleCgroups(mounts []string) {
-	for _, m := range mounts {
-		ents, _ := os.ReadDir(m)
-		for _, e := range ents {
-			rest, ok := strings.CutPrefix(e.Name(), cgroupPrefix)
-			pid, err := strconv.Atoi(strings.SplitN(rest, "-", 2)[0])
-			if ok && err == nil && pid > 0 && syscall.Kill(pid, 0) == syscall.ESRCH {
-				os.Remove(filepath.Join(m, e.Name()))
-			}
-		}
-	}
-}
-
 // stageCgroup makes a cgroup with a CPU quota (quotaPct of a core, 0:
 // none) and a read limit on dev (bytes/s, 0: none).
 func stageCgroup(t *testing.T, name string, quotaPct int, dev string, readBps uint64) *stagedCgroup {
@@ -99,7 +125,12 @@ func stageCgroup(t *testing.T, name string, quotaPct int, dev string, readBps ui
 		t.Fatal(err)
 	}
 	v2, v1 := kernfmt.CgroupMounts(mi)
-	removeStaleCgroups([]string{v2, v1["cpu"], v1["blkio"]})
+	// This test's cgroups of runs that were killed are removed.
+	for _, m := range []string{v2, v1["cpu"], v1["blkio"]} {
+		if m != "" {
+			testutil.RemoveStale(m, []string{cgroupPrefix}, func(p string) { os.Remove(p) })
+		}
+	}
 	devID := ""
 	if dev != "" {
 		var st unix.Stat_t
@@ -207,8 +238,8 @@ func limitOf(res *ShareResult, test string) *ShareLimit {
 func TestShareSmbdCPUQuota(t *testing.T) {
 	testutil.NeedRoot(t, "cgroups, network namespaces and smbd")
 	cg := stageCgroup(t, "cpu", 2, "", 0)
-	l := startSmbdWith(t, smbdOpts{name: "q", procs: cg.procs})
-	tcp := l.startNetServer(t)
+	l := smblab.StartWith(t, "q", smblab.Options{Procs: cg.procs})
+	tcp := startNetServer(t, l)
 	// On a busy machine smbd may get less than its quota from the
 	// scheduler: then the quota is not what holds it and the stage did
 	// not happen. The test checks the cgroup was throttled during the run
@@ -217,7 +248,7 @@ func TestShareSmbdCPUQuota(t *testing.T) {
 	for try := 1; ; try++ {
 		before := cg.throttled(t)
 		var raw string
-		res, raw = l.runShareClient(t, "smb://nobody@"+l.addr+"/secret", "seqwrite,seqread", "NASTUNE_SHARE_MIB=48", "NASTUNE_SHARE_TCP="+tcp, "NASTUNE_SHARE_STREAMS=1")
+		res, raw = runShareClient(t, l, "smb://nobody@"+l.Addr+"/secret", "seqwrite,seqread", "NASTUNE_SHARE_MIB=48", "NASTUNE_SHARE_TCP="+tcp, "NASTUNE_SHARE_STREAMS=1")
 		t.Logf("%s", raw)
 		if n := cg.throttled(t) - before; n >= 10 {
 			break
@@ -266,19 +297,19 @@ func TestShareSmbdDiskThrottle(t *testing.T) {
 	testutil.Run(t, "mkfs.ext4", "-q", "-F", dev)
 	const limit = 8 << 20
 	cg := stageCgroup(t, "disk", 0, dev, limit)
-	l := startSmbdWith(t, smbdOpts{name: "d", procs: cg.procs, prep: func(dir string) {
+	l := smblab.StartWith(t, "d", smblab.Options{Procs: cg.procs, Prep: func(dir string) {
 		share := filepath.Join(dir, "share")
 		testutil.Run(t, "mount", dev, share)
 		t.Cleanup(func() { exec.Command("umount", "-l", share).Run() })
 	}})
-	tcp := l.startNetServer(t)
+	tcp := startNetServer(t, l)
 	// Under load smbd may not keep the throttle busy (it reads below the
 	// limit for want of CPU): then the stage did not happen; three tries
 	// before the test says so.
 	var res *ShareResult
 	for try := 1; ; try++ {
 		var raw string
-		res, raw = l.runShareClient(t, "smb://nobody@"+l.addr+"/share", "seqwrite,seqread", "NASTUNE_SHARE_MIB=32", "NASTUNE_SHARE_TCP="+tcp, "NASTUNE_SHARE_STREAMS=1")
+		res, raw = runShareClient(t, l, "smb://nobody@"+l.Addr+"/share", "seqwrite,seqread", "NASTUNE_SHARE_MIB=32", "NASTUNE_SHARE_TCP="+tcp, "NASTUNE_SHARE_STREAMS=1")
 		t.Logf("%s", raw)
 		if len(res.Tests) == 2 && res.Tests[1].MiBPerS >= 0.9*limit/(1<<20) {
 			break

@@ -60,26 +60,6 @@ func sendShare(c net.Conn, r shareReply) error {
 	return err
 }
 
-// authorize applies the token rules of a test header to a request from
-// peer: a lockout refuses, a wrong token costs badTokenDelay. It says why
-// on c when it refuses.
-func (s *Server) authorize(ctx context.Context, c net.Conn, peer, token string, refuse func(string)) bool {
-	if s.Token == "" {
-		return true
-	}
-	switch locked, ok := s.checkToken(peer, token); {
-	case locked > 0:
-		refuse(fmt.Sprintf("too many wrong tokens from %s: try again in %d s", peer, int(locked.Seconds())+1))
-		return false
-	case !ok:
-		pause(ctx, badTokenDelay)
-		_ = c.SetWriteDeadline(time.Now().Add(helloTimeout))
-		refuse("bad token")
-		return false
-	}
-	return true
-}
-
 // shareSession serves one share request (line is its JSON).
 func (s *Server) shareSession(ctx context.Context, t *tracked, line string) {
 	c := t.c
@@ -130,14 +110,8 @@ func (s *Server) shareSession(ctx context.Context, t *tracked, line string) {
 		return
 	}
 	s.hello(t)
-	_ = c.SetReadDeadline(time.Time{})
-	gone := make(chan struct{})
-	go func() {
-		buf := make([]byte, 8)
-		_, _ = c.Read(buf)
-		close(gone)
-	}()
-	if !s.waitShareTurn(ctx, c, t.peer, gone) {
+	gone := watchGone(c)
+	if !s.waitTurn(ctx, c, t.peer, gone, func(wait int, refusal string) error { return sendShare(c, shareReply{Wait: wait, Error: refusal}) }) {
 		return
 	}
 	defer s.nextTurn()
@@ -163,39 +137,6 @@ func (s *Server) shareSession(ctx context.Context, t *tracked, line string) {
 		return
 	}
 	_ = sendShare(c, shareReply{Result: res})
-}
-
-// waitShareTurn is waitTurn with the share reply's shape for "queued".
-func (s *Server) waitShareTurn(ctx context.Context, c net.Conn, peer string, gone chan struct{}) bool {
-	s.mu.Lock()
-	if !s.busy && len(s.queue) == 0 {
-		s.busy = true
-		s.mu.Unlock()
-		return true
-	}
-	queued := slices.ContainsFunc(s.queue, func(w *waiter) bool { return w.peer == peer })
-	if queued || len(s.queue) >= maxQueue {
-		s.mu.Unlock()
-		_ = sendShare(c, shareReply{Error: "busy: try again when the running test is over"})
-		return false
-	}
-	w := &waiter{peer: peer, turn: make(chan struct{})}
-	s.queue = append(s.queue, w)
-	pos := len(s.queue)
-	s.mu.Unlock()
-	_ = c.SetWriteDeadline(time.Now().Add(helloTimeout))
-	if sendShare(c, shareReply{Wait: pos}) != nil {
-		s.leaveQueue(w)
-		return false
-	}
-	select {
-	case <-w.turn:
-		return true
-	case <-gone:
-	case <-ctx.Done():
-	}
-	s.leaveQueue(w)
-	return false
 }
 
 // ErrShareRefused is a client's refusal of a share request.

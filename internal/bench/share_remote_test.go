@@ -4,15 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"io"
 	"os"
 	"os/exec"
-	"os/signal"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/nastune/nastune/test/smblab"
 )
 
 // A share request is refused before anything runs: wrong token, share
@@ -67,20 +65,8 @@ func TestShareRequestRefusals(t *testing.T) {
 // that runs share tests on request with the password from its own
 // environment.
 func shareClientHelper() int {
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
-	defer stop()
-	s := &Server{Addr: os.Getenv("NASTUNE_NET_ADDR"), Token: os.Getenv("NASTUNE_NET_TOKEN"),
-		SharePassword: func(ShareURL) (string, error) { return os.Getenv("NASTUNE_SMB_PASSWORD"), nil }}
-	if err := s.Listen(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	fmt.Println("listening")
-	if err := s.Serve(ctx); err != nil && ctx.Err() == nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	return 0
+	return serveHelper(&Server{Addr: os.Getenv("NASTUNE_NET_ADDR"), Token: os.Getenv("NASTUNE_NET_TOKEN"),
+		SharePassword: func(ShareURL) (string, error) { return os.Getenv("NASTUNE_SMB_PASSWORD"), nil }})
 }
 
 // shareRequestHelper is the helper mode "sharereq": the NAS side asks the
@@ -88,39 +74,24 @@ func shareClientHelper() int {
 func shareRequestHelper() int {
 	r := ShareRequest{Token: os.Getenv("NASTUNE_NET_TOKEN"), URL: os.Getenv("NASTUNE_SHARE_URL"), Tests: []string{"seqwrite", "seqread"}, Size: 16 << 20, Seconds: 60}
 	res, err := RunShareOn(context.Background(), os.Getenv("NASTUNE_NET_ADDR"), "", r)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	b, _ := json.Marshal(res)
-	fmt.Println(string(b))
-	return 0
+	return printHelper(res, err)
 }
 
 // The NAS (smbd's namespace) asks a client running the bench server (the
 // other namespace) to run share tests on its share: the client measures
 // with its own password; the request holds none.
 func TestShareRequestSmbd(t *testing.T) {
-	l := startSmbd(t, "q", "")
-	cli := exec.Command("ip", "netns", "exec", l.cli, os.Args[0], "-test.run=^$")
-	cli.Env = append(os.Environ(), helperEnv+"=shareclient", "NASTUNE_NET_ADDR=10.231.0.2:5201", "NASTUNE_NET_TOKEN=tok", "NASTUNE_SMB_PASSWORD="+smbTestPassword)
-	stdout, _ := cli.StdoutPipe()
-	if err := cli.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cli.Process.Signal(syscall.SIGTERM); cli.Wait() })
-	if b := make([]byte, 9); func() bool { n, _ := io.ReadFull(stdout, b); return n != 9 }() {
-		t.Fatal("the client's bench server did not start")
-	}
+	l := smblab.Start(t, "q", "")
+	startServerHelper(t, l.Cli, "shareclient", "NASTUNE_NET_ADDR=10.231.0.2:5201", "NASTUNE_NET_TOKEN=tok", "NASTUNE_SMB_PASSWORD="+smblab.Password)
 	ask := func(url, token string) (string, error) {
-		req := exec.Command("ip", "netns", "exec", l.srv, os.Args[0], "-test.run=^$")
+		req := exec.Command("ip", "netns", "exec", l.Srv, os.Args[0], "-test.run=^$")
 		req.Env = append(os.Environ(), helperEnv+"=sharereq", "NASTUNE_NET_ADDR=10.231.0.2:5201", "NASTUNE_NET_TOKEN="+token, "NASTUNE_SHARE_URL="+url)
 		req.Env = slicesDeleteEnv(req.Env, "NASTUNE_SMB_PASSWORD")
 		out, err := req.CombinedOutput()
 		return string(out), err
 	}
 	done := time.Now()
-	out, err := ask("smb://nobody@"+l.addr+"/share", "tok")
+	out, err := ask("smb://nobody@"+l.Addr+"/share", "tok")
 	if err != nil {
 		t.Fatalf("share request: %v\n%s", err, out)
 	}
@@ -130,7 +101,7 @@ func TestShareRequestSmbd(t *testing.T) {
 	}
 	checkShareTests(t, &res, 16<<20, "seqwrite", "seqread")
 	t.Logf("share tests run by the client on request in %s: %s", time.Since(done).Round(time.Millisecond), out)
-	if out, err := ask("smb://nobody@"+l.addr+"/share", "wrong"); err == nil || !strings.Contains(out, "bad token") {
+	if out, err := ask("smb://nobody@"+l.Addr+"/share", "wrong"); err == nil || !strings.Contains(out, "bad token") {
 		t.Errorf("a wrong token: %v %s", err, out)
 	}
 }

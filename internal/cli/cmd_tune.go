@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"slices"
@@ -160,10 +161,6 @@ func runTune(ctx context.Context, o *tuneOptions, env *Env) error {
 	if err != nil {
 		return err
 	}
-	budget, err := durationFlag("budget", o.Budget)
-	if err != nil {
-		return err
-	}
 	sample, err := durationFlag("sample", o.Sample)
 	if err != nil {
 		return err
@@ -171,29 +168,13 @@ func runTune(ctx context.Context, o *tuneOptions, env *Env) error {
 	if sample < 0 || sample > 10*time.Minute {
 		return usagef("e.g. --sample 2s", "--sample %v is outside 0-10m", sample)
 	}
-	if budget < 10*time.Second || budget > 24*time.Hour {
-		return usagef("e.g. --budget 10m", "--budget %v is outside 10s-24h", budget)
-	}
-	if os.Geteuid() != 0 && !o.List {
-		return usagef("run it as root: sudo nastune tune ...", "tune writes /sys attributes and /etc/udev, which needs root")
-	}
-	if !o.Yes && !env.IsTTY && !o.List {
-		return usagef("run `nastune tune --yes ...` to start the trials without asking", "nothing tried: not a terminal and no --yes")
-	}
-	// Signals stop the measurement; the trials are reverted before exit.
-	// Further signals while reverting are caught (and ignored) until stop.
-	ctx, stop := benchSignals(ctx)
-	defer stop()
-	ctx, stopPipe := pipeSignal(ctx)
-	defer stopPipe()
-
 	aopts := apply.Options{}
-	if !o.List {
-		finishExpired(env)
-		if _, err := finishTuneOrphans(env, aopts); err != nil {
-			return err
-		}
+	ctx, budget, stop, err := tuneStart(ctx, o, env, tuneKind{cmd: "tune", yes: "run `nastune tune --yes ...`",
+		writes: "tune writes /sys attributes and /etc/udev", revertFirst: &aopts})
+	if err != nil {
+		return err
 	}
+	defer stop()
 	devs, err := tune.DefaultResolver.Resolve(dirOf(o.File))
 	if err != nil {
 		return err
@@ -231,33 +212,15 @@ func runTune(ctx context.Context, o *tuneOptions, env *Env) error {
 		units[t] = tune.Unit(t)
 	}
 	if o.List && o.Output == "json" {
-		b, err := json.MarshalIndent(map[string]any{"devices": devs, "knobs": knobs}, "", "  ")
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprintf(env.Stdout, "%s\n", render.JSONSafe(b))
-		return err
+		return listJSON(env, map[string]any{"devices": devs, "knobs": knobs})
 	}
-	w := env.Stderr
-	if o.Output == "text" || o.List {
-		w = env.Stdout
-	}
+	w := tuneOut(env, o)
 	reqs := ""
 	if slices.ContainsFunc(tests, func(t string) bool { return strings.HasPrefix(t, "seq") }) {
 		reqs = ", sequential requests of " + o.BS
 	}
 	fmt.Fprintf(w, "tune %s: %s%s, budget %s\n", o.File, strings.Join(tests, ","), reqs, budget)
-	for _, d := range devs {
-		fmt.Fprintf(w, "  device %-8s %-5s %s\n", d.Name, d.Kind, d.Via)
-	}
-	n := 0
-	for _, k := range knobs {
-		n += len(k.Values)
-		fmt.Fprintf(w, "  knob %s = %s; tries %s\n", k.Path, k.Current, orDash(strings.Join(k.Values, ", ")))
-		for _, s := range k.Skipped {
-			fmt.Fprintf(w, "    not tried %s\n", s)
-		}
-	}
+	n := printKnobs(w, devs, knobs)
 	if n == 0 {
 		fmt.Fprintln(w, "nothing to try on this path")
 		return nil
@@ -275,38 +238,170 @@ func runTune(ctx context.Context, o *tuneOptions, env *Env) error {
 	return tuneTrials(ctx, env, o, n, m, a, tune.Options{Tests: tests, Units: units, Knobs: knobs, Budget: budget}, cleanup)
 }
 
-// tuneTrials asks (unless --yes), takes the tune lock, reverts what a
-// killed tune left, runs the trials and prints the result. Every run of
-// this tune (trials and the persisted run) is journaled under one tune
-// name, so `undo --list` shows the tune as one entry. cleanup (optional)
-// runs after the trials.
-func tuneTrials(ctx context.Context, env *Env, o *tuneOptions, n int, m tune.Measurer, a *tune.JournalApplier, topts tune.Options, cleanup func()) error {
-	if !o.Yes {
-		fmt.Fprintf(env.Stdout, "\nMeasure and try these %d value(s), one at a time (each reverted unless it pays)? [y/N] ", n)
-		line, _ := bufio.NewReader(env.Stdin).ReadString('\n')
-		if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
-			fmt.Fprintln(env.Stdout, "nothing tried")
-			return nil
+// tuneKind says how the messages of tuneStart name a tune.
+type tuneKind struct {
+	cmd    string // the tune in the root hint ("tune --net")
+	yes    string // how to run it without asking
+	writes string // what it writes ("tune writes …")
+	// revertFirst (--file, --net): revert the runs whose confirmation
+	// deadline passed and the trials a killed tune left live before the
+	// tune reads the values it starts from. --share does it under the
+	// lock, where it restarts smbd after a reverted Samba trial.
+	revertFirst *apply.Options
+}
+
+// tuneStart is the prelude of every tune: the budget, root (unless
+// --list), a way to ask (--yes or a terminal), the signals that stop the
+// measurement (Ctrl-C, SIGTERM, a lost terminal, a closed pipe: the trials
+// are reverted before exit, and further signals while reverting are
+// caught, and ignored, until stop) and, unless --list, k.revertFirst.
+func tuneStart(ctx context.Context, o *tuneOptions, env *Env, k tuneKind) (context.Context, time.Duration, func(), error) {
+	budget, err := durationFlag("budget", o.Budget)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	if budget < 10*time.Second || budget > 24*time.Hour {
+		return nil, 0, nil, usagef("e.g. --budget 10m", "--budget %v is outside 10s-24h", budget)
+	}
+	if os.Geteuid() != 0 && !o.List {
+		return nil, 0, nil, usagef("run it as root: sudo nastune "+k.cmd+" ...", "%s, which needs root", k.writes)
+	}
+	if !o.Yes && !env.IsTTY && !o.List {
+		return nil, 0, nil, usagef(k.yes+" to start the trials without asking", "nothing tried: not a terminal and no --yes")
+	}
+	ctx, stopSignals := benchSignals(ctx)
+	ctx, stopPipe := pipeSignal(ctx)
+	stop := func() { stopPipe(); stopSignals() }
+	if k.revertFirst != nil && !o.List {
+		finishExpired(env)
+		if _, err := finishTuneOrphans(env, *k.revertFirst); err != nil {
+			stop()
+			return nil, 0, nil, err
 		}
 	}
-	// One tune at a time, for the whole run (taken after the answer: a
-	// "no" leaves no state folder behind).
-	unlock, err := apply.TuneLock(a.Opts)
+	return ctx, budget, stop, nil
+}
+
+func reportReverted(env *Env, done []string) {
+	if len(done) > 0 {
+		fmt.Fprintf(env.Stderr, "nastune: reverted %d trial run(s) a killed tune left live: %s\n", len(done), strings.Join(done, ", "))
+	}
+}
+
+// tuneOut is where a tune's plan goes: stdout for text and --list, else
+// stderr (stdout holds the JSON or HTML result).
+func tuneOut(env *Env, o *tuneOptions) io.Writer {
+	if o.Output == "text" || o.List {
+		return env.Stdout
+	}
+	return env.Stderr
+}
+
+// listJSON prints tune --list -o json.
+func listJSON(env *Env, v map[string]any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(env.Stdout, "%s\n", render.JSONSafe(b))
+	return err
+}
+
+// printKnobs prints the devices and the knobs of a tune's plan and
+// returns the number of values to try.
+func printKnobs(w io.Writer, devs []tune.Device, knobs []tune.Knob) int {
+	for _, d := range devs {
+		fmt.Fprintf(w, "  device %-8s %-5s %s\n", d.Name, d.Kind, d.Via)
+	}
+	n := 0
+	for _, k := range knobs {
+		n += len(k.Values)
+		fmt.Fprintf(w, "  knob %s = %s; tries %s\n", k.Path, k.Current, orDash(strings.Join(k.Values, ", ")))
+		for _, s := range k.Skipped {
+			fmt.Fprintf(w, "    not tried %s\n", s)
+		}
+	}
+	return n
+}
+
+// askTrials asks before the first trial (unless --yes); note (optional)
+// is said before the question.
+func askTrials(env *Env, o *tuneOptions, n int, note string) bool {
+	if o.Yes {
+		return true
+	}
+	if note != "" {
+		fmt.Fprintln(env.Stdout, note)
+	}
+	fmt.Fprintf(env.Stdout, "\nMeasure and try these %d value(s), one at a time (each reverted unless it pays)? [y/N] ", n)
+	line, _ := bufio.NewReader(env.Stdin).ReadString('\n')
+	if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
+		fmt.Fprintln(env.Stdout, "nothing tried")
+		return false
+	}
+	return true
+}
+
+// lockTune takes the tune lock (one tune at a time, for the whole run;
+// taken after the answer: a "no" leaves no state folder behind) and
+// reverts what a killed tune left. reverted (optional) runs when it
+// reverted any, with the trial runs that were open.
+func lockTune(env *Env, aopts apply.Options, reverted func(open []apply.Manifest) error) (func(), error) {
+	unlock, err := apply.TuneLock(aopts)
+	if err != nil {
+		return nil, err
+	}
+	var open []apply.Manifest
+	if reverted != nil {
+		open, _ = apply.OpenTrials(aopts)
+	}
+	done, err := tune.FinishOrphansLocked(aopts)
+	if err == nil && len(done) > 0 {
+		reportReverted(env, done)
+		if reverted != nil {
+			err = reverted(open)
+		}
+	}
+	if err != nil {
+		unlock()
+		return nil, err
+	}
+	return unlock, nil
+}
+
+// tuneName names every run of one tune (trials and the persisted run),
+// so `undo --list` shows the tune as one entry.
+func tuneName() string {
+	return "tune-" + time.Now().UTC().Format("20060102T150405Z") + "-" + strconv.Itoa(os.Getpid())
+}
+
+// tuneTrials asks (unless --yes), takes the tune lock, reverts what a
+// killed tune left, runs the trials and prints the result. cleanup
+// (optional) runs after the trials.
+func tuneTrials(ctx context.Context, env *Env, o *tuneOptions, n int, m tune.Measurer, a *tune.JournalApplier, topts tune.Options, cleanup func()) error {
+	if !askTrials(env, o, n, "") {
+		return nil
+	}
+	unlock, err := lockTune(env, a.Opts, nil)
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	if done, err := tune.FinishOrphansLocked(a.Opts); err != nil {
-		return err
-	} else if len(done) > 0 {
-		fmt.Fprintf(env.Stderr, "nastune: reverted %d trial run(s) a killed tune left live: %s\n", len(done), strings.Join(done, ", "))
-	}
 	if cleanup != nil {
 		defer cleanup()
 	}
-	a.Opts.Tune = "tune-" + time.Now().UTC().Format("20060102T150405Z") + "-" + strconv.Itoa(os.Getpid())
+	a.Opts.Tune = tuneName()
+	return runTrials(ctx, env, o, m, a, topts, nil)
+}
+
+// runTrials runs the trials and prints the result (notes head its
+// notes), also the trials done when the tune stopped early.
+func runTrials(ctx context.Context, env *Env, o *tuneOptions, m tune.Measurer, a tune.Applier, topts tune.Options, notes []string) error {
 	topts.Log = func(f string, args ...any) { fmt.Fprintf(env.Stderr, "nastune: "+f+"\n", args...) }
 	res, err := tune.Run(ctx, m, a, topts)
+	if res != nil && len(notes) > 0 {
+		res.Notes = append(notes, res.Notes...)
+	}
 	if err != nil {
 		if res != nil && len(res.Trials) > 0 {
 			_ = emitTune(env, o.Output, res)

@@ -4,10 +4,8 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"strings"
 	"time"
 
@@ -15,7 +13,6 @@ import (
 	"github.com/nastune/nastune/internal/bench"
 	"github.com/nastune/nastune/internal/hostfs"
 	"github.com/nastune/nastune/internal/probe"
-	"github.com/nastune/nastune/internal/render"
 	"github.com/nastune/nastune/internal/rules"
 	"github.com/nastune/nastune/internal/tune"
 	"github.com/nastune/nastune/internal/units"
@@ -40,30 +37,13 @@ func runTuneNet(ctx context.Context, o *tuneOptions, env *Env) error {
 	if o.Rate < 0 || o.Rate > 400000 || math.IsNaN(o.Rate) {
 		return usagef("e.g. --rate 1000 for a gigabit link", "--rate %v is outside 0-400000 Mbit/s", o.Rate)
 	}
-	budget, err := durationFlag("budget", o.Budget)
+	aopts := apply.Options{}
+	ctx, budget, stop, err := tuneStart(ctx, o, env, tuneKind{cmd: "tune --net", yes: "run `nastune tune --net HOST --yes`",
+		writes: "tune writes /proc/sys and /etc/sysctl.d", revertFirst: &aopts})
 	if err != nil {
 		return err
 	}
-	if budget < 10*time.Second || budget > 24*time.Hour {
-		return usagef("e.g. --budget 10m", "--budget %v is outside 10s-24h", budget)
-	}
-	if os.Geteuid() != 0 && !o.List {
-		return usagef("run it as root: sudo nastune tune --net ...", "tune writes /proc/sys and /etc/sysctl.d, which needs root")
-	}
-	if !o.Yes && !env.IsTTY && !o.List {
-		return usagef("run `nastune tune --net HOST --yes` to start the trials without asking", "nothing tried: not a terminal and no --yes")
-	}
-	ctx, stop := benchSignals(ctx)
 	defer stop()
-	ctx, stopPipe := pipeSignal(ctx)
-	defer stopPipe()
-	aopts := apply.Options{}
-	if !o.List {
-		finishExpired(env)
-		if _, err := finishTuneOrphans(env, aopts); err != nil {
-			return err
-		}
-	}
 	token := o.Token
 	if token == "" {
 		token = env.Getenv(tokenEnv)
@@ -72,10 +52,7 @@ func runTuneNet(ctx context.Context, o *tuneOptions, env *Env) error {
 	nopts := bench.NetOptions{Server: server, Token: token, OnWait: func(n int) {
 		fmt.Fprintf(env.Stderr, "nastune: the server is busy; waiting for a turn (%d ahead)\n", n)
 	}}
-	w := env.Stderr
-	if o.Output == "text" || o.List {
-		w = env.Stdout
-	}
+	w := tuneOut(env, o)
 
 	// The path: RTT from TCP connects, then one stream each way with the
 	// buffers as found.
@@ -93,12 +70,7 @@ func runTuneNet(ctx context.Context, o *tuneOptions, env *Env) error {
 	env2 := tune.LiveNetEnv(func(path string) (string, error) { return apply.ReadValue(aopts, path) }, rules.KnobEnv(h), h.Memory.TotalBytes)
 	knobs := tune.NetKnobs(p, env2)
 	if o.List && o.Output == "json" {
-		b, err := json.MarshalIndent(map[string]any{"path": p, "knobs": knobs}, "", "  ")
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprintf(env.Stdout, "%s\n", render.JSONSafe(b))
-		return err
+		return listJSON(env, map[string]any{"path": p, "knobs": knobs})
 	}
 	fmt.Fprintf(w, "tune --net %s: streams of %s each way, budget %s\n", server, dur, budget)
 	fmt.Fprintf(w, "  path: RTT %.1f ms (fastest of %d TCP connects); one stream sends %s, receives %s\n",

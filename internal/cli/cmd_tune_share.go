@@ -3,10 +3,7 @@
 package cli
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -15,7 +12,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/nastune/nastune/internal/apply"
 	"github.com/nastune/nastune/internal/bench"
@@ -23,7 +19,6 @@ import (
 	"github.com/nastune/nastune/internal/hostfs"
 	"github.com/nastune/nastune/internal/parse/smbconf"
 	"github.com/nastune/nastune/internal/probe"
-	"github.com/nastune/nastune/internal/render"
 	"github.com/nastune/nastune/internal/tune"
 )
 
@@ -83,23 +78,12 @@ func runTuneShare(ctx context.Context, o *tuneOptions, env *Env) error {
 	if err != nil {
 		return err
 	}
-	budget, err := durationFlag("budget", o.Budget)
+	ctx, budget, stop, err := tuneStart(ctx, o, env, tuneKind{cmd: "tune --share", yes: "run `nastune tune --share URL --yes`",
+		writes: "tune edits smb.conf, restarts smbd and writes /sys and /proc/fs/nfsd"})
 	if err != nil {
 		return err
 	}
-	if budget < 10*time.Second || budget > 24*time.Hour {
-		return usagef("e.g. --budget 10m", "--budget %v is outside 10s-24h", budget)
-	}
-	if os.Geteuid() != 0 && !o.List {
-		return usagef("run it as root: sudo nastune tune --share ...", "tune edits smb.conf, restarts smbd and writes /sys and /proc/fs/nfsd, which needs root")
-	}
-	if !o.Yes && !env.IsTTY && !o.List {
-		return usagef("run `nastune tune --share URL --yes` to start the trials without asking", "nothing tried: not a terminal and no --yes")
-	}
-	ctx, stop := benchSignals(ctx)
 	defer stop()
-	ctx, stopPipe := pipeSignal(ctx)
-	defer stopPipe()
 
 	h := probe.Collect(ctx, hostfs.Live())
 	version := ""
@@ -155,33 +139,15 @@ func runTuneShare(ctx context.Context, o *tuneOptions, env *Env) error {
 		}
 	}
 	if o.List && o.Output == "json" {
-		b, err := json.MarshalIndent(map[string]any{"devices": devs, "knobs": knobs, "notes": notes}, "", "  ")
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprintf(env.Stdout, "%s\n", render.JSONSafe(b))
-		return err
+		return listJSON(env, map[string]any{"devices": devs, "knobs": knobs, "notes": notes})
 	}
-	w := env.Stderr
-	if o.Output == "text" || o.List {
-		w = env.Stdout
-	}
+	w := tuneOut(env, o)
 	by := ""
 	if o.Client != "" {
 		by = ", measured by " + o.Client
 	}
 	fmt.Fprintf(w, "tune --share %s: %s, %s files%s, budget %s\n", u, strings.Join(tests, ","), o.Size, by, budget)
-	for _, d := range devs {
-		fmt.Fprintf(w, "  device %-8s %-5s %s\n", d.Name, d.Kind, d.Via)
-	}
-	n := 0
-	for _, k := range knobs {
-		n += len(k.Values)
-		fmt.Fprintf(w, "  knob %s = %s; tries %s\n", k.Path, k.Current, orDash(strings.Join(k.Values, ", ")))
-		for _, s := range k.Skipped {
-			fmt.Fprintf(w, "    not tried %s\n", s)
-		}
-	}
+	n := printKnobs(w, devs, knobs)
 	for _, s := range notes {
 		fmt.Fprintf(w, "  %s\n", s)
 	}
@@ -192,17 +158,12 @@ func runTuneShare(ctx context.Context, o *tuneOptions, env *Env) error {
 	if o.List {
 		return nil
 	}
-	restarts := tune.SmbRestarts(knobs)
-	if !o.Yes {
-		if restarts {
-			fmt.Fprintln(env.Stdout, "\nsocket options take effect only when smbd restarts: each such trial and its revert restart smbd,\nwhich drops every connected client.")
-		}
-		fmt.Fprintf(env.Stdout, "\nMeasure and try these %d value(s), one at a time (each reverted unless it pays)? [y/N] ", n)
-		line, _ := bufio.NewReader(env.Stdin).ReadString('\n')
-		if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
-			fmt.Fprintln(env.Stdout, "nothing tried")
-			return nil
-		}
+	note := ""
+	if tune.SmbRestarts(knobs) {
+		note = "\nsocket options take effect only when smbd restarts: each such trial and its revert restart smbd,\nwhich drops every connected client."
+	}
+	if !askTrials(env, o, n, note) {
+		return nil
 	}
 	password := ""
 	if u.Scheme == "smb" && o.Client == "" {
@@ -212,24 +173,18 @@ func runTuneShare(ctx context.Context, o *tuneOptions, env *Env) error {
 	}
 	// Every run of this tune (trials, the kept run) carries its name:
 	// `undo --list` shows the tune as one entry.
-	aopts := apply.Options{Validate: apply.ConfigValidator(ctx, cmdrun.Limits{}),
-		Tune: "tune-" + time.Now().UTC().Format("20060102T150405Z") + "-" + strconv.Itoa(os.Getpid())}
+	aopts := apply.Options{Validate: apply.ConfigValidator(ctx, cmdrun.Limits{}), Tune: tuneName()}
 	// A killed tune's Samba trial is reverted in smb.conf; smbd reads it
 	// again only when told. The trials open now are read before
 	// finishExpired, which reverts them too (every root start does).
 	open, _ := apply.OpenTrials(aopts)
 	finishExpired(env)
-	unlock, err := apply.TuneLock(aopts)
+	svc := tune.HostSamba{Addr: u.Address(445), Conf: o.SmbConf}
+	unlock, err := lockTune(env, aopts, nil)
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	svc := tune.HostSamba{Addr: u.Address(445), Conf: o.SmbConf}
-	if done, err := tune.FinishOrphansLocked(aopts); err != nil {
-		return err
-	} else if len(done) > 0 {
-		fmt.Fprintf(env.Stderr, "nastune: reverted %d trial run(s) a killed tune left live: %s\n", len(done), strings.Join(done, ", "))
-	}
 	if smbOrphanReverted(open, aopts) {
 		fmt.Fprintln(env.Stderr, "nastune: restarting smbd: it still runs the killed tune's trial settings")
 		if err := svc.Restart(); err != nil {
@@ -256,21 +211,7 @@ func runTuneShare(ctx context.Context, o *tuneOptions, env *Env) error {
 	for _, t := range tests {
 		units[t] = "MiB/s"
 	}
-	res, err := tune.Run(ctx, m, a, tune.Options{Tests: tests, Units: units, Knobs: knobs, Budget: budget,
-		Log: func(f string, args ...any) { fmt.Fprintf(env.Stderr, "nastune: "+f+"\n", args...) }})
-	if res != nil {
-		res.Notes = append(notes, res.Notes...)
-	}
-	if err != nil {
-		if res != nil && len(res.Trials) > 0 {
-			_ = emitTune(env, o.Output, res)
-		}
-		if errors.Is(err, tune.ErrInterrupted) || errors.Is(err, bench.ErrInterrupted) {
-			return fmt.Errorf("%w", tune.ErrInterrupted)
-		}
-		return err
-	}
-	return emitTune(env, o.Output, res)
+	return runTrials(ctx, env, o, m, a, tune.Options{Tests: tests, Units: units, Knobs: knobs, Budget: budget}, notes)
 }
 
 // smbOrphanReverted says whether a Samba trial (a file step: tune's only

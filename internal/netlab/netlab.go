@@ -26,6 +26,7 @@
 package netlab
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -145,6 +146,31 @@ func New(t testing.TB, o Opts) *Lab {
 // Exec returns a command that runs name with args in namespace ns.
 func Exec(ns, name string, args ...string) *exec.Cmd {
 	return exec.Command("ip", append([]string{"netns", "exec", ns, name}, args...)...)
+}
+
+// Iperf3 runs an iperf3 client (`iperf3 -c ServerAddr -J` and args)
+// from the client namespace to an iperf3 server the test started in the
+// server namespace, and returns the bits per second the receiver counted.
+func (l *Lab) Iperf3(args ...string) (float64, error) {
+	out, err := Exec(l.ClientNS, "iperf3", append([]string{"-c", l.ServerAddr, "-J"}, args...)...).Output()
+	if err != nil {
+		return 0, fmt.Errorf("iperf3 -c %s %v: %v\n%s", l.ServerAddr, args, err, out)
+	}
+	var r struct {
+		Error string `json:"error"`
+		End   struct {
+			SumReceived struct {
+				BitsPerSecond float64 `json:"bits_per_second"`
+			} `json:"sum_received"`
+		} `json:"end"`
+	}
+	if err := json.Unmarshal(out, &r); err != nil {
+		return 0, fmt.Errorf("iperf3 json: %v\n%s", err, out)
+	}
+	if r.Error != "" || r.End.SumReceived.BitsPerSecond <= 0 {
+		return 0, fmt.Errorf("iperf3 -c %s %v: no stream measured: %s", l.ServerAddr, args, r.Error)
+	}
+	return r.End.SumReceived.BitsPerSecond, nil
 }
 
 // PingRTT is ping's fastest round trip from the client to the server

@@ -1,7 +1,6 @@
 package netlab
 
 import (
-	"encoding/json"
 	"os/exec"
 	"strconv"
 	"testing"
@@ -32,33 +31,22 @@ func iperf3(t *testing.T, l *Lab, secs, window int) float64 {
 		t.Fatal(err)
 	}
 	defer func() { _ = srv.Process.Kill(); _ = srv.Wait() }()
-	args := []string{"-c", l.ServerAddr, "-t", strconv.Itoa(secs), "-J"}
+	args := []string{"-t", strconv.Itoa(secs)}
 	if window > 0 {
 		args = append(args, "-w", strconv.Itoa(window))
 	}
-	var out []byte
+	var bps float64
 	var err error
 	for try := 0; try < 50; try++ { // the server needs a moment to listen
-		out, err = Exec(l.ClientNS, "iperf3", args...).Output()
-		if err == nil {
+		if bps, err = l.Iperf3(args...); err == nil {
 			break
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
 	if err != nil {
-		t.Fatalf("iperf3 -c: %v\n%s", err, out)
+		t.Fatal(err)
 	}
-	var r struct {
-		End struct {
-			SumReceived struct {
-				BitsPerSecond float64 `json:"bits_per_second"`
-			} `json:"sum_received"`
-		} `json:"end"`
-	}
-	if err := json.Unmarshal(out, &r); err != nil {
-		t.Fatalf("iperf3 json: %v\n%s", err, out)
-	}
-	return r.End.SumReceived.BitsPerSecond
+	return bps
 }
 
 // TestDelay: ping sees the relay's round-trip time, and a TCP stream

@@ -164,31 +164,40 @@ func threadBottlenecks(samples []Sample, n float64) []Bottleneck {
 	return out
 }
 
-// threadNext says what to try for a CPU-bound thread, by what it is.
+// threadAdvice says what to try for a CPU-bound thread, by what it is:
+// the first entry whose in is part of "process thread" (the process's
+// and the thread's names), or whose prefix (and infix) begins (and is
+// part of) the thread's own name.
+var threadAdvice = []struct{ in, prefix, infix, next string }{
+	{in: "smbd", next: "smbd serves one client connection per process: check crypto and signing (audit: smb-crypto-without-aes, crypto-aes-not-accelerated, smb-sendfile-off), enable SMB multichannel (smb-multichannel-off), then `nastune tune`"},
+	{in: "openvpn", next: "OpenVPN moves every packet through one thread: use an AES-GCM cipher with AES instructions (audit: crypto-aes-not-accelerated) or WireGuard; `nastune calc vpn` for the MTU/MSS"},
+	{in: "sshd", prefix: "ssh", next: sshNext},
+	{in: "rsync", next: "rsync checksums in one thread: use --whole-file on a LAN, and an rsync daemon or NFS instead of rsync over SSH"},
+	{prefix: "md", infix: "_raid", next: "the md parity thread is single-threaded: raise group_thread_cnt and the stripe cache (audit: md-stripe-cache), then `nastune tune`"},
+	{prefix: "z_", next: "ZFS I/O pipeline thread: check compression and checksum algorithms of the dataset and the pool layout (audit: zfs-*)"},
+	{prefix: "kcryptd", next: cryptNext},
+	{prefix: "dmcrypt", next: cryptNext},
+	{prefix: "ksoftirqd", next: "packet processing overflowed into ksoftirqd: spread it with RSS/RPS (audit: nic-coalesce-single-core, net-softnet-squeeze)"},
+	{prefix: "nfsd", next: "nfsd thread busy: audit: nfs-threads-low; check the export and the disks behind it"},
+}
+
+const (
+	sshNext   = "SSH encrypts a session in one thread: use aes128-gcm@openssh.com where the CPU has AES instructions (audit: crypto-aes-not-accelerated), or copy over NFS/SMB/rsync daemon instead of scp/sftp"
+	cryptNext = "dm-crypt encryption is bound to a core: audit: crypto-aes-not-accelerated, crypto-dmcrypt-workqueue"
+)
+
+// threadNext says what to try for a CPU-bound thread, by what it is
+// (threadAdvice), else how to profile it.
 func threadNext(comm, proc string, tid int) string {
 	c := comm
 	if proc != "" {
 		c = proc + " " + comm
 	}
-	switch {
-	case strings.Contains(c, "smbd"):
-		return "smbd serves one client connection per process: check crypto and signing (audit: smb-crypto-without-aes, crypto-aes-not-accelerated, smb-sendfile-off), enable SMB multichannel (smb-multichannel-off), then `nastune tune`"
-	case strings.Contains(c, "openvpn"):
-		return "OpenVPN moves every packet through one thread: use an AES-GCM cipher with AES instructions (audit: crypto-aes-not-accelerated) or WireGuard; `nastune calc vpn` for the MTU/MSS"
-	case strings.Contains(c, "sshd") || strings.HasPrefix(comm, "ssh"):
-		return "SSH encrypts a session in one thread: use aes128-gcm@openssh.com where the CPU has AES instructions (audit: crypto-aes-not-accelerated), or copy over NFS/SMB/rsync daemon instead of scp/sftp"
-	case strings.Contains(c, "rsync"):
-		return "rsync checksums in one thread: use --whole-file on a LAN, and an rsync daemon or NFS instead of rsync over SSH"
-	case strings.HasPrefix(comm, "md") && strings.Contains(comm, "_raid"):
-		return "the md parity thread is single-threaded: raise group_thread_cnt and the stripe cache (audit: md-stripe-cache), then `nastune tune`"
-	case strings.HasPrefix(comm, "z_"):
-		return "ZFS I/O pipeline thread: check compression and checksum algorithms of the dataset and the pool layout (audit: zfs-*)"
-	case strings.HasPrefix(comm, "kcryptd") || strings.HasPrefix(comm, "dmcrypt"):
-		return "dm-crypt encryption is bound to a core: audit: crypto-aes-not-accelerated, crypto-dmcrypt-workqueue"
-	case strings.HasPrefix(comm, "ksoftirqd"):
-		return "packet processing overflowed into ksoftirqd: spread it with RSS/RPS (audit: nic-coalesce-single-core, net-softnet-squeeze)"
-	case strings.HasPrefix(comm, "nfsd"):
-		return "nfsd thread busy: audit: nfs-threads-low; check the export and the disks behind it"
+	for _, a := range threadAdvice {
+		if a.in != "" && strings.Contains(c, a.in) ||
+			a.prefix != "" && strings.HasPrefix(comm, a.prefix) && strings.Contains(comm, a.infix) {
+			return a.next
+		}
 	}
 	return fmt.Sprintf("profile the thread (perf top -t %d) and look for a way to split the work over more threads or processes", tid)
 }

@@ -22,6 +22,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/nastune/nastune/internal/hostfs"
+	"github.com/nastune/nastune/test/testutil"
 )
 
 // The staged tests build a real bottleneck, run a real watch beside it and
@@ -527,30 +528,11 @@ func TestStagedNetworkShaper(t *testing.T) {
 	}
 }
 
-// removeStaleNetns deletes the watch-a-PID and watch-b-PID namespaces
-// whose test process no longer exists.
-func removeStaleNetns() {
-	ents, _ := os.ReadDir("/run/netns")
-	for _, e := range ents {
-		rest, ok := strings.CutPrefix(e.Name(), "watch-a-")
-		if !ok {
-			rest, ok = strings.CutPrefix(e.Name(), "watch-b-")
-		}
-		pid, err := strconv.Atoi(rest)
-		if !ok || err != nil || pid <= 0 {
-			continue
-		}
-		if unix.Kill(pid, 0) == unix.ESRCH {
-			exec.Command("ip", "netns", "del", e.Name()).Run()
-		}
-	}
-}
-
 func stagedShaper(t *testing.T, tcCmds [][]string, limit float64) {
 	// Names of this test process's own: a fixed name was deleted under a
 	// concurrent run from another checkout. Those left by a killed run
 	// (its process gone) are removed.
-	removeStaleNetns()
+	testutil.RemoveStale("/run/netns", []string{"watch-a-", "watch-b-"}, testutil.DelNetns)
 	pid := strconv.Itoa(os.Getpid())
 	a, bns := "watch-a-"+pid, "watch-b-"+pid
 	run(t, "ip", "netns", "add", a)

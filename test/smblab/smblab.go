@@ -1,7 +1,7 @@
 // Package smblab starts a real Samba (Debian's samba package) for tests
-// (the harness of internal/bench's smbd tests, with an smb.conf where apply
-// edits it, a restart and a path of one's choosing; bench's tests move onto
-// it once their own changes to startSmbd are merged):
+// (internal/bench's and internal/tune's smbd tests, with an smb.conf where
+// apply edits it, a restart, a path of one's choosing, and for bench's
+// attribution tests a prepared share folder and cgroups smbd runs in):
 // in its own network namespace, with its own smb.conf, passdb, lock,
 // state and private folders and two shares on a temp folder, and a client
 // namespace joined to it by a veth pair. Nothing outside the temp folder
@@ -43,26 +43,23 @@ type Lab struct {
 	Conf string
 
 	t    testing.TB
+	opts Options
 	mu   sync.Mutex
 	smbd *exec.Cmd
 	log  *bytes.Buffer
 	done chan struct{}
 }
 
-// removeStale deletes the namespaces of this package whose process no
-// longer exists (a killed run).
-func removeStale() {
-	ents, _ := os.ReadDir("/run/netns")
-	for _, e := range ents {
-		rest, ok := strings.CutPrefix(e.Name(), "nastune-smbs-")
-		if !ok {
-			rest, ok = strings.CutPrefix(e.Name(), "nastune-smbc-")
-		}
-		pid, err := strconv.Atoi(strings.SplitN(rest, "-", 2)[0])
-		if ok && err == nil && pid > 0 && syscall.Kill(pid, 0) == syscall.ESRCH {
-			exec.Command("ip", "netns", "del", e.Name()).Run()
-		}
-	}
+// Options stage a lab beyond its smb.conf.
+type Options struct {
+	// Global holds extra [global] lines (e.g. signing, socket options).
+	Global string
+	// Prep runs on Dir before the share folders get their owner (e.g. a
+	// test mounts a loop device on Dir/share).
+	Prep func(dir string)
+	// Procs are cgroup.procs files smbd joins before it starts (its
+	// children inherit the cgroups).
+	Procs []string
 }
 
 // Start starts a lab named name (unique per test process) over a veth
@@ -70,9 +67,16 @@ func removeStale() {
 // Everything is removed by t.Cleanup.
 func Start(t testing.TB, name, global string) *Lab {
 	t.Helper()
+	return StartWith(t, name, Options{Global: global})
+}
+
+// StartWith is Start with Options.
+func StartWith(t testing.TB, name string, o Options) *Lab {
+	t.Helper()
 	testutil.NeedRoot(t, "network namespaces and smbd")
 	testutil.Need(t, "ip", "iproute2")
-	removeStale()
+	// Namespaces of a killed run (its process gone) are removed.
+	testutil.RemoveStale("/run/netns", []string{"nastune-smbs-", "nastune-smbc-"}, testutil.DelNetns)
 	pid := strconv.Itoa(os.Getpid()) + "-" + name
 	srv, cli := "nastune-smbs-"+pid, "nastune-smbc-"+pid
 	testutil.Run(t, "ip", "netns", "add", srv)
@@ -86,13 +90,18 @@ func Start(t testing.TB, name, global string) *Lab {
 		testutil.Run(t, "ip", "-n", ns[0], "link", "set", ns[1], "up")
 		testutil.Run(t, "ip", "-n", ns[0], "link", "set", "lo", "up")
 	}
-	return StartIn(t, srv, cli, "10.231.0.1", global)
+	return startIn(t, srv, cli, "10.231.0.1", o)
 }
 
 // StartIn starts smbd in the existing namespace srv, listening on addr
 // (a /24 address of srv), for clients in namespace cli: e.g. the two ends
 // of an internal/netlab path with a real round-trip time.
 func StartIn(t testing.TB, srv, cli, addr, global string) *Lab {
+	t.Helper()
+	return startIn(t, srv, cli, addr, Options{Global: global})
+}
+
+func startIn(t testing.TB, srv, cli, addr string, o Options) *Lab {
 	t.Helper()
 	testutil.NeedRoot(t, "network namespaces and smbd")
 	for _, tool := range []struct{ name, pkg string }{{"ip", "iproute2"}, {"smbd", "samba"}, {"pdbedit", "samba"}, {"smbclient", "smbclient"}} {
@@ -106,7 +115,7 @@ func StartIn(t testing.TB, srv, cli, addr, global string) *Lab {
 	if err := os.Chmod(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	l := &Lab{Dir: dir, Srv: srv, Cli: cli, Addr: addr, t: t}
+	l := &Lab{Dir: dir, Srv: srv, Cli: cli, Addr: addr, t: t, opts: o}
 	for _, d := range []string{"private", "lock", "state", "cache", "run", "ncalrpc", "binddns", "share", "secret", "etc/samba"} {
 		if err := os.MkdirAll(filepath.Join(dir, d), 0o700); err != nil {
 			t.Fatal(err)
@@ -114,6 +123,9 @@ func StartIn(t testing.TB, srv, cli, addr, global string) *Lab {
 	}
 	for _, d := range []string{"etc", "etc/samba"} {
 		os.Chmod(filepath.Join(dir, d), 0o755)
+	}
+	if o.Prep != nil {
+		o.Prep(dir)
 	}
 	for _, d := range []string{"share", "secret"} {
 		p := filepath.Join(dir, d)
@@ -155,7 +167,7 @@ func StartIn(t testing.TB, srv, cli, addr, global string) *Lab {
 	path = %[1]s/secret
 	read only = no
 	smb encrypt = required
-`, dir, l.Addr, global)
+`, dir, l.Addr, o.Global)
 	l.Conf = filepath.Join(dir, "etc", "samba", "smb.conf")
 	if err := os.WriteFile(l.Conf, []byte(conf), 0o644); err != nil {
 		t.Fatal(err)
@@ -183,7 +195,16 @@ func StartIn(t testing.TB, srv, cli, addr, global string) *Lab {
 func (l *Lab) start() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	smbd := exec.Command("ip", "netns", "exec", l.Srv, "smbd", "-F", "--no-process-group", "-s", l.Conf, "--debug-stdout")
+	argv := []string{"ip", "netns", "exec", l.Srv, "smbd", "-F", "--no-process-group", "-s", l.Conf, "--debug-stdout"}
+	if len(l.opts.Procs) > 0 {
+		// Join the cgroups first, then become smbd.
+		script := ""
+		for _, p := range l.opts.Procs {
+			script += "echo $$ > '" + p + "' && "
+		}
+		argv = append([]string{"sh", "-c", script + `exec "$@"`, "sh"}, argv...)
+	}
+	smbd := exec.Command(argv[0], argv[1:]...)
 	l.log = &bytes.Buffer{}
 	smbd.Stdout, smbd.Stderr = l.log, l.log
 	smbd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -253,16 +274,20 @@ func (l *Lab) Reload() error {
 // Get fetches name from share with smbclient in the client namespace into
 // dst (the independent reader) and returns how long it took.
 func (l *Lab) Get(share, name, dst string) (time.Duration, error) {
-	auth := filepath.Join(l.Dir, "auth")
-	if err := os.WriteFile(auth, []byte("username = nobody\npassword = "+Password+"\n"), 0o600); err != nil {
-		return 0, err
-	}
 	start := time.Now()
-	out, err := exec.Command("ip", "netns", "exec", l.Cli, "smbclient", "-A", auth, "//"+l.Addr+"/"+share,
-		"-c", "get "+name+" "+dst).CombinedOutput()
-	d := time.Since(start)
-	if err != nil {
+	if out, err := l.Smbclient(share, "get "+name+" "+dst); err != nil {
 		return 0, fmt.Errorf("smbclient get: %v\n%s", err, out)
 	}
-	return d, nil
+	return time.Since(start), nil
+}
+
+// Smbclient runs smbclient's commands (its -c) on share as the lab
+// account, in the client namespace, and returns its output.
+func (l *Lab) Smbclient(share, commands string) ([]byte, error) {
+	auth := filepath.Join(l.Dir, "auth")
+	if err := os.WriteFile(auth, []byte("username = nobody\npassword = "+Password+"\n"), 0o600); err != nil {
+		return nil, err
+	}
+	return exec.Command("ip", "netns", "exec", l.Cli, "smbclient", "-A", auth, "//"+l.Addr+"/"+share,
+		"-c", commands).CombinedOutput()
 }

@@ -10,7 +10,10 @@ package testutil
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -58,4 +61,31 @@ func Run(t testing.TB, name string, args ...string) string {
 		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
 	}
 	return string(out)
+}
+
+// RemoveStale calls remove with the path of each entry of dir named one
+// of prefixes, then a PID (then nothing or "-…"), whose process no longer
+// exists: what a killed test run left (namespaces under /run/netns,
+// cgroups). Tests name what they create so with their own PID.
+func RemoveStale(dir string, prefixes []string, remove func(path string)) {
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		for _, p := range prefixes {
+			rest, ok := strings.CutPrefix(e.Name(), p)
+			if !ok {
+				continue
+			}
+			pid, err := strconv.Atoi(strings.SplitN(rest, "-", 2)[0])
+			if err == nil && pid > 0 && syscall.Kill(pid, 0) == syscall.ESRCH {
+				remove(filepath.Join(dir, e.Name()))
+			}
+			break
+		}
+	}
+}
+
+// DelNetns deletes a network namespace by its path under /run/netns (for
+// RemoveStale and cleanups), ignoring errors.
+func DelNetns(path string) {
+	exec.Command("ip", "netns", "del", filepath.Base(path)).Run()
 }

@@ -2,7 +2,6 @@ package tune
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -127,25 +126,15 @@ func (d *netDemo) iperf3(reverse bool) float64 {
 	d.t.Helper()
 	var v []float64
 	for i := 0; i < 3; i++ {
-		args := []string{"-c", d.l.ServerAddr, "-p", "5202", "-t", "3", "-J"}
+		args := []string{"-p", "5202", "-t", "3"}
 		if reverse {
 			args = append(args, "-R")
 		}
-		out, err := netlab.Exec(d.l.ClientNS, "iperf3", args...).Output()
+		bps, err := d.l.Iperf3(args...)
 		if err != nil {
-			d.t.Fatalf("iperf3 %v: %v\n%s", args, err, out)
+			d.t.Fatal(err)
 		}
-		var r struct {
-			End struct {
-				SumReceived struct {
-					BitsPerSecond float64 `json:"bits_per_second"`
-				} `json:"sum_received"`
-			} `json:"end"`
-		}
-		if err := json.Unmarshal(out, &r); err != nil {
-			d.t.Fatalf("iperf3 json: %v", err)
-		}
-		v = append(v, r.End.SumReceived.BitsPerSecond/1e6)
+		v = append(v, bps/1e6)
 	}
 	// median of three
 	if v[0] > v[1] {

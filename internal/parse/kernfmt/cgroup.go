@@ -116,6 +116,13 @@ type IOLimit struct {
 	RBps, WBps, RIOPS, WIOPS uint64
 }
 
+// The keys of io.max and io.stat that IOLimit and IOCount keep, in the
+// order of their fields.
+var (
+	ioMaxKeys  = []string{"rbps", "wbps", "riops", "wiops"}
+	ioStatKeys = []string{"rbytes", "wbytes", "rios", "wios"}
+)
+
 // IOMax parses cgroup v2 io.max: "MAJ:MIN rbps=N wbps=max riops=max wiops=max".
 func IOMax(b []byte) ([]IOLimit, error) {
 	var out []IOLimit
@@ -140,16 +147,7 @@ func IOMax(b []byte) ([]IOLimit, error) {
 					return fmt.Errorf("line %d: %q", n, kv)
 				}
 			}
-			switch string(k) {
-			case "rbps":
-				lim.RBps = x
-			case "wbps":
-				lim.WBps = x
-			case "riops":
-				lim.RIOPS = x
-			case "wiops":
-				lim.WIOPS = x
-			}
+			setNamed(k, x, ioMaxKeys, &lim.RBps, &lim.WBps, &lim.RIOPS, &lim.WIOPS)
 		}
 		out = append(out, lim)
 		return nil
@@ -212,16 +210,7 @@ func IOStat(b []byte) ([]IOCount, error) {
 			if !found || !ok {
 				continue // a key of a newer kernel with another form
 			}
-			switch string(k) {
-			case "rbytes":
-				c.RBytes = x
-			case "wbytes":
-				c.WBytes = x
-			case "rios":
-				c.RIOs = x
-			case "wios":
-				c.WIOs = x
-			}
+			setNamed(k, x, ioStatKeys, &c.RBytes, &c.WBytes, &c.RIOs, &c.WIOs)
 		}
 		out = append(out, c)
 		return nil

@@ -401,19 +401,20 @@ func countFields(b []byte) int {
 // TCPCounters are from the Tcp: lines of /proc/net/snmp.
 type TCPCounters struct{ OutSegs, RetransSegs uint64 }
 
+// tcpKeys are the Tcp: counters TCPCounters keeps, in its fields' order.
+var tcpKeys = []string{"OutSegs", "RetransSegs"}
+
 // TCPStats reads the Tcp: lines of /proc/net/snmp without allocating.
 func TCPStats(b []byte) (TCPCounters, error) {
 	var t TCPCounters
 	err := ScanSNMP(b, "Tcp", func(name []byte, v uint64) {
-		switch string(name) {
-		case "OutSegs":
-			t.OutSegs = v
-		case "RetransSegs":
-			t.RetransSegs = v
-		}
+		setNamed(name, v, tcpKeys, &t.OutSegs, &t.RetransSegs)
 	})
 	return t, err
 }
+
+// nfsPoolKeys are the pool_stats columns facts.NFSPool keeps as counters.
+var nfsPoolKeys = []string{"packets-arrived", "sockets-enqueued", "threads-woken", "threads-timedout"}
 
 // ScanNFSPoolStats calls fn for each pool of /proc/fs/nfsd/pool_stats,
 // read by its header line, which names the columns ("# pool
@@ -443,18 +444,10 @@ func ScanNFSPoolStats(data []byte, fn func(facts.NFSPool)) error {
 			if !ok {
 				return lineErr(n, "%s: not a counter: %q", c, clip(string(f)))
 			}
-			switch string(c) {
-			case "pool":
+			if string(c) == "pool" {
 				pl.Pool = int(min(v, 1<<20))
-			case "packets-arrived":
-				pl.PacketsArrived = v
-			case "sockets-enqueued":
-				pl.SocketsEnqueued = v
-			case "threads-woken":
-				pl.ThreadsWoken = v
-			case "threads-timedout":
-				pl.ThreadsTimedout = v
 			}
+			setNamed(c, v, nfsPoolKeys, &pl.PacketsArrived, &pl.SocketsEnqueued, &pl.ThreadsWoken, &pl.ThreadsTimedout)
 			return nil
 		})
 		if err != nil {

@@ -110,20 +110,14 @@ var bondModes = []struct{ text, name string }{
 	{"adaptive load balancing", "balance-alb"},
 }
 
+// udpKeys are the Udp: counters facts.UDPStats keeps.
+var udpKeys = []string{"InDatagrams", "InErrors", "RcvbufErrors", "SndbufErrors"}
+
 // UDPStats reads the Udp: header and value lines of /proc/net/snmp.
 func UDPStats(data []byte) (facts.UDPStats, error) {
 	var s facts.UDPStats
 	err := ScanSNMP(data, "Udp", func(name []byte, v uint64) {
-		switch string(name) {
-		case "InDatagrams":
-			s.InDatagrams = v
-		case "InErrors":
-			s.InErrors = v
-		case "RcvbufErrors":
-			s.RcvbufErrors = v
-		case "SndbufErrors":
-			s.SndbufErrors = v
-		}
+		setNamed(name, v, udpKeys, &s.InDatagrams, &s.InErrors, &s.RcvbufErrors, &s.SndbufErrors)
 	})
 	return s, err
 }

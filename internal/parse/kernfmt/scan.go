@@ -73,6 +73,18 @@ func nextField(b []byte) (f, rest []byte) {
 	return b[i:j], b[j:]
 }
 
+// setNamed sets *fields[i] to v where name is names[i] (the counters a
+// caller keeps of a format that names its values: KEY=VALUE fields, a
+// header line); other names are left alone. It does not allocate.
+func setNamed(name []byte, v uint64, names []string, fields ...*uint64) {
+	for i, n := range names {
+		if string(name) == n {
+			*fields[i] = v
+			return
+		}
+	}
+}
+
 // dec parses an unsigned decimal number; false for anything else,
 // including a value above 2^64-1.
 func dec(b []byte) (uint64, bool) {
