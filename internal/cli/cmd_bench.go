@@ -437,4 +437,3 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
-
