@@ -2,6 +2,7 @@ package ceiling
 
 import (
 	"fmt"
+	"github.com/nastune/nastune/internal/units"
 	"math"
 	"sort"
 	"strings"
@@ -139,7 +140,7 @@ func paths(h *facts.Host) []Path {
 			mtu = *ifc.MTU
 		}
 		p := Path{Name: ifc.Name, Kind: "network", Members: []string{ifc.Name}}
-		p.Links = append(p.Links, Link{Name: fmt.Sprintf("%s %d Mb/s MTU %d", ifc.Name, *ifc.SpeedMbps, mtu), Kind: "ethernet",
+		p.Links = append(p.Links, Link{Name: fmt.Sprintf("%s %s MTU %d", ifc.Name, units.LinkMbit(*ifc.SpeedMbps), mtu), Kind: "ethernet",
 			MBs: EthernetTCPMBs(*ifc.SpeedMbps, mtu), Note: "TCP payload"})
 		p.Links = append(p.Links, pcieLinks(h, ifc.PCIPath)...)
 		finish(&p)
@@ -291,7 +292,7 @@ func finish(p *Path) {
 	}
 }
 
-func gbps(v float64) string { return strings.TrimSuffix(fmt.Sprintf("%.1f", v), ".0") + " Gbps" }
+func gbps(v float64) string { return units.LinkGbit(v) }
 func gts(v float64) string  { return strings.TrimSuffix(fmt.Sprintf("%.1f", v), ".0") + " GT/s" }
 
 func usbName(mbps int) string {

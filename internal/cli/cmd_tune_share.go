@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/nastune/nastune/internal/units"
 	"net"
 	"os"
 	"path"
@@ -251,11 +252,11 @@ func runTuneShare(ctx context.Context, o *tuneOptions, env *Env) error {
 			return tune.ShareSample(r)
 		}
 	}
-	units := map[string]string{}
+	unitOf := map[string]string{}
 	for _, t := range tests {
-		units[t] = "MiB/s"
+		unitOf[t] = units.MBsUnit
 	}
-	res, err := tune.Run(ctx, m, a, tune.Options{Tests: tests, Units: units, Knobs: knobs, Budget: budget,
+	res, err := tune.Run(ctx, m, a, tune.Options{Tests: tests, Units: unitOf, Knobs: knobs, Budget: budget,
 		Log: func(f string, args ...any) { fmt.Fprintf(env.Stderr, "nastune: "+f+"\n", args...) }})
 	if res != nil {
 		res.Notes = append(notes, res.Notes...)

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"github.com/nastune/nastune/internal/units"
 	"strings"
 	"time"
 
@@ -67,7 +68,7 @@ func fastestLink(h *facts.Host) (float64, string) {
 	if best == 0 {
 		return 1e9, "no wired link speed known; assumed 1 Gbit/s"
 	}
-	return float64(best) * 1e6, fmt.Sprintf("%s at %d Mbit/s", name, best)
+	return float64(best) * 1e6, fmt.Sprintf("%s at %s", name, units.LinkMbit(best))
 }
 
 func rtt(in rule.Input) time.Duration {

@@ -14,6 +14,7 @@ package tune
 import (
 	"context"
 	"fmt"
+	"github.com/nastune/nastune/internal/units"
 	"net"
 	"os"
 	"os/exec"
@@ -58,7 +59,7 @@ func ShareSample(r *bench.ShareResult) (Sample, error) {
 		if t.Skipped != "" {
 			return nil, fmt.Errorf("%s: %s", t.Name, t.Skipped)
 		}
-		s[t.Name] = t.MiBPerS
+		s[t.Name] = units.MBsOfMiB(t.MiBPerS)
 	}
 	return s, nil
 }
