@@ -499,7 +499,7 @@ func TestCompare(t *testing.T) {
 	if err != nil || len(rows) != 2 {
 		t.Fatalf("%v %v", rows, err)
 	}
-	if rows[0].Significant || !rows[1].Significant || rows[1].Change != 25 || rows[0].Unit != "MiB/s" {
+	if rows[0].Significant || !rows[1].Significant || rows[1].Change != 25 || rows[0].Unit != "MB/s" {
 		t.Errorf("%+v", rows)
 	}
 	// Random tests in IOPS, with the spread scaled alike.

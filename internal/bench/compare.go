@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/nastune/nastune/internal/safefile"
+	"github.com/nastune/nastune/internal/units"
 )
 
 // Comparison is one test before and after.
@@ -96,7 +97,7 @@ func Compare(before, after []byte) ([]Comparison, error) {
 		if err := json.Unmarshal(after, &a); err != nil {
 			return nil, err
 		}
-		c := Comparison{Test: fmt.Sprintf("tcp %d stream(s)", b.Streams), Unit: "Mbit/s", Before: b.BitsPerSecond / 1e6, After: a.BitsPerSecond / 1e6}
+		c := Comparison{Test: fmt.Sprintf("tcp %d stream(s)", b.Streams), Unit: units.MbitUnit, Before: b.BitsPerSecond / 1e6, After: a.BitsPerSecond / 1e6}
 		c.Change = pct(c.Before, c.After)
 		ranges := b.Runs > 1 && a.Runs > 1
 		c.judge(b.SpreadLo, b.SpreadHi, a.SpreadLo, a.SpreadHi, ranges)
@@ -118,19 +119,22 @@ func compareTests(before, after []TestResult, byOps func(string) bool) []Compari
 			if ta.Name != tb.Name || ta.Skipped != "" || tb.Skipped != "" {
 				continue
 			}
-			unit, vb, va := "MiB/s", tb.MiBPerS, ta.MiBPerS
+			// Judged on the numbers as measured (MiB/s, fio's figure);
+			// shown in MB/s (10^6 B/s), the convention of every table.
+			unit, vb, va, show := units.MBsUnit, tb.MiBPerS, ta.MiBPerS, units.MBsOfMiB(1)
 			bLo, bHi, aLo, aHi := tb.SpreadLo, tb.SpreadHi, ta.SpreadLo, ta.SpreadHi
 			if byOps(tb.Name) && tb.IOPS > 0 && ta.IOPS > 0 {
-				unit, vb, va = "IOPS", tb.IOPS, ta.IOPS
+				unit, vb, va, show = "IOPS", tb.IOPS, ta.IOPS, 1
 				if tb.MiBPerS > 0 && ta.MiBPerS > 0 { // spreads kept in MiB/s scale by the same factor
 					fb, fa := tb.IOPS/tb.MiBPerS, ta.IOPS/ta.MiBPerS
 					bLo, bHi, aLo, aHi = bLo*fb, bHi*fb, aLo*fa, aHi*fa
 				}
 			}
-			c := Comparison{Test: tb.Name, Unit: unit, Before: vb, After: va}
+			c := Comparison{Test: tb.Name, Unit: unit, Before: vb * show, After: va * show}
 			c.Change = pct(vb, va)
 			ranges := tb.Runs > 1 && ta.Runs > 1
 			c.judge(bLo, bHi, aLo, aHi, ranges)
+			bLo, bHi, aLo, aHi = bLo*show, bHi*show, aLo*show, aHi*show
 			if ranges {
 				c.Note = fmt.Sprintf("spread %.0f-%.0f → %.0f-%.0f", bLo, bHi, aLo, aHi)
 			}

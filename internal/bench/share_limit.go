@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/nastune/nastune/internal/units"
 )
 
 // ShareTCP is raw TCP between this client and the share's host, measured
@@ -86,7 +88,7 @@ func shareLimits(res *ShareResult) []ShareLimit {
 			out = append(out, l)
 			continue
 		}
-		rate := fmt.Sprintf("%s: %.1f MiB/s, %.0f operations/s", t.Name, t.MiBPerS, t.IOPS)
+		rate := fmt.Sprintf("%s: %s, %.0f operations/s", t.Name, units.MBs(units.MBsOfMiB(t.MiBPerS)), t.IOPS)
 		if v.ClientCPUPct >= ClientBusy {
 			out = append(out, ShareLimit{Test: t.Name, Layer: "client", Subject: "this client",
 				Why:      fmt.Sprintf("nastune on this client used %.0f%% of all its cores during %s while nothing on the server was saturated: the client's CPU sets the pace", v.ClientCPUPct, t.Name),
@@ -119,8 +121,8 @@ func networkLimit(t TestResult, tcp *ShareTCP, host string) (ShareLimit, bool) {
 	rate := t.MiBPerS * (1 << 20) * 8
 	frac := rate / raw
 	l := ShareLimit{Test: t.Name, Subject: host, Evidence: []string{
-		fmt.Sprintf("%s: %.1f MiB/s = %.0f Mbit/s of payload", t.Name, t.MiBPerS, rate/1e6),
-		fmt.Sprintf("raw TCP %s to %s, %d stream(s), same run: %.0f Mbit/s", dir, tcp.Server, tcp.Streams, raw/1e6),
+		fmt.Sprintf("%s: %s = %s of payload", t.Name, units.MBs(units.MBsOfMiB(t.MiBPerS)), units.Mbit(rate)),
+		fmt.Sprintf("raw TCP %s to %s, %d stream(s), same run: %s", dir, tcp.Server, tcp.Streams, units.Mbit(raw)),
 	}}
 	if frac >= NetworkShare {
 		l.Layer = "network"
@@ -141,7 +143,7 @@ func serverLimit(t TestResult, v *ShareServerView, info ShareInfo) (ShareLimit, 
 		l ShareLimit
 	}
 	var cs []cand
-	rate := fmt.Sprintf("%s: %.1f MiB/s, %.0f operations/s", t.Name, t.MiBPerS, t.IOPS)
+	rate := fmt.Sprintf("%s: %s, %.0f operations/s", t.Name, units.MBs(units.MBsOfMiB(t.MiBPerS)), t.IOPS)
 	samples := fmt.Sprintf("the server sampled %d intervals over %.1f s", v.Samples, v.Seconds)
 	onShare := func(dev string) bool {
 		if len(v.Devices) == 0 {
@@ -271,7 +273,7 @@ func cpuCost(info ShareInfo, v *ShareServerView, proc string) string {
 // flight and their round trip bound the rate (Little's law: rate = bytes
 // in flight ÷ time per request).
 func protocolLimit(t TestResult, v *ShareServerView, res *ShareResult, host string) ShareLimit {
-	ev := []string{fmt.Sprintf("%s: %.1f MiB/s, %.0f operations/s, latency p50 %.0f µs, p99 %.0f µs", t.Name, t.MiBPerS, t.IOPS, t.LatUS.P50, t.LatUS.P99),
+	ev := []string{fmt.Sprintf("%s: %s, %.0f operations/s, latency p50 %.0f µs, p99 %.0f µs", t.Name, units.MBs(units.MBsOfMiB(t.MiBPerS)), t.IOPS, t.LatUS.P50, t.LatUS.P99),
 		fmt.Sprintf("the server sampled %d intervals over %.1f s: no serving thread, cgroup limit, backing device or NIC saturated", v.Samples, v.Seconds)}
 	if len(v.Serving) > 0 {
 		th := v.Serving[0]

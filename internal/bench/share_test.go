@@ -1,11 +1,10 @@
 package bench
 
 import (
-	"github.com/nastune/nastune/internal/watch"
-
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/nastune/nastune/internal/watch"
 	"os"
 	"path/filepath"
 	"strings"
@@ -261,7 +260,7 @@ func TestCompareShare(t *testing.T) {
 	if err != nil || len(rows) != 2 {
 		t.Fatalf("%+v %v", rows, err)
 	}
-	if rows[0].Test != "seqread" || rows[0].Unit != "MiB/s" || !rows[0].Significant || rows[0].Change != 60 {
+	if rows[0].Test != "seqread" || rows[0].Unit != "MB/s" || !rows[0].Significant || rows[0].Change != 60 {
 		t.Errorf("seqread: %+v", rows[0])
 	}
 	if rows[1].Test != "metadata" || rows[1].Unit != "IOPS" || rows[1].Significant || rows[1].Before != 1000 {

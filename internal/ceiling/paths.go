@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/nastune/nastune/internal/facts"
+	"github.com/nastune/nastune/internal/units"
 )
 
 // Link is one hop of a path with what it can carry.
@@ -142,7 +143,7 @@ func paths(h *facts.Host) []Path {
 			mtu = *ifc.MTU
 		}
 		p := Path{Name: ifc.Name, Kind: "network", Members: []string{ifc.Name}}
-		p.Links = append(p.Links, Link{Name: fmt.Sprintf("%s %d Mb/s MTU %d", ifc.Name, *ifc.SpeedMbps, mtu), Kind: "ethernet",
+		p.Links = append(p.Links, Link{Name: fmt.Sprintf("%s %s MTU %d", ifc.Name, units.LinkMbit(*ifc.SpeedMbps), mtu), Kind: "ethernet",
 			MBs: EthernetTCPMBs(*ifc.SpeedMbps, mtu), Note: "TCP payload"})
 		p.Links = append(p.Links, pcieLinks(h, ifc.PCIPath)...)
 		finish(&p)
@@ -298,7 +299,7 @@ func finish(p *Path) {
 	}
 }
 
-func gbps(v float64) string { return strings.TrimSuffix(fmt.Sprintf("%.1f", v), ".0") + " Gbps" }
+func gbps(v float64) string { return units.LinkGbit(v) }
 func gts(v float64) string  { return strings.TrimSuffix(fmt.Sprintf("%.1f", v), ".0") + " GT/s" }
 
 func usbName(mbps int) string {

@@ -21,9 +21,6 @@ import (
 	"github.com/nastune/nastune/internal/units"
 )
 
-// mbOfMiB converts MiB/s (fio's unit) to MB/s (the ceilings' unit).
-func mbOfMiB(v float64) float64 { return v * (1 << 20) / 1e6 }
-
 func newBenchCmd(env *Env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "bench",

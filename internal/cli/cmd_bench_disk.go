@@ -133,9 +133,10 @@ func runBenchDisk(ctx context.Context, o *benchDiskOptions, env *Env) error {
 // diskColumns are the columns of the bench disk table.
 var diskColumns = []benchColumn{
 	benchColTest,
-	{head: "MiB/s", cell: func(t bench.TestResult) string { return fmt.Sprintf("%.1f", t.MiBPerS) }},
-	{head: "MB/s", cell: func(t bench.TestResult) string { return fmt.Sprintf("%.1f", mbOfMiB(t.MiBPerS)) }},
-	{head: "min–max MiB/s", spread: true, cell: func(t bench.TestResult) string { return fmt.Sprintf("%.1f–%.1f", t.SpreadLo, t.SpreadHi) }},
+	{head: units.MBsHeader, cell: func(t bench.TestResult) string { return units.MBsNum(units.MBsOfMiB(t.MiBPerS)) }},
+	{head: "min–max " + units.MBsUnit, spread: true, cell: func(t bench.TestResult) string {
+		return units.MBsNum(units.MBsOfMiB(t.SpreadLo)) + "–" + units.MBsNum(units.MBsOfMiB(t.SpreadHi))
+	}},
 	benchColRuns,
 	{head: "IOPS", cell: func(t bench.TestResult) string { return fmt.Sprintf("%.0f", t.IOPS) }},
 	{head: "p50 µs", cell: func(t bench.TestResult) string { return fmt.Sprintf("%.0f", t.LatUS.P50) }},
@@ -149,9 +150,9 @@ func printDisk(w io.Writer, r *bench.DiskResult) {
 	}
 	fmt.Fprintln(w)
 	spread := writeBenchTable(w, r.Tests, diskColumns)
-	fmt.Fprintln(w, "\nMiB/s as fio prints it (2^20 bytes/s); MB/s (10^6 bytes/s) as audit and inventory paths print ceilings.")
+	fmt.Fprintln(w, "\n"+units.MBsUnit+": 10^6 bytes/s, as fio prints in parentheses and audit and inventory print ceilings (JSON mib_per_s keeps fio's 2^20 figure).")
 	if spread {
-		fmt.Fprintln(w, "MiB/s, IOPS and latencies are those of the median run.")
+		fmt.Fprintln(w, units.MBsUnit+", IOPS and latencies are those of the median run.")
 	}
 	if r.Interrupted {
 		fmt.Fprintln(w, "\ninterrupted: only the tests above finished")

@@ -148,11 +148,11 @@ func runBenchShare(ctx context.Context, o *benchShareOptions, rawURL string, env
 			defer mu.Unlock()
 			bar("", -1)
 			if !header {
-				fmt.Fprintln(env.Stdout, "test      run  interval        transfer      MiB/s")
+				fmt.Fprintln(env.Stdout, "test      run  interval        transfer      "+units.MBsUnit)
 				header = true
 			}
 			fmt.Fprintf(env.Stdout, "%-8s  %3d  %-14s  %10s  %9.1f\n", test, run+1, fmt.Sprintf("%.2f-%.2f s", iv.Start, iv.End),
-				units.Bytes(uint64(iv.Bytes)), iv.BitsPerSecond/8/(1<<20))
+				units.Bytes(uint64(iv.Bytes)), iv.BitsPerSecond/8/1e6)
 		}
 	}
 	res, err := bench.RunShare(ctx, opts)
@@ -223,20 +223,20 @@ func sharePassword(u bench.ShareURL, file string, env *Env) (string, error) {
 }
 
 // shareColumns are the columns of the bench share table. metadata moves
-// no bytes: its MiB/s is "–" and its spread is in entries per second.
+// no bytes: its MB/s is "–" and its spread is in entries per second.
 var shareColumns = []benchColumn{
 	benchColTest,
-	{head: "MiB/s", cell: func(t bench.TestResult) string {
+	{head: units.MBsHeader, cell: func(t bench.TestResult) string {
 		if t.Name == "metadata" {
 			return "–"
 		}
-		return fmt.Sprintf("%.1f", t.MiBPerS)
+		return units.MBsNum(units.MBsOfMiB(t.MiBPerS))
 	}},
-	{head: "min–max", spread: true, cell: func(t bench.TestResult) string {
+	{head: "min–max " + units.MBsUnit, spread: true, cell: func(t bench.TestResult) string {
 		if t.Name == "metadata" {
 			return fmt.Sprintf("%.0f/s–%.0f/s", t.SpreadLo, t.SpreadHi)
 		}
-		return fmt.Sprintf("%.1f–%.1f", t.SpreadLo, t.SpreadHi)
+		return units.MBsNum(units.MBsOfMiB(t.SpreadLo)) + "–" + units.MBsNum(units.MBsOfMiB(t.SpreadHi))
 	}},
 	benchColRuns,
 	{head: "ops/s", cell: func(t bench.TestResult) string { return fmt.Sprintf("%.0f", t.IOPS) }},
@@ -259,7 +259,7 @@ func printShare(w io.Writer, r *bench.ShareResult) {
 	spread := writeBenchTable(w, r.Tests, shareColumns)
 	fmt.Fprintln(w, "\nops/s: requests (seq), files (smallfiles) or entries (metadata) per second.")
 	if spread {
-		fmt.Fprintln(w, "MiB/s, ops/s and latencies are those of the median run.")
+		fmt.Fprintln(w, units.MBsUnit+", ops/s and latencies are those of the median run.")
 	}
 	if r.TCP != nil {
 		fmt.Fprintf(w, "raw TCP to %s, %d stream, same run: up %s, down %s\n", r.TCP.Server, r.TCP.Streams,

@@ -108,7 +108,7 @@ func TestBenchDiskInterrupted(t *testing.T) {
 	ctx, cancel = context.WithCancel(context.Background())
 	cancel()
 	out, errs, code = runBench(ctx, nil, "bench", "disk", "--file", f, "--size", "16M", "--runtime", "20", "--save", save)
-	if code != ExitInterrupted || strings.Contains(errs, "error") || strings.Contains(out, "MiB/s") {
+	if code != ExitInterrupted || strings.Contains(errs, "error") || strings.Contains(out, "MB/s") {
 		t.Errorf("exit %d\n%s\n%s", code, out, errs)
 	}
 	if _, err := os.Stat(save); err == nil {

@@ -35,7 +35,7 @@ func newCalcCmd(env *Env) *cobra.Command {
 		Long: "calc tcp computes the bandwidth-delay product (BDP = bandwidth × RTT) and the tcp_rmem/tcp_wmem\n" +
 			"triples whose max is at least 2 × BDP, keeping the kernel defaults when they already cover it.\n\n" +
 			"Units: --bandwidth as iperf3 -b: 1G, 1Gbit, 100Mbit/s are bits per second (decimal);\n" +
-			"       125MB/s or 100MiB/s are bytes per second (125MB/s = 1 Gbit/s).\n" +
+			"       125MB/s or 100MiB/s are bytes per second (125MB/s = 1 Gbit/s).\n" + // units:input: forms --bandwidth reads
 			"       --rtt with us, ms or s, as ping prints it: 500us, 0.5ms, 20ms.\n" +
 			"       --ram 4G, 512M (binary, as free and fio), 4GiB, or 16GB (decimal).",
 		Args: cobra.NoArgs,
@@ -59,7 +59,7 @@ func runCalcTCP(o *calcTCPOptions, env *Env) error {
 	}
 	bps, err := calc.ParseBandwidth(o.Bandwidth)
 	if err != nil {
-		return &UsageError{Err: fmt.Errorf("--bandwidth: %w", err), Hint: "accepted: 1G, 1Gbit, 100Mbit/s, 10Gbps (bits) or 125MB/s (bytes per second)"}
+		return &UsageError{Err: fmt.Errorf("--bandwidth: %w", err), Hint: "accepted: 1G, 1Gbit, 100Mbit/s, 10Gbps (bits) or 125MB/s (bytes per second)"} // units:input: forms --bandwidth reads
 	}
 	rtt, err := calc.ParseRTT(o.RTT)
 	if err != nil {

@@ -106,6 +106,6 @@ func runTuneNet(ctx context.Context, o *tuneOptions, env *Env) error {
 	}
 	m := tune.NetMeasurer(nopts, dur)
 	a := &tune.JournalApplier{Opts: aopts, Host: h}
-	return tuneTrials(ctx, env, o, n, m, a, tune.Options{Tests: tune.NetTests, Units: map[string]string{"send": "Mbit/s", "receive": "Mbit/s"},
+	return tuneTrials(ctx, env, o, n, m, a, tune.Options{Tests: tune.NetTests, Units: map[string]string{"send": units.MbitUnit, "receive": units.MbitUnit},
 		Knobs: knobs, Budget: budget}, nil)
 }

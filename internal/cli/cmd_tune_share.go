@@ -20,6 +20,7 @@ import (
 	"github.com/nastune/nastune/internal/parse/smbconf"
 	"github.com/nastune/nastune/internal/probe"
 	"github.com/nastune/nastune/internal/tune"
+	"github.com/nastune/nastune/internal/units"
 )
 
 // shareTuneTests are the bench share tests tune --share can judge by.
@@ -207,11 +208,11 @@ func runTuneShare(ctx context.Context, o *tuneOptions, env *Env) error {
 			return tune.ShareSample(r)
 		}
 	}
-	units := map[string]string{}
+	unitOf := map[string]string{}
 	for _, t := range tests {
-		units[t] = "MiB/s"
+		unitOf[t] = units.MBsUnit
 	}
-	return runTrials(ctx, env, o, m, a, tune.Options{Tests: tests, Units: units, Knobs: knobs, Budget: budget}, notes)
+	return runTrials(ctx, env, o, m, a, tune.Options{Tests: tests, Units: unitOf, Knobs: knobs, Budget: budget}, notes)
 }
 
 // smbOrphanReverted says whether a Samba trial (a file step: tune's only

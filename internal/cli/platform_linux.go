@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+
 	"github.com/nastune/nastune/internal/bench"
 	"github.com/nastune/nastune/internal/hostfs"
 	"github.com/nastune/nastune/internal/tune"

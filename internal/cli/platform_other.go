@@ -6,10 +6,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/nastune/nastune/internal/bench"
 	"io"
 	"io/fs"
 	"os"
+
+	"github.com/nastune/nastune/internal/bench"
 )
 
 // readRegular reads a regular file of at most limit bytes (a saved

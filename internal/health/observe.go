@@ -7,6 +7,7 @@ import (
 	"github.com/nastune/nastune/internal/facts"
 	"github.com/nastune/nastune/internal/parse/smart"
 	"github.com/nastune/nastune/internal/rule"
+	"github.com/nastune/nastune/internal/units"
 )
 
 // SMART returns the disk's SMART report when one was read and the disk
@@ -243,10 +244,10 @@ func Link(h *facts.Host, d facts.BlockDevice) Observation {
 			warn()
 			// Each value cited from the file it was read from.
 			dir := "/sys/class/ata_link/" + d.SATA.Link + "/"
-			ev = append(ev, rule.Ev(dir+"sata_spd", orStr(d.SATA.SpeedRaw, fmt.Sprintf("%.1f Gbps", d.SATA.SpeedGbps))+" (current link speed)"),
-				rule.Ev(dir+"hw_sata_spd_limit", orStr(d.SATA.LimitRaw, fmt.Sprintf("%.1f Gbps", d.SATA.LimitGbps))+" (the port's limit)"),
-				rule.Ev(Source(d), orStr(s.LinkQuote, fmt.Sprintf("%.1f Gb/s", diskMax))+" (the disk's maximum)"))
-			what = append(what, fmt.Sprintf("its link runs at %.1f Gb/s where disk and port support %.1f", d.SATA.SpeedGbps, best))
+			ev = append(ev, rule.Ev(dir+"sata_spd", orStr(d.SATA.SpeedRaw, fmt.Sprintf("%.1f Gbps", d.SATA.SpeedGbps))+" (current link speed)"), // units:input: the sysfs file's own form
+				rule.Ev(dir+"hw_sata_spd_limit", orStr(d.SATA.LimitRaw, fmt.Sprintf("%.1f Gbps", d.SATA.LimitGbps))+" (the port's limit)"), // units:input
+				rule.Ev(Source(d), orStr(s.LinkQuote, fmt.Sprintf("%.1f Gb/s", diskMax))+" (the disk's maximum)"))                          // units:input: smartctl's form
+			what = append(what, fmt.Sprintf("its link runs at %s where disk and port support %s", units.LinkGbit(d.SATA.SpeedGbps), units.LinkGbit(best)))
 		}
 	}
 	return Observation{Evidence: ev, What: what, Severity: sev, Hit: hit}

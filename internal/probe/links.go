@@ -79,7 +79,7 @@ func parseGTs(s string) float64 {
 // "<unknown>").
 func parseGbps(s string) float64 {
 	f := strings.Fields(s)
-	if len(f) < 2 || f[1] != "Gbps" {
+	if len(f) < 2 || f[1] != "Gbps" { // units:input
 		return 0
 	}
 	v, err := strconv.ParseFloat(f[0], 64)

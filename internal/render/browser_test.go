@@ -277,9 +277,9 @@ func TestPagesInBrowser(t *testing.T) {
 		wd.t = t
 		wd.size(1200, 900)
 		rows := []bench.Comparison{
-			{Test: "seqread-direct", Unit: "MiB/s", Before: 180, After: 420, Change: 133.3, Significant: true},
-			{Test: "randread4k-qd1", Unit: "MiB/s", Before: 0.5, After: 0.55, Change: 10},
-			{Test: "randread4k-qd32", Unit: "MiB/s", Before: 1.2, After: 2.4, Change: 100, Significant: true},
+			{Test: "seqread-direct", Unit: "MB/s", Before: 180, After: 420, Change: 133.3, Significant: true},
+			{Test: "randread4k-qd1", Unit: "MB/s", Before: 0.524288, After: 0.5767168, Change: 10},
+			{Test: "randread4k-qd32", Unit: "MB/s", Before: 1.2, After: 2.4, Change: 100, Significant: true},
 		}
 		wd.open(writeHTML(t, dir, "compare.html", func(b *bytes.Buffer) error { return render.HTMLCompare(b, rows, "a.json", "b.json", htmlOpts) }))
 		var st []struct {
@@ -294,17 +294,17 @@ func TestPagesInBrowser(t *testing.T) {
 			t.Fatalf("%d tests drawn", len(st))
 		}
 		for _, s := range st {
-			wantUnit := map[bool]string{true: "IOPS", false: "MiB/s"}[strings.HasPrefix(s.Test, "rand")]
+			wantUnit := map[bool]string{true: "IOPS", false: "MB/s"}[strings.HasPrefix(s.Test, "rand")]
 			if s.Unit != wantUnit {
 				t.Errorf("%s in %s, want %s", s.Test, s.Unit, wantUnit)
 			}
 			// Each test on its own scale: the larger bar is the full width,
-			// so 0.5 → 0.55 MiB/s is visible next to 420 MiB/s.
+			// so 0.52 → 0.58 MB/s is visible next to 420 MB/s.
 			if big := max(s.WBefore, s.WAfter); big < 470 {
 				t.Errorf("%s: larger bar %.0f px, want the full width", s.Test, big)
 			}
 		}
-		if st[1].Before != "128" { // 0.5 MiB/s of 4 KiB requests
+		if st[1].Before != "128" { // 0.524288 MB/s (0.5 MiB/s) of 4 KiB requests
 			t.Errorf("randread4k-qd1 before = %s IOPS, want 128", st[1].Before)
 		}
 		wd.screenshot("compare")

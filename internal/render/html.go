@@ -17,6 +17,7 @@ import (
 
 	"github.com/nastune/nastune/internal/bench"
 	"github.com/nastune/nastune/internal/htmlpage"
+	"github.com/nastune/nastune/internal/units"
 )
 
 // HTML output: one self-contained file per report, in the page shell of
@@ -290,7 +291,7 @@ func plainText(v reflect.Value) string {
 var compareTmpl = sync.OnceValue(func() *template.Template {
 	return template.Must(template.New("compare").Funcs(template.FuncMap{"measure": measure}).Parse(`
 <p class="meta">A change counts only beyond the noise: the ranges (lowest to highest) of repeated runs must not overlap; single runs give no noise estimate.
-Random-I/O tests are shown in IOPS, sequential ones in MiB/s; each test's bars have their own scale.</p>
+Random-I/O tests are shown in IOPS, sequential ones in MB/s (10^6 B/s); each test's bars have their own scale.</p>
 {{range .Warnings}}<p class="meta"><b>warning:</b> {{.}}</p>
 {{end}}
 {{.Chart}}
@@ -311,17 +312,17 @@ func CompareView(rows []bench.Comparison) []bench.Comparison {
 	for i, r := range rows {
 		out[i] = r
 		m := blockSizeInName().FindStringSubmatch(r.Test)
-		if m == nil || r.Unit != "MiB/s" {
+		if m == nil || r.Unit != units.MBsUnit {
 			continue
 		}
 		kib, err := strconv.Atoi(m[1])
 		if err != nil || kib <= 0 {
 			continue
 		}
-		f := 1024 / float64(kib)
+		f := 1e6 / (float64(kib) * 1024) // MB/s → blocks of kib KiB per second
 		out[i].Unit, out[i].Before, out[i].After = "IOPS", r.Before*f, r.After*f
 		if strings.HasPrefix(r.Note, "spread ") {
-			out[i].Note = r.Note + " MiB/s"
+			out[i].Note = r.Note + " " + units.MBsUnit
 		}
 	}
 	return out

@@ -47,7 +47,7 @@ func TestHTMLSelfContained(t *testing.T) {
 			return render.HTMLFleet(b, fleet.Build([]fleet.Input{{Source: "vault.json", Report: rep}, {Source: "empty.json", Report: &audit.Report{Host: audit.HostSummary{Hostname: "quiet"}}}}, nil), htmlOpts)
 		},
 		"compare": func(b *bytes.Buffer) error {
-			return render.HTMLCompare(b, []bench.Comparison{{Test: "seqread-direct", Unit: "MiB/s", Before: 100, After: 180, Change: 80, Significant: true}}, "a.json", "b.json", htmlOpts)
+			return render.HTMLCompare(b, []bench.Comparison{{Test: "seqread-direct", Unit: "MB/s", Before: 100, After: 180, Change: 80, Significant: true}}, "a.json", "b.json", htmlOpts)
 		},
 	}
 	external := regexp.MustCompile(`(?i)<(script|link|img|iframe)[^>]+(src|href)=|url\(|@import`)

@@ -57,15 +57,15 @@ func limitLine(l *audit.Limit) string {
 	if l.Kind == "network" {
 		what = "the network"
 	}
-	s := fmt.Sprintf("%s: %s caps file service at about %.0f MB/s (bottleneck %s)", what, l.Path, l.MBs, l.Bottleneck)
+	s := fmt.Sprintf("%s: %s caps file service at about %s (bottleneck %s)", what, l.Path, units.MBs(l.MBs), l.Bottleneck)
 	if l.Other != "" {
-		s += fmt.Sprintf("; %s carries about %.0f MB/s", l.Other, l.OtherMBs)
+		s += fmt.Sprintf("; %s carries about %s", l.Other, units.MBs(l.OtherMBs))
 	}
 	if l.MeasuredMBs > 0 {
-		s += fmt.Sprintf("; bench measured %.0f MB/s on %s", l.MeasuredMBs, l.MeasuredPath)
+		s += fmt.Sprintf("; bench measured %s on %s", units.MBs(l.MeasuredMBs), l.MeasuredPath)
 	}
 	if l.AboveMBs > 0 {
-		s += fmt.Sprintf("; bench's %.0f MB/s on %s is above its ceiling: a cache was measured, or the model is wrong (bus-bench-vs-ceiling)", l.AboveMBs, l.MeasuredPath)
+		s += fmt.Sprintf("; bench's %s on %s is above its ceiling: a cache was measured, or the model is wrong (bus-bench-vs-ceiling)", units.MBs(l.AboveMBs), l.MeasuredPath)
 	}
 	return s
 }

@@ -166,7 +166,7 @@ func diskGrids(d inventory.Disks) []grid {
 		}
 		bus := dash(r.Transport)
 		if r.USBSpeedMbps > 0 {
-			bus = fmt.Sprintf("usb %dM %s", r.USBSpeedMbps, r.USBDriver)
+			bus = fmt.Sprintf("usb %s %s", units.LinkMbit(r.USBSpeedMbps), r.USBDriver)
 		}
 		var parts []string
 		for _, p := range r.Partitions {
@@ -285,19 +285,19 @@ func bufCell(s string) cell {
 func ServiceTables(w io.Writer, s inventory.Services) error { return writeGrids(w, serviceGrids(s)...) }
 
 func pathGrid(p inventory.Paths) grid {
-	g := grid{Title: "data paths", Header: []string{"PATH", "KIND", "MEMBERS", "CEILING MB/s", "BOTTLENECK"}}
+	g := grid{Title: "data paths", Header: []string{"PATH", "KIND", "MEMBERS", "CEILING " + units.MBsHeader, "BOTTLENECK"}}
 	for _, x := range p.Paths {
 		members := strings.Join(x.Members, ",")
 		if len(members) > 40 {
 			members = fmt.Sprintf("%d members", len(x.Members))
 		}
-		g.Rows = append(g.Rows, []cell{txt(x.Name), txt(x.Kind), txt(members), num(fmt.Sprintf("%.0f", x.CeilingMBs), x.CeilingMBs), txt(x.Bottleneck)})
+		g.Rows = append(g.Rows, []cell{txt(x.Name), txt(x.Kind), txt(members), num(units.MBsNum(x.CeilingMBs), x.CeilingMBs), txt(x.Bottleneck)})
 	}
 	return g
 }
 
 func pathLinks(p inventory.Paths) grid {
-	g := grid{Title: "links per path", Header: []string{"PATH", "LINK", "MB/s", "NAME", "NOTE"}}
+	g := grid{Title: "links per path", Header: []string{"PATH", "LINK", units.MBsHeader, "NAME", "NOTE"}}
 	for _, x := range p.Paths {
 		for _, l := range x.Links {
 			var extra []string
@@ -305,7 +305,7 @@ func pathLinks(p inventory.Paths) grid {
 				extra = append(extra, fmt.Sprintf("shared by %d", l.Shared))
 			}
 			if l.FullMBs > 0 {
-				extra = append(extra, fmt.Sprintf("%.0f MB/s at full link", l.FullMBs))
+				extra = append(extra, units.MBs(l.FullMBs)+" at full link")
 			}
 			if l.Note != "" {
 				extra = append(extra, l.Note)
@@ -329,15 +329,15 @@ func PathTable(w io.Writer, p inventory.Paths) error {
 				extra = fmt.Sprintf(", shared by %d", l.Shared)
 			}
 			if l.FullMBs > 0 {
-				extra += fmt.Sprintf(", %.0f MB/s at full link", l.FullMBs)
+				extra += ", " + units.MBs(l.FullMBs) + " at full link"
 			}
 			if l.Note != "" {
 				extra += "; " + l.Note
 			}
-			fmt.Fprintf(w, "  %-8s %8.0f MB/s  %s%s\n", l.Kind, l.MBs, l.Name, extra)
+			fmt.Fprintf(w, "  %-8s %13s  %s%s\n", l.Kind, units.MBs(l.MBs), l.Name, extra)
 		}
 		if x.WriteMBs > 0 {
-			fmt.Fprintf(w, "  full-stripe writes up to %.0f MB/s\n", x.WriteMBs)
+			fmt.Fprintf(w, "  full-stripe writes up to %s\n", units.MBs(x.WriteMBs))
 		}
 		if x.Move != "" {
 			fmt.Fprintf(w, "  to raise it: %s\n", x.Move)

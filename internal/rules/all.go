@@ -9,9 +9,9 @@
 package rules
 
 import (
-	"github.com/nastune/nastune/internal/ceiling"
 	"sort"
 
+	"github.com/nastune/nastune/internal/ceiling"
 	"github.com/nastune/nastune/internal/rule"
 )
 

@@ -6,6 +6,7 @@ import (
 
 	"github.com/nastune/nastune/internal/facts"
 	"github.com/nastune/nastune/internal/rule"
+	"github.com/nastune/nastune/internal/units"
 )
 
 // Bonding: KNOWLEDGE §2. Facts from /proc/net/bonding/BOND.
@@ -268,8 +269,8 @@ func checkBondSingleStream(in rule.Input) []rule.Finding {
 			speed = max(speed, s.SpeedMbps)
 		}
 		f := metaBondSingleStream.New(b.Name, fmt.Sprintf(
-			"%s (%s, %d links) gives one client transfer at most one link's %d Mbit/s; it helps only when several clients transfer at once.",
-			b.Name, b.Bond.Mode, len(b.Bond.Slaves), speed), rule.Ev(bondSource(b), "Bonding Mode: "+b.Bond.ModeText))
+			"%s (%s, %d links) gives one client transfer at most one link's %s; it helps only when several clients transfer at once.",
+			b.Name, b.Bond.Mode, len(b.Bond.Slaves), units.LinkMbit(speed)), rule.Ev(bondSource(b), "Bonding Mode: "+b.Bond.ModeText))
 		target := "for single-client speed use a protocol that opens several connections, or one faster link"
 		if sambaServer(in) != nil { // Samba advice only where smbd serves a configuration
 			target = "for single-client speed use SMB3 multichannel (server multi channel support = yes) over the separate links"

@@ -59,15 +59,15 @@ func checkPCIeDegraded(in rule.Input) []rule.Finding {
 		}
 		now, full := ceiling.PCIeMBs(d.CurWidth, d.CurGTs), ceiling.PCIeMBs(d.MaxWidth, d.MaxGTs)
 		who := strings.Join(behind[addr], ", ")
-		f := metaPCIeDegraded.New(addr, fmt.Sprintf("%s (%s, class %s) runs x%d at %.1f GT/s but supports x%d at %.1f GT/s: %s share about %.0f MB/s instead of %.0f MB/s.",
-			addr, orNone(d.Driver), d.Class, d.CurWidth, d.CurGTs, d.MaxWidth, d.MaxGTs, who, now, full),
+		f := metaPCIeDegraded.New(addr, fmt.Sprintf("%s (%s, class %s) runs x%d at %.1f GT/s but supports x%d at %.1f GT/s: %s share about %s instead of %s.",
+			addr, orNone(d.Driver), d.Class, d.CurWidth, d.CurGTs, d.MaxWidth, d.MaxGTs, who, units.MBs(now), units.MBs(full)),
 			rule.Ev(pciDir(d)+"/current_link_width", fmt.Sprint(d.CurWidth)),
 			rule.Ev(pciDir(d)+"/max_link_width", fmt.Sprint(d.MaxWidth)),
 			rule.Ev(pciDir(d)+"/current_link_speed", fmt.Sprintf("%.1f GT/s", d.CurGTs)),
 			rule.Ev(pciDir(d)+"/max_link_speed", fmt.Sprintf("%.1f GT/s", d.MaxGTs)))
 		f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice,
 			Target: fmt.Sprintf("move the card at %s to a slot wired x%d (check the board manual: many x16-size slots are x4 or x1 electrically), reseat it, check riser and BIOS link settings", addr, d.MaxWidth),
-			Basis:  fmt.Sprintf("%.0f MB/s at x%d %.1f GT/s vs %.0f MB/s at x%d %.1f GT/s (lane MB/s × %.2f protocol efficiency)", now, d.CurWidth, d.CurGTs, full, d.MaxWidth, d.MaxGTs, ceiling.PCIeProtocol)}
+			Basis:  fmt.Sprintf("%s at x%d %.1f GT/s vs %s at x%d %.1f GT/s (lane MB/s × %.2f protocol efficiency)", units.MBs(now), d.CurWidth, d.CurGTs, units.MBs(full), d.MaxWidth, d.MaxGTs, ceiling.PCIeProtocol)}
 		out = append(out, f)
 	}
 	return out
@@ -78,8 +78,8 @@ var metaSATASlow = rule.Meta{
 	Title: "A SATA link negotiated below what its port supports",
 	Doc: "sata_spd is the speed the link trained to, hw_sata_spd_limit what the port can do. A drive " +
 		"that also supports the higher speed points at the cable, the backplane or a libata.force= " +
-		"limit; some drives (older disks, SSDs in power saving) cap it themselves. 3 Gbps (276 MB/s " +
-		"usable) does not slow a hard disk; it halves a SATA SSD, and 1.5 Gbps slows both.",
+		"limit; some drives (older disks, SSDs in power saving) cap it themselves. 3 Gbit/s (276 MB/s " +
+		"usable) does not slow a hard disk; it halves a SATA SSD, and 1.5 Gbit/s slows both.",
 	Refs: []string{"https://www.kernel.org/doc/Documentation/ABI/testing/sysfs-ata", "https://docs.kernel.org/admin-guide/kernel-parameters.html"},
 }
 
@@ -94,13 +94,13 @@ func checkSATASlow(in rule.Input) []rule.Finding {
 		if rotational && ceiling.SATAMBs(s.SpeedGbps) >= ceiling.HDDMBs {
 			continue // a hard disk cannot fill even the slower link
 		}
-		f := metaSATASlow.New(d.Name, fmt.Sprintf("%s's SATA link runs at %.1f Gbps (about %.0f MB/s usable) on a %.1f Gbps port.", d.Name, s.SpeedGbps, ceiling.SATAMBs(s.SpeedGbps), s.LimitGbps),
-			rule.Ev("/sys/class/ata_link/"+s.Link+"/sata_spd", fmt.Sprintf("%.1f Gbps", s.SpeedGbps)),
-			rule.Ev("/sys/class/ata_link/"+s.Link+"/hw_sata_spd_limit", fmt.Sprintf("%.1f Gbps", s.LimitGbps)))
+		f := metaSATASlow.New(d.Name, fmt.Sprintf("%s's SATA link runs at %s (about %s usable) on a %s port.", d.Name, units.LinkGbit(s.SpeedGbps), units.MBs(ceiling.SATAMBs(s.SpeedGbps)), units.LinkGbit(s.LimitGbps)),
+			rule.Ev("/sys/class/ata_link/"+s.Link+"/sata_spd", fmt.Sprintf("%.1f Gbps", s.SpeedGbps)),          // units:input: the sysfs file's own form
+			rule.Ev("/sys/class/ata_link/"+s.Link+"/hw_sata_spd_limit", fmt.Sprintf("%.1f Gbps", s.LimitGbps))) // units:input
 		f.Device = d.Name
 		f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice,
-			Target: fmt.Sprintf("check %s's drive datasheet for its SATA speed; if it supports %.1f Gbps, replace the cable (or try another port) and look for libata.force= on the kernel command line", d.Name, s.LimitGbps),
-			Basis:  fmt.Sprintf("%.0f MB/s now vs %.0f MB/s at the port's limit; a %s", ceiling.SATAMBs(s.SpeedGbps), ceiling.SATAMBs(s.LimitGbps), map[bool]string{true: "hard disk", false: "SSD"}[rotational])}
+			Target: fmt.Sprintf("check %s's drive datasheet for its SATA speed; if it supports %s, replace the cable (or try another port) and look for libata.force= on the kernel command line", d.Name, units.LinkGbit(s.LimitGbps)),
+			Basis:  fmt.Sprintf("%s now vs %s at the port's limit; a %s", units.MBs(ceiling.SATAMBs(s.SpeedGbps)), units.MBs(ceiling.SATAMBs(s.LimitGbps)), map[bool]string{true: "hard disk", false: "SSD"}[rotational])}
 		out = append(out, f)
 	}
 	return out
@@ -124,9 +124,9 @@ func checkNetVsStorage(in rule.Input) []rule.Finding {
 		return nil
 	}
 	what, ev, basis := storageSpeed(bestStore, measured, "delivers up to about")
-	f := metaNetVsStorage.New(bestNet.Name, fmt.Sprintf("%s %s, but the fastest wired link (%s) carries about %.0f MB/s of TCP payload.",
-		bestStore.Name, what, bestNet.Name, bestNet.CeilingMBs),
-		ev, rule.Ev("network path "+bestNet.Name, fmt.Sprintf("%.0f MB/s, %s", bestNet.CeilingMBs, bestNet.Bottleneck)))
+	f := metaNetVsStorage.New(bestNet.Name, fmt.Sprintf("%s %s, but the fastest wired link (%s) carries about %s of TCP payload.",
+		bestStore.Name, what, bestNet.Name, units.MBs(bestNet.CeilingMBs)),
+		ev, rule.Ev("network path "+bestNet.Name, fmt.Sprintf("%s, %s", units.MBs(bestNet.CeilingMBs), bestNet.Bottleneck)))
 	f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice,
 		Target: bestNet.Move + " (see nastune inventory paths)", Basis: basis}
 	return []rule.Finding{f}
@@ -160,24 +160,24 @@ type measuredPath struct {
 // its evidence and basis.
 func storageSpeed(p *ceiling.Path, measured map[string]measuredPath, modelVerb string) (string, rule.Evidence, string) {
 	if m, ok := measured[p.Name]; ok {
-		return fmt.Sprintf("read %.0f MB/s when measured (%s, %s; the model said %.0f MB/s)", m.MBs, m.Test, m.Source, m.model),
-			rule.Ev(m.Source, fmt.Sprintf("%s %s: %.0f MB/s", m.Device, m.Test, m.MBs)),
+		return fmt.Sprintf("read %s when measured (%s, %s; the model said %s)", units.MBs(m.MBs), m.Test, m.Source, units.MBs(m.model)),
+			rule.Ev(m.Source, fmt.Sprintf("%s %s: %s", m.Device, m.Test, units.MBs(m.MBs))),
 			"measured storage speed (saved bench result) against the network's modelled ceiling"
 	}
-	what := fmt.Sprintf("%s %.0f MB/s", modelVerb, p.CeilingMBs)
+	what := fmt.Sprintf("%s %s", modelVerb, units.MBs(p.CeilingMBs))
 	if modelVerb == "delivers about" {
 		what += " (bottleneck " + p.Bottleneck + ")"
 	}
 	return what,
-		rule.Ev("storage path "+p.Name, fmt.Sprintf("%.0f MB/s, bottleneck %s", p.CeilingMBs, p.Bottleneck)),
+		rule.Ev("storage path "+p.Name, fmt.Sprintf("%s, bottleneck %s", units.MBs(p.CeilingMBs), p.Bottleneck)),
 		"ceilings from link speeds, media and RAID factors (docs/ceilings.md)"
 }
 
 var metaUSBSlowPath = rule.Meta{
 	ID: "bus-usb3-bridge-on-usb2", Family: "bus", Severity: rule.Warn, Since: "0.5.0",
 	Title: "A USB 3 disk bridge runs at USB 2 speed",
-	Doc: "A SuperSpeed device that enumerates at high speed (480 Mb/s) reports bcdUSB 2.10: the " +
-		"bridge could do 5 Gb/s or more, but the port, hub or cable on the way is USB 2 (black port, " +
+	Doc: "A SuperSpeed device that enumerates at high speed (480 Mbit/s) reports bcdUSB 2.10: the " +
+		"bridge could do 5 Gbit/s or more, but the port, hub or cable on the way is USB 2 (black port, " +
 		"old hub, a USB 2 extension cable). At USB 2 a disk moves ~35-40 MB/s instead of 375-440 MB/s.",
 	Refs: []string{"https://docs.kernel.org/driver-api/usb/usb.html", "https://www.usb.org/document-library/usb-32-revision-11-june-2022"},
 }
@@ -189,8 +189,8 @@ func checkUSBSlowPath(in rule.Input) []rule.Finding {
 		if u == nil || u.SpeedMbps != 480 || u.Version != "2.10" {
 			continue
 		}
-		f := metaUSBSlowPath.New(d.Name, fmt.Sprintf("%s hangs from USB device %s, a USB 3 bridge (bcdUSB 2.10) linked at 480 Mb/s: about %.0f MB/s instead of about %.0f MB/s.",
-			d.Name, u.Device, ceiling.USBMBs(480, u.Driver == "uas"), ceiling.USBMBs(5000, u.Driver == "uas")),
+		f := metaUSBSlowPath.New(d.Name, fmt.Sprintf("%s hangs from USB device %s, a USB 3 bridge (bcdUSB 2.10) linked at 480 Mbit/s: about %s instead of about %s.",
+			d.Name, u.Device, units.MBs(ceiling.USBMBs(480, u.Driver == "uas")), units.MBs(ceiling.USBMBs(5000, u.Driver == "uas"))),
 			rule.Ev(usbDir(u)+"/speed", "480"),
 			rule.Ev(usbDir(u)+"/version", u.Version))
 		f.Device = d.Name
@@ -206,7 +206,7 @@ var metaUSBBOT = rule.Meta{
 	ID: "bus-usb-storage-not-uas", Family: "bus", Severity: rule.Info, Since: "0.5.0",
 	Title: "A disk on a USB 3 link uses usb-storage (Bulk-Only), not UAS",
 	Doc: "usb-storage sends one command at a time and waits for its status; UAS queues commands " +
-		"like SATA NCQ. On a 5 Gb/s link that is ~375 vs ~440 MB/s sequential and far more for small " +
+		"like SATA NCQ. On a 5 Gbit/s link that is ~375 vs ~440 MB/s sequential and far more for small " +
 		"random I/O. Either the bridge has no UAS, or the kernel disabled it by a quirk (listed in " +
 		"drivers/usb/storage/unusual_uas.h or usb-storage.quirks=VID:PID:u) because that bridge " +
 		"misbehaves with UAS; only then is usb-storage the right choice.",
@@ -220,8 +220,8 @@ func checkUSBBOT(in rule.Input) []rule.Finding {
 		if u == nil || u.SpeedMbps < 5000 || u.Driver != "usb-storage" {
 			continue
 		}
-		f := metaUSBBOT.New(d.Name, fmt.Sprintf("%s uses usb-storage on a %d Mb/s link (about %.0f MB/s; UAS about %.0f MB/s).",
-			d.Name, u.SpeedMbps, ceiling.USBMBs(u.SpeedMbps, false), ceiling.USBMBs(u.SpeedMbps, true)),
+		f := metaUSBBOT.New(d.Name, fmt.Sprintf("%s uses usb-storage on a %s link (about %s; UAS about %s).",
+			d.Name, units.LinkMbit(u.SpeedMbps), units.MBs(ceiling.USBMBs(u.SpeedMbps, false)), units.MBs(ceiling.USBMBs(u.SpeedMbps, true))),
 			rule.Ev(usbDir(u)+"/speed", fmt.Sprint(u.SpeedMbps)),
 			rule.Ev("driver of "+u.Device+"'s interface", u.Driver))
 		f.Device = d.Name
@@ -261,13 +261,13 @@ func checkSharedLink(in rule.Input) []rule.Finding {
 			if demand <= l.MBs*1.1 {
 				continue
 			}
-			f := metaSharedLink.New(p.Name+" "+l.Name, fmt.Sprintf("%d members of %s share %s (about %.0f MB/s) but could deliver about %.0f MB/s together.",
-				l.Shared, p.Name, l.Name, l.MBs, demand),
-				rule.Ev("path "+p.Name, fmt.Sprintf("ceiling %.0f MB/s, bottleneck %s", p.CeilingMBs, p.Bottleneck)))
+			f := metaSharedLink.New(p.Name+" "+l.Name, fmt.Sprintf("%d members of %s share %s (about %s) but could deliver about %s together.",
+				l.Shared, p.Name, l.Name, units.MBs(l.MBs), units.MBs(demand)),
+				rule.Ev("path "+p.Name, fmt.Sprintf("ceiling %s, bottleneck %s", units.MBs(p.CeilingMBs), p.Bottleneck)))
 			f.Device = p.Name
 			f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice,
 				Target: "spread the members over more controllers or ports, or use a wider/faster link; see nastune inventory paths",
-				Basis:  fmt.Sprintf("sum of the %d members' own ceilings (%s) vs %.0f MB/s for the link", l.Shared, strings.Join(l.Behind, ", "), l.MBs)}
+				Basis:  fmt.Sprintf("sum of the %d members' own ceilings (%s) vs %s for the link", l.Shared, strings.Join(l.Behind, ", "), units.MBs(l.MBs))}
 			out = append(out, f)
 		}
 	}
@@ -309,19 +309,19 @@ func checkBenchVsCeiling(in rule.Input) []rule.Finding {
 		case share > ceiling.CacheFactor:
 			why, target, basis = aboveCeiling(h, m, p)
 		case share >= 0.85:
-			pct := fmt.Sprintf("%.0f%% of its %.0f MB/s ceiling", share*100, p.CeilingMBs)
+			pct := fmt.Sprintf("%.0f%% of its %s ceiling", share*100, units.MBs(p.CeilingMBs))
 			if share > 1 {
-				pct = fmt.Sprintf("at its %.0f MB/s ceiling", p.CeilingMBs)
+				pct = fmt.Sprintf("at its %s ceiling", units.MBs(p.CeilingMBs))
 			}
-			why = fmt.Sprintf("%s reads %.0f MB/s (%s), %s: it runs at what %s allows.", m.Device, m.MBs, m.Test, pct, p.Bottleneck)
+			why = fmt.Sprintf("%s reads %s (%s), %s: it runs at what %s allows.", m.Device, units.MBs(m.MBs), m.Test, pct, p.Bottleneck)
 			target = "only a faster medium or link moves it: " + p.Bottleneck
 		default:
-			why = fmt.Sprintf("%s reads %.0f MB/s (%s), %.0f%% of its %.0f MB/s ceiling (bottleneck %s): %.0f MB/s are lost above the links.", m.Device, m.MBs, m.Test, share*100, p.CeilingMBs, p.Bottleneck, p.CeilingMBs-m.MBs)
+			why = fmt.Sprintf("%s reads %s (%s), %.0f%% of its %s ceiling (bottleneck %s): %s are lost above the links.", m.Device, units.MBs(m.MBs), m.Test, share*100, units.MBs(p.CeilingMBs), p.Bottleneck, units.MBs(p.CeilingMBs-m.MBs))
 			target = "work through this audit's block, md and fs findings for " + m.Device + ", then bench again and compare (nastune bench compare)"
 		}
 		f := metaBenchVsCeiling.New(m.Device+" "+m.Test, why,
-			rule.Ev(m.Source, fmt.Sprintf("%s %s: %.0f MB/s", m.Device, m.Test, m.MBs)),
-			rule.Ev("path "+p.Name, fmt.Sprintf("ceiling %.0f MB/s, bottleneck %s", p.CeilingMBs, p.Bottleneck)))
+			rule.Ev(m.Source, fmt.Sprintf("%s %s: %s", m.Device, m.Test, units.MBs(m.MBs))),
+			rule.Ev("path "+p.Name, fmt.Sprintf("ceiling %s, bottleneck %s", units.MBs(p.CeilingMBs), p.Bottleneck)))
 		f.Device = m.Device
 		f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice, Target: target, Basis: basis}
 		out = append(out, f)
@@ -346,9 +346,9 @@ func checkStorageVsNet(in rule.Input) []rule.Finding {
 		return nil
 	}
 	what, ev, basis := storageSpeed(bestStore, measured, "delivers about")
-	f := metaStorageVsNet.New(bestStore.Name, fmt.Sprintf("The fastest storage path, %s, %s; %s carries about %.0f MB/s.",
-		bestStore.Name, what, bestNet.Name, bestNet.CeilingMBs),
-		ev, rule.Ev("network path "+bestNet.Name, fmt.Sprintf("%.0f MB/s", bestNet.CeilingMBs)))
+	f := metaStorageVsNet.New(bestStore.Name, fmt.Sprintf("The fastest storage path, %s, %s; %s carries about %s.",
+		bestStore.Name, what, bestNet.Name, units.MBs(bestNet.CeilingMBs)),
+		ev, rule.Ev("network path "+bestNet.Name, units.MBs(bestNet.CeilingMBs)))
 	f.Device = bestStore.Name
 	f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice, Target: bestStore.Move, Basis: basis}
 	return []rule.Finding{f}
@@ -366,8 +366,8 @@ func aboveCeiling(h *facts.Host, m facts.BenchMeasure, p ceiling.Path) (why, tar
 	if direct {
 		how = " with O_DIRECT"
 	}
-	why = fmt.Sprintf("%s read %.0f MB/s%s (%s), faster than the modelled ceiling of %.0f MB/s (bottleneck %s): ",
-		m.Device, m.MBs, how, m.Test, p.CeilingMBs, p.Bottleneck)
+	why = fmt.Sprintf("%s read %s%s (%s), faster than the modelled ceiling of %s (bottleneck %s): ",
+		m.Device, units.MBs(m.MBs), how, m.Test, units.MBs(p.CeilingMBs), p.Bottleneck)
 	small := m.Size > 0 && h.Memory.TotalBytes > 0 && m.Size < h.Memory.TotalBytes
 	var d *facts.BlockDevice
 	for i := range h.Block {
@@ -392,9 +392,9 @@ func aboveCeiling(h *facts.Host, m facts.BenchMeasure, p ceiling.Path) (why, tar
 		why += fmt.Sprintf(" Its %s test file is smaller than the %s of RAM.", units.Bytes(m.Size), units.Bytes(h.Memory.TotalBytes))
 	}
 	if direct {
-		target = fmt.Sprintf("bench %s with --size larger than RAM plus any controller cache, which no cache can hold; if it still exceeds %.0f MB/s, report the path model", m.Device, p.CeilingMBs)
+		target = fmt.Sprintf("bench %s with --size larger than RAM plus any controller cache, which no cache can hold; if it still exceeds %s, report the path model", m.Device, units.MBs(p.CeilingMBs))
 	} else {
-		target = fmt.Sprintf("bench %s again with O_DIRECT over more data than any cache holds (nastune bench disk), and report the path model if it still exceeds %.0f MB/s", m.Device, p.CeilingMBs)
+		target = fmt.Sprintf("bench %s again with O_DIRECT over more data than any cache holds (nastune bench disk), and report the path model if it still exceeds %s", m.Device, units.MBs(p.CeilingMBs))
 	}
 	return why, target, basis
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/nastune/nastune/internal/facts"
 	"github.com/nastune/nastune/internal/rule"
+	"github.com/nastune/nastune/internal/units"
 )
 
 // Disks: alignment, USB bridges, identity, APM: KNOWLEDGE §3.
@@ -113,9 +114,9 @@ func usbText(u *facts.USBLink) string {
 	case u.SpeedMbps == 480:
 		speed = "USB 2 (480 Mbit/s)"
 	case u.SpeedMbps >= 5000:
-		speed = fmt.Sprintf("USB 3 (%d Mbit/s)", u.SpeedMbps)
+		speed = fmt.Sprintf("USB 3 (%s)", units.LinkMbit(u.SpeedMbps))
 	case u.SpeedMbps > 0:
-		speed = fmt.Sprintf("%d Mbit/s", u.SpeedMbps)
+		speed = units.LinkMbit(u.SpeedMbps)
 	}
 	drv := ""
 	if u.Driver != "" {

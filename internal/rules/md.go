@@ -128,7 +128,7 @@ func checkMDDegraded(in rule.Input) []rule.Finding {
 		if a.SyncAction == "recover" || a.SyncAction == "recovery" {
 			why += fmt.Sprintf("; recovery onto a new member is at %.1f%%", a.Progress)
 			if a.SyncSpeed > 0 {
-				why += fmt.Sprintf(" (%d KiB/s", a.SyncSpeed)
+				why += fmt.Sprintf(" (%d KiB/s", a.SyncSpeed) // units:input: md's own unit (sync_speed, sync_speed_max)
 				if a.SyncFinish != "" {
 					why += ", about " + a.SyncFinish + " left"
 				}
@@ -342,7 +342,7 @@ var metaMDRebuildCapped = rule.Meta{
 	ID: "md-rebuild-capped", Family: "md", Severity: rule.Info, Since: "0.3.0",
 	Title: "Rebuild runs at its speed limit",
 	Doc: "md throttles resync and recovery between dev.raid.speed_limit_min and speed_limit_max " +
-		"(KiB/s per device; per array in md/sync_speed_min/max). When a rebuild runs at the " +
+		"(KiB/s per device; per array in md/sync_speed_min/max). When a rebuild runs at the " + // units:input: the knob's unit
 		"maximum, the limit (not the disks) sets how long the array stays vulnerable; raising it " +
 		"shortens the window at the cost of foreground I/O. A rebuild far below the maximum is " +
 		"limited by the disks, the bus or the CPU instead.",
@@ -358,7 +358,7 @@ func checkMDRebuildCapped(in rule.Input) []rule.Finding {
 		}
 		want := a.SyncMax * 2
 		f := metaMDRebuildCapped.New(a.Name, fmt.Sprintf(
-			"%s is at %.1f%% of a %s, running at %d KiB/s against a limit of %d KiB/s.", a.Name, a.Progress, a.SyncAction, a.SyncSpeed, a.SyncMax),
+			"%s is at %.1f%% of a %s, running at %d KiB/s against a limit of %d KiB/s.", a.Name, a.Progress, a.SyncAction, a.SyncSpeed, a.SyncMax), // units:input: md's own unit
 			rule.Ev(mdSource(a, "sync_speed"), fmt.Sprint(a.SyncSpeed)), rule.Ev(mdSource(a, "sync_speed_max"), fmt.Sprint(a.SyncMax)))
 		f.Device = a.Name
 		if a.SyncLimitsSystem {

@@ -9,6 +9,7 @@ import (
 	"github.com/nastune/nastune/internal/facts"
 	"github.com/nastune/nastune/internal/knobs"
 	"github.com/nastune/nastune/internal/rule"
+	"github.com/nastune/nastune/internal/units"
 )
 
 // Memory and writeback: KNOWLEDGE §4.
@@ -226,17 +227,17 @@ func writeMBps(h *facts.Host) (speed uint64, class string, measured bool) {
 			// Faster than the disk's path can carry: a cache (a controller's,
 			// or a virtual disk's host) took the test file, and writeback of
 			// more data than it holds drains at the disk's pace.
-			how = fmt.Sprintf("its modelled speed; the %.0f MB/s %s in %s is above its %.0f MB/s ceiling, a cache's speed, not the disk's", above.MBs, above.Test, above.Source, model[d.Name])
+			how = fmt.Sprintf("its modelled speed; the %s %s in %s is above its %s ceiling, a cache's speed, not the disk's", units.MBs(above.MBs), above.Test, above.Source, units.MBs(model[d.Name]))
 		}
 		v := uint64(math.Round(mbps))
 		if slowest == 0 || v < slowest {
-			slowest, class = v, fmt.Sprintf("%s %s (~%d MB/s, %s)", kind, d.Name, v, how)
+			slowest, class = v, fmt.Sprintf("%s %s (~%s, %s)", kind, d.Name, units.MBs(float64(v)), how)
 			measured = how != "its modelled speed"
 		}
 	}
 	if slowest == 0 {
 		v := uint64(ceiling.HDDMBs)
-		return v, fmt.Sprintf("no local disk seen; assumed a rotating disk (~%d MB/s)", v), false
+		return v, fmt.Sprintf("no local disk seen; assumed a rotating disk (~%s)", units.MBs(float64(v))), false
 	}
 	return slowest, class, measured
 }
@@ -280,14 +281,14 @@ func checkDirtyBigRAM(in rule.Input) []rule.Finding {
 	}
 	wantBG := speed * 1e6 * 2 / mib * mib
 	wantFG := 4 * wantBG
-	basis := fmt.Sprintf("2 s and 8 s of writes at %d MB/s, the %s; measure with `nastune bench disk` and scale", speed, class)
+	basis := fmt.Sprintf("2 s and 8 s of writes at %s, the %s; measure with `nastune bench disk` and scale", units.MBs(float64(speed)), class)
 	if measured {
 		// The given result measured it: never ask to measure again.
-		basis = fmt.Sprintf("2 s and 8 s of writes at %d MB/s, the %s", speed, class)
+		basis = fmt.Sprintf("2 s and 8 s of writes at %s, the %s", units.MBs(float64(speed)), class)
 	}
 	why := fmt.Sprintf("With %s of RAM, dirty_background_ratio=%d lets about %s of unwritten data build up "+
-		"(%.0f s of writes at %d MB/s) before background writeback starts; dirty_ratio=%d then blocks "+
-		"writers for longer still.", humanBytes(ram), bg, humanBytes(bgBytes), float64(bgBytes)/float64(speed*1e6), speed, fg)
+		"(%.0f s of writes at %s) before background writeback starts; dirty_ratio=%d then blocks "+
+		"writers for longer still.", humanBytes(ram), bg, humanBytes(bgBytes), float64(bgBytes)/float64(speed*1e6), units.MBs(float64(speed)), fg)
 	ev := []rule.Evidence{
 		rule.Ev(sysctlSource("vm.dirty_background_ratio"), itoa(bg)),
 		rule.Ev(sysctlSource("vm.dirty_ratio"), itoa(fg)),

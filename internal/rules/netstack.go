@@ -9,6 +9,7 @@ import (
 	"github.com/nastune/nastune/internal/facts"
 	"github.com/nastune/nastune/internal/knobs"
 	"github.com/nastune/nastune/internal/rule"
+	"github.com/nastune/nastune/internal/units"
 )
 
 // Socket buffers and TCP stack sysctls: KNOWLEDGE §1, §2.
@@ -68,7 +69,7 @@ func fastestLink(h *facts.Host) (float64, string) {
 	if best == 0 {
 		return 1e9, "no wired link speed known; assumed 1 Gbit/s"
 	}
-	return float64(best) * 1e6, fmt.Sprintf("%s at %d Mbit/s", name, best)
+	return float64(best) * 1e6, fmt.Sprintf("%s at %s", name, units.LinkMbit(best))
 }
 
 func rtt(in rule.Input) time.Duration {

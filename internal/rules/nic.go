@@ -6,6 +6,7 @@ import (
 
 	"github.com/nastune/nastune/internal/facts"
 	"github.com/nastune/nastune/internal/rule"
+	"github.com/nastune/nastune/internal/units"
 )
 
 // NIC basics read from /sys/class/net: KNOWLEDGE §2.
@@ -163,7 +164,7 @@ func linkName(i facts.Interface) string {
 	if i.SpeedMbps == nil {
 		return "an unknown link speed"
 	}
-	return fmt.Sprintf("%d Mbit/s", *i.SpeedMbps)
+	return units.LinkMbit(*i.SpeedMbps)
 }
 
 // queueDelay is the time a full queue of MTU-sized packets takes to send.
@@ -227,14 +228,14 @@ func checkLinkSlow(in rule.Input) []rule.Finding {
 		if !wiredUp(i) || i.SpeedMbps == nil || *i.SpeedMbps >= 1000 || i.Duplex == "half" {
 			continue
 		}
-		why := fmt.Sprintf("%s negotiated %d Mbit/s: transfers over it top out near %.0f MB/s.",
-			i.Name, *i.SpeedMbps, float64(*i.SpeedMbps)*0.94/8)
+		why := fmt.Sprintf("%s negotiated %s: transfers over it top out near %s.",
+			i.Name, units.LinkMbit(*i.SpeedMbps), units.MBs(float64(*i.SpeedMbps)*0.94/8))
 		ev := []rule.Evidence{rule.Ev(ifSource(i, "speed"), itoa(int64(*i.SpeedMbps)))}
 		if i.Ethtool != nil && i.Ethtool.Link != nil {
 			ours, theirs := maxModeSpeed(i.Ethtool.Link.Supported), maxModeSpeed(i.Ethtool.Link.Partner)
 			if ours > 0 && ours <= *i.SpeedMbps {
 				// The NIC's own maximum: no cable or switch to blame.
-				f := metaLinkSlow.New(i.Name, why+fmt.Sprintf(" That is the most this NIC supports (%d Mbit/s).", ours), linkEvidence(i)...)
+				f := metaLinkSlow.New(i.Name, why+fmt.Sprintf(" That is the most this NIC supports (%s).", units.LinkMbit(ours)), linkEvidence(i)...)
 				f.Severity = rule.Info
 				f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice,
 					Target: "only a faster NIC (or USB 3 gigabit adapter) raises this limit",
@@ -244,9 +245,9 @@ func checkLinkSlow(in rule.Input) []rule.Finding {
 			}
 			switch {
 			case theirs > 0 && theirs <= *i.SpeedMbps && ours > theirs:
-				why += fmt.Sprintf(" The NIC can do %d Mbit/s; the link partner only offers %d: the switch port (or a cable with two pairs) is the limit.", ours, theirs)
+				why += fmt.Sprintf(" The NIC can do %s; the link partner only offers %d: the switch port (or a cable with two pairs) is the limit.", units.LinkMbit(ours), theirs)
 			case ours > *i.SpeedMbps:
-				why += fmt.Sprintf(" The NIC can do %d Mbit/s.", ours)
+				why += fmt.Sprintf(" The NIC can do %s.", units.LinkMbit(ours))
 			}
 			ev = linkEvidence(i)
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/nastune/nastune/internal/facts"
 	ethparse "github.com/nastune/nastune/internal/parse/ethtool"
 	"github.com/nastune/nastune/internal/rule"
+	"github.com/nastune/nastune/internal/units"
 )
 
 // NIC rules that need ethtool data (live ioctl or captured output):
@@ -69,11 +70,11 @@ func checkLinkBelowSupported(in rule.Input) []rule.Finding {
 			// Without the partner's modes the switch port may simply be
 			// slower: state the speed, claim nothing.
 			f := metaLinkBelowSupported.New(i.Name, fmt.Sprintf(
-				"%s negotiated %d Mbit/s; the NIC supports up to %d Mbit/s. The link partner's advertised modes are not reported, so whether the switch port could go faster is unknown.",
-				i.Name, *i.SpeedMbps, ours), linkEvidence(i)...)
+				"%s negotiated %s; the NIC supports up to %s. The link partner's advertised modes are not reported, so whether the switch port could go faster is unknown.",
+				i.Name, units.LinkMbit(*i.SpeedMbps), units.LinkMbit(ours)), linkEvidence(i)...)
 			f.Severity = rule.Info
 			f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice,
-				Target: fmt.Sprintf("if the switch port supports more than %d Mbit/s, check the cable and the port's speed setting (`ethtool %s` as root may show the partner's modes)", *i.SpeedMbps, i.Name),
+				Target: fmt.Sprintf("if the switch port supports more than %s, check the cable and the port's speed setting (`ethtool %s` as root may show the partner's modes)", units.LinkMbit(*i.SpeedMbps), i.Name),
 				Basis:  "negotiated speed only; partner modes not collected"}
 			out = append(out, f)
 			continue
@@ -83,13 +84,13 @@ func checkLinkBelowSupported(in rule.Input) []rule.Finding {
 			continue
 		}
 		f := metaLinkBelowSupported.New(i.Name, fmt.Sprintf(
-			"%s runs at %d Mbit/s although the NIC supports %d Mbit/s%s.", i.Name, *i.SpeedMbps, ours, partnerText(theirs)),
+			"%s runs at %s although the NIC supports %s%s.", i.Name, units.LinkMbit(*i.SpeedMbps), units.LinkMbit(ours), partnerText(theirs)),
 			linkEvidence(i)...)
 		// Only here, with the partner's modes read, is the claim about both ends.
 		f.Title = "Link negotiated below what both ends support"
 		f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice,
 			Target: fmt.Sprintf("check the cable and the switch port of %s for a forced speed; `ethtool -s %s autoneg on` renegotiates", i.Name, i.Name),
-			Basis:  fmt.Sprintf("fastest mode both ends list: %d Mbit/s", common)}
+			Basis:  fmt.Sprintf("fastest mode both ends list: %s", units.LinkMbit(common))}
 		out = append(out, f)
 	}
 	return out
@@ -99,7 +100,7 @@ func partnerText(theirs int) string {
 	if theirs == 0 {
 		return " (the partner's modes are not reported)"
 	}
-	return fmt.Sprintf(" and the link partner advertises up to %d Mbit/s", theirs)
+	return fmt.Sprintf(" and the link partner advertises up to %s", units.LinkMbit(theirs))
 }
 
 func linkEvidence(i facts.Interface) []rule.Evidence {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/nastune/nastune/internal/rule"
+	"github.com/nastune/nastune/internal/units"
 )
 
 // A saved `nastune bench share` result (family bus: measured against the
@@ -53,9 +54,9 @@ func checkShareBelowCeilings(in rule.Input) []rule.Finding {
 					continue
 				}
 				if b, ok := measuredSpeed(h, p); ok {
-					diskMBs, diskSrc, diskVal = b.MBs, b.Source, fmt.Sprintf("%s %s: %.0f MB/s (the share's disks: %s)", d, b.Test, b.MBs, strings.Join(m.Devices, " → "))
+					diskMBs, diskSrc, diskVal = b.MBs, b.Source, fmt.Sprintf("%s %s: %s (the share's disks: %s)", d, b.Test, units.MBs(b.MBs), strings.Join(m.Devices, " → "))
 				} else if p.CeilingMBs > 0 {
-					diskMBs, diskSrc, diskVal = p.CeilingMBs, "path "+d, fmt.Sprintf("ceiling %.0f MB/s, bottleneck %s (the share's disks: %s)", p.CeilingMBs, p.Bottleneck, strings.Join(m.Devices, " → "))
+					diskMBs, diskSrc, diskVal = p.CeilingMBs, "path "+d, fmt.Sprintf("ceiling %s, bottleneck %s (the share's disks: %s)", units.MBs(p.CeilingMBs), p.Bottleneck, strings.Join(m.Devices, " → "))
 				}
 			}
 			if diskMBs > 0 {
@@ -65,8 +66,8 @@ func checkShareBelowCeilings(in rule.Input) []rule.Finding {
 		if diskMBs <= 0 || m.MBs/diskMBs >= shareFarBelow {
 			continue
 		}
-		why := fmt.Sprintf("%s %s moved %.0f MB/s: %.0f%% of raw TCP in its direction (%.0f Mbit/s) and %.0f%% of what the share's disks carry (%.0f MB/s). The run named the limit: %s (%s).",
-			m.URL, m.Test, m.MBs, 100*net, m.RawMbit, 100*m.MBs/diskMBs, diskMBs, m.Layer, m.Subject)
+		why := fmt.Sprintf("%s %s moved %s: %.0f%% of raw TCP in its direction (%s) and %.0f%% of what the share's disks carry (%s). The run named the limit: %s (%s).",
+			m.URL, m.Test, units.MBs(m.MBs), 100*net, units.Mbit(m.RawMbit*1e6), 100*m.MBs/diskMBs, units.MBs(diskMBs), m.Layer, m.Subject)
 		target := map[string]string{
 			"server-cpu":     serverCPUTarget(m.URL),
 			"disk":           "relieve the device or limit the run named: raise the service's cgroup I/O limit, or the disk's parallelism and read-ahead (audit: blk-read-ahead, blk-scheduler); then bench share again and compare",
@@ -78,7 +79,7 @@ func checkShareBelowCeilings(in rule.Input) []rule.Finding {
 			continue
 		}
 		f := metaShareBelowCeilings.New(m.URL+" "+m.Test, why,
-			rule.Ev(m.Source, fmt.Sprintf("%s: %.0f MB/s; raw TCP same run %.0f Mbit/s", m.Test, m.MBs, m.RawMbit)),
+			rule.Ev(m.Source, fmt.Sprintf("%s: %s; raw TCP same run %s", m.Test, units.MBs(m.MBs), units.Mbit(m.RawMbit*1e6))),
 			rule.Ev(m.Source, fmt.Sprintf("limit: %s (%s): %s", m.Layer, m.Subject, clipWhy(m.Why))),
 			rule.Ev(diskSrc, diskVal))
 		f.Recommendation = &rule.Recommendation{Kind: rule.KindAdvice, Target: target, Basis: "the share's rate against raw TCP and the disks' speed, and the run's attribution"}

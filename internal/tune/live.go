@@ -15,6 +15,7 @@ import (
 	"github.com/nastune/nastune/internal/facts"
 	"github.com/nastune/nastune/internal/parse/kernfmt"
 	"github.com/nastune/nastune/internal/plan"
+	"github.com/nastune/nastune/internal/units"
 )
 
 // DiskMeasurer measures the tests on one test file, kept between calls
@@ -52,20 +53,20 @@ func DiskMeasurer(file string, size int64, tests []string, bs int, runtime, minT
 			if Unit(name) == "IOPS" {
 				s[name] = a.ios / a.secs
 			} else {
-				s[name] = a.bytes / a.secs / (1 << 20)
+				s[name] = a.bytes / a.secs / 1e6
 			}
 		}
 		return s, nil
 	}
 }
 
-// Unit is the unit tune compares a test in: MiB/s for sequential tests,
-// IOPS for random ones.
+// Unit is the unit tune compares a test in: MB/s (10^6 B/s, units.MBsUnit)
+// for sequential tests, IOPS for random ones.
 func Unit(test string) string {
 	if strings.HasPrefix(test, "rand") {
 		return "IOPS"
 	}
-	return "MiB/s"
+	return units.MBsUnit
 }
 
 // JournalApplier makes trials and the final run through internal/apply.

@@ -28,6 +28,7 @@ import (
 	"github.com/nastune/nastune/internal/confsyntax"
 	"github.com/nastune/nastune/internal/parse/smbconf"
 	"github.com/nastune/nastune/internal/plan"
+	"github.com/nastune/nastune/internal/units"
 )
 
 // NfsdThreads is the runtime path of nfsd's thread count.
@@ -58,7 +59,7 @@ func ShareSample(r *bench.ShareResult) (Sample, error) {
 		if t.Skipped != "" {
 			return nil, fmt.Errorf("%s: %s", t.Name, t.Skipped)
 		}
-		s[t.Name] = t.MiBPerS
+		s[t.Name] = units.MBsOfMiB(t.MiBPerS)
 	}
 	return s, nil
 }

@@ -124,7 +124,7 @@ func shareTune(t *testing.T, l *smblab.Lab) (*Result, []Knob, []string, apply.Op
 	opts := apply.Options{Root: l.Dir, Validate: apply.ConfigValidator(context.Background(), cmdrun.Limits{}), Tune: "tune-share-test"}
 	a := &ShareApplier{Journal: &JournalApplier{Opts: opts}, Conf: conf, Version: ver, Service: l}
 	res, err := Run(context.Background(), clientMeasurer(l), a, Options{Tests: []string{"seqread", "seqwrite"},
-		Units: map[string]string{"seqread": "MiB/s", "seqwrite": "MiB/s"}, Knobs: knobs, Budget: 15 * time.Minute, Log: t.Logf})
+		Units: map[string]string{"seqread": "MB/s", "seqwrite": "MB/s"}, Knobs: knobs, Budget: 15 * time.Minute, Log: t.Logf})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +132,7 @@ func shareTune(t *testing.T, l *smblab.Lab) (*Result, []Knob, []string, apply.Op
 	WriteText(&b, res)
 	t.Logf("tune --share:\n%s", b.String())
 	if res.Final != nil && res.FinalBaseline != nil {
-		t.Logf("per test (MiB/s): baseline %v, first baseline again %v, final %v", res.Baseline.Tests, res.FinalBaseline.Tests, res.Final.Tests)
+		t.Logf("per test (MB/s): baseline %v, first baseline again %v, final %v", res.Baseline.Tests, res.FinalBaseline.Tests, res.Final.Tests)
 	}
 	return res, knobs, notes, opts
 }

@@ -70,7 +70,7 @@ type Reader interface {
 // Options of a tune run.
 type Options struct {
 	Tests  []string
-	Units  map[string]string // test → unit ("MiB/s", "IOPS")
+	Units  map[string]string // test → unit (units.MBsUnit or IOPS)
 	Knobs  []Knob
 	Budget time.Duration
 	// MinRuns/MaxRuns bound the baseline; TrialRuns measures each trial

@@ -97,7 +97,7 @@ func without(v []string, x string) []string {
 }
 
 func opts(k []Knob) Options {
-	return Options{Tests: []string{"seqread-buffered"}, Units: map[string]string{"seqread-buffered": "MiB/s"}, Knobs: k, Budget: time.Hour}
+	return Options{Tests: []string{"seqread-buffered"}, Units: map[string]string{"seqread-buffered": "MB/s"}, Knobs: k, Budget: time.Hour}
 }
 
 // readAheadSpeed: read-ahead pays up to 1024 KiB and then flattens; the

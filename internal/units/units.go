@@ -16,6 +16,15 @@
 //
 // The Format functions write human units for text and HTML; JSON keeps raw
 // numbers.
+//
+// Output convention (docs/units.md), one for every renderer: storage and
+// file throughput in MB/s, 10⁶ bytes per second (the figure fio prints in
+// parentheses, dd's and disk datasheets' unit); network and link rates in
+// Mbit/s or Gbit/s, 10⁶ and 10⁹ bits per second (iperf3's Mbits/sec,
+// ethtool's Mb/s). MBs, Mbit, LinkMbit and LinkGbit write them; the
+// *Header constants name them in table headers. A kernel knob keeps its own
+// unit (md's sync_speed_max is KiB/s) and evidence quotes a file as it reads.
+// Prometheus uses base units (bytes or bits per second).
 package units
 
 import (
@@ -304,6 +313,50 @@ func BitRate(bps float64) string {
 func ByteRate(bps float64) string {
 	return scaled(bps, 1000, []string{"B/s", "kB/s", "MB/s", "GB/s", "TB/s"})
 }
+
+// MBsUnit and MbitUnit are the two throughput units every renderer writes.
+const (
+	MBsUnit  = "MB/s"   // 10^6 bytes per second: storage and file throughput
+	MbitUnit = "Mbit/s" // 10^6 bits per second: network throughput and link speeds
+)
+
+// Table header forms: the unit and its basis, as every table states it.
+const (
+	MBsHeader  = "MB/s (10^6 B/s)"
+	MbitHeader = "Mbit/s (10^6 bit/s)"
+)
+
+// MBs writes a storage or file rate given in MB/s (10⁶ B/s), whole
+// megabytes: 118.4 → "118 MB/s". Below 10 MB/s one decimal: "3.5 MB/s".
+func MBs(mbs float64) string { return MBsNum(mbs) + " " + MBsUnit }
+
+// MBsNum is MBs without the unit, for table cells under MBsHeader.
+func MBsNum(mbs float64) string {
+	if math.Abs(mbs) < 10 && mbs != math.Trunc(mbs) {
+		return strconv.FormatFloat(mbs, 'f', 1, 64)
+	}
+	return strconv.FormatFloat(mbs, 'f', 0, 64)
+}
+
+// MBsOfBytes writes bytes per second as MB/s: 125e6 → "125 MB/s".
+func MBsOfBytes(bps float64) string { return MBs(bps / 1e6) }
+
+// MBsOfMiB converts fio's MiB/s (2²⁰ B/s) figure to MB/s (10⁶ B/s).
+func MBsOfMiB(mib float64) float64 { return mib * (1 << 20) / 1e6 }
+
+// Mbit writes a network rate given in bits per second as whole Mbit/s:
+// 941.3e6 → "941 Mbit/s".
+func Mbit(bps float64) string { return MbitNum(bps) + " " + MbitUnit }
+
+// MbitNum is Mbit without the unit, for table cells under MbitHeader.
+func MbitNum(bps float64) string { return strconv.FormatFloat(bps/1e6, 'f', 0, 64) }
+
+// LinkMbit writes a negotiated link speed the kernel reports in Mbit/s
+// (/sys/class/net/*/speed, USB speed): 1000 → "1000 Mbit/s".
+func LinkMbit(mbps int) string { return strconv.Itoa(mbps) + " " + MbitUnit }
+
+// LinkGbit writes a link speed in Gbit/s (SATA 1.5/3.0/6.0): 6 → "6.0 Gbit/s".
+func LinkGbit(gbps float64) string { return strconv.FormatFloat(gbps, 'f', 1, 64) + " Gbit/s" }
 
 // BytesWithRaw writes "4096 (4 KiB)" when the human form differs, for text
 // output that keeps the exact count next to the readable one.

@@ -400,8 +400,8 @@ func diskBottlenecks(samples []Sample, n float64, ceil map[string]Ceiling) []Bot
 		iops := (a.riops + a.wiops) / n
 		bps := (a.rbps + a.wbps) / n
 		b := Bottleneck{Kind: "disk", Subject: subj, Utilization: r2(util), Rate: r2(bps), Unit: "bytes/s", Score: util,
-			Evidence: []string{fmt.Sprintf("/proc/diskstats %s: %.0f%% busy, %.0f IOPS, %.1f MiB/s, %.1f KiB per request, await %.2f ms, queue depth %.2f",
-				subj, 100*util, iops, bps/(1<<20), req, await, qd)}}
+			Evidence: []string{fmt.Sprintf("/proc/diskstats %s: %.0f%% busy, %.0f IOPS, %s, %.1f KiB per request, await %.2f ms, queue depth %.2f",
+				subj, 100*util, iops, units.MBsOfBytes(bps), req, await, qd)}}
 		if len(stack) > 1 {
 			b.Stack = stack
 			for _, d := range stack {
@@ -423,17 +423,17 @@ func diskBottlenecks(samples []Sample, n float64, ceil map[string]Ceiling) []Bot
 		if u, ok := atCeil[subj]; ok {
 			c := ceil[subj]
 			b.Utilization, b.Limit, b.Score = r2(max(u, util)), c.MBs*1e6, max(u, util)
-			b.Evidence = append(b.Evidence, fmt.Sprintf("path model: %s can carry %.0f MB/s, set by %s; it moved %.0f MB/s (%.0f%%)",
-				subj, c.MBs, c.Link, bps/1e6, 100*u))
-			b.Why = fmt.Sprintf("%s moves %.0f%% of what its path can carry (%.0f of %.0f MB/s): %s sets the pace, not the disk's busy time",
-				subj, 100*u, bps/1e6, c.MBs, c.Link)
+			b.Evidence = append(b.Evidence, fmt.Sprintf("path model: %s can carry %s, set by %s; it moved %s (%.0f%%)",
+				subj, units.MBs(c.MBs), c.Link, units.MBsOfBytes(bps), 100*u))
+			b.Why = fmt.Sprintf("%s moves %.0f%% of what its path can carry (%s of %s): %s sets the pace, not the disk's busy time",
+				subj, 100*u, units.MBsOfBytes(bps), units.MBs(c.MBs), c.Link)
 			b.Next = "raise the path's ceiling: " + c.Move + " (audit: bus-usb3-bridge-on-usb2, bus-usb-storage-not-uas, bus-sata-link-slow, bus-pcie-link-degraded, bus-shared-link-oversubscribed)"
 			out = append(out, b)
 			continue
 		}
 		if last := samples[len(samples)-1]; len(last.MD) > 0 {
 			for _, md := range last.MD {
-				b.Evidence = append(b.Evidence, fmt.Sprintf("/proc/mdstat: %s %s %.1f%% done at %d KiB/s: it competes for the same disks (audit: md-rebuild-capped)",
+				b.Evidence = append(b.Evidence, fmt.Sprintf("/proc/mdstat: %s %s %.1f%% done at %d KiB/s: it competes for the same disks (audit: md-rebuild-capped)", // units:input: mdstat's own unit
 					md.Name, md.Action, md.Percent, md.SpeedKiBs))
 			}
 		}

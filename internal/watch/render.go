@@ -69,7 +69,7 @@ func amount(b Bottleneck) string {
 	case "bits/s":
 		return fmt.Sprintf("%s of %s (%.0f%%)", units.BitRate(b.Rate), units.BitRate(b.Limit), 100*b.Utilization)
 	case "bytes/s":
-		return fmt.Sprintf("%.0f%% busy, %.1f MiB/s", 100*b.Utilization, b.Rate/(1<<20))
+		return fmt.Sprintf("%.0f%% busy, %s", 100*b.Utilization, units.MBsOfBytes(b.Rate))
 	case "cores":
 		if b.Limit == 1 {
 			return fmt.Sprintf("%.2f of 1 core (%.0f%%)", b.Rate, 100*b.Utilization)
@@ -97,7 +97,7 @@ func writeAverages(w io.Writer, ss []Sample) {
 		if i == 4 {
 			break
 		}
-		fmt.Fprintf(w, "  disk %-8s %5.0f%% util %7.0f IOPS %8.1f MiB/s await %.2f ms qd %.1f (last sample)\n", d.Name, d.UtilPct, d.ReadIOPS+d.WriteIOPS, (d.ReadBps+d.WriteBps)/(1<<20), d.AwaitMS, d.QueueDepth)
+		fmt.Fprintf(w, "  disk %-8s %5.0f%% util %7.0f IOPS %8s await %.2f ms qd %.1f (last sample)\n", d.Name, d.UtilPct, d.ReadIOPS+d.WriteIOPS, units.MBsOfBytes(d.ReadBps+d.WriteBps), d.AwaitMS, d.QueueDepth)
 	}
 	for i, x := range last.NICs {
 		if i == 4 {
@@ -149,7 +149,7 @@ func WriteLive(w io.Writer, s Sample, verdict []Bottleneck) {
 		if i == 5 {
 			break
 		}
-		fmt.Fprintf(w, "  %-8s %5.1f%% %s %6.0f IOPS %7.1f MiB/s await %.2f ms qd %.1f\n", d.Name, d.UtilPct, bar(d.UtilPct, 20), d.ReadIOPS+d.WriteIOPS, (d.ReadBps+d.WriteBps)/(1<<20), d.AwaitMS, d.QueueDepth)
+		fmt.Fprintf(w, "  %-8s %5.1f%% %s %6.0f IOPS %9s await %.2f ms qd %.1f\n", d.Name, d.UtilPct, bar(d.UtilPct, 20), d.ReadIOPS+d.WriteIOPS, units.MBsOfBytes(d.ReadBps+d.WriteBps), d.AwaitMS, d.QueueDepth)
 	}
 	fmt.Fprintln(w, "\nNetwork")
 	for i, x := range s.NICs {
@@ -233,7 +233,7 @@ func writeHTMLBody(w io.Writer, r *Result) {
 	chart(w, "CPU busy, %", t, top(cpu, 9), 100)
 	chart(w, "Busiest threads, % of one core", t, top(thr, 6), 100)
 	chart(w, "Disk utilization, %", t, top(disk, 6), 100)
-	chart(w, "Network, Mbit/s", t, top(nic, 6), 0)
+	chart(w, "Network, "+units.MbitHeader, t, top(nic, 6), 0)
 	chart(w, "Pressure stall (PSI some), % of time", t, psi, 100)
 }
 

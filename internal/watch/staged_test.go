@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -625,7 +626,10 @@ func meanTx(samples []Sample, nic string) (tx, rate, busy float64) {
 
 func TestStagedDisk(t *testing.T) {
 	needRoot(t, "losetup")
-	t.Run("qd1", func(t *testing.T) { stagedDisk(t, 1, "rarely more than one") })
+	// QD1 is latency-bound in either of watch's two forms: busy ≥ 80% with
+	// a queue depth near 1, or (per-request overhead keeping it below 80%
+	// on a loaded machine) one request in flight by Little's law.
+	t.Run("qd1", func(t *testing.T) { stagedDisk(t, 1, "rarely more than one|serves one request at a time") })
 	// Not in the issue: the same device with 16 requests in flight is
 	// saturated with a queue, a different verdict.
 	t.Run("qd16", func(t *testing.T) { stagedDisk(t, 16, "queued") })
@@ -700,7 +704,7 @@ func stagedDisk(t *testing.T, qd int, why string) {
 	// The backing disk is shared with the rest of this machine: when its
 	// own load makes it as busy as the loop device, it is named first
 	// with the loop device above it in the stack, and the verdict is about it.
-	if b.Subject == name && !strings.Contains(b.Why, why) {
+	if b.Subject == name && !slices.ContainsFunc(strings.Split(why, "|"), func(w string) bool { return strings.Contains(b.Why, w) }) {
 		t.Errorf("why does not say %q: %s", why, b.Why)
 	}
 }

@@ -243,7 +243,7 @@ func ParseSettings(data []byte) (Settings, error) {
 			cur = &s.Partner
 		case "Speed":
 			found = true
-			if n, err := strconv.Atoi(strings.TrimSuffix(v, "Mb/s")); err == nil && n > 0 {
+			if n, err := strconv.Atoi(strings.TrimSuffix(v, "Mb/s")); err == nil && n > 0 { // units:input
 				s.SpeedMbps = n
 			}
 		case "Duplex":

@@ -45,7 +45,7 @@ func Bonding(data []byte) (facts.Bond, error) {
 			case "MII Status":
 				slave.MIIStatus = v
 			case "Speed":
-				if s, err := strconv.Atoi(strings.TrimSuffix(v, " Mbps")); err == nil && s > 0 {
+				if s, err := strconv.Atoi(strings.TrimSuffix(v, " Mbps")); err == nil && s > 0 { // units:input
 					slave.SpeedMbps = s
 				}
 			case "Duplex":

@@ -222,8 +222,8 @@ var (
 
 var patterns = []pattern{
 	// libata-core.c / libata-sata.c: "SATA link up %s (SStatus %X SControl %X)".
-	{kind: "link-up", re: mustGate(ataDev + `SATA link up ([\d.]+) Gbps \(SStatus [0-9A-F]+ SControl [0-9A-F]+\)$`), key: 1},
-	{kind: "link-slow", re: mustGate(ataDev + `limiting SATA link speed to ([\d.]+) Gbps$`), key: 1},
+	{kind: "link-up", re: mustGate(ataDev + `SATA link up ([\d.]+) Gbps \(SStatus [0-9A-F]+ SControl [0-9A-F]+\)$`), key: 1}, // units:input
+	{kind: "link-slow", re: mustGate(ataDev + `limiting SATA link speed to ([\d.]+) Gbps$`), key: 1},                         // units:input
 	{kind: "link-reset", re: mustGate(ataDev + `hard resetting link$`), key: 1},
 	{kind: "link-crc", re: mustGate(ataDev + `(?:SError|error): ` + ataFlagList), key: 1, flags: crcFlags, flagsAt: 2},
 	{kind: "media", re: mustGate(ataDev + `error: ` + ataFlagList), key: 1, flags: uncFlag, flagsAt: 2},

@@ -86,7 +86,7 @@ func boolp(v bool) *bool    { return &v }
 // gbps reads "6.0 Gb/s" → 6.
 func gbps(s string) float64 {
 	s = strings.TrimSpace(s)
-	i := strings.Index(s, "Gb/s")
+	i := strings.Index(s, "Gb/s") // units:input
 	if i < 0 {
 		return 0
 	}

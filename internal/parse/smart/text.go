@@ -35,7 +35,7 @@ var (
 	})
 	phyEvent = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^0x([0-9a-fA-F]{4})\s+\d+\s+(\d+)\+?\s+(.*)$`) })
 	sataVer  = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`SATA [^,]*, ([\d.]+ Gb/s)(?: \(current: ([\d.]+ Gb/s)\))?`)
+		return regexp.MustCompile(`SATA [^,]*, ([\d.]+ Gb/s)(?: \(current: ([\d.]+ Gb/s)\))?`) // units:input
 	})
 	ercLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*(Read|Write):\s+(Disabled|\d+)`) })
 	numRe   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`-?[\d,]+`) })
