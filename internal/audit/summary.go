@@ -122,7 +122,9 @@ func Summarize(findings []rule.Finding, h *facts.Host, expired []ExpiredRun) Sum
 	switch {
 	case len(s.Risks) > 0:
 		s.Safety = "at risk"
-	case reported == 0 && disks > 0:
+	case reported == 0:
+		// No disk's SMART was read (none found, or none answered): the
+		// data's safety is not known, whatever else the audit found.
 		s.Safety = "unknown"
 	default:
 		s.Safety = "ok"
