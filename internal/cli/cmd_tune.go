@@ -44,6 +44,7 @@ type tuneOptions struct {
 	// tune --share (cmd_tune_share.go)
 	Share, SmbConf, PasswordFile, Client string
 	testsSet                             bool
+	Streams                              int // bench share's -P
 	// tune --net
 	Net   string
 	Token string
@@ -105,12 +106,13 @@ func newTuneCmd(env *Env) *cobra.Command {
 	f.StringVar(&o.Sample, "sample", "2s", "shortest measurement: the tests repeat until then, and count as one run")
 	f.StringVar(&o.Budget, "budget", "10m", "time for the whole tune; candidates left when it runs out are not tried")
 	f.StringArrayVar(&o.Devices, "device", nil, "only tune this device of the path (kernel name, e.g. sdb; repeatable)")
-	f.StringVar(&o.Knobs, "knobs", "", "only these attributes (comma-separated): read_ahead_kb, scheduler, nr_requests, stripe_cache_size")
+	f.StringVar(&o.Knobs, "knobs", "", "only these attributes (comma-separated): read_ahead_kb, scheduler, nr_requests, stripe_cache_size; with --share also threads (nfsd) and Samba options")
 	f.BoolVar(&o.Yes, "yes", false, "start the trials without asking")
 	f.BoolVar(&o.List, "list", false, "only list the devices under PATH and the values tune would try (read-only)")
 	f.StringVarP(&o.Output, "output", "o", "text", "output format: text, json or html")
 	f.StringVar(&o.Share, "share", "", "tune the file server behind this share `URL` (smb://[USER@]HOST/SHARE or nfs://HOST/EXPORT) by bench share's result instead of --file")
 	f.StringVar(&o.SmbConf, "smb-conf", "/etc/samba/smb.conf", "with --share: the smb.conf smbd reads (`FILE`)")
+	f.IntVarP(&o.Streams, "parallel", "P", 1, "with --share: parallel streams of each test, as bench share -P (1-16): parallel readers")
 	f.StringVar(&o.Client, "client", "", "with --share: a client `HOST[:PORT]` running nastune bench net -s runs the share tests, so the network to it counts (token: --token)")
 	f.StringVar(&o.PasswordFile, "password-file", "", "with --share: read the SMB password from `FILE` (default: $"+smbPasswordEnv+", or a prompt)")
 	f.StringVar(&o.Net, "net", "", "tune the socket buffers for the path to the bench net server (nastune bench net -s) at `HOST[:PORT]`")

@@ -57,6 +57,12 @@ func runTuneShare(ctx context.Context, o *tuneOptions, env *Env) error {
 			return usagef("export "+tokenEnv+"=SECRET here and on the client", "--client needs a token: the client runs share tests only for a token holder")
 		}
 	}
+	if o.Streams < 1 || o.Streams > bench.MaxStreams {
+		return usagef("e.g. -P 4", "-P %d is outside 1-%d", o.Streams, bench.MaxStreams)
+	}
+	if o.Client != "" && o.Streams != 1 {
+		return usagef("drop -P with --client", "-P: the client runs the share tests with one stream")
+	}
 	tests := shareTuneTests
 	if o.testsSet {
 		tests = nil
@@ -139,6 +145,23 @@ func runTuneShare(ctx context.Context, o *tuneOptions, env *Env) error {
 			knobs = append(knobs, tune.Knobs("/sys", devs, h)...)
 		}
 	}
+	if o.Knobs != "" {
+		// only these attributes (threads, a Samba option, a block attribute)
+		var have []string
+		for _, k := range knobs {
+			if !slices.Contains(have, k.Attr) {
+				have = append(have, k.Attr)
+			}
+		}
+		want := strings.Split(o.Knobs, ",")
+		for i, a := range want {
+			want[i] = strings.TrimSpace(a)
+			if !slices.Contains(have, want[i]) {
+				return usagef("knobs of this share: "+strings.Join(have, ", "), "--knobs: %q is not a knob of %s", a, u)
+			}
+		}
+		knobs = slices.DeleteFunc(knobs, func(k tune.Knob) bool { return !slices.Contains(want, k.Attr) })
+	}
 	if o.List && o.Output == "json" {
 		return listJSON(env, map[string]any{"devices": devs, "knobs": knobs, "notes": notes})
 	}
@@ -147,7 +170,7 @@ func runTuneShare(ctx context.Context, o *tuneOptions, env *Env) error {
 	if o.Client != "" {
 		by = ", measured by " + o.Client
 	}
-	fmt.Fprintf(w, "tune --share %s: %s, %s files%s, budget %s\n", u, strings.Join(tests, ","), o.Size, by, budget)
+	fmt.Fprintf(w, "tune --share %s: %s, %s files, %d stream(s)%s, budget %s\n", u, strings.Join(tests, ","), o.Size, o.Streams, by, budget)
 	n := printKnobs(w, devs, knobs)
 	for _, s := range notes {
 		fmt.Fprintf(w, "  %s\n", s)
@@ -194,7 +217,7 @@ func runTuneShare(ctx context.Context, o *tuneOptions, env *Env) error {
 	}
 	a := &tune.ShareApplier{Journal: &tune.JournalApplier{Opts: aopts, Sys: "/sys", Devs: devs}, Conf: o.SmbConf, Version: version,
 		Service: svc, NFSConf: "/etc/nfs.conf"}
-	m := tune.ShareMeasurer(bench.ShareOptions{URL: u, Password: password, Tests: tests, Size: size, Time: limit})
+	m := tune.ShareMeasurer(bench.ShareOptions{URL: u, Password: password, Tests: tests, Size: size, Time: limit, Streams: o.Streams})
 	if o.Client != "" {
 		// The client runs the tests with its own password; the request
 		// leaves from the URL's address, the one the client tests against.

@@ -27,6 +27,9 @@ func TestTuneShareRefusals(t *testing.T) {
 		{[]string{"tune", "--net", "10.0.0.2", "--client", "10.0.0.3"}, "--client is for --share"},
 		{[]string{"tune", "--file", "/srv/x", "--client", "10.0.0.3"}, "--client is for --share"},
 		{[]string{"tune", "--net", "10.0.0.2", "--password-file", "/root/pw"}, "--password-file is for --share"},
+		{[]string{"tune", "--share", "smb://10.0.0.1/media", "-P", "0"}, "-P 0 is outside 1-"},
+		{[]string{"tune", "--share", "smb://10.0.0.1/media", "-P", "99"}, "-P 99 is outside 1-"},
+		{[]string{"tune", "--share", "smb://10.0.0.1/media", "--client", "10.0.0.2", "--token", "t", "-P", "4"}, "the client runs the share tests with one stream"},
 	} {
 		_, errs, code := runBench(ctx, nil, c.args...)
 		if code != ExitUsage || !strings.Contains(errs, c.want) {
@@ -62,5 +65,15 @@ func TestTuneShareList(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(conf); string(b) != src {
 		t.Errorf("--list changed smb.conf:\n%s", b)
+	}
+	// --knobs keeps only the attributes named; a name that is no knob of
+	// the share is refused with the ones it has
+	out, errs, code = runBench(context.Background(), nil, "tune", "--share", "smb://alice@192.0.2.1/media", "--smb-conf", conf, "--list", "--knobs", "aio read size")
+	if code != ExitOK || !strings.Contains(out, "aio read size = 0; tries 1") || strings.Contains(out, "socket options =") {
+		t.Errorf("--knobs 'aio read size': exit %d, %s\n%s", code, errs, out)
+	}
+	_, errs, code = runBench(context.Background(), nil, "tune", "--share", "smb://alice@192.0.2.1/media", "--smb-conf", conf, "--list", "--knobs", "threads")
+	if code != ExitUsage || !strings.Contains(errs, `"threads" is not a knob of smb://alice@192.0.2.1/media`) || !strings.Contains(errs, "aio read size") {
+		t.Errorf("--knobs threads on an smb share: exit %d, %s", code, errs)
 	}
 }

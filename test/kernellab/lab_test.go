@@ -210,7 +210,11 @@ var Scenarios = []struct {
 }{
 	{"crypt", checkCrypt}, {"md", checkMD}, {"xfs", checkXFS}, {"mdstates", checkMDStates},
 	{"bond", checkBond}, {"nfsd", checkNFSD}, {"smart", checkSmart},
-	{"nfsshare", checkNFSShare},
+	// nfsshare's boot also runs tune --share on the same export (nfstune)
+	{"nfsshare", func(t *testing.T, res results) {
+		t.Run("threads", func(t *testing.T) { checkNFSShare(t, res) })
+		t.Run("tune", func(t *testing.T) { checkNFSTune(t, res) })
+	}},
 }
 
 func TestLab(t *testing.T) {

@@ -392,6 +392,42 @@ scenario_smart() {
 # 20 ms, and the server's page cache is dropped every 0.2 s while a run
 # reads, so the reads reach that slow disk: one nfsd thread waits for one
 # read at a time, eight overlap them.
+# nfstune: in nfsshare's boot, with its export and cache dropper, nfsd at
+# 1 thread: tune --share raises the thread count under 8 parallel readers
+# and persists it in /etc/nfs.conf; undo restores 1 and the file.
+nfstune() {
+	s=nfstune
+	mkdir -p $R/$s
+	up=$(cut -d. -f1 /proc/uptime)
+	if [ "$up" -gt 540 ]; then
+		echo "nfsshare's runs took until ${up} s of guest uptime (the budget is 540 s of the host's 12 minutes): the host is too busy for tune's trials" > $R/$s/skipped
+		return
+	fi
+	echo "LAB-STEP $s $(cut -d' ' -f1 /proc/uptime)"
+	cap $s rpcnfsd /usr/sbin/rpc.nfsd -N 4 1
+	cap $s threads-before cat /proc/fs/nfsd/threads
+	cap $s conf-before cat /etc/nfs.conf
+	cap $s sha-before sha256sum /etc/nfs.conf
+	(while :; do echo 1 > /proc/sys/vm/drop_caches; sleep 0.2; done) &
+	dropper=$!
+	cap $s loadavg-before cat /proc/loadavg
+	# the result as JSON on stdout, tune's log on stderr
+	nastune tune --share nfs://127.0.0.1/srv/share --knobs threads --tests seqread -P 8 --size 8M --runtime 3 --budget 90s --yes -o json > $R/$s/tune.json 2> $R/$s/cmd.tune
+	echo $? > $R/$s/cmd.tune.rc
+	cap $s loadavg-after cat /proc/loadavg
+	kill $dropper
+	wait $dropper 2> /dev/null
+	cap $s threads-tuned cat /proc/fs/nfsd/threads
+	cap $s conf-tuned cat /etc/nfs.conf
+	cap $s list nastune undo --list
+	# the tune's persisted run (none when it kept nothing)
+	rid=$(grep -o '"run_id": *"[^"]*"' $R/$s/tune.json | head -n 1 | sed 's/.*"\([^"]*\)"$/\1/')
+	[ -n "$rid" ] && cap $s undo nastune undo "$rid"
+	cap $s threads-undone cat /proc/fs/nfsd/threads
+	cap $s conf-undone cat /etc/nfs.conf
+	cap $s sha-undone sha256sum /etc/nfs.conf
+}
+
 scenario_nfsshare() {
 	mkdir -p $R/nfsshare-setup
 	# The timed reads take one to two minutes: on a host so busy that the
@@ -443,6 +479,7 @@ scenario_nfsshare() {
 		wait $dropper 2> /dev/null
 		cap $s pool_stats cat /proc/fs/nfsd/pool_stats
 	done
+	nfstune
 	cap nfsshare-setup leftover ls -la /srv/share
 	/usr/sbin/rpc.nfsd 0
 	/usr/sbin/exportfs -ua
