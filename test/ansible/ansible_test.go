@@ -78,7 +78,12 @@ func TestFleetRole(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	id := os.Getpid() % 100000
+	// Namespaces are named by this test's pid; those a killed run left
+	// (with their host-side veth and its route to the same 10.77.x subnet,
+	// which would take this run's connections to the dead run's sshd) go
+	// first.
+	id := os.Getpid()
+	testutil.RemoveStale("/run/netns", []string{"nt-a-", "nt-b-"}, testutil.DelNetns)
 	hosts := []*host{
 		{name: "nasa", ns: fmt.Sprintf("nt-a-%d", id), addr: "10.77.1.2", hostAddr: "10.77.1.1"},
 		{name: "nasb", ns: fmt.Sprintf("nt-b-%d", id), addr: "10.77.2.2", hostAddr: "10.77.2.1"},
