@@ -72,6 +72,9 @@ type Limit struct {
 	AboveMBs float64 `json:"measured_above_ceiling_mb_s,omitempty"`
 	// Move is what would raise the ceiling.
 	Move string `json:"move,omitempty"`
+	// Guess: the bottleneck's speed is the model's guess, not knowable
+	// from this machine (a virtual disk's host storage, ceiling.Link.Guess).
+	Guess bool `json:"guess,omitempty"`
 }
 
 // Action is one thing to do: the rule it answers, how many findings of
@@ -204,6 +207,9 @@ func limitOf(paths []ceiling.Path, bench []facts.BenchMeasure) *Limit {
 		lim, other = net, store
 	}
 	l := &Limit{Path: lim.Name, Kind: lim.Kind, MBs: round1(lim.CeilingMBs), Bottleneck: lim.Bottleneck, Move: lim.Move}
+	for _, k := range lim.Links {
+		l.Guess = l.Guess || (k.Name == lim.Bottleneck && k.Guess)
+	}
 	if other != nil {
 		l.Other, l.OtherMBs = other.Name, round1(other.CeilingMBs)
 	}

@@ -22,6 +22,9 @@ type Link struct {
 	// Behind names the path's members that cross a shared link.
 	Behind []string `json:"behind,omitempty"`
 	Note   string   `json:"note,omitempty"`
+	// Guess marks a speed the model cannot know from this machine (a
+	// virtual disk: the host's storage): a figure, never a claim.
+	Guess bool `json:"guess,omitempty"`
 	// FullMBs is what the link would carry at its maximum width and
 	// speed, when it runs below them.
 	FullMBs float64 `json:"full_mb_s,omitempty"`
@@ -73,7 +76,7 @@ func move(p *Path) string {
 		if p.Kind == "array" || p.Kind == "pool" {
 			return "faster member disks or more data disks"
 		}
-		if strings.HasSuffix(b.Name, " virtual disk") {
+		if b.Guess {
 			return "faster storage on the host, or a disk passed through to the guest"
 		}
 		return "a faster disk (an SSD), or several disks in an array"
@@ -262,7 +265,7 @@ func mediaLink(h *facts.Host, d *facts.BlockDevice) Link {
 	case d.Virtual():
 		// The host's storage, which the guest cannot see: its rotational
 		// flag (1 for virtio_blk) says nothing about it.
-		return Link{Name: d.Name + " virtual disk", Kind: "media", MBs: HDDMBs, Note: "the host's storage, unseen from the guest: modelled as one rotating disk"}
+		return Link{Name: d.Name + " virtual disk", Kind: "media", MBs: HDDMBs, Note: "the host's storage, unseen from the guest: modelled as one rotating disk", Guess: true}
 	case d.Rotational != nil && !*d.Rotational:
 		return Link{Name: d.Name + " SSD", Kind: "media", MBs: SATASSDMBs}
 	}

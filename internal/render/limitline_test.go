@@ -11,7 +11,7 @@ import (
 // limit line says it is the host's storage, not that the disk caps
 // service at that figure.
 func TestLimitLineVirtualDisk(t *testing.T) {
-	got := limitLine(&audit.Limit{Path: "vda", Kind: "storage", MBs: 200, Bottleneck: "vda virtual disk"})
+	got := limitLine(&audit.Limit{Path: "vda", Kind: "storage", MBs: 200, Bottleneck: "vda virtual disk", Guess: true})
 	if strings.Contains(got, "caps file service") || !strings.Contains(got, "host's storage") {
 		t.Errorf("virtual disk: %s", got)
 	}

@@ -58,7 +58,7 @@ func limitLine(l *audit.Limit) string {
 		what = "the network"
 	}
 	s := fmt.Sprintf("%s: %s caps file service at about %s (bottleneck %s)", what, l.Path, units.MBs(l.MBs), l.Bottleneck)
-	if strings.HasSuffix(l.Bottleneck, " virtual disk") {
+	if l.Guess {
 		// ceiling models a virtual disk as one rotating disk: a guess, never
 		// a claim about the host's storage.
 		s = fmt.Sprintf("%s: %s is bounded by %s, whose speed is the host's storage, unseen from the guest (modelled as one rotating disk, about %s)", what, l.Path, l.Bottleneck, units.MBs(l.MBs))
