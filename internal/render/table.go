@@ -46,7 +46,10 @@ func writeGrids(w io.Writer, gs ...grid) error {
 		for _, r := range g.Rows {
 			parts := make([]string, len(r))
 			for j, c := range r {
-				parts[j] = c.Text
+				// One cell, one line: a newline or tab in a device's
+				// model or a share's name would forge a row or shift
+				// the columns.
+				parts[j] = strings.ReplaceAll(CleanLine(c.Text), "\t", `\x09`)
 			}
 			fmt.Fprintln(tw, strings.Join(parts, "\t"))
 		}

@@ -267,3 +267,21 @@ func TestSigningNoAESNeedsCPUInfo(t *testing.T) {
 		t.Errorf("ARMv5 without aes: %+v", fs)
 	}
 }
+
+// A virtio disk's rotational flag says nothing about the host's storage:
+// the dirty limits' basis must not call vda a rotating disk, and must say
+// its speed is a model of storage the guest cannot see.
+func TestDirtyLimitsVirtualDiskNotRotating(t *testing.T) {
+	h := &facts.Host{Memory: facts.Memory{TotalBytes: 24 << 30},
+		Sysctls: facts.Sysctls{"vm.dirty_background_ratio": "10", "vm.dirty_ratio": "20", "vm.dirty_bytes": "0", "vm.dirty_background_bytes": "0"},
+		Block:   []facts.BlockDevice{{Name: "vda", Kind: "disk", Rotational: bp(true), Driver: "virtio_blk", Transport: "virtio"}},
+	}
+	fs := checkDirtyBigRAM(rule.Input{Host: h})
+	if len(fs) != 2 {
+		t.Fatalf("%+v", fs)
+	}
+	b := fs[0].Recommendation.Basis
+	if strings.Contains(b, "rotating disk vda") || !strings.Contains(b, "virtual disk vda") || !strings.Contains(b, "unseen from the guest") {
+		t.Errorf("basis %q: want vda named a virtual disk whose host storage is unseen", b)
+	}
+}

@@ -215,10 +215,17 @@ func writeMBps(h *facts.Host) (speed uint64, class string, measured bool) {
 				kind, mbps = "NVMe SSD", 3500
 			}
 		}
+		modelled := "its modelled speed"
+		if d.Virtual() {
+			// Its rotational flag says nothing about the host's storage
+			// (ceiling.Paths models it as one rotating disk, and says so).
+			kind, mbps = "virtual disk", ceiling.HDDMBs
+			modelled = "its modelled speed: the host's storage, unseen from the guest, taken as one rotating disk"
+		}
 		if v, ok := model[d.Name]; ok {
 			mbps = v
 		}
-		how := "its modelled speed"
+		how := modelled
 		m, ok, above := measuredWrite(h, d.Name, model[d.Name])
 		switch {
 		case ok:
@@ -227,12 +234,12 @@ func writeMBps(h *facts.Host) (speed uint64, class string, measured bool) {
 			// Faster than the disk's path can carry: a cache (a controller's,
 			// or a virtual disk's host) took the test file, and writeback of
 			// more data than it holds drains at the disk's pace.
-			how = fmt.Sprintf("its modelled speed; the %s %s in %s is above its %s ceiling, a cache's speed, not the disk's", units.MBs(above.MBs), above.Test, above.Source, units.MBs(model[d.Name]))
+			how = fmt.Sprintf("%s; the %s %s in %s is above its %s ceiling, a cache's speed, not the disk's", modelled, units.MBs(above.MBs), above.Test, above.Source, units.MBs(model[d.Name]))
 		}
 		v := uint64(math.Round(mbps))
 		if slowest == 0 || v < slowest {
 			slowest, class = v, fmt.Sprintf("%s %s (~%s, %s)", kind, d.Name, units.MBs(float64(v)), how)
-			measured = how != "its modelled speed"
+			measured = how != modelled
 		}
 	}
 	if slowest == 0 {

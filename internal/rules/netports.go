@@ -121,6 +121,21 @@ func checkPortRangeService(in rule.Input) []rule.Finding {
 	}
 	value := portList(set[:])
 	ev := sysctlEvidence(h, key)
+	// What shows the service runs, so the claim cites what was read.
+	by := map[string]bool{}
+	for _, p := range hit {
+		by[served[p]] = true
+	}
+	if n := nfsServer(in); by["nfsd"] && n != nil {
+		ev = append(ev, rule.Ev(n.ThreadsSource, fmt.Sprint(n.Threads)))
+	}
+	if s := sambaServer(in); by["smbd"] && s != nil {
+		src, what := s.Server, "smbd is installed"
+		if i := strings.LastIndex(src, " ("); i > 0 && strings.HasSuffix(src, ")") {
+			src, what = src[i+2:len(src)-1], src[:i]+" is installed"
+		}
+		ev = append(ev, rule.Ev(src, what))
+	}
 	notReserved := "not reserved in " + resKey
 	if strings.TrimSpace(res) == "" {
 		notReserved = resKey + " is empty"

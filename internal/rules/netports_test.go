@@ -83,6 +83,15 @@ func TestPortRangeService(t *testing.T) {
 			if !hasAll(text(f), "2049 (nfsd)", "/etc/sysctl.conf:", "fails to bind") {
 				t.Errorf("finding: %s", text(f))
 			}
+			// The evidence cites what shows each service runs.
+			var ev []string
+			for _, e := range f.Evidence {
+				ev = append(ev, e.Source+": "+e.Value)
+			}
+			if !strings.Contains(strings.Join(ev, "\n"), "/proc/fs/nfsd/threads: 8") ||
+				strings.Contains(tt.want, "445") && !strings.Contains(strings.Join(ev, "\n"), "/usr/sbin/smbd: smbd is installed") {
+				t.Errorf("evidence %q: want what shows nfsd (and smbd) run", ev)
+			}
 		})
 	}
 }

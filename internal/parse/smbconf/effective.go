@@ -44,8 +44,11 @@ var signingAliases = map[string]string{
 
 // NormalizeValue writes a value the way nastune compares it: booleans as
 // yes/no, enums by testparm's name, everything else lower case with single
-// spaces.
+// spaces. A path keeps its case and spaces: Linux paths are case-sensitive.
 func NormalizeValue(key, v string) string {
+	if key == "path" {
+		return strings.TrimSpace(v)
+	}
 	if a, ok := enumAliases[key]; ok {
 		l := strings.ToLower(strings.TrimSpace(v))
 		if c, ok := a[l]; ok {

@@ -41,7 +41,7 @@ func TestExpandIncludes(t *testing.T) {
 		problems   []string
 	}{
 		{"web include: share in the included file", files(web, nil), []string{"share"},
-			map[string]string{"share path": "/tmp/share ## directory path to be shares"},
+			map[string]string{"share path": "/tmp/share ## Directory path to be shares"},
 			map[string]string{"share path": "/etc/samba/shares.conf:2"}, nil},
 		{"unraid: includes absent", files(unraid, nil), nil,
 			map[string]string{"global ntlmauth": "yes"}, nil,

@@ -281,3 +281,19 @@ func TestDefaultsFor(t *testing.T) {
 		t.Error("DefaultsFor changed Defaults")
 	}
 }
+
+// A share's path keeps its case: /srv/Media is not /srv/media on Linux
+// (inventory services printed the lowered path).
+func TestEffectivePathKeepsCase(t *testing.T) {
+	c, err := Parse([]byte("[Media]\n  path = /srv/Media Files \n  read only = No\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := c.Effective()
+	if got := e.Share("Media", "path"); got != "/srv/Media Files" {
+		t.Errorf("path %q, want /srv/Media Files", got)
+	}
+	if got := e.Share("Media", "readonly"); got != "no" {
+		t.Errorf("read only %q, want no", got)
+	}
+}
