@@ -24,7 +24,9 @@
 //     prlimit(2) right after the start;
 //   - the tool runs in its own process group, and the whole group is
 //     killed on timeout or when ctx is cancelled (SIGINT), and when
-//     nastune itself dies (PR_SET_PDEATHSIG);
+//     nastune itself dies (PR_SET_PDEATHSIG). A tool that spends its CPU
+//     limit (the timeout in CPU seconds, SIGXCPU) has timed out too:
+//     both return ErrTimeout and no result;
 //   - output is capped; a failed run returns an *ExitError with the exit
 //     code and the first line of standard error.
 package cmdrun
@@ -298,6 +300,12 @@ func run(ctx context.Context, lim Limits, argv []string, extra *os.File) (*Resul
 			Stderr: strings.TrimSpace(strings.SplitN(errb.String(), "\n", 2)[0])}
 		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 			x.Signal = ws.Signal().String()
+			if ws.Signal() == syscall.SIGXCPU {
+				// RLIMIT_CPU is the timeout counted in CPU seconds: a tool
+				// that spends it is as unfinished as one the clock stopped,
+				// whichever of the two comes first on a busy machine.
+				return nil, fmt.Errorf("%s: %w: used its CPU limit of %d s", strings.Join(argv, " "), ErrTimeout, cpu)
+			}
 		}
 		return res, x
 	}

@@ -114,6 +114,18 @@ func TestExitError(t *testing.T) {
 	}
 }
 
+// TestCPULimitIsTimeout: a tool killed by SIGXCPU (RLIMIT_CPU, the
+// timeout in CPU seconds) timed out, like one the clock stopped: on a busy
+// machine either can come first, and callers must not read the killed
+// tool's partial stderr as its verdict.
+func TestCPULimitIsTimeout(t *testing.T) {
+	res, err := run(context.Background(), Limits{Timeout: 5 * time.Second},
+		[]string{"sh", "-c", "echo 'Load smb config files from x' >&2; kill -XCPU $$"}, nil)
+	if !errors.Is(err, ErrTimeout) || res != nil || !strings.Contains(err.Error(), "CPU limit of 5 s") {
+		t.Fatalf("got %v, %v; want ErrTimeout and no result", res, err)
+	}
+}
+
 // TestTimeoutKillsGroup: on timeout the tool and what it started are
 // killed, and Run returns at once.
 func TestTimeoutKillsGroup(t *testing.T) {
