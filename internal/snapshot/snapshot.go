@@ -20,7 +20,9 @@
 // symlinks are accepted; absolute or ".." names, links that leave the tree,
 // entries below a link, duplicates, device files, and archives above the
 // size and entry limits are refused with an error naming the entry, before
-// anything is written outside a fresh private temporary directory.
+// anything is written outside a fresh private temporary directory. The whole
+// archive is checked first, writing nothing; the tree is unpacked only when
+// the stored facts cannot be used (another facts layout).
 package snapshot
 
 import (

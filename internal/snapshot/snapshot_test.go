@@ -366,3 +366,82 @@ func TestPaxHeaderBomb(t *testing.T) {
 	}
 	onlyTree(t, base)
 }
+
+// Load with usable stored facts checks the archive and writes nothing;
+// without them (another facts layout) it unpacks the tree, and Close
+// removes it.
+func TestLoadUnpacksOnlyWithoutFacts(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	var buf bytes.Buffer
+	ents := []hostfs.Entry{{Path: "/etc", Mode: fs.ModeDir}, {Path: "/etc/hostname", Data: []byte("nas\n")}}
+	if err := Write(&buf, ents, &facts.Host{Hostname: "nas"}, Meta{}); err != nil {
+		t.Fatal(err)
+	}
+	good := filepath.Join(tmp, "good.tar.gz")
+	_ = os.WriteFile(good, buf.Bytes(), 0o644)
+	l, err := Load(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Facts == nil || l.Dir != "" {
+		t.Errorf("stored facts: got Facts %v, Dir %q; want facts and no tree", l.Facts, l.Dir)
+	}
+	if got, _ := os.ReadDir(tmp); len(got) != 1 {
+		t.Errorf("Load with stored facts wrote %v", got)
+	}
+	_ = l.Close()
+
+	other := filepath.Join(tmp, "other.tar.gz")
+	_ = os.WriteFile(other, rewrite(t, buf.Bytes(), func(name string, data []byte) []byte {
+		if "/"+name == MetaFile {
+			return bytes.Replace(data, []byte(FactsLayout()), []byte("0000000000000000"), 1)
+		}
+		return data
+	}), 0o644)
+	l, err = Load(other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Facts != nil || l.Dir == "" {
+		t.Fatalf("foreign layout: got Facts %v, Dir %q; want the tree", l.Facts, l.Dir)
+	}
+	if b, err := os.ReadFile(filepath.Join(l.Dir, "etc/hostname")); err != nil || string(b) != "nas\n" {
+		t.Errorf("unpacked etc/hostname: %q, %v", b, err)
+	}
+	_ = l.Close()
+	if got, _ := os.ReadDir(tmp); len(got) != 2 {
+		t.Errorf("left behind: %v", got)
+	}
+}
+
+// Checking an archive without writing it (what Load does when the facts
+// are usable) refuses what unpacking refuses, including a file or link
+// where an earlier entry's path made a folder, which only the write
+// would otherwise notice.
+func TestCheckRefusesWhatUnpackRefuses(t *testing.T) {
+	reg := func(name string) tent { return tent{name, tar.TypeReg, "", []byte("x")} }
+	cases := []struct {
+		name string
+		ents []tent
+		ok   bool
+	}{
+		{"file below an implicit folder, then that folder", []tent{metaOK, reg("a/b"), {"a", tar.TypeDir, "", nil}}, true},
+		{"file where an implicit folder is", []tent{metaOK, reg("a/b"), reg("a")}, false},
+		{"link where an implicit folder is", []tent{metaOK, reg("a/b/c"), {"a/b", tar.TypeSymlink, "x", nil}}, false},
+		{"duplicate folder", []tent{metaOK, {"a", tar.TypeDir, "", nil}, {"a", tar.TypeDir, "", nil}}, false},
+		{"escaping link", []tent{metaOK, {"sys/x", tar.TypeSymlink, "../../..", nil}}, false},
+		{"bad metadata", []tent{{".nastune/snapshot.json", tar.TypeReg, "", []byte(`{"format":99}`)}}, false},
+		{"plain", []tent{metaOK, {"a", tar.TypeDir, "", nil}, reg("a/b"), {"l", tar.TypeSymlink, "a/b", nil}}, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			b := archive(t, c.ents...)
+			_, cerr := read(bytes.NewReader(b), nil)
+			_, uerr := unpack(bytes.NewReader(b), t.TempDir())
+			if (cerr == nil) != c.ok || (uerr == nil) != c.ok {
+				t.Errorf("check: %v; unpack: %v; want accepted = %v", cerr, uerr, c.ok)
+			}
+		})
+	}
+}
