@@ -30,7 +30,6 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -190,11 +189,11 @@ func longestLine(b []byte) int {
 // naming the device.
 type pattern struct {
 	kind string
-	re   gated
+	re   *gated
 	key  int
 	// flags, if set, must match the submatch flagsAt (the words of an
 	// ATA "{ … }" list).
-	flags   *regexp.Regexp
+	flags   *gated
 	flagsAt int
 }
 
@@ -207,8 +206,8 @@ var (
 	// libata-eh.c ata_eh_link_report: "SError: { RecovComm BadCRC }",
 	// "error: { ICRC ABRT }", each flag followed by one space.
 	ataFlagList = `\{ ((?:[A-Za-z0-9]+ )*)\}$`
-	crcFlags    = regexp.MustCompile(`(?:^| )(?:BadCRC|10B8B|Handshk|ICRC) `)
-	uncFlag     = regexp.MustCompile(`(?:^| )UNC `)
+	crcFlags    = mustGate(`(?:^| )(?:BadCRC|10B8B|Handshk|ICRC) `)
+	uncFlag     = mustGate(`(?:^| )UNC `)
 	// block/blk-mq.c blk_print_req_error, 5.16+: "%s error, dev %s,
 	// sector %llu op 0x%x:(%s) flags 0x%x phys_seg %u prio class %u";
 	// before, blk-core.c prefixed the caller ("blk_update_request: ",
@@ -430,7 +429,7 @@ func hexDigit(c byte) (byte, bool) {
 	return 0, false
 }
 
-var storagePrefix = regexp.MustCompile(`^(ata\d|sd \d|scsi|usb \d|uas|nvme|md/|md:|md\d|blk_|I/O error|Buffer I/O|print_req_error|critical medium|virtio_blk|sd\w+: )`)
+var storagePrefix = mustGate(`^(ata\d|sd \d|scsi|usb \d|uas|nvme|md/|md:|md\d|blk_|I/O error|Buffer I/O|print_req_error|critical medium|virtio_blk|sd\w+: )`)
 
 // Storage keeps the lines of a kernel log (in its own format) whose
 // message is about disks, links, USB storage, NVMe or md: what a snapshot
