@@ -5,12 +5,13 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"testing"
 )
 
 // allGated lists every gated regexp of the package.
-func allGated() map[string]gated {
-	m := map[string]gated{
+func allGated() map[string]*gated {
+	m := map[string]*gated{
 		"kmsgRecord": kmsgRecord, "syslogHead": syslogHead, "isoHead": isoHead, "dmesgISO": dmesgISO,
 		"decodeHead": decodeHead, "levelHead": levelHead, "stampHead": stampHead, "ctimeHead": ctimeHead,
 		"callerHead": callerHead,
@@ -25,27 +26,27 @@ func allGated() map[string]gated {
 // start with ASCII text or classes.
 func TestGateWorkedOut(t *testing.T) {
 	for name, g := range allGated() {
-		if g.first == nil {
+		if g.gate() == nil {
 			t.Errorf("%s: no first-byte gate", name)
 		}
 	}
-	if g := mustGate(`^\S+ x`); g.first != nil {
+	if g := mustGate(`^\S+ x`); g.gate() != nil {
 		t.Error(`^\S+ gated: \S matches non-ASCII first bytes`)
 	}
-	if g := mustGate(`x+`); g.first != nil {
+	if g := mustGate(`x+`); g.gate() != nil {
 		t.Error("an unanchored pattern gated")
 	}
-	if g := mustGate(`^(?i)ata`); g.first != nil {
+	if g := mustGate(`^(?i)ata`); g.gate() != nil {
 		t.Error("a case-folded pattern gated")
 	}
-	if g := mustGate(`^a?`); g.first != nil {
+	if g := mustGate(`^a?`); g.gate() != nil {
 		t.Error("a pattern matching the empty string gated")
 	}
 	g := mustGate(`^(?:(?:blk|pr): )?(?:[0-9]x|md)`)
 	for c := 0; c < 256; c++ {
 		want := c == 'b' || c == 'p' || c >= '0' && c <= '9' || c == 'm'
-		if g.first[c] != want {
-			t.Errorf("first[%q] = %v, want %v", rune(c), g.first[c], want)
+		if g.gate()[c] != want {
+			t.Errorf("first[%q] = %v, want %v", rune(c), g.gate()[c], want)
 		}
 	}
 }
@@ -90,14 +91,37 @@ func TestGateSameAnswers(t *testing.T) {
 		for _, s := range variants {
 			n++
 			for name, g := range gs {
-				if got, want := g.FindStringSubmatch(s), g.Regexp.FindStringSubmatch(s); !reflect.DeepEqual(got, want) {
+				if got, want := g.FindStringSubmatch(s), g.Regexp().FindStringSubmatch(s); !reflect.DeepEqual(got, want) {
 					t.Fatalf("%s on %q: gated %q, regexp %q", name, s, got, want)
 				}
-				if got, want := g.FindString(s), g.Regexp.FindString(s); got != want {
+				if got, want := g.FindString(s), g.Regexp().FindString(s); got != want {
 					t.Fatalf("%s on %q: gated %q, regexp %q", name, s, got, want)
 				}
 			}
 		}
 	}
 	t.Logf("%d lines compared", n)
+}
+
+// Every pattern compiles: they are compiled on first use (gated,
+// lazyRegexp), so a bad one would otherwise fail only in an audit whose
+// log reaches it.
+func TestPatternsCompile(t *testing.T) {
+	for name, g := range allGated() {
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					t.Errorf("%s: %v", name, r)
+				}
+			}()
+			if g.Regexp() == nil {
+				t.Errorf("%s: no regexp", name)
+			}
+		}()
+	}
+	for _, f := range []func() *regexp.Regexp{crcFlags, uncFlag, storagePrefix} {
+		if f() == nil {
+			t.Error("a lazy regexp compiled to nil")
+		}
+	}
 }

@@ -33,6 +33,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/nastune/nastune/internal/facts"
 )
@@ -190,11 +191,11 @@ func longestLine(b []byte) int {
 // naming the device.
 type pattern struct {
 	kind string
-	re   gated
+	re   *gated
 	key  int
 	// flags, if set, must match the submatch flagsAt (the words of an
 	// ATA "{ … }" list).
-	flags   *regexp.Regexp
+	flags   func() *regexp.Regexp
 	flagsAt int
 }
 
@@ -207,8 +208,8 @@ var (
 	// libata-eh.c ata_eh_link_report: "SError: { RecovComm BadCRC }",
 	// "error: { ICRC ABRT }", each flag followed by one space.
 	ataFlagList = `\{ ((?:[A-Za-z0-9]+ )*)\}$`
-	crcFlags    = regexp.MustCompile(`(?:^| )(?:BadCRC|10B8B|Handshk|ICRC) `)
-	uncFlag     = regexp.MustCompile(`(?:^| )UNC `)
+	crcFlags    = lazyRegexp(`(?:^| )(?:BadCRC|10B8B|Handshk|ICRC) `)
+	uncFlag     = lazyRegexp(`(?:^| )UNC `)
 	// block/blk-mq.c blk_print_req_error, 5.16+: "%s error, dev %s,
 	// sector %llu op 0x%x:(%s) flags 0x%x phys_seg %u prio class %u";
 	// before, blk-core.c prefixed the caller ("blk_update_request: ",
@@ -274,7 +275,7 @@ func Classify(msg string) (facts.KernelEvent, bool) {
 	}
 	for _, p := range patterns {
 		m := p.re.FindStringSubmatch(msg)
-		if m == nil || (p.flags != nil && !p.flags.MatchString(m[p.flagsAt])) {
+		if m == nil || (p.flags != nil && !p.flags().MatchString(m[p.flagsAt])) {
 			continue
 		}
 		ev := facts.KernelEvent{Kind: p.kind, Key: m[p.key], Line: msg}
@@ -430,7 +431,13 @@ func hexDigit(c byte) (byte, bool) {
 	return 0, false
 }
 
-var storagePrefix = regexp.MustCompile(`^(ata\d|sd \d|scsi|usb \d|uas|nvme|md/|md:|md\d|blk_|I/O error|Buffer I/O|print_req_error|critical medium|virtio_blk|sd\w+: )`)
+// lazyRegexp compiles expr on first use (see gated: nothing is compiled
+// at start-up).
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
+
+var storagePrefix = lazyRegexp(`^(ata\d|sd \d|scsi|usb \d|uas|nvme|md/|md:|md\d|blk_|I/O error|Buffer I/O|print_req_error|critical medium|virtio_blk|sd\w+: )`)
 
 // Storage keeps the lines of a kernel log (in its own format) whose
 // message is about disks, links, USB storage, NVMe or md: what a snapshot
@@ -451,7 +458,7 @@ func Storage(b []byte) []byte {
 		// A line an event pattern takes is kept whatever its prefix (the
 		// patterns are the one list of what matters: "raid5:md0:" and
 		// "end_request:" of old kernels are events the prefix list misses).
-		if _, ev := Classify(m[0]); ev || storagePrefix.MatchString(m[0]) {
+		if _, ev := Classify(m[0]); ev || storagePrefix().MatchString(m[0]) {
 			out.WriteString(l)
 			out.WriteByte('\n')
 		}
