@@ -34,6 +34,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/nastune/nastune/internal/facts"
 )
@@ -139,7 +140,7 @@ func message(l string) (string, bool) {
 // " KEY=value" dictionaries, indented register dumps) are dropped.
 func Messages(b []byte) []string {
 	var out []string
-	eachMessage(b, func(m string) { out = append(out, m) })
+	eachMessage(b, func(m string) { out = append(out, strings.Clone(m)) })
 	return out
 }
 
@@ -147,10 +148,12 @@ func Messages(b []byte) []string {
 // log, in order. The lines are those bufio.Scanner's ScanLines gives with
 // a 1 MiB line limit (the scan stops at a longer line). A log whose lines
 // are all shorter than the scanner's first 64 KiB buffer is converted to
-// a string once and cut into lines in place, so a message costs no copy.
+// a string in place (no copy: the strings fn gets share b's bytes, and
+// a caller that keeps one clones it) and cut into lines, so a message
+// costs no copy.
 func eachMessage(b []byte, fn func(string)) {
 	if longestLine(b) < 60<<10 {
-		s := string(b)
+		s := unsafe.String(unsafe.SliceData(b), len(b))
 		for len(s) > 0 {
 			line := s
 			if i := strings.IndexByte(s, '\n'); i >= 0 {
@@ -292,6 +295,7 @@ func Parse(b []byte) []facts.KernelEvent {
 	var out []facts.KernelEvent
 	eachMessage(b, func(m string) {
 		if ev, ok := Classify(m); ok {
+			ev.Line, ev.Key = strings.Clone(ev.Line), strings.Clone(ev.Key) // m shares b's bytes
 			out = append(out, ev)
 		}
 	})
