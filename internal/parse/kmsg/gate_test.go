@@ -125,3 +125,44 @@ func TestPatternsCompile(t *testing.T) {
 		}
 	}
 }
+
+// stamp matches what stampHead matches: on every line of the captured
+// trees and on lines built around each way a stamp can differ.
+func TestStampIsStampHead(t *testing.T) {
+	trees, _ := filepath.Glob("../../../testdata/real/*/tree.txtar")
+	unsourced, _ := filepath.Glob("../../../testdata/unsourced/*/tree.txtar")
+	lines := []string{"", "[", "[]", "[ ", "[1", "[1.", "[1.]", "[.5]", "[1.5", "[1.5]", "[1.5] ", "[1.5]  x",
+		"[\t\n\f\r\v1.5] x", "[   12.345678] x", "[ \t12.5]", "[ 12.345678]x", "[12.34.5] x", "[1x.5] x", "[ 1 .5] x", "[1.5 ] x", "[١.5] x", "x[1.5] x"}
+	for _, f := range append(trees, unsourced...) {
+		fh, err := os.Open(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc := bufio.NewScanner(fh)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			lines = append(lines, sc.Text())
+		}
+		fh.Close()
+	}
+	n := 0
+	for _, l := range lines {
+		variants := []string{l}
+		if len(l) < 24 { // each byte of a short line replaced by each byte of a stamp's alphabet
+			for i := range l {
+				for _, c := range []byte("[] .0\t\v\n\r\fx") {
+					variants = append(variants, l[:i]+string([]byte{c})+l[i+1:])
+				}
+			}
+		}
+		for _, s := range variants {
+			n++
+			if got, want := stamp(s), stampHead.Regexp().FindString(s); got != want {
+				t.Fatalf("stamp(%q) = %q, stampHead %q", s, got, want)
+			}
+		}
+	}
+	if n < 1000 {
+		t.Fatalf("only %d lines compared", n)
+	}
+}
