@@ -410,7 +410,14 @@ func openLive(name string, kind int) (int, string, error) {
 		unix.Close(fd)
 		return -1, "", &fs.PathError{Op: "open", Path: name, Err: err}
 	}
-	real := fdPath(fd, name)
+	// The real path decides NeverRead and Redact. In sysfs's own trees
+	// and /proc/sys a link leads only to another sysfs path (and /proc/sys
+	// has none), where both decide as for the name: no readlink of
+	// /proc/self/fd there.
+	real := path.Clean(name)
+	if !noDevices(name) {
+		real = fdPath(fd, name)
+	}
 	if NeverRead(real) {
 		return fail(ErrNeverRead)
 	}
@@ -424,8 +431,8 @@ func openLive(name string, kind int) (int, string, error) {
 }
 
 // noDevices reports a live path in a file system that makes no device
-// nodes: sysfs (/sys, not the file systems mounted below it, such as
-// debugfs) and /proc/sys.
+// nodes and whose links stay inside it: sysfs (/sys, not the file systems
+// mounted below it, such as debugfs) and /proc/sys.
 func noDevices(name string) bool {
 	if strings.Contains(name, "/..") || strings.Contains(name, "//") {
 		return false
