@@ -73,7 +73,7 @@ func kmsgLinesMapped(read func([]byte) (int, error), name string, max int) ([]by
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", name, err)
 	}
-	release := func() { unix.Munmap(buf) }
+	release := func() { _ = unix.Munmap(buf) } // a failed munmap leaves the pages mapped, nothing to undo
 	out := buf[:0]
 	rec := make([]byte, recMax)
 	for len(out) < max {
