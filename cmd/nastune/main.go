@@ -11,6 +11,7 @@ import (
 
 	"github.com/nastune/nastune/internal/cli"
 	"github.com/nastune/nastune/internal/cmdrun"
+	_ "github.com/nastune/nastune/internal/startup" // a cheap start: grows the main stack first (see its doc)
 )
 
 func main() {

@@ -44,7 +44,10 @@ import (
 	"os"
 	"path"
 	"strings"
+	"sync"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/nastune/nastune/internal/cmdrun"
 	"github.com/nastune/nastune/internal/pathwalk"
@@ -127,6 +130,22 @@ func (r *Root) ReadFile(name string) ([]byte, error) {
 }
 
 func (r *Root) readFile(name string) ([]byte, error) {
+	if r.tree == nil {
+		// The live system's files (250 of them in an audit) are read on
+		// the descriptor itself: an *os.File registers with the runtime's
+		// poller (fcntl and two epoll_ctl per file: the descriptor is
+		// O_NONBLOCK) and io.ReadAll grows its buffer from 512 bytes.
+		fd, real, err := openLive(name, kindFile)
+		if err != nil {
+			return nil, err
+		}
+		data, err := readFD(fd, MaxFileSize)
+		unix.Close(fd)
+		if err != nil {
+			return nil, &fs.PathError{Op: "read", Path: name, Err: err}
+		}
+		return Redact(real, data), nil
+	}
 	f, real, err := r.open(name, kindFile)
 	if err != nil {
 		return nil, err
@@ -332,34 +351,16 @@ const (
 // names (links resolved). Secret and blocking files are refused by their
 // real path, so a link to /etc/shadow is refused like /etc/shadow.
 func (r *Root) open(name string, kind int) (*os.File, string, error) {
-	var f *os.File
-	var real string
 	if r.tree == nil {
-		if !strings.HasPrefix(name, "/") {
-			return nil, "", &fs.PathError{Op: "open", Path: name, Err: errors.New("path must be absolute")}
-		}
-		if NeverRead(path.Clean(name)) {
-			return nil, "", &fs.PathError{Op: "open", Path: name, Err: ErrNeverRead}
-		}
-		// Type first: opening a device can act (a watchdog arms, a tape
-		// rewinds, a serial line raises DTR), so only fstat after open
-		// would be too late. fstat below catches a swap in between.
-		if st, err := os.Stat(name); err == nil {
-			if err := checkKind(st.Mode(), kind); err != nil {
-				return nil, "", &fs.PathError{Op: "open", Path: name, Err: err}
-			}
-		}
-		fd, err := openNonblock(name)
+		fd, real, err := openLive(name, kind)
 		if err != nil {
-			return nil, "", &fs.PathError{Op: "open", Path: name, Err: err}
-		}
-		f = os.NewFile(uintptr(fd), name)
-		real = fdPath(f, name)
-	} else {
-		var err error
-		if f, real, err = r.openTree(name, kind); err != nil {
 			return nil, "", err
 		}
+		return os.NewFile(uintptr(fd), name), real, nil
+	}
+	f, real, err := r.openTree(name, kind)
+	if err != nil {
+		return nil, "", err
 	}
 	if NeverRead(real) {
 		f.Close()
@@ -375,6 +376,136 @@ func (r *Root) open(name string, kind int) (*os.File, string, error) {
 		return nil, "", &fs.PathError{Op: "open", Path: name, Err: err}
 	}
 	return f, real, nil
+}
+
+// openLive is open on the live system, returning the descriptor: the
+// path's type is checked before open(2), the open file's type and real
+// path (links resolved, for NeverRead) after it.
+func openLive(name string, kind int) (int, string, error) {
+	if !strings.HasPrefix(name, "/") {
+		return -1, "", &fs.PathError{Op: "open", Path: name, Err: errors.New("path must be absolute")}
+	}
+	if NeverRead(path.Clean(name)) {
+		return -1, "", &fs.PathError{Op: "open", Path: name, Err: ErrNeverRead}
+	}
+	// Type first: opening a device can act (a watchdog arms, a tape
+	// rewinds, a serial line raises DTR), so only fstat after open
+	// would be too late. fstat below catches a swap in between. sysfs
+	// and /proc/sys make no device nodes (and their links stay inside
+	// sysfs): most of an audit's reads skip the stat, a second walk of
+	// the path.
+	var st unix.Stat_t
+	if !noDevices(name) {
+		if err := unix.Stat(name, &st); err == nil {
+			if err := checkKind(modeOf(uint32(st.Mode)), kind); err != nil {
+				return -1, "", &fs.PathError{Op: "open", Path: name, Err: err}
+			}
+		}
+	}
+	fd, err := openNonblock(name)
+	if err != nil {
+		return -1, "", &fs.PathError{Op: "open", Path: name, Err: err}
+	}
+	fail := func(err error) (int, string, error) {
+		unix.Close(fd)
+		return -1, "", &fs.PathError{Op: "open", Path: name, Err: err}
+	}
+	// The real path decides NeverRead and Redact. In sysfs's own trees
+	// and /proc/sys a link leads only to another sysfs path (and /proc/sys
+	// has none), where both decide as for the name: no readlink of
+	// /proc/self/fd there.
+	real := path.Clean(name)
+	if !noDevices(name) {
+		real = fdPath(fd, name)
+	}
+	if NeverRead(real) {
+		return fail(ErrNeverRead)
+	}
+	if err := unix.Fstat(fd, &st); err != nil {
+		return fail(err)
+	}
+	if err := checkKind(modeOf(uint32(st.Mode)), kind); err != nil {
+		return fail(err)
+	}
+	return fd, real, nil
+}
+
+// noDevices reports a live path in a file system that makes no device
+// nodes and whose links stay inside it: sysfs (/sys, not the file systems
+// mounted below it, such as debugfs) and /proc/sys.
+func noDevices(name string) bool {
+	if strings.Contains(name, "/..") || strings.Contains(name, "//") {
+		return false
+	}
+	if strings.HasPrefix(name, "/proc/sys/") {
+		return true
+	}
+	rest, ok := strings.CutPrefix(name, "/sys/")
+	if !ok {
+		return false
+	}
+	top, _, _ := strings.Cut(rest, "/")
+	// The sysfs trees an audit reads; /sys/kernel and /sys/fs have other
+	// file systems mounted below them.
+	switch top {
+	case "block", "bus", "class", "dev", "devices", "module":
+		return true
+	}
+	return false
+}
+
+// modeOf is the fs.FileMode of a stat(2) st_mode: its permission and
+// type bits, as os.Stat reports them.
+func modeOf(m uint32) fs.FileMode {
+	mode := fs.FileMode(m & 0o777)
+	switch m & unix.S_IFMT {
+	case unix.S_IFBLK:
+		mode |= fs.ModeDevice
+	case unix.S_IFCHR:
+		mode |= fs.ModeDevice | fs.ModeCharDevice
+	case unix.S_IFDIR:
+		mode |= fs.ModeDir
+	case unix.S_IFIFO:
+		mode |= fs.ModeNamedPipe
+	case unix.S_IFLNK:
+		mode |= fs.ModeSymlink
+	case unix.S_IFSOCK:
+		mode |= fs.ModeSocket
+	}
+	return mode
+}
+
+// scratch holds the buffers readFD reads into before copying out what
+// was read: one allocation of the file's size per read.
+var scratch = sync.Pool{New: func() any { b := make([]byte, 64<<10); return &b }}
+
+// readFD reads fd to its end; more than limit bytes is ErrTooLarge.
+func readFD(fd, limit int) ([]byte, error) {
+	bp := scratch.Get().(*[]byte)
+	defer scratch.Put(bp)
+	buf, n := *bp, 0
+	for {
+		if n == len(buf) {
+			buf = append(buf[:n:n], make([]byte, n)...) // a large file: double (not kept in the pool)
+		}
+		m, err := unix.Read(fd, buf[n:])
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if m <= 0 {
+			break
+		}
+		n += m
+		if n > limit {
+			return nil, ErrTooLarge
+		}
+	}
+	out := make([]byte, n)
+	copy(out, buf)
+	return out, nil
 }
 
 // checkKind accepts the file types a read may touch.

@@ -35,8 +35,8 @@ func openNonblock(name string) (int, error) {
 
 // fdPath is the path the kernel reports for an open file: the real path,
 // links resolved. It falls back to name when /proc is not mounted.
-func fdPath(f *os.File, name string) string {
-	if p, err := os.Readlink("/proc/self/fd/" + strconv.Itoa(int(f.Fd()))); err == nil && filepath.IsAbs(p) {
+func fdPath(fd int, name string) string {
+	if p, err := os.Readlink("/proc/self/fd/" + strconv.Itoa(fd)); err == nil && filepath.IsAbs(p) {
 		return p
 	}
 	if p, err := filepath.EvalSymlinks(name); err == nil {

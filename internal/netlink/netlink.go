@@ -12,6 +12,7 @@ package netlink
 import (
 	"encoding/binary"
 	"fmt"
+	"sync"
 
 	"golang.org/x/sys/unix"
 )
@@ -38,11 +39,22 @@ func Dial(proto int) (*Conn, error) {
 	}
 	tv := unix.Timeval{Sec: 2}
 	_ = unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv)
-	return &Conn{fd: fd, proto: proto, buf: make([]byte, 32<<10)}, nil
+	return &Conn{fd: fd, proto: proto, buf: *bufs.Get().(*[]byte)}, nil
 }
 
+// bufs keeps the receive buffers of closed connections: the audit opens
+// two one after the other (addresses, queueing disciplines).
+var bufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
+
 // Close closes the socket.
-func (c *Conn) Close() error { return unix.Close(c.fd) }
+func (c *Conn) Close() error {
+	if c.buf != nil {
+		b := c.buf
+		bufs.Put(&b)
+		c.buf = nil
+	}
+	return unix.Close(c.fd)
+}
 
 // IsGet reports whether typ is an rtnetlink get request (RTM_GETLINK,
 // RTM_GETADDR, RTM_GETQDISC …): each family of messages is NEW, DEL, GET,

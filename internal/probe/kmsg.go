@@ -19,12 +19,15 @@ func (p *prober) kernelLog(disks []*facts.BlockDevice) {
 	var b []byte
 	var src string
 	if p.root.IsLive() {
-		var err error
-		b, err = readKmsg(pathKmsg, kmsgMax)
+		log, release, err := readKmsgMapped(pathKmsg, kmsgMax)
 		if err != nil {
 			p.fail(pathKmsg, err)
 			return
 		}
+		// Nothing below keeps the log's bytes: the snapshot gets a copy
+		// of its storage lines, the facts copies of the events' lines.
+		defer release()
+		b = log
 		// The one redaction layer, as Command applies it to a captured
 		// dmesg: /dev/kmsg is read past hostfs, and the kernel command
 		// line it logs can hold passwords.

@@ -4,8 +4,9 @@
 // the repository and of `--from` a snapshot of it, interleaved run by run
 // with `inxi -Fxz` and `tuned-adm recommend` (peers that also read /proc
 // and /sys to describe or tune a machine) so that load on the machine hits
-// all alike. It counts openat(2) calls with strace, runs the ARMv5 build
-// under qemu-arm-static -cpu arm926, prints one table with the targets of
+// all alike, and of `nastune version` (the start-up every command pays).
+// It counts openat(2) calls with strace, runs the ARMv5 build under
+// qemu-arm-static -cpu arm926, prints one table with the targets of
 // issue 31 and, with -out, writes it as Markdown (docs/bench-audit.md),
 // whose summary line the README quotes (TestREADMEQuotesBench).
 package main
@@ -152,6 +153,8 @@ func main() {
 		{label: "audit --from snapshot", runs: *runs, argv: []string{*bin, "audit", "--from", snap, "-o", "json"}},
 		{label: "inxi -Fxz (peer)", runs: *peerRuns, argv: []string{"inxi", "-Fxz", "-c", "0"}, peer: true},
 		{label: "tuned-adm recommend (peer)", runs: *peerRuns, argv: []string{"tuned-adm", "recommend"}, peer: true},
+		// The start-up alone: the floor every command, the audit included, pays.
+		{label: "version (start-up alone)", runs: *runs, argv: []string{*bin, "version"}, noRatio: true},
 	}
 	interleave(specs)
 	live, inxi, tuned := specs[0], specs[4], specs[5]
@@ -193,7 +196,7 @@ func main() {
 		time.Now().UTC().Format("2006-01-02 15:04 UTC"), loadavg(), strings.TrimSpace(string(commit)))
 	fmt.Fprintf(&md, "| command | runs | median wall | p90 wall | median CPU | peak RSS | inxi -Fxz ÷ this | tuned-adm ÷ this |\n|---|---|---|---|---|---|---|---|\n")
 	ratio := func(peer, sp spec) string {
-		if peer.err != nil || sp.peer || sp.emulated {
+		if peer.err != nil || sp.peer || sp.emulated || sp.noRatio {
 			return ""
 		}
 		return fmt.Sprintf("%.0f×", float64(peer.st.median)/float64(sp.st.median))
@@ -323,6 +326,7 @@ type spec struct {
 	argv     []string
 	peer     bool
 	emulated bool
+	noRatio  bool // no peer does what it does (version)
 	st       stats
 	err      error
 }

@@ -30,8 +30,11 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"regexp"
 	"strconv"
 	"strings"
+	"sync"
+	"unsafe"
 
 	"github.com/nastune/nastune/internal/facts"
 )
@@ -56,6 +59,40 @@ var (
 	ctimeHead  = mustGate(`^\[[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d [\d:]+ \d{4}\] ?`)
 	callerHead = mustGate(`^\[\s*[TC]\d+\] ?`) // CONFIG_PRINTK_CALLER
 )
+
+// stamp is stampHead.FindString(l), matched by hand: every line of a
+// dmesg log begins with a stamp, and the regexp's backtracker ran for
+// each (40% of Parse). The pattern has one way to match (\s, \d, "."
+// and "]" are disjoint), so the first failure is the answer;
+// TestStampIsStampHead compares the two.
+func stamp(l string) string {
+	digits := func(i int) int {
+		for i < len(l) && l[i] >= '0' && l[i] <= '9' {
+			i++
+		}
+		return i
+	}
+	if l == "" || l[0] != '[' {
+		return ""
+	}
+	i := 1
+	for i < len(l) && (l[i] == ' ' || l[i] == '\t' || l[i] == '\n' || l[i] == '\f' || l[i] == '\r') {
+		i++
+	}
+	j := digits(i)
+	if j == i || j == len(l) || l[j] != '.' {
+		return ""
+	}
+	k := digits(j + 1)
+	if k == j+1 || k == len(l) || l[k] != ']' {
+		return ""
+	}
+	k++
+	if k < len(l) && l[k] == ' ' {
+		k++
+	}
+	return l[:k]
+}
 
 // kernelPRI reports whether a syslog PRI value (facility<<3 | level) has
 // the kernel's facility, 0. The kernel gives what user space writes to
@@ -117,7 +154,7 @@ func message(l string) (string, bool) {
 		}
 		l = l[len(m[0]):]
 	}
-	if m := stampHead.FindString(l); m != "" {
+	if m := stamp(l); m != "" {
 		l = l[len(m):]
 	} else if m := ctimeHead.FindString(l); m != "" {
 		l = l[len(m):]
@@ -137,7 +174,7 @@ func message(l string) (string, bool) {
 // " KEY=value" dictionaries, indented register dumps) are dropped.
 func Messages(b []byte) []string {
 	var out []string
-	eachMessage(b, func(m string) { out = append(out, m) })
+	eachMessage(b, func(m string) { out = append(out, strings.Clone(m)) })
 	return out
 }
 
@@ -145,10 +182,12 @@ func Messages(b []byte) []string {
 // log, in order. The lines are those bufio.Scanner's ScanLines gives with
 // a 1 MiB line limit (the scan stops at a longer line). A log whose lines
 // are all shorter than the scanner's first 64 KiB buffer is converted to
-// a string once and cut into lines in place, so a message costs no copy.
+// a string in place (no copy: the strings fn gets share b's bytes, and
+// a caller that keeps one clones it) and cut into lines, so a message
+// costs no copy.
 func eachMessage(b []byte, fn func(string)) {
 	if longestLine(b) < 60<<10 {
-		s := string(b)
+		s := unsafe.String(unsafe.SliceData(b), len(b))
 		for len(s) > 0 {
 			line := s
 			if i := strings.IndexByte(s, '\n'); i >= 0 {
@@ -193,7 +232,7 @@ type pattern struct {
 	key  int
 	// flags, if set, must match the submatch flagsAt (the words of an
 	// ATA "{ … }" list).
-	flags   *gated
+	flags   func() *regexp.Regexp
 	flagsAt int
 }
 
@@ -206,8 +245,8 @@ var (
 	// libata-eh.c ata_eh_link_report: "SError: { RecovComm BadCRC }",
 	// "error: { ICRC ABRT }", each flag followed by one space.
 	ataFlagList = `\{ ((?:[A-Za-z0-9]+ )*)\}$`
-	crcFlags    = mustGate(`(?:^| )(?:BadCRC|10B8B|Handshk|ICRC) `)
-	uncFlag     = mustGate(`(?:^| )UNC `)
+	crcFlags    = lazyRegexp(`(?:^| )(?:BadCRC|10B8B|Handshk|ICRC) `)
+	uncFlag     = lazyRegexp(`(?:^| )UNC `)
 	// block/blk-mq.c blk_print_req_error, 5.16+: "%s error, dev %s,
 	// sector %llu op 0x%x:(%s) flags 0x%x phys_seg %u prio class %u";
 	// before, blk-core.c prefixed the caller ("blk_update_request: ",
@@ -273,7 +312,7 @@ func Classify(msg string) (facts.KernelEvent, bool) {
 	}
 	for _, p := range patterns {
 		m := p.re.FindStringSubmatch(msg)
-		if m == nil || (p.flags != nil && !p.flags.MatchString(m[p.flagsAt])) {
+		if m == nil || (p.flags != nil && !p.flags().MatchString(m[p.flagsAt])) {
 			continue
 		}
 		ev := facts.KernelEvent{Kind: p.kind, Key: m[p.key], Line: msg}
@@ -290,6 +329,7 @@ func Parse(b []byte) []facts.KernelEvent {
 	var out []facts.KernelEvent
 	eachMessage(b, func(m string) {
 		if ev, ok := Classify(m); ok {
+			ev.Line, ev.Key = strings.Clone(ev.Line), strings.Clone(ev.Key) // m shares b's bytes
 			out = append(out, ev)
 		}
 	})
@@ -429,7 +469,13 @@ func hexDigit(c byte) (byte, bool) {
 	return 0, false
 }
 
-var storagePrefix = mustGate(`^(ata\d|sd \d|scsi|usb \d|uas|nvme|md/|md:|md\d|blk_|I/O error|Buffer I/O|print_req_error|critical medium|virtio_blk|sd\w+: )`)
+// lazyRegexp compiles expr on first use (see gated: nothing is compiled
+// at start-up).
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
+
+var storagePrefix = lazyRegexp(`^(ata\d|sd \d|scsi|usb \d|uas|nvme|md/|md:|md\d|blk_|I/O error|Buffer I/O|print_req_error|critical medium|virtio_blk|sd\w+: )`)
 
 // Storage keeps the lines of a kernel log (in its own format) whose
 // message is about disks, links, USB storage, NVMe or md: what a snapshot
@@ -450,7 +496,7 @@ func Storage(b []byte) []byte {
 		// A line an event pattern takes is kept whatever its prefix (the
 		// patterns are the one list of what matters: "raid5:md0:" and
 		// "end_request:" of old kernels are events the prefix list misses).
-		if _, ev := Classify(m[0]); ev || storagePrefix.MatchString(m[0]) {
+		if _, ev := Classify(m[0]); ev || storagePrefix().MatchString(m[0]) {
 			out.WriteString(l)
 			out.WriteByte('\n')
 		}

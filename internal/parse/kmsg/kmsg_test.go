@@ -298,3 +298,22 @@ func TestFormatRecordDropsUserRecords(t *testing.T) {
 		}
 	}
 }
+
+// Parse and Messages return strings of their own: the log's buffer can
+// be reused (the live audit reads the kernel log into one) without
+// changing an event already parsed.
+func TestResultsOutliveTheBuffer(t *testing.T) {
+	b := []byte("[    1.000000] ata3: hard resetting link\n[    2.000000] ata3.00: error: { UNC }\n")
+	evs, msgs := Parse(b), Messages(b)
+	if len(evs) == 0 || len(msgs) != 2 {
+		t.Fatalf("events %v, messages %q", evs, msgs)
+	}
+	wantLine, wantKey, wantMsg := evs[0].Line, evs[0].Key, msgs[0]
+	line, key, msg := strings.Clone(wantLine), strings.Clone(wantKey), strings.Clone(wantMsg)
+	for i := range b {
+		b[i] = 'x'
+	}
+	if evs[0].Line != line || evs[0].Key != key || msgs[0] != msg {
+		t.Errorf("after the buffer changed: line %q key %q message %q", evs[0].Line, evs[0].Key, msgs[0])
+	}
+}
