@@ -71,6 +71,7 @@ packages=(
 	dmsetup
 	smartmontools
 	procps
+	time
 	systemd
 )
 # NASTUNE_APT_PACKAGES replaces the list (space-separated) where a machine needs another.

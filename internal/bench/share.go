@@ -93,7 +93,7 @@ type ShareOptions struct {
 	Size     int64
 	Block    int           // request size (default 1 MiB)
 	Streams  int           // parallel streams (handles) or workers
-	InFlight int           // requests in flight per stream (default 4)
+	InFlight int           // requests in flight per stream (default: inFlightPerStream)
 	Time     time.Duration // limit per test
 	Repeat   int
 	Files    int // smallfiles and metadata (default 100)
@@ -120,6 +120,26 @@ const (
 	stampSize     = 16
 	stampEvery    = 4096
 )
+
+// A stream keeps up to 4 requests in flight, and all streams together
+// keep up to inFlightBudget bytes of them (at least one request per
+// stream): each request in flight holds a buffer of its size here and
+// another in the SMB library until its reply is copied, and the client's
+// memory goal is 30 MiB of RSS on a 128 MiB NAS. 8 MiB in flight is more
+// than a LAN's bandwidth-delay product (10 Gbit/s × 6 ms), so it does not
+// bound the rate: -P 1 and -P 2 keep 4 requests of 1 MiB per stream, -P 3
+// and -P 4 two, -P 5 and more one (make bench: -P 8 moved as much with 8
+// requests in flight as with 32, in half the memory).
+const (
+	maxInFlightPerStream = 4
+	inFlightBudget       = 8 << 20
+)
+
+// inFlightPerStream is the requests in flight per stream for streams
+// streams of block bytes.
+func inFlightPerStream(streams, block int) int {
+	return min(max(inFlightBudget/(max(streams, 1)*max(block, 1)), 1), maxInFlightPerStream)
+}
 
 // ErrContent is a share that returned other bytes than nastune wrote.
 var ErrContent = errors.New("content mismatch")
@@ -171,7 +191,7 @@ func RunShare(ctx context.Context, o ShareOptions) (res *ShareResult, err error)
 	}
 	o.Streams = max(o.Streams, 1)
 	if o.InFlight <= 0 {
-		o.InFlight = 4
+		o.InFlight = inFlightPerStream(o.Streams, o.Block)
 	}
 	if o.Time <= 0 {
 		o.Time = 10 * time.Second
@@ -287,8 +307,9 @@ type shareRun struct {
 	o       ShareOptions
 	fs      shareFS
 	pat     *pattern
-	file    string // the big test file, once created
-	written int64  // bytes of it known to hold the pattern
+	bufs    [][]byte // one per request in flight (Streams × InFlight), made once for every seq test
+	file    string   // the big test file, once created
+	written int64    // bytes of it known to hold the pattern
 	dirs    []string
 	// Attribution (share_attrib.go).
 	attr    *attribClient
@@ -435,9 +456,8 @@ func (r *shareRun) seqRange(ctx context.Context, test string, run int, write boo
 		doneTo[s].Store(lo)
 		for q := 0; q < o.InFlight; q++ {
 			wg.Add(1)
-			go func(h shareFile, hs *hist) {
+			go func(h shareFile, hs *hist, buf []byte) {
 				defer wg.Done()
-				buf := make([]byte, o.Block)
 				for {
 					select {
 					case <-stop:
@@ -490,7 +510,7 @@ func (r *shareRun) seqRange(ctx context.Context, test string, run int, write boo
 						doneMu.Unlock()
 					}
 				}
-			}(handles[s], &hists[s*o.InFlight+q])
+			}(handles[s], &hists[s*o.InFlight+q], r.buf(s*o.InFlight+q))
 		}
 	}
 	ivDone := make(chan struct{})
@@ -551,6 +571,19 @@ func (r *shareRun) seqRange(ctx context.Context, test string, run int, write boo
 	tr := result(test, moved.Load(), elapsed, ios.Load(), &h)
 	tr.Verified = !write
 	return tr, nil
+}
+
+// buf is the request buffer of worker i, the same in every seq test and
+// run: a test does not leave Streams × InFlight blocks of garbage for the
+// next one to pile on.
+func (r *shareRun) buf(i int) []byte {
+	if r.bufs == nil {
+		r.bufs = make([][]byte, r.o.Streams*r.o.InFlight)
+	}
+	if r.bufs[i] == nil {
+		r.bufs[i] = make([]byte, r.o.Block)
+	}
+	return r.bufs[i]
 }
 
 // readFull reads len(b) bytes at off (a client may return less per call).

@@ -81,11 +81,31 @@ func (s *smbFS) p(name string) string {
 }
 
 func (s *smbFS) Create(name string) (shareFile, error) {
-	return s.share.OpenFile(s.p(name), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+	return s.file(s.share.OpenFile(s.p(name), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644))
 }
 
 func (s *smbFS) Open(name string) (shareFile, error) {
-	return s.share.OpenFile(s.p(name), os.O_RDWR, 0)
+	return s.file(s.share.OpenFile(s.p(name), os.O_RDWR, 0))
+}
+
+func (s *smbFS) file(f *smb2.File, err error) (shareFile, error) {
+	if err != nil {
+		return nil, err
+	}
+	return smbFile{File: f, wire: s.wire}, nil
+}
+
+// smbFile tells the wire when a read's reply has been taken (copied out of
+// the library's receive buffer).
+type smbFile struct {
+	*smb2.File
+	wire *smbWire
+}
+
+func (f smbFile) ReadAt(b []byte, off int64) (int, error) {
+	f.wire.readStart(len(b))
+	defer f.wire.readDone()
+	return f.File.ReadAt(b, off)
 }
 
 func (s *smbFS) Mkdir(name string) error                { return s.share.Mkdir(s.p(name), 0o755) }
@@ -105,8 +125,27 @@ func (s *smbFS) Info() ShareInfo { return s.wire.info() }
 // smbWire watches the SMB2 frames the server sends (4-byte direct-TCP
 // length, then the SMB2 header) to tell the dialect, signing and
 // encryption in effect; it reads no payload beyond the header.
+//
+// It also keeps the library's receive buffers few. go-smb2's receiver
+// reads every reply into a buffer of its own (1 MiB for a 1 MiB read) and
+// the caller copies it out later; when the reading goroutines lag (a busy
+// client CPU), a reply per request in flight waits in memory: 8 MiB more
+// with -P 8. So once smbReadsAhead replies of whole reads wait to be
+// taken, the wire reads no further frame (the kernel's socket buffer and
+// TCP's window hold the data, as they do for any slow reader) until a
+// read returns, or smbReadsAheadWait passes: a miscount costs time, never
+// a hang. A reply counts when reads are in progress, are of at least 64
+// KiB, and the frame carries one whole read (a server that splits reads
+// into smaller replies is not held back).
 type smbWire struct {
 	net.Conn
+	// Reads (smbFile.ReadAt) in progress, their size, and replies of
+	// whole reads read from the socket and not yet taken (at most reads).
+	gate                    sync.Mutex
+	reads, readLen, waiting int
+	taken                   chan struct{}
+	holdMax                 time.Duration // tests; 0: smbReadsAheadWait
+
 	mu      sync.Mutex
 	hdr     [4 + 72]byte // the frame's length prefix and the start of the frame
 	have    int          // bytes of hdr filled
@@ -117,12 +156,86 @@ type smbWire struct {
 	plain, signed, encrypted atomic.Int64
 }
 
+const (
+	smbReadsAhead     = 2
+	smbReadsAheadWait = 50 * time.Millisecond
+)
+
 func (w *smbWire) Read(b []byte) (int, error) {
+	w.mu.Lock()
+	boundary := w.left == 0 && w.have == 0
+	w.mu.Unlock()
+	if boundary {
+		w.hold()
+	}
 	n, err := w.Conn.Read(b)
 	w.mu.Lock()
 	w.scan(b[:n])
 	w.mu.Unlock()
 	return n, err
+}
+
+// hold waits, before the next frame, while smbReadsAhead replies wait.
+func (w *smbWire) hold() {
+	var timer *time.Timer
+	for {
+		w.gate.Lock()
+		wait := w.waiting >= smbReadsAhead
+		if w.taken == nil {
+			w.taken = make(chan struct{}, 1)
+		}
+		taken := w.taken
+		w.gate.Unlock()
+		if !wait {
+			break
+		}
+		if timer == nil {
+			d := smbReadsAheadWait
+			if w.holdMax > 0 {
+				d = w.holdMax
+			}
+			timer = time.NewTimer(d)
+		}
+		select {
+		case <-taken:
+		case <-timer.C:
+			timer = nil
+			return
+		}
+	}
+	if timer != nil {
+		timer.Stop()
+	}
+}
+
+func (w *smbWire) readStart(n int) {
+	w.gate.Lock()
+	w.reads++
+	w.readLen = n
+	w.gate.Unlock()
+}
+
+func (w *smbWire) readDone() {
+	w.gate.Lock()
+	w.reads--
+	w.waiting = max(min(w.waiting-1, w.reads), 0)
+	taken := w.taken
+	w.gate.Unlock()
+	if taken != nil {
+		select {
+		case taken <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// replyStarts counts a frame of size bytes (its length prefix just read).
+func (w *smbWire) replyStarts(size int) {
+	w.gate.Lock()
+	if w.reads > 0 && w.readLen >= 64<<10 && size >= w.readLen {
+		w.waiting = min(w.waiting+1, w.reads)
+	}
+	w.gate.Unlock()
 }
 
 func (w *smbWire) scan(b []byte) {
@@ -152,6 +265,7 @@ func (w *smbWire) scan(b []byte) {
 		b = b[c:]
 		if w.have == 4 {
 			w.left = int(binary.BigEndian.Uint32(w.hdr[:4]) & 0xffffff)
+			w.replyStarts(w.left)
 			if w.left == 0 {
 				w.have = 0
 			}

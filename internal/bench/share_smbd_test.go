@@ -84,6 +84,17 @@ func TestShareSmbd(t *testing.T) {
 		checkShareTests(t, res, 64<<20, "seqwrite", "seqread", "smallfiles", "metadata")
 		smbclientOracle(t, l, "share")
 	})
+	t.Run("eight streams", func(t *testing.T) {
+		// -P 8: one request of 1 MiB in flight per stream (the client's
+		// 8 MiB budget), and the wire holding replies back while the
+		// readers lag: every byte still moves and reads back verified.
+		res, raw := runShareClient(t, l, "smb://nobody@"+l.Addr+"/share", "seqwrite,seqread", "NASTUNE_SHARE_STREAMS=8")
+		t.Logf("%s", raw)
+		if res.Streams != 8 || res.InFlight != 1 {
+			t.Errorf("%d streams x %d in flight, want 8 x 1", res.Streams, res.InFlight)
+		}
+		checkShareTests(t, res, 64<<20, "seqwrite", "seqread")
+	})
 	t.Run("encrypted", func(t *testing.T) {
 		res, raw := runShareClient(t, l, "smb://nobody@"+l.Addr+"/secret", "seqwrite,seqread")
 		t.Logf("%s", raw)

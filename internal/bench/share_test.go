@@ -4,7 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"github.com/nastune/nastune/internal/watch"
+	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -245,6 +248,73 @@ func TestSmbWireScan(t *testing.T) {
 	w.scan(append(neg, frame("\xfeSMB", 9, 0, nil)...))
 	if in := w.info(); in.Signing != "off" {
 		t.Errorf("unsigned: %+v", in)
+	}
+}
+
+func TestInFlightPerStream(t *testing.T) {
+	for _, c := range []struct{ streams, block, want int }{
+		{1, 1 << 20, 4}, {2, 1 << 20, 4}, {3, 1 << 20, 2}, {4, 1 << 20, 2}, {5, 1 << 20, 1}, {8, 1 << 20, 1}, {16, 1 << 20, 1},
+		{1, 16 << 20, 1}, {1, 4 << 20, 2}, {8, 64 << 10, 4}, {16, 256 << 10, 2}, {0, 0, 4},
+	} {
+		if got := inFlightPerStream(c.streams, c.block); got != c.want {
+			t.Errorf("%d streams of %d: %d in flight each, want %d", c.streams, c.block, got, c.want)
+		}
+	}
+}
+
+// The wire reads no further frame while smbReadsAhead replies of whole
+// reads wait to be taken, and reads on once one is.
+func TestSmbWireHoldsReplies(t *testing.T) {
+	const block = 1 << 20
+	reply := func() []byte {
+		n := 64 + 16 + block
+		f := make([]byte, 4+n)
+		f[1], f[2], f[3] = byte(n>>16), byte(n>>8), byte(n)
+		copy(f[4:], "\xfeSMB")
+		f[4+12] = 8 // READ
+		return f
+	}
+	srv, cli := net.Pipe()
+	defer cli.Close()
+	go func() {
+		for i := 0; i < smbReadsAhead+1; i++ {
+			if _, err := srv.Write(reply()); err != nil {
+				return
+			}
+		}
+		srv.Close()
+	}()
+	w := &smbWire{Conn: cli, holdMax: time.Hour} // held until taken, however slow this machine
+	for i := 0; i < smbReadsAhead+1; i++ {
+		w.readStart(block)
+	}
+	readFrame := func() error {
+		var hdr [4]byte
+		if _, err := io.ReadFull(w, hdr[:]); err != nil {
+			return err
+		}
+		_, err := io.ReadFull(w, make([]byte, int(hdr[1])<<16|int(hdr[2])<<8|int(hdr[3])))
+		return err
+	}
+	for i := 0; i < smbReadsAhead; i++ {
+		if err := readFrame(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var took atomic.Bool
+	done := make(chan error)
+	go func() {
+		err := readFrame()
+		if !took.Load() {
+			err = fmt.Errorf("the wire read a frame while %d replies waited to be taken", smbReadsAhead)
+		}
+		done <- err
+	}()
+	time.Sleep(20 * time.Millisecond) // lets a wire that does not hold read on (and fail)
+	took.Store(true)
+	w.readDone()
+	if err := <-done; err != nil {
+		t.Error(err)
 	}
 }
 
