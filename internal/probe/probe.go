@@ -86,6 +86,12 @@ func (p *prober) read(path string) (string, bool) {
 		p.fail(path, err)
 		return "", false
 	}
+	return p.text(path, s)
+}
+
+// text passes s, read from path, unless it holds a NUL byte: then it is
+// not a text attribute, and the skip is recorded.
+func (p *prober) text(path, s string) (string, bool) {
 	if strings.IndexByte(s, 0) >= 0 {
 		p.skip(path, "contains NUL bytes: not a text attribute")
 		return "", false
@@ -93,8 +99,6 @@ func (p *prober) read(path string) (string, bool) {
 	return s, true
 }
 
-// optional returns a trimmed file; a missing file is not recorded (the
-// attribute does not exist on every kernel or device), other failures are.
 // dropIns lists the names in each folder of a drop-in hierarchy (sysctl.d,
 // modprobe.d, udev rules.d) for confdirs.Order; a folder that does not
 // exist is skipped: most of them do not on a given host.
@@ -143,6 +147,8 @@ func (p *prober) readAfter(order []string, own string, fn func(file, link string
 	}
 }
 
+// optional returns a trimmed file; a missing file is not recorded (the
+// attribute does not exist on every kernel or device), other failures are.
 func (p *prober) optional(path string) (string, bool) {
 	s, err := p.root.ReadString(path)
 	if err != nil {
@@ -151,11 +157,7 @@ func (p *prober) optional(path string) (string, bool) {
 		}
 		return "", false
 	}
-	if strings.IndexByte(s, 0) >= 0 {
-		p.skip(path, "contains NUL bytes: not a text attribute")
-		return "", false
-	}
-	return s, true
+	return p.text(path, s)
 }
 
 // optInt reads an integer attribute; garbage is recorded with the value.
