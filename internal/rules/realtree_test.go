@@ -37,13 +37,19 @@ func runTree(t *testing.T, files map[string]string) (*facts.Host, []rule.Finding
 			t.Fatal(err)
 		}
 	}
+	h := probeDir(t, dir)
+	return h, rules.Run(rule.Input{Host: h})
+}
+
+// probeDir probes the machine tree at dir as `audit --root` does.
+func probeDir(tb testing.TB, dir string) *facts.Host {
+	tb.Helper()
 	root, err := hostfs.Open(dir)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	defer root.Close()
-	h := probe.Collect(context.Background(), root)
-	return h, rules.Run(rule.Input{Host: h})
+	return probe.Collect(context.Background(), root)
 }
 
 // byID returns the findings of one rule.
@@ -55,6 +61,27 @@ func byID(fs []rule.Finding, id string) []rule.Finding {
 		}
 	}
 	return out
+}
+
+// wantFinding checks the findings of rule id against want: "" is none,
+// "severity|text" is one finding of that severity whose text holds text.
+// It returns the findings, and whether they are as wanted.
+func wantFinding(t *testing.T, fs []rule.Finding, id, want string) ([]rule.Finding, bool) {
+	t.Helper()
+	got := byID(fs, id)
+	if want == "" {
+		if len(got) != 0 {
+			t.Errorf("%s fired: %s", id, text(got[0]))
+			return got, false
+		}
+		return got, true
+	}
+	sev, sub, _ := strings.Cut(want, "|")
+	if len(got) != 1 || got[0].Severity.String() != sev || !strings.Contains(text(got[0]), sub) {
+		t.Errorf("%s: %+v\nwant %s with %q", id, got, sev, sub)
+		return got, false
+	}
+	return got, true
 }
 
 // ids lists "id subject" of every finding of the given families.
