@@ -2,12 +2,11 @@ package rules_test
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/nastune/nastune/internal/facts"
+	"github.com/nastune/nastune/internal/fixture"
 	"github.com/nastune/nastune/internal/hostfs"
 	"github.com/nastune/nastune/internal/probe"
 	"github.com/nastune/nastune/internal/rule"
@@ -20,23 +19,7 @@ import (
 func runTree(t *testing.T, files map[string]string) (*facts.Host, []rule.Finding) {
 	t.Helper()
 	dir := t.TempDir()
-	for p, c := range files {
-		// "PATH -> TARGET" is a symbolic link, as in the fixture hosts.
-		link, target, isLink := strings.Cut(p, " -> ")
-		full := filepath.Join(dir, link)
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		var err error
-		if isLink {
-			err = os.Symlink(target, full)
-		} else {
-			err = os.WriteFile(full, []byte(c), 0o644)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	fixture.WriteTree(t, dir, files)
 	h := probeDir(t, dir)
 	return h, rules.Run(rule.Input{Host: h})
 }
