@@ -290,7 +290,12 @@ func tuneOut(env *Env, o *tuneOptions) io.Writer {
 }
 
 // listJSON prints tune --list -o json.
-func listJSON(env *Env, v map[string]any) error {
+func listJSON(env *Env, v map[string]any) error { return indentedJSON(env, v) }
+
+// indentedJSON prints v for tune and watch -o json: json.MarshalIndent
+// (which, unlike render.JSON, escapes <, > and & as \u003c …) made safe
+// for a terminal by render.JSONSafe.
+func indentedJSON(env *Env, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
@@ -437,12 +442,7 @@ func dirOf(file string) string {
 func emitTune(env *Env, format string, res *tune.Result) error {
 	switch format {
 	case "json":
-		b, err := json.MarshalIndent(res, "", "  ")
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprintf(env.Stdout, "%s\n", render.JSONSafe(b))
-		return err
+		return indentedJSON(env, res)
 	case "html":
 		return tune.WriteHTML(env.Stdout, res)
 	}

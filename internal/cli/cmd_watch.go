@@ -4,7 +4,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"runtime/debug"
 	"strings"
@@ -101,12 +100,7 @@ func runWatch(ctx context.Context, o *watchOptions, env *Env) error {
 		}
 		return writeJSONLine(env, func() ([]byte, error) { return watch.EndLine(res) })
 	case "json":
-		b, err := json.MarshalIndent(res, "", "  ")
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprintf(env.Stdout, "%s\n", render.JSONSafe(b))
-		return err
+		return indentedJSON(env, res)
 	case "html":
 		return watch.WriteHTML(env.Stdout, res)
 	default:
