@@ -89,6 +89,22 @@ func (p *prober) read(path string) (string, bool) {
 	return p.text(path, s)
 }
 
+// parseFile reads path and parses it with parse. A read failure is
+// recorded and read is false. A parse error is recorded as a skip and
+// returned beside what parse did read (kernfmt's parsers keep the good
+// lines), for callers that drop a partial result.
+func parseFile[T any](p *prober, path string, parse func([]byte) (T, error)) (v T, read bool, err error) {
+	data, err := p.root.ReadFile(path)
+	if err != nil {
+		p.fail(path, err)
+		return v, false, nil
+	}
+	if v, err = parse(data); err != nil {
+		p.skip(path, err.Error())
+	}
+	return v, true, err
+}
+
 // text passes s, read from path, unless it holds a NUL byte: then it is
 // not a text attribute, and the skip is recorded.
 func (p *prober) text(path, s string) (string, bool) {
