@@ -104,3 +104,19 @@ func BuildNastune(t testing.TB, bin string) string {
 	}
 	return bin
 }
+
+// Chromium returns the path of a Chromium or Chrome binary (for headless
+// screenshots); none skips the test, or fails it under CI=true.
+func Chromium(t testing.TB) string {
+	t.Helper()
+	for _, b := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(b); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatal("chromium missing: make test installs the Debian package chromium")
+	}
+	t.Skip("chromium not installed")
+	return ""
+}
