@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nastune/nastune/internal/fixture"
 	"github.com/nastune/nastune/internal/plan"
 )
 
@@ -33,13 +34,7 @@ func scratch(t *testing.T) string {
 		"etc/sysctl.d/99-nas-tuning.conf":      "vm.vfs_cache_pressure = 1000\n",
 		"etc/udev/rules.d/70-persistent.rules": "# user rules\n",
 	}
-	for p, c := range files {
-		full := filepath.Join(root, p)
-		os.MkdirAll(filepath.Dir(full), 0o755)
-		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	fixture.WriteTree(t, root, files)
 	return root
 }
 

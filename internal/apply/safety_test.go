@@ -548,13 +548,7 @@ func TestDamagedRuns(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			root := scratch(t)
-			os.WriteFile(filepath.Join(root, "etc/shadow"), []byte("secret\n"), 0o600)
-			m, err := Apply(samplePlan(), Options{Root: root})
-			if err != nil {
-				t.Fatal(err)
-			}
-			dir := filepath.Join(root, "var/lib/nastune/runs", m.ID)
+			root, m, dir := appliedBesideSecret(t)
 			tc.damage(dir)
 			runs, _ := List(Options{Root: root})
 			if len(runs) != 1 || runs[0].State != StateDamaged || runs[0].ID != m.ID {
@@ -582,16 +576,24 @@ func TestDamagedRuns(t *testing.T) {
 	}
 }
 
-// TestTamperedStepsRefused: a journal whose checksum is right but whose
-// steps reach outside what nastune writes is refused as a whole.
-func TestTamperedStepsRefused(t *testing.T) {
-	root := scratch(t)
+// appliedBesideSecret applies samplePlan to a scratch tree that also holds
+// an /etc/shadow no run writes, for tests that damage the run's journal
+// (in dir) and check that undo never reaches the secret.
+func appliedBesideSecret(t *testing.T) (root string, m *Manifest, dir string) {
+	t.Helper()
+	root = scratch(t)
 	os.WriteFile(filepath.Join(root, "etc/shadow"), []byte("secret\n"), 0o600)
 	m, err := Apply(samplePlan(), Options{Root: root})
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := filepath.Join(root, "var/lib/nastune/runs", m.ID)
+	return root, m, filepath.Join(root, "var/lib/nastune/runs", m.ID)
+}
+
+// TestTamperedStepsRefused: a journal whose checksum is right but whose
+// steps reach outside what nastune writes is refused as a whole.
+func TestTamperedStepsRefused(t *testing.T) {
+	root, m, dir := appliedBesideSecret(t)
 	for _, evil := range []func(m *Manifest){
 		func(m *Manifest) { m.Steps[4].Path = "/etc/shadow" },
 		func(m *Manifest) { m.Steps[0].Path = "/etc/shadow"; m.Steps[0].Kind = "value" },

@@ -3,25 +3,20 @@ package apply
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/nastune/nastune/internal/cmdrun"
 	"github.com/nastune/nastune/internal/plan"
+	"github.com/nastune/nastune/test/testutil"
 )
 
 func needTestparm(t *testing.T) {
 	t.Helper()
-	if _, err := exec.LookPath("testparm"); err != nil {
-		t.Skip("testparm not installed (Debian package samba-common-bin)")
-	}
+	testutil.Need(t, "testparm", "samba-common-bin")
 }
 
 // socketPlan edits [global] socket options of the scratch tree's smb.conf.
@@ -87,25 +82,12 @@ func TestValidateRealTestparm(t *testing.T) {
 // changes nothing and records no run, and no temp file is left.
 func TestValidateIncludeBomb(t *testing.T) {
 	needTestparm(t)
-	bomb := t.TempDir()
-	for i := 0; i < 8; i++ {
-		var sb strings.Builder
-		for k := 0; k < 10; k++ {
-			fmt.Fprintf(&sb, "include = %s/f%d.conf\n", bomb, i+1)
-		}
-		if err := os.WriteFile(filepath.Join(bomb, fmt.Sprintf("f%d.conf", i)), []byte(sb.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	leaf := "[global]\n\tcomment = " + strings.Repeat("x", 60000) + "\n"
-	if err := os.WriteFile(filepath.Join(bomb, "f8.conf"), []byte(leaf), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	bomb := testutil.IncludeBomb(t, t.TempDir())
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
 	root := scratch(t)
 	conf := filepath.Join(root, "etc/samba/smb.conf")
-	if err := os.WriteFile(conf, []byte("[global]\n   socket options = TCP_NODELAY SO_RCVBUF=65536\n   include = "+bomb+"/f0.conf\n"), 0o644); err != nil {
+	if err := os.WriteFile(conf, []byte("[global]\n   socket options = TCP_NODELAY SO_RCVBUF=65536\n   include = "+bomb+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	before := digest(t, root)
@@ -127,7 +109,7 @@ func TestValidateIncludeBomb(t *testing.T) {
 	}
 	noTemps(t, tmp)
 	noTemps(t, filepath.Join(root, "etc/samba"))
-	noTestparmLeft(t)
+	testutil.NoTestparmLeft(t)
 
 	// Cancelling (Ctrl-C) stops it too, long before the time limit.
 	ctx, cancel := context.WithCancel(context.Background())
@@ -141,59 +123,5 @@ func TestValidateIncludeBomb(t *testing.T) {
 		t.Error("a cancelled validation changed the tree")
 	}
 	noTemps(t, tmp)
-	noTestparmLeft(t)
-}
-
-// noTestparmLeft: no testparm reading /dev/fd/3 (cmdrun's input) that
-// this test process started is still running. Other test binaries run
-// testparm the same way at the same time (go test runs packages in
-// parallel): only descendants of this process count.
-func noTestparmLeft(t *testing.T) {
-	t.Helper()
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || !descendant(pid, os.Getpid()) {
-			continue
-		}
-		b, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		if !strings.Contains(string(b), "testparm") || !strings.Contains(string(b), "/dev/fd/3") {
-			continue
-		}
-		st, _ := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if i := strings.LastIndexByte(string(st), ')'); i > 0 && i+2 < len(st) && st[i+2] == 'Z' {
-			continue // a zombie of another test's group, already dead
-		}
-		if syscall.Kill(pid, 0) == nil {
-			t.Errorf("testparm %d survived: %s", pid, strings.ReplaceAll(string(b), "\x00", " "))
-		}
-	}
-}
-
-// descendant reports whether pid is a child, grandchild … of ancestor,
-// following the parent pids in /proc/PID/stat.
-func descendant(pid, ancestor int) bool {
-	for range 64 {
-		st, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-		if err != nil {
-			return false
-		}
-		i := strings.LastIndexByte(string(st), ')')
-		if i < 0 {
-			return false
-		}
-		f := strings.Fields(string(st[i+1:])) // state, ppid, …
-		if len(f) < 2 {
-			return false
-		}
-		ppid, err := strconv.Atoi(f[1])
-		if err != nil || ppid <= 1 {
-			return false
-		}
-		if ppid == ancestor {
-			return true
-		}
-		pid = ppid
-	}
-	return false
+	testutil.NoTestparmLeft(t)
 }

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
 )
 
@@ -27,13 +26,10 @@ var readersOfFacts = map[string][]string{
 func forbiddenImports(t *testing.T, dir string, banned []string) []string {
 	t.Helper()
 	var out []string
-	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
-			return err
-		}
+	goFiles(t, dir, func(p string) {
 		f, err := parser.ParseFile(token.NewFileSet(), p, nil, parser.ImportsOnly)
 		if err != nil {
-			return err
+			t.Fatal(err)
 		}
 		for _, im := range f.Imports {
 			path, _ := strconv.Unquote(im.Path.Value)
@@ -43,11 +39,7 @@ func forbiddenImports(t *testing.T, dir string, banned []string) []string {
 				}
 			}
 		}
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	return out
 }
 

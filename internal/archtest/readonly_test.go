@@ -58,70 +58,107 @@ func repoRoot(t *testing.T) string {
 	return dir
 }
 
-func TestReadSideNeitherWritesNorExecs(t *testing.T) {
+// goFiles calls fn with each non-test .go file under dir.
+func goFiles(t *testing.T, dir string, fn func(path string)) {
+	t.Helper()
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return err
+		}
+		fn(p)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// eachReadSideFile reports what check finds in every non-test file of the
+// read side, and fails when so few files were seen that the package list
+// must be stale.
+func eachReadSideFile(t *testing.T, check func(t *testing.T, root, path string) []string) {
 	root := repoRoot(t)
 	checked := 0
 	for _, pkg := range readSide {
-		err := filepath.WalkDir(filepath.Join(root, pkg), func(p string, d os.DirEntry, err error) error {
-			if err != nil || d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
-				return err
-			}
+		goFiles(t, filepath.Join(root, pkg), func(p string) {
 			checked++
-			for _, v := range violations(t, root, p) {
+			for _, v := range check(t, root, p) {
 				t.Error(v)
 			}
-			return nil
 		})
-		if err != nil {
-			t.Fatal(err)
-		}
 	}
 	if checked < 20 {
 		t.Fatalf("only %d files checked: the package list is stale", checked)
 	}
 }
 
-// violations lists the banned imports and calls in one Go file.
-func violations(t *testing.T, root, path string) []string {
-	var out []string
+// parsedFile is a parsed Go file with its imports by local name.
+type parsedFile struct {
+	fset  *token.FileSet
+	file  *ast.File
+	rel   string            // the path below the root
+	names map[string]string // local name → import path
+}
+
+func parseGo(t *testing.T, root, path string) parsedFile {
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, path, nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	rel, _ := filepath.Rel(root, path)
-	names := map[string]string{} // local name → import path
+	names := map[string]string{}
 	for _, imp := range f.Imports {
 		p, _ := strconv.Unquote(imp.Path.Value)
-		if why, bad := bannedImports[p]; bad {
-			out = append(out, fmt.Sprintf("%s imports %s: %s", rel, p, why))
-		}
 		local := p[strings.LastIndex(p, "/")+1:]
 		if imp.Name != nil {
 			local = imp.Name.Name
 		}
 		names[local] = p
 	}
-	ast.Inspect(f, func(n ast.Node) bool {
-		sel, ok := n.(*ast.SelectorExpr)
-		if !ok {
-			return true
-		}
-		id, ok := sel.X.(*ast.Ident)
-		if !ok {
-			return true
-		}
-		pkg := names[id.Name]
-		short := pkg[strings.LastIndex(pkg, "/")+1:]
-		if (pkg == "syscall" || pkg == "golang.org/x/sys/unix") && ethtoolChanges(sel.Sel.Name) {
-			out = append(out, fmt.Sprintf("%s:%d uses %s.%s: the read side may only ask ethtool (ETHTOOL_G*), not set", rel, fset.Position(sel.Pos()).Line, short, sel.Sel.Name))
-		}
-		for _, fn := range bannedCalls[short] {
-			if sel.Sel.Name == fn && (pkg == "os" || pkg == "syscall" || pkg == "golang.org/x/sys/unix") {
-				out = append(out, fmt.Sprintf("%s:%d calls %s.%s: only internal/apply may change the system", rel, fset.Position(sel.Pos()).Line, short, fn))
+	return parsedFile{fset, f, rel, names}
+}
+
+// selectors calls fn with each pkg.Name selector of the file and the
+// import path pkg names ("" for a local value).
+func (pf parsedFile) selectors(fn func(sel *ast.SelectorExpr, pkg string)) {
+	ast.Inspect(pf.file, func(n ast.Node) bool {
+		if sel, ok := n.(*ast.SelectorExpr); ok {
+			if id, ok := sel.X.(*ast.Ident); ok {
+				fn(sel, pf.names[id.Name])
 			}
 		}
 		return true
+	})
+}
+
+func (pf parsedFile) line(n ast.Node) int { return pf.fset.Position(n.Pos()).Line }
+
+func TestReadSideNeitherWritesNorExecs(t *testing.T) {
+	eachReadSideFile(t, violations)
+}
+
+// violations lists the banned imports and calls in one Go file.
+func violations(t *testing.T, root, path string) []string {
+	var out []string
+	pf := parseGo(t, root, path)
+	rel := pf.rel
+	for _, imp := range pf.file.Imports {
+		p, _ := strconv.Unquote(imp.Path.Value)
+		if why, bad := bannedImports[p]; bad {
+			out = append(out, fmt.Sprintf("%s imports %s: %s", rel, p, why))
+		}
+	}
+	pf.selectors(func(sel *ast.SelectorExpr, pkg string) {
+		short := pkg[strings.LastIndex(pkg, "/")+1:]
+		if (pkg == "syscall" || pkg == "golang.org/x/sys/unix") && ethtoolChanges(sel.Sel.Name) {
+			out = append(out, fmt.Sprintf("%s:%d uses %s.%s: the read side may only ask ethtool (ETHTOOL_G*), not set", rel, pf.line(sel), short, sel.Sel.Name))
+		}
+		for _, fn := range bannedCalls[short] {
+			if sel.Sel.Name == fn && (pkg == "os" || pkg == "syscall" || pkg == "golang.org/x/sys/unix") {
+				out = append(out, fmt.Sprintf("%s:%d calls %s.%s: only internal/apply may change the system", rel, pf.line(sel), short, fn))
+			}
+		}
 	})
 	return out
 }

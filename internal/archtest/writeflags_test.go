@@ -3,12 +3,8 @@ package archtest
 import (
 	"fmt"
 	"go/ast"
-	"go/parser"
-	"go/token"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
 )
 
@@ -21,62 +17,20 @@ var writeFlags = map[string]bool{
 }
 
 func TestReadSideUsesNoWriteFlags(t *testing.T) {
-	root := repoRoot(t)
-	checked := 0
-	for _, pkg := range readSide {
-		err := filepath.WalkDir(filepath.Join(root, pkg), func(p string, d os.DirEntry, err error) error {
-			if err != nil || d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
-				return err
-			}
-			checked++
-			for _, v := range flagViolations(t, root, p) {
-				t.Error(v)
-			}
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	if checked < 20 {
-		t.Fatalf("only %d files checked: the package list is stale", checked)
-	}
+	eachReadSideFile(t, flagViolations)
 }
 
 // flagViolations lists uses of os, syscall or unix write flags in a file.
 func flagViolations(t *testing.T, root, path string) []string {
-	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, path, nil, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rel, _ := filepath.Rel(root, path)
-	names := map[string]string{}
-	for _, imp := range f.Imports {
-		p, _ := strconv.Unquote(imp.Path.Value)
-		local := p[strings.LastIndex(p, "/")+1:]
-		if imp.Name != nil {
-			local = imp.Name.Name
-		}
-		names[local] = p
-	}
+	pf := parseGo(t, root, path)
 	var out []string
-	ast.Inspect(f, func(n ast.Node) bool {
-		sel, ok := n.(*ast.SelectorExpr)
-		if !ok {
-			return true
-		}
-		id, ok := sel.X.(*ast.Ident)
-		if !ok {
-			return true
-		}
-		switch names[id.Name] {
+	pf.selectors(func(sel *ast.SelectorExpr, pkg string) {
+		switch pkg {
 		case "os", "syscall", "golang.org/x/sys/unix":
 			if writeFlags[sel.Sel.Name] {
-				out = append(out, fmt.Sprintf("%s:%d uses %s.%s: the read side opens files read-only", rel, fset.Position(sel.Pos()).Line, id.Name, sel.Sel.Name))
+				out = append(out, fmt.Sprintf("%s:%d uses %s.%s: the read side opens files read-only", pf.rel, pf.line(sel), sel.X.(*ast.Ident).Name, sel.Sel.Name))
 			}
 		}
-		return true
 	})
 	return out
 }

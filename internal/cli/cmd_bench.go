@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -33,6 +34,11 @@ func newBenchCmd(env *Env) *cobra.Command {
 	return cmd
 }
 
+// benchSize and durationFlag read the size and duration flags of bench,
+// tune and watch through the shared units package: 1G, 512M, 64k, 4T are binary as in fio, dd and
+// mdadm, spelled-out units keep their meaning (GB ×1000, GiB ×1024), a bare
+// number of bytes is bytes; a bare duration is seconds as in fio and iperf3,
+// and 0 means "off" where a flag allows it (--interval 0).
 func benchSize(flag, v string) (int64, error) {
 	n, err := units.ParseSize(v)
 	if err != nil {
@@ -70,6 +76,41 @@ func durationFlag(flag, v string) (time.Duration, error) {
 		return 0, usagef("seconds (30) or a duration (1m30s)", "--%s %s: not a duration", flag, v)
 	}
 	return d, nil
+}
+
+// durationIn reads a duration flag that must lie in [lo, hi]; span says
+// the range as the user reads it ("1s-1h") and example a value to try.
+func durationIn(flag, v string, lo, hi time.Duration, span, example string) (time.Duration, error) {
+	d, err := durationFlag(flag, v)
+	if err != nil {
+		return 0, err
+	}
+	if d < lo || d > hi {
+		return 0, usagef("e.g. --"+flag+" "+example, "--%s %v is outside %s", flag, d, span)
+	}
+	return d, nil
+}
+
+// repeatFlag checks --repeat of bench disk, net and share: 1 to 20 runs.
+func repeatFlag(n int) error {
+	if n < 1 || n > 20 {
+		return usagef("e.g. --repeat 3", "--repeat %d is outside 1-20", n)
+	}
+	return nil
+}
+
+// testsFlag reads --tests, a comma-separated list of known tests, in the
+// order given.
+func testsFlag(v string, known []string) ([]string, error) {
+	var tests []string
+	for _, t := range strings.Split(v, ",") {
+		t = strings.TrimSpace(t)
+		if !slices.Contains(known, t) {
+			return nil, usagef("tests: "+strings.Join(known, ", "), "--tests: unknown test %q", t)
+		}
+		tests = append(tests, t)
+	}
+	return tests, nil
 }
 
 // benchSignals adds SIGHUP to the signals that stop a bench (SIGINT and
@@ -228,12 +269,9 @@ func runBenchNet(ctx context.Context, o *benchNetOptions, args []string, interva
 	if o.Streams < 1 || o.Streams > bench.MaxStreams {
 		return usagef("1 to 16 streams", "--streams %d is outside 1-%d", o.Streams, bench.MaxStreams)
 	}
-	dur, err := durationFlag("time", o.Time)
+	dur, err := durationIn("time", o.Time, time.Second, bench.MaxSeconds*time.Second, "1s-60s", "10")
 	if err != nil {
 		return err
-	}
-	if dur < time.Second || dur > bench.MaxSeconds*time.Second {
-		return usagef("e.g. --time 10", "--time %v is outside 1s-60s", dur)
 	}
 	every, err := durationFlag("interval", o.Interval)
 	if err != nil {
@@ -242,8 +280,8 @@ func runBenchNet(ctx context.Context, o *benchNetOptions, args []string, interva
 	if every < 100*time.Millisecond && every != 0 {
 		return usagef("e.g. --interval 1, or 0 for no periodic lines", "--interval %v is below 0.1 s", every)
 	}
-	if o.Repeat < 1 || o.Repeat > 20 {
-		return usagef("e.g. --repeat 3", "--repeat %d is outside 1-20", o.Repeat)
+	if err := repeatFlag(o.Repeat); err != nil {
+		return err
 	}
 	if o.Engine != "builtin" && o.Engine != "iperf3" {
 		return usagef("use --engine builtin or --engine iperf3", "--engine: unknown engine %q", o.Engine)
@@ -424,13 +462,4 @@ func progressBar(env *Env) func(string, float64) {
 		n := int(frac * 30)
 		fmt.Fprintf(w, "\r[%s%s] %3.0f%% %s\x1b[K", strings.Repeat("#", n), strings.Repeat(" ", 30-n), frac*100, render.CleanLine(label))
 	}
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

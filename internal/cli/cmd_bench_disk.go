@@ -53,12 +53,6 @@ func newBenchDiskCmd(env *Env) *cobra.Command {
 	return cmd
 }
 
-// benchSize and durationFlag read the size and duration flags of bench,
-// tune and watch through the shared units package: 1G, 512M, 64k, 4T are binary as in fio, dd and
-// mdadm, spelled-out units keep their meaning (GB ×1000, GiB ×1024), a bare
-// number of bytes is bytes; a bare duration is seconds as in fio and iperf3,
-// and 0 means "off" where a flag allows it (--interval 0).
-
 func runBenchDisk(ctx context.Context, o *benchDiskOptions, env *Env) error {
 	if err := outputFormat(o.Output, "text", "json", "prom"); err != nil {
 		return err
@@ -70,24 +64,17 @@ func runBenchDisk(ctx context.Context, o *benchDiskOptions, env *Env) error {
 	if err != nil {
 		return err
 	}
-	runtime, err := durationFlag("runtime", o.Runtime)
+	runtime, err := durationIn("runtime", o.Runtime, time.Second, time.Hour, "1s-1h", "10")
 	if err != nil {
 		return err
 	}
-	if runtime < time.Second || runtime > time.Hour {
-		return usagef("e.g. --runtime 10", "--runtime %v is outside 1s-1h", runtime)
-	}
-	if o.Repeat < 1 || o.Repeat > 20 {
-		return usagef("e.g. --repeat 3", "--repeat %d is outside 1-20", o.Repeat)
+	if err := repeatFlag(o.Repeat); err != nil {
+		return err
 	}
 	var tests []string
 	if o.Tests != "" {
-		for _, t := range strings.Split(o.Tests, ",") {
-			t = strings.TrimSpace(t)
-			if !contains(bench.DiskTests, t) {
-				return usagef("tests: "+strings.Join(bench.DiskTests, ", "), "--tests: unknown test %q", t)
-			}
-			tests = append(tests, t)
+		if tests, err = testsFlag(o.Tests, bench.DiskTests); err != nil {
+			return err
 		}
 	}
 	if o.Engine != "builtin" && o.Engine != "fio" {

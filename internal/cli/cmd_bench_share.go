@@ -94,29 +94,22 @@ func runBenchShare(ctx context.Context, o *benchShareOptions, rawURL string, env
 	if bs < 4096 || bs > 16<<20 || bs%4096 != 0 {
 		return usagef("e.g. --bs 1M (what Windows and macOS send)", "--bs %s: give a multiple of 4K from 4K to 16M", o.Block)
 	}
-	dur, err := durationFlag("time", o.Time)
+	dur, err := durationIn("time", o.Time, time.Second, time.Hour, "1s-1h", "10")
 	if err != nil {
 		return err
-	}
-	if dur < time.Second || dur > time.Hour {
-		return usagef("e.g. --time 10", "--time %v is outside 1s-1h", dur)
 	}
 	if o.Streams < 1 || o.Streams > bench.MaxStreams {
 		return usagef("e.g. -P 4", "-P %d is outside 1-%d", o.Streams, bench.MaxStreams)
 	}
-	if o.Repeat < 1 || o.Repeat > 20 {
-		return usagef("e.g. --repeat 3", "--repeat %d is outside 1-20", o.Repeat)
+	if err := repeatFlag(o.Repeat); err != nil {
+		return err
 	}
 	if o.Files < 1 || o.Files > 100000 {
 		return usagef("e.g. --files 1000", "--files %d is outside 1-100000", o.Files)
 	}
-	var tests []string
-	for _, t := range strings.Split(o.Tests, ",") {
-		t = strings.TrimSpace(t)
-		if !contains(bench.ShareTests, t) {
-			return usagef("tests: "+strings.Join(bench.ShareTests, ", "), "--tests: unknown test %q", t)
-		}
-		tests = append(tests, t)
+	tests, err := testsFlag(o.Tests, bench.ShareTests)
+	if err != nil {
+		return err
 	}
 	password, err := sharePassword(u, o.PasswordFile, env)
 	if err != nil {

@@ -140,13 +140,9 @@ func runTune(ctx context.Context, o *tuneOptions, env *Env) error {
 	if o.File == "" {
 		return usagef("e.g. nastune tune --file /srv/array/nastune.tune --tests seqread-buffered --bs 16K", "--file is required")
 	}
-	tests := []string{}
-	for _, t := range strings.Split(o.Tests, ",") {
-		t = strings.TrimSpace(t)
-		if !slices.Contains(bench.DiskTests, t) {
-			return usagef("tests: "+strings.Join(bench.DiskTests, ", "), "--tests: unknown test %q", t)
-		}
-		tests = append(tests, t)
+	tests, err := testsFlag(o.Tests, bench.DiskTests)
+	if err != nil {
+		return err
 	}
 	bs, err := benchSize("bs", o.BS)
 	if err != nil {
@@ -163,12 +159,9 @@ func runTune(ctx context.Context, o *tuneOptions, env *Env) error {
 	if err != nil {
 		return err
 	}
-	sample, err := durationFlag("sample", o.Sample)
+	sample, err := durationIn("sample", o.Sample, 0, 10*time.Minute, "0-10m", "2s")
 	if err != nil {
 		return err
-	}
-	if sample < 0 || sample > 10*time.Minute {
-		return usagef("e.g. --sample 2s", "--sample %v is outside 0-10m", sample)
 	}
 	aopts := apply.Options{}
 	ctx, budget, stop, err := tuneStart(ctx, o, env, tuneKind{cmd: "tune", yes: "run `nastune tune --yes ...`",
@@ -258,12 +251,9 @@ type tuneKind struct {
 // are reverted before exit, and further signals while reverting are
 // caught, and ignored, until stop) and, unless --list, k.revertFirst.
 func tuneStart(ctx context.Context, o *tuneOptions, env *Env, k tuneKind) (context.Context, time.Duration, func(), error) {
-	budget, err := durationFlag("budget", o.Budget)
+	budget, err := durationIn("budget", o.Budget, 10*time.Second, 24*time.Hour, "10s-24h", "10m")
 	if err != nil {
 		return nil, 0, nil, err
-	}
-	if budget < 10*time.Second || budget > 24*time.Hour {
-		return nil, 0, nil, usagef("e.g. --budget 10m", "--budget %v is outside 10s-24h", budget)
 	}
 	if os.Geteuid() != 0 && !o.List {
 		return nil, 0, nil, usagef("run it as root: sudo nastune "+k.cmd+" ...", "%s, which needs root", k.writes)
@@ -300,7 +290,12 @@ func tuneOut(env *Env, o *tuneOptions) io.Writer {
 }
 
 // listJSON prints tune --list -o json.
-func listJSON(env *Env, v map[string]any) error {
+func listJSON(env *Env, v map[string]any) error { return indentedJSON(env, v) }
+
+// indentedJSON prints v for tune and watch -o json: json.MarshalIndent
+// (which, unlike render.JSON, escapes <, > and & as \u003c …) made safe
+// for a terminal by render.JSONSafe.
+func indentedJSON(env *Env, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
@@ -447,12 +442,7 @@ func dirOf(file string) string {
 func emitTune(env *Env, format string, res *tune.Result) error {
 	switch format {
 	case "json":
-		b, err := json.MarshalIndent(res, "", "  ")
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprintf(env.Stdout, "%s\n", render.JSONSafe(b))
-		return err
+		return indentedJSON(env, res)
 	case "html":
 		return tune.WriteHTML(env.Stdout, res)
 	}

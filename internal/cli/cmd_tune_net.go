@@ -27,12 +27,9 @@ func runTuneNet(ctx context.Context, o *tuneOptions, env *Env) error {
 	if o.Tests != "seqread-buffered" || len(o.Devices) > 0 || o.Knobs != "" {
 		return usagef("nastune tune --net HOST [--time 3] [--rate MBIT] [--budget 10m]", "--tests, --device and --knobs are for --file; --net measures a stream each way")
 	}
-	dur, err := durationFlag("time", o.Time)
+	dur, err := durationIn("time", o.Time, time.Second, bench.MaxSeconds*time.Second, "1s-60s", "3")
 	if err != nil {
 		return err
-	}
-	if dur < time.Second || dur > bench.MaxSeconds*time.Second {
-		return usagef("e.g. --time 3", "--time %v is outside 1s-60s", dur)
 	}
 	if o.Rate < 0 || o.Rate > 400000 || math.IsNaN(o.Rate) {
 		return usagef("e.g. --rate 1000 for a gigabit link", "--rate %v is outside 0-400000 Mbit/s", o.Rate)

@@ -4,7 +4,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"runtime/debug"
 	"strings"
@@ -52,12 +51,9 @@ func runWatch(ctx context.Context, o *watchOptions, env *Env) error {
 	if err != nil {
 		return err
 	}
-	iv, err := durationFlag("interval", o.Interval)
+	iv, err := durationIn("interval", o.Interval, 100*time.Millisecond, time.Hour, "0.1s-1h", "1s")
 	if err != nil {
 		return err
-	}
-	if iv < 100*time.Millisecond || iv > time.Hour {
-		return usagef("e.g. --interval 1s", "--interval %v is outside 0.1s-1h", iv)
 	}
 	if dur != 0 && dur < iv {
 		return usagef("watch for at least one interval", "--for %v is shorter than --interval %v", dur, iv)
@@ -104,12 +100,7 @@ func runWatch(ctx context.Context, o *watchOptions, env *Env) error {
 		}
 		return writeJSONLine(env, func() ([]byte, error) { return watch.EndLine(res) })
 	case "json":
-		b, err := json.MarshalIndent(res, "", "  ")
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprintf(env.Stdout, "%s\n", render.JSONSafe(b))
-		return err
+		return indentedJSON(env, res)
 	case "html":
 		return watch.WriteHTML(env.Stdout, res)
 	default:

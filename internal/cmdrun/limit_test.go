@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/nastune/nastune/test/testutil"
 )
 
 // TestMain makes the test binary behave like nastune: it handles the
@@ -187,9 +189,7 @@ func TestDefaultMemory(t *testing.T) {
 
 func needTestparm(t *testing.T) {
 	t.Helper()
-	if _, err := exec.LookPath("testparm"); err != nil {
-		t.Skip("testparm not installed (Debian package samba-common-bin)")
-	}
+	testutil.Need(t, "testparm", "samba-common-bin")
 }
 
 func TestTestparm(t *testing.T) {
@@ -211,25 +211,12 @@ func TestTestparm(t *testing.T) {
 // it is killed at the timeout with its whole group, and nothing is left.
 func TestTestparmIncludeBomb(t *testing.T) {
 	needTestparm(t)
-	dir := t.TempDir()
-	for i := 0; i < 8; i++ {
-		var sb strings.Builder
-		for k := 0; k < 10; k++ {
-			fmt.Fprintf(&sb, "include = %s/f%d.conf\n", dir, i+1)
-		}
-		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%d.conf", i)), []byte(sb.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	leaf := "[global]\n\tcomment = " + strings.Repeat("x", 60000) + "\n"
-	if err := os.WriteFile(filepath.Join(dir, "f8.conf"), []byte(leaf), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	bomb := testutil.IncludeBomb(t, t.TempDir())
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
 	start := time.Now()
 	_, err := Testparm(context.Background(), Limits{Timeout: 2 * time.Second},
-		[]byte("[global]\ninclude = "+dir+"/f0.conf\n"))
+		[]byte("[global]\ninclude = "+bomb+"\n"))
 	if !errors.Is(err, ErrTimeout) {
 		t.Fatalf("include bomb: %v, want ErrTimeout", err)
 	}
@@ -239,27 +226,5 @@ func TestTestparmIncludeBomb(t *testing.T) {
 	if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
 		t.Errorf("left in TMPDIR: %v", ents)
 	}
-	out, _ := exec.Command("pgrep", "-f", "/dev/fd/3").Output()
-	for _, p := range strings.Fields(string(out)) {
-		pid, _ := strconv.Atoi(p)
-		// Other test packages run testparm at the same time: only our
-		// own children are ours (the limiter execs testparm in place).
-		if st, _ := os.ReadFile("/proc/" + p + "/stat"); !childOf(string(st), os.Getpid()) {
-			continue
-		}
-		if b, _ := os.ReadFile("/proc/" + p + "/cmdline"); strings.Contains(string(b), "testparm") && alive(pid) {
-			t.Errorf("testparm %s survived", p)
-		}
-	}
-}
-
-// childOf tells whether a /proc/PID/stat line names ppid as the parent
-// (field 4, after the parenthesised comm, which may hold spaces).
-func childOf(stat string, ppid int) bool {
-	i := strings.LastIndexByte(stat, ')')
-	if i < 0 {
-		return false
-	}
-	f := strings.Fields(stat[i+1:])
-	return len(f) > 1 && f[1] == strconv.Itoa(ppid)
+	testutil.NoTestparmLeft(t)
 }

@@ -124,7 +124,9 @@ type PhyEvent struct {
 	Value int64  `json:"value"`
 }
 
-// NVMeHealth is the NVMe SMART/Health log (log page 02h).
+// NVMeHealth is the NVMe SMART/Health log (log page 02h). Its JSON names
+// are smartctl's (nvme_smart_health_information_log): parse/smart decodes
+// smartctl -j straight into it.
 type NVMeHealth struct {
 	CriticalWarning int   `json:"critical_warning"`
 	AvailableSpare  int   `json:"available_spare"`

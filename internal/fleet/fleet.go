@@ -5,7 +5,10 @@
 package fleet
 
 import (
+	"cmp"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/nastune/nastune/internal/audit"
 	"github.com/nastune/nastune/internal/rule"
@@ -127,29 +130,17 @@ func Build(in []Input, errs []InputError) *Report {
 		r.Families = append(r.Families, f)
 	}
 	sort.Strings(r.Families)
-	sort.SliceStable(r.Hosts, func(a, b int) bool {
-		x, y := r.Hosts[a], r.Hosts[b]
-		if x.Crit != y.Crit {
-			return x.Crit > y.Crit
-		}
-		if x.Warn != y.Warn {
-			return x.Warn > y.Warn
-		}
-		return x.Name < y.Name
+	// The worst hosts first: most crit, then most warn findings.
+	slices.SortStableFunc(r.Hosts, func(x, y Host) int {
+		return cmp.Or(cmp.Compare(y.Crit, x.Crit), cmp.Compare(y.Warn, x.Warn), strings.Compare(x.Name, y.Name))
 	})
 	for _, c := range common {
 		sort.Strings(c.HostList)
 		r.Common = append(r.Common, *c)
 	}
-	sort.Slice(r.Common, func(a, b int) bool {
-		x, y := r.Common[a], r.Common[b]
-		if x.Count != y.Count {
-			return x.Count > y.Count
-		}
-		if x.Severity != y.Severity {
-			return x.Severity > y.Severity
-		}
-		return x.ID < y.ID
+	// The most widespread first, then the most severe.
+	slices.SortStableFunc(r.Common, func(x, y Common) int {
+		return cmp.Or(cmp.Compare(y.Count, x.Count), cmp.Compare(y.Severity, x.Severity), strings.Compare(x.ID, y.ID))
 	})
 	return r
 }

@@ -47,23 +47,19 @@ func (p *prober) filesystems() {
 			}
 			g, err = superblock.Parse(b)
 			fs.Source = m.Device + " superblock"
-		case t == "xfs":
-			b, src, ok := p.captured("xfs_info", m.MountPoint)
-			if !ok {
-				p.skip(src, "missing: xfs_info output not captured")
-				p.h.Filesystems = append(p.h.Filesystems, fs)
-				continue
-			}
-			g, err = storcmd.XFSInfo(b)
-			fs.Source = src
 		default:
-			b, src, ok := p.captured("tune2fs", "-l", m.Device)
+			// A captured tree keeps the tool's output instead.
+			args, parse := []string{"tune2fs", "-l", m.Device}, storcmd.Tune2fs
+			if t == "xfs" {
+				args, parse = []string{"xfs_info", m.MountPoint}, storcmd.XFSInfo
+			}
+			b, src, ok := p.captured(args...)
 			if !ok {
-				p.skip(src, "missing: tune2fs -l output not captured")
+				p.skip(src, "missing: "+strings.Join(args[:len(args)-1], " ")+" output not captured")
 				p.h.Filesystems = append(p.h.Filesystems, fs)
 				continue
 			}
-			g, err = storcmd.Tune2fs(b)
+			g, err = parse(b)
 			fs.Source = src
 		}
 		if err != nil {

@@ -1,9 +1,9 @@
 package probe
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
+
+	"github.com/nastune/nastune/internal/fixture"
 )
 
 // An md array whose sync_speed_min/max files are empty (a truncated
@@ -17,15 +17,7 @@ func TestMDEmptySpeedLimit(t *testing.T) {
 		"sys/block/md0/md/sync_speed_min": "",
 		"sys/block/md0/md/sync_speed_max": "",
 	}
-	for name, data := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	fixture.WriteTree(t, dir, files)
 	h := collect(t, dir)
 	if len(h.MD) != 1 || h.MD[0].Name != "md0" {
 		t.Fatalf("want md0 described, got %+v", h.MD)

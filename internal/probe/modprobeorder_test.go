@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
+
+	"github.com/nastune/nastune/internal/fixture"
 )
 
 // Only the modprobe.d files read after 90-nastune.conf are read (a name in
@@ -22,15 +24,7 @@ func TestModprobeLater(t *testing.T) {
 		"proc/cmdline":                     "quiet zfs.zfs_arc_max=6 random.trust_cpu=1\n",
 		"proc/sys/kernel/osrelease":        "6.1.0\n",
 	}
-	for name, data := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	fixture.WriteTree(t, dir, files)
 	// A link in /etc to a file elsewhere: plan must not edit through it.
 	if err := os.Symlink("/usr/share/zfs/zz.conf", filepath.Join(dir, "etc/modprobe.d/zz-link.conf")); err != nil {
 		t.Fatal(err)

@@ -24,14 +24,5 @@ func (p *prober) mounts() {
 }
 
 func (p *prober) swaps() {
-	data, err := p.root.ReadFile(pathSwaps)
-	if err != nil {
-		p.fail(pathSwaps, err)
-		return
-	}
-	s, err := kernfmt.Swaps(data)
-	if err != nil {
-		p.skip(pathSwaps, err.Error())
-	}
-	p.h.Swaps = s
+	p.h.Swaps, _, _ = parseFile(p, pathSwaps, kernfmt.Swaps)
 }

@@ -78,14 +78,8 @@ func (p *prober) interfaces() {
 // bond reads /proc/net/bonding/NAME.
 func (p *prober) bond(name string) *facts.Bond {
 	src := "/proc/net/bonding/" + name
-	data, err := p.root.ReadFile(src)
-	if err != nil {
-		p.fail(src, err)
-		return nil
-	}
-	b, err := kernfmt.Bonding(data)
-	if err != nil {
-		p.skip(src, err.Error())
+	b, read, err := parseFile(p, src, kernfmt.Bonding)
+	if !read || err != nil {
 		return nil
 	}
 	if b.Mode == "802.3ad" && !b.PartnerInfo {
@@ -165,14 +159,5 @@ func (p *prober) iface(name string) facts.Interface {
 }
 
 func (p *prober) softnet() {
-	data, err := p.root.ReadFile(pathSoftnet)
-	if err != nil {
-		p.fail(pathSoftnet, err)
-		return
-	}
-	rows, err := kernfmt.Softnet(data)
-	if err != nil {
-		p.skip(pathSoftnet, err.Error())
-	}
-	p.h.Softnet = rows
+	p.h.Softnet, _, _ = parseFile(p, pathSoftnet, kernfmt.Softnet)
 }

@@ -17,14 +17,8 @@ const (
 )
 
 func (p *prober) udp() {
-	data, err := p.root.ReadFile(pathSNMP)
-	if err != nil {
-		p.fail(pathSNMP, err)
-		return
-	}
-	s, err := kernfmt.UDPStats(data)
-	if err != nil {
-		p.skip(pathSNMP, err.Error())
+	s, read, err := parseFile(p, pathSNMP, kernfmt.UDPStats)
+	if !read || err != nil {
 		return
 	}
 	p.h.UDP = &s
@@ -33,15 +27,7 @@ func (p *prober) udp() {
 // packetSockets reads /proc/net/packet and, when there are sockets, maps
 // their inodes to processes through /proc/PID/fd links "socket:[INODE]".
 func (p *prober) packetSockets() {
-	data, err := p.root.ReadFile(pathPacket)
-	if err != nil {
-		p.fail(pathPacket, err)
-		return
-	}
-	socks, err := kernfmt.PacketSockets(data)
-	if err != nil {
-		p.skip(pathPacket, err.Error())
-	}
+	socks, _, _ := parseFile(p, pathPacket, kernfmt.PacketSockets)
 	if len(socks) == 0 {
 		return
 	}

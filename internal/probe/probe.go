@@ -86,6 +86,28 @@ func (p *prober) read(path string) (string, bool) {
 		p.fail(path, err)
 		return "", false
 	}
+	return p.text(path, s)
+}
+
+// parseFile reads path and parses it with parse. A read failure is
+// recorded and read is false. A parse error is recorded as a skip and
+// returned beside what parse did read (kernfmt's parsers keep the good
+// lines), for callers that drop a partial result.
+func parseFile[T any](p *prober, path string, parse func([]byte) (T, error)) (v T, read bool, err error) {
+	data, err := p.root.ReadFile(path)
+	if err != nil {
+		p.fail(path, err)
+		return v, false, nil
+	}
+	if v, err = parse(data); err != nil {
+		p.skip(path, err.Error())
+	}
+	return v, true, err
+}
+
+// text passes s, read from path, unless it holds a NUL byte: then it is
+// not a text attribute, and the skip is recorded.
+func (p *prober) text(path, s string) (string, bool) {
 	if strings.IndexByte(s, 0) >= 0 {
 		p.skip(path, "contains NUL bytes: not a text attribute")
 		return "", false
@@ -93,8 +115,6 @@ func (p *prober) read(path string) (string, bool) {
 	return s, true
 }
 
-// optional returns a trimmed file; a missing file is not recorded (the
-// attribute does not exist on every kernel or device), other failures are.
 // dropIns lists the names in each folder of a drop-in hierarchy (sysctl.d,
 // modprobe.d, udev rules.d) for confdirs.Order; a folder that does not
 // exist is skipped: most of them do not on a given host.
@@ -143,6 +163,8 @@ func (p *prober) readAfter(order []string, own string, fn func(file, link string
 	}
 }
 
+// optional returns a trimmed file; a missing file is not recorded (the
+// attribute does not exist on every kernel or device), other failures are.
 func (p *prober) optional(path string) (string, bool) {
 	s, err := p.root.ReadString(path)
 	if err != nil {
@@ -151,11 +173,7 @@ func (p *prober) optional(path string) (string, bool) {
 		}
 		return "", false
 	}
-	if strings.IndexByte(s, 0) >= 0 {
-		p.skip(path, "contains NUL bytes: not a text attribute")
-		return "", false
-	}
-	return s, true
+	return p.text(path, s)
 }
 
 // optInt reads an integer attribute; garbage is recorded with the value.

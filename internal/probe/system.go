@@ -76,14 +76,9 @@ func (p *prober) cpu() {
 }
 
 func (p *prober) memory() {
-	data, err := p.root.ReadFile(pathMeminfo)
-	if err != nil {
-		p.fail(pathMeminfo, err)
+	m, read, err := parseFile(p, pathMeminfo, kernfmt.Meminfo)
+	if !read {
 		return
-	}
-	m, err := kernfmt.Meminfo(data)
-	if err != nil {
-		p.skip(pathMeminfo, err.Error())
 	}
 	p.h.Memory.TotalBytes = m["MemTotal"]
 	p.h.Memory.AvailableBytes = m["MemAvailable"]

@@ -1,9 +1,9 @@
 package probe
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
+
+	"github.com/nastune/nastune/internal/fixture"
 )
 
 // Only the rules files udev reads after 90-nastune.rules are read, a name
@@ -19,15 +19,7 @@ func TestUdevLater(t *testing.T) {
 		"etc/udev/rules.d/90-nastune-erc.rules": `RUN+="/usr/sbin/smartctl"` + "\n",
 		"proc/sys/kernel/osrelease":             "6.1.0\n",
 	}
-	for name, data := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	fixture.WriteTree(t, dir, files)
 	h := collect(t, dir)
 	got := map[string]string{}
 	for _, a := range h.UdevLater {

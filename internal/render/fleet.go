@@ -3,11 +3,11 @@
 package render
 
 import (
+	"cmp"
 	"fmt"
 	"html/template"
 	"io"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"text/tabwriter"
@@ -38,28 +38,26 @@ func FleetText(w io.Writer, r *fleet.Report, top int) error {
 		return err
 	}
 	if crit := criticalFindings(r); len(crit) > 0 {
-		fmt.Fprintf(w, "\ncritical findings\n")
-		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "HOST\tRULE\tSUBJECT\tTITLE")
-		for _, c := range crit {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", c.Host, c.ID, dash(c.Subject), c.Title)
-		}
-		if err := tw.Flush(); err != nil {
+		err := fleetSection(w, "critical findings", "HOST\tRULE\tSUBJECT\tTITLE", func(tw io.Writer) {
+			for _, c := range crit {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", c.Host, c.ID, dash(c.Subject), c.Title)
+			}
+		})
+		if err != nil {
 			return err
 		}
 	}
 	if rows := commonByRule(r); len(rows) > 0 {
-		fmt.Fprintf(w, "\nmost common findings (one row per rule, the most severe first)\n")
-		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "HOSTS\tSEVERITY\tRULE\tTITLE")
-		for i, c := range rows {
-			if top > 0 && i >= top {
-				fmt.Fprintf(tw, "…\t\t%d more\t\n", len(rows)-top)
-				break
+		err := fleetSection(w, "most common findings (one row per rule, the most severe first)", "HOSTS\tSEVERITY\tRULE\tTITLE", func(tw io.Writer) {
+			for i, c := range rows {
+				if top > 0 && i >= top {
+					fmt.Fprintf(tw, "…\t\t%d more\t\n", len(rows)-top)
+					break
+				}
+				fmt.Fprintf(tw, "%d/%d\t%s\t%s\t%s\n", c.Count, len(r.Hosts), c.SeverityText(), c.ID, c.Title)
 			}
-			fmt.Fprintf(tw, "%d/%d\t%s\t%s\t%s\n", c.Count, len(r.Hosts), c.SeverityText(), c.ID, c.Title)
-		}
-		if err := tw.Flush(); err != nil {
+		})
+		if err != nil {
 			return err
 		}
 	}
@@ -70,6 +68,16 @@ func FleetText(w io.Writer, r *fleet.Report, top int) error {
 		fmt.Fprintln(w)
 	}
 	return nil
+}
+
+// fleetSection writes a titled table after a blank line: the header, then
+// the rows rows writes (tab-separated), aligned.
+func fleetSection(w io.Writer, title, header string, rows func(tw io.Writer)) error {
+	fmt.Fprintf(w, "\n%s\n", title)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, header)
+	rows(tw)
+	return tw.Flush()
 }
 
 // commonRow is one rule across the fleet: fleet.Report lists a rule once
@@ -122,15 +130,8 @@ func commonByRule(r *fleet.Report) []commonRow {
 		}
 		row.Count = len(row.HostList)
 	}
-	sort.SliceStable(rows, func(i, j int) bool {
-		a, b := rows[i], rows[j]
-		if a.Severity != b.Severity {
-			return a.Severity > b.Severity
-		}
-		if a.Count != b.Count {
-			return a.Count > b.Count
-		}
-		return a.ID < b.ID
+	slices.SortStableFunc(rows, func(a, b commonRow) int {
+		return cmp.Or(cmp.Compare(b.Severity, a.Severity), cmp.Compare(b.Count, a.Count), strings.Compare(a.ID, b.ID))
 	})
 	return rows
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/nastune/nastune/internal/inventory"
 	"github.com/nastune/nastune/internal/probe"
 	"github.com/nastune/nastune/internal/render"
+	"github.com/nastune/nastune/test/testutil"
 )
 
 var htmlOpts = render.HTMLOptions{Now: time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC), Version: "test"}
@@ -104,19 +105,7 @@ func TestHTMLEscapes(t *testing.T) {
 // phone-width screenshot is taken. In CI (CI=true) a missing Chromium is a
 // failure: make test installs it (Debian package chromium).
 func TestHTMLInChromium(t *testing.T) {
-	browser := ""
-	for _, b := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(b); err == nil {
-			browser = p
-			break
-		}
-	}
-	if browser == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal("chromium missing: make test installs the Debian package chromium")
-		}
-		t.Skip("chromium not installed")
-	}
+	browser := testutil.Chromium(t)
 	rep, _ := raid6(t)
 	dir := t.TempDir()
 	page := filepath.Join(dir, "audit.html")

@@ -2,7 +2,6 @@ package render_test
 
 import (
 	"bytes"
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,7 +12,6 @@ import (
 	"github.com/nastune/nastune/internal/audit"
 	"github.com/nastune/nastune/internal/bench"
 	"github.com/nastune/nastune/internal/fixture"
-	"github.com/nastune/nastune/internal/hostfs"
 	"github.com/nastune/nastune/internal/render"
 	"github.com/nastune/nastune/internal/rule"
 )
@@ -25,12 +23,7 @@ var promTime = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 func TestPromHosts(t *testing.T) {
 	for _, host := range fixture.HostNames(t) {
 		t.Run(host, func(t *testing.T) {
-			root, err := hostfs.Open(fixture.HostDir(t, host))
-			if err != nil {
-				t.Fatal(err)
-			}
-			rep := audit.Run(context.Background(), root, audit.Options{})
-			root.Close()
+			rep := auditHost(t, host)
 			var buf bytes.Buffer
 			if err := render.Prom(&buf, rep, render.PromOptions{Now: promTime, Version: "test"}); err != nil {
 				t.Fatal(err)

@@ -15,15 +15,21 @@ import (
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
-// One shared input (the Kirkwood host) rendered in every text style; the
-// per-host JSON and verbose text goldens live in internal/audit.
-func TestTextStyles(t *testing.T) {
-	root, err := hostfs.Open(fixture.HostDir(t, "kirkwood-nas"))
+// auditHost audits the named fixture host as `nastune audit --root` does.
+func auditHost(t *testing.T, name string) *audit.Report {
+	t.Helper()
+	root, err := hostfs.Open(fixture.HostDir(t, name))
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep := audit.Run(context.Background(), root, audit.Options{})
-	root.Close()
+	defer root.Close()
+	return audit.Run(context.Background(), root, audit.Options{})
+}
+
+// One shared input (the Kirkwood host) rendered in every text style; the
+// per-host JSON and verbose text goldens live in internal/audit.
+func TestTextStyles(t *testing.T) {
+	rep := auditHost(t, "kirkwood-nas")
 	for name, o := range map[string]render.Options{
 		"kirkwood-plain.txt": {},
 		"kirkwood-color.txt": {Color: true},

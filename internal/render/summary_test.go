@@ -2,13 +2,9 @@ package render_test
 
 import (
 	"bytes"
-	"context"
 	"strings"
 	"testing"
 
-	"github.com/nastune/nastune/internal/audit"
-	"github.com/nastune/nastune/internal/fixture"
-	"github.com/nastune/nastune/internal/hostfs"
 	"github.com/nastune/nastune/internal/render"
 )
 
@@ -16,12 +12,7 @@ import (
 // every CRIT finding before any WARN, and every WARN before any INFO.
 func TestTextWorstFirst(t *testing.T) {
 	for _, host := range []string{"real-states", "health-raid", "kirkwood-nas"} {
-		root, err := hostfs.Open(fixture.HostDir(t, host))
-		if err != nil {
-			t.Fatal(err)
-		}
-		rep := audit.Run(context.Background(), root, audit.Options{})
-		root.Close()
+		rep := auditHost(t, host)
 		var buf bytes.Buffer
 		if err := render.Text(&buf, rep, render.Options{}); err != nil {
 			t.Fatal(err)

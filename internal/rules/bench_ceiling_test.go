@@ -1,14 +1,11 @@
 package rules_test
 
 import (
-	"context"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/nastune/nastune/internal/fixture"
-	"github.com/nastune/nastune/internal/hostfs"
-	"github.com/nastune/nastune/internal/probe"
 	"github.com/nastune/nastune/internal/rule"
 	"github.com/nastune/nastune/internal/rules"
 )
@@ -17,12 +14,7 @@ import (
 // 1400 MB/s). Above the ceiling the text says a cache was measured or the
 // model is wrong, and never prints a share above 100%.
 func TestBenchAboveCeiling(t *testing.T) {
-	root, err := hostfs.Open(fixture.HostDir(t, "raid6-server"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer root.Close()
-	h := probe.Collect(context.Background(), root)
+	h := probeDir(t, fixture.HostDir(t, "raid6-server"))
 	if len(h.Bench) == 0 {
 		t.Fatal("raid6-server has no saved bench result")
 	}
@@ -54,12 +46,7 @@ func TestBenchAboveCeiling(t *testing.T) {
 // storage speed in bus-storage-below-network and says so, and a finding
 // never asks for the O_DIRECT measurement the result already is.
 func TestBenchMeasuredBeatsModel(t *testing.T) {
-	root, err := hostfs.Open(fixture.HostDir(t, "raid6-server"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer root.Close()
-	h := probe.Collect(context.Background(), root)
+	h := probeDir(t, fixture.HostDir(t, "raid6-server"))
 	find := func(id string) []rule.Finding {
 		var out []rule.Finding
 		for _, f := range rules.Run(rule.Input{Host: h}) {
@@ -102,12 +89,7 @@ func TestBenchMeasuredBeatsModel(t *testing.T) {
 // naming the layer the run attributed; near either ceiling, or limited by
 // the network, it is not.
 func TestShareBelowCeilings(t *testing.T) {
-	root, err := hostfs.Open(fixture.HostDir(t, "raid6-server"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer root.Close()
-	h := probe.Collect(context.Background(), root)
+	h := probeDir(t, fixture.HostDir(t, "raid6-server"))
 	if len(h.ShareBench) != 2 {
 		t.Fatalf("raid6-server's saved share result: %+v", h.ShareBench)
 	}

@@ -1,14 +1,11 @@
 package rules_test
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/nastune/nastune/internal/fixture"
-	"github.com/nastune/nastune/internal/hostfs"
-	"github.com/nastune/nastune/internal/probe"
 	"github.com/nastune/nastune/internal/rule"
 	"github.com/nastune/nastune/internal/rules"
 )
@@ -31,12 +28,7 @@ func TestExportsDir(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	root, err := hostfs.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer root.Close()
-	h := probe.Collect(context.Background(), root)
+	h := probeDir(t, dir)
 	var media, old bool
 	for _, f := range rules.Run(rule.Input{Host: h}) {
 		if f.ID != "nfs-export-subtree-check" {

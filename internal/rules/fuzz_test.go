@@ -1,15 +1,12 @@
 package rules_test
 
 import (
-	"context"
 	"encoding/json"
 	"testing"
 	"time"
 
 	"github.com/nastune/nastune/internal/facts"
 	"github.com/nastune/nastune/internal/fixture"
-	"github.com/nastune/nastune/internal/hostfs"
-	"github.com/nastune/nastune/internal/probe"
 	"github.com/nastune/nastune/internal/rule"
 	"github.com/nastune/nastune/internal/rules"
 )
@@ -18,12 +15,7 @@ import (
 // hold): rules may find anything, never panic.
 func FuzzRules(f *testing.F) {
 	for _, name := range fixture.HostNames(f) {
-		root, err := hostfs.Open(fixture.HostDir(f, name))
-		if err != nil {
-			f.Fatal(err)
-		}
-		h := probe.Collect(context.Background(), root)
-		root.Close()
+		h := probeDir(f, fixture.HostDir(f, name))
 		// Seeds stay small (the fuzzer mutates large inputs slowly): keep
 		// a few entries of each list.
 		h.Block = h.Block[:min(len(h.Block), 3)]

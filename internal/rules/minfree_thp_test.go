@@ -1,15 +1,12 @@
 package rules_test
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/nastune/nastune/internal/fixture"
-	"github.com/nastune/nastune/internal/hostfs"
-	"github.com/nastune/nastune/internal/probe"
 	"github.com/nastune/nastune/internal/rule"
 	"github.com/nastune/nastune/internal/rules"
 )
@@ -38,12 +35,7 @@ func TestMinFreeWithTHP(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		root, err := hostfs.Open(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		h := probe.Collect(context.Background(), root)
-		root.Close()
+		h := probeDir(t, dir)
 		var got *rule.Finding
 		for _, f := range rules.Run(rule.Input{Host: h}) {
 			if f.ID == "mem-min-free-kbytes-high" {

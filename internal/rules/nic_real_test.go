@@ -227,17 +227,7 @@ func TestNICRealEthtool(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			_, fs := runTree(t, nicTree(tt.speed, tt.cmds))
 			for id, want := range tt.want {
-				got := byID(fs, id)
-				if want == "" {
-					if len(got) != 0 {
-						t.Errorf("%s fired: %s", id, text(got[0]))
-					}
-					continue
-				}
-				sev, sub, _ := strings.Cut(want, "|")
-				if len(got) != 1 || got[0].Severity.String() != sev || !strings.Contains(text(got[0]), sub) {
-					t.Errorf("%s: %+v\nwant %s with %q", id, got, sev, sub)
-				}
+				got, _ := wantFinding(t, fs, id, want)
 				for _, f := range got {
 					r := f.Recommendation
 					if r != nil && (strings.Contains(r.Target, "tso on") || strings.Contains(r.Target, "gso on")) {

@@ -2,12 +2,11 @@ package rules_test
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/nastune/nastune/internal/facts"
+	"github.com/nastune/nastune/internal/fixture"
 	"github.com/nastune/nastune/internal/hostfs"
 	"github.com/nastune/nastune/internal/probe"
 	"github.com/nastune/nastune/internal/rule"
@@ -20,30 +19,20 @@ import (
 func runTree(t *testing.T, files map[string]string) (*facts.Host, []rule.Finding) {
 	t.Helper()
 	dir := t.TempDir()
-	for p, c := range files {
-		// "PATH -> TARGET" is a symbolic link, as in the fixture hosts.
-		link, target, isLink := strings.Cut(p, " -> ")
-		full := filepath.Join(dir, link)
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		var err error
-		if isLink {
-			err = os.Symlink(target, full)
-		} else {
-			err = os.WriteFile(full, []byte(c), 0o644)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	fixture.WriteTree(t, dir, files)
+	h := probeDir(t, dir)
+	return h, rules.Run(rule.Input{Host: h})
+}
+
+// probeDir probes the machine tree at dir as `audit --root` does.
+func probeDir(tb testing.TB, dir string) *facts.Host {
+	tb.Helper()
 	root, err := hostfs.Open(dir)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	defer root.Close()
-	h := probe.Collect(context.Background(), root)
-	return h, rules.Run(rule.Input{Host: h})
+	return probe.Collect(context.Background(), root)
 }
 
 // byID returns the findings of one rule.
@@ -55,6 +44,27 @@ func byID(fs []rule.Finding, id string) []rule.Finding {
 		}
 	}
 	return out
+}
+
+// wantFinding checks the findings of rule id against want: "" is none,
+// "severity|text" is one finding of that severity whose text holds text.
+// It returns the findings, and whether they are as wanted.
+func wantFinding(t *testing.T, fs []rule.Finding, id, want string) ([]rule.Finding, bool) {
+	t.Helper()
+	got := byID(fs, id)
+	if want == "" {
+		if len(got) != 0 {
+			t.Errorf("%s fired: %s", id, text(got[0]))
+			return got, false
+		}
+		return got, true
+	}
+	sev, sub, _ := strings.Cut(want, "|")
+	if len(got) != 1 || got[0].Severity.String() != sev || !strings.Contains(text(got[0]), sub) {
+		t.Errorf("%s: %+v\nwant %s with %q", id, got, sev, sub)
+		return got, false
+	}
+	return got, true
 }
 
 // ids lists "id subject" of every finding of the given families.

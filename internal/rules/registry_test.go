@@ -1,15 +1,12 @@
 package rules_test
 
 import (
-	"context"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/nastune/nastune/internal/fixture"
-	"github.com/nastune/nastune/internal/hostfs"
-	"github.com/nastune/nastune/internal/probe"
 	"github.com/nastune/nastune/internal/rule"
 	"github.com/nastune/nastune/internal/rules"
 )
@@ -53,12 +50,7 @@ func fixtureFindings(t *testing.T) map[string][]rule.Finding {
 	t.Helper()
 	out := map[string][]rule.Finding{}
 	for _, name := range fixture.HostNames(t) {
-		root, err := hostfs.Open(fixture.HostDir(t, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		h := probe.Collect(context.Background(), root)
-		root.Close()
+		h := probeDir(t, fixture.HostDir(t, name))
 		out[name] = rules.Run(rule.Input{Host: h})
 	}
 	return out

@@ -88,17 +88,7 @@ func TestSambaRealConfigs(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			h, fs := runTree(t, map[string]string{"etc/samba/smb.conf": debianStock + tt.global + debianShares + tt.shares})
 			for id, want := range tt.want {
-				got := byID(fs, id)
-				if want == "" {
-					if len(got) != 0 {
-						t.Errorf("%s fired: %s", id, text(got[0]))
-					}
-					continue
-				}
-				sev, sub, _ := strings.Cut(want, "|")
-				if len(got) != 1 || got[0].Severity.String() != sev || !strings.Contains(text(got[0]), sub) {
-					t.Errorf("%s: %+v\nwant %s with %q", id, got, sev, sub)
-				}
+				wantFinding(t, fs, id, want)
 			}
 			// No recommendation may set a minimum protocol above the
 			// effective maximum.

@@ -1,15 +1,12 @@
 package rules_test
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/nastune/nastune/internal/fixture"
-	"github.com/nastune/nastune/internal/hostfs"
-	"github.com/nastune/nastune/internal/probe"
 	"github.com/nastune/nastune/internal/rule"
 	"github.com/nastune/nastune/internal/rules"
 )
@@ -23,12 +20,7 @@ func TestMissingMeminfoIsUnknown(t *testing.T) {
 			if err := os.Remove(filepath.Join(dir, "proc", "meminfo")); err != nil && !os.IsNotExist(err) {
 				t.Fatal(err)
 			}
-			root, err := hostfs.Open(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer root.Close()
-			h := probe.Collect(context.Background(), root)
+			h := probeDir(t, dir)
 			if h.Memory.TotalBytes != 0 {
 				t.Fatalf("RAM %d without meminfo", h.Memory.TotalBytes)
 			}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/nastune/nastune/test/testutil"
 )
 
 func htmlResult() *Result {
@@ -43,19 +45,7 @@ func TestHTML(t *testing.T) {
 	}
 	// The real browser renders it: the charts are in the DOM and a
 	// screenshot at laptop width is drawn.
-	browser := ""
-	for _, n := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(n); err == nil {
-			browser = p
-			break
-		}
-	}
-	if browser == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal("chromium missing: make test installs the Debian package chromium")
-		}
-		t.Skip("chromium not installed")
-	}
+	browser := testutil.Chromium(t)
 	dir := t.TempDir()
 	page := filepath.Join(dir, "watch.html")
 	os.WriteFile(page, b.Bytes(), 0o644)

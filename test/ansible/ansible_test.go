@@ -62,12 +62,7 @@ func TestFleetRole(t *testing.T) {
 	tmp := t.TempDir()
 	dist := filepath.Join(tmp, "dist")
 	bin := filepath.Join(dist, "nastune-linux-amd64")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/nastune")
-	build.Dir = repo
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	testutil.BuildNastune(t, bin)
 	testutil.Run(t, "ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", filepath.Join(tmp, "id"))
 	pub, _ := os.ReadFile(filepath.Join(tmp, "id.pub"))
 	if err := os.WriteFile(filepath.Join(tmp, "authorized_keys"), pub, 0o600); err != nil {

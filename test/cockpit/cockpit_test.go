@@ -61,12 +61,7 @@ func TestCockpitPage(t *testing.T) {
 
 	tmp := t.TempDir()
 	bindir := filepath.Join(tmp, "bin")
-	build := exec.Command("go", "build", "-o", filepath.Join(bindir, "nastune"), "./cmd/nastune")
-	build.Dir = repo
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	testutil.BuildNastune(t, filepath.Join(bindir, "nastune"))
 	// The bridge finds packages in $XDG_DATA_DIRS/cockpit: the repo's page
 	// folder by a link, base1 (cockpit.js) from /usr/share.
 	xdg := filepath.Join(tmp, "share")

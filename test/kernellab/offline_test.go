@@ -2,13 +2,14 @@ package kernellab
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/nastune/nastune/test/testutil"
 )
 
 func TestCPIONewc(t *testing.T) {
@@ -79,12 +80,7 @@ func TestLabSnapshots(t *testing.T) {
 	if len(dirs) == 0 { // they are committed: none means a wrong path or a lost corpus
 		t.Fatal("no testdata/real/lab-* snapshots")
 	}
-	bin := filepath.Join(t.TempDir(), "nastune")
-	cmd := exec.CommandContext(context.Background(), "go", "build", "-o", bin, "./cmd/nastune")
-	cmd.Dir = "../.."
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := testutil.BuildNastune(t, filepath.Join(t.TempDir(), "nastune"))
 	type expect struct{ want, not, pendingNot, pendingWant []string }
 	exp := map[string]expect{
 		"crypt-generic":    {want: []string{"crypto-aes-not-accelerated"}},

@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -47,16 +46,7 @@ func htons(v uint16) uint16 { return v<<8 | v>>8 }
 // buildNastune compiles the real binary once per test run.
 func buildNastune(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "nastune")
-	_, file, _, _ := runtime.Caller(0)
-	root := filepath.Join(filepath.Dir(file), "..", "..")
-	cmd := exec.Command("go", "build", "-o", bin, "./cmd/nastune")
-	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
+	return testutil.BuildNastune(t, filepath.Join(t.TempDir(), "nastune"))
 }
 
 // newNS creates a namespace with: vA (veth, in bridge br0, txqueuelen

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -88,4 +89,34 @@ func RemoveStale(dir string, prefixes []string, remove func(path string)) {
 // RemoveStale and cleanups), ignoring errors.
 func DelNetns(path string) {
 	exec.Command("ip", "netns", "del", filepath.Base(path)).Run()
+}
+
+// BuildNastune compiles ./cmd/nastune of this repository, without cgo as
+// released, to bin and returns bin.
+func BuildNastune(t testing.TB, bin string) string {
+	t.Helper()
+	_, file, _, _ := runtime.Caller(0)
+	build := exec.Command("go", "build", "-o", bin, "./cmd/nastune")
+	build.Dir = filepath.Join(filepath.Dir(file), "..", "..")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// Chromium returns the path of a Chromium or Chrome binary (for headless
+// screenshots); none skips the test, or fails it under CI=true.
+func Chromium(t testing.TB) string {
+	t.Helper()
+	for _, b := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(b); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatal("chromium missing: make test installs the Debian package chromium")
+	}
+	t.Skip("chromium not installed")
+	return ""
 }

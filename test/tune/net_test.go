@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -36,15 +35,7 @@ type netDemo struct {
 
 func buildBin(t *testing.T) string {
 	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	bin := filepath.Join(t.TempDir(), "nastune")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/nastune")
-	build.Dir = filepath.Join(filepath.Dir(file), "..", "..")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
+	return testutil.BuildNastune(t, filepath.Join(t.TempDir(), "nastune"))
 }
 
 func newNetDemo(t *testing.T, bin string, o netlab.Opts) *netDemo {

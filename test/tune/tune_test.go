@@ -21,14 +21,7 @@ import (
 func TestTuneDemosOnLoopDevice(t *testing.T) {
 	testutil.NeedAll(t, "loop devices and namespaces", "unshare", "losetup", "mkfs.xfs", "dd", "go")
 	_, file, _, _ := runtime.Caller(0)
-	repo := filepath.Join(filepath.Dir(file), "..", "..")
-	bin := filepath.Join(t.TempDir(), "nastune")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/nastune")
-	build.Dir = repo
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildBin(t)
 	hostRules, _ := os.ReadDir("/etc/udev/rules.d")
 	// The scratch folder is on a real disk (not a tmpfs /tmp): the loop
 	// device's backing file must be on a block device. Not in the
@@ -82,14 +75,7 @@ func detachLoops(t *testing.T, dir string) {
 func TestApplyConfirm(t *testing.T) {
 	testutil.NeedAll(t, "namespaces", "unshare", "ip", "sysctl", "setsid", "go")
 	_, file, _, _ := runtime.Caller(0)
-	repo := filepath.Join(filepath.Dir(file), "..", "..")
-	bin := filepath.Join(t.TempDir(), "nastune")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/nastune")
-	build.Dir = repo
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildBin(t)
 	hostTS, _ := os.ReadFile("/proc/sys/net/ipv4/tcp_timestamps")
 	cmd := exec.Command("unshare", "-m", "-n", "--propagation", "private", "sh", filepath.Join(filepath.Dir(file), "confirm.sh"), bin, t.TempDir())
 	out, err := cmd.CombinedOutput()

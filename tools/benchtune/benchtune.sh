@@ -56,44 +56,39 @@ for t in r["trials"]:
 }
 row() { printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$@" >> "$ROWS"; }
 
+# demo TAG START MEASURE LADDER TUNE-ARGS…: read-ahead set to START KiB and
+# read by MEASURE (BASE), then tune with TUNE-ARGS (K: what it kept, TUNEDMB:
+# read at that value), undone and checked to be START again, then each
+# value of LADDER set by hand and read (BEST, BESTV: the fastest); the
+# read-ahead is left at START.
+demo() {
+	tag=$1 start=$2 measure=$3 ladder=$4
+	shift 4
+	echo "$start" > "$RA"
+	BASE=$($measure)
+	"$BIN" tune --file "$S/mnt/tune.bench" "$@" --device "$N" --knobs read_ahead_kb --yes -o json > "$S/$tag.json" 2>/dev/null
+	trials "$S/$tag.json" "$tag"
+	RUN=$(sed -n 's/^  "run_id": "\(.*\)",$/\1/p' "$S/$tag.json")
+	K="kept nothing"
+	[ -n "$RUN" ] && K="kept $(cat "$RA") KiB"
+	TUNEDMB=$($measure)
+	[ -n "$RUN" ] && "$BIN" undo "$RUN" > /dev/null
+	[ "$(cat "$RA")" = "$start" ] || { echo "benchtune: read_ahead_kb is $(cat "$RA") after undo, want $start" >&2; exit 1; }
+	BEST=0 BESTV=
+	for v in $ladder; do
+		echo "$v" > "$RA"
+		m=$($measure)
+		if [ "$(echo "$m $BEST" | awk '{ print ($1 > $2) }')" = 1 ]; then BEST=$m BESTV=$v; fi
+	done
+	echo "$start" > "$RA"
+}
+
 # Demo 1: read-ahead sabotaged to 8 KiB. The hand values are the ladder
 # an admin would try (128, 512, 1024, 4096 KiB), each read the same way.
-echo 8 > "$RA"
-SAB=$(ddread)
-"$BIN" tune --file "$S/mnt/tune.bench" --tests seqread-buffered --bs 16K --device "$N" --knobs read_ahead_kb --yes -o json > "$S/d1.json" 2>/dev/null
-trials "$S/d1.json" "demo 1"
-RUN=$(sed -n 's/^  "run_id": "\(.*\)",$/\1/p' "$S/d1.json")
-K="kept nothing"
-[ -n "$RUN" ] && K="kept $(cat "$RA") KiB"
-TUNEDMB=$(ddread)
-[ -n "$RUN" ] && "$BIN" undo "$RUN" > /dev/null
-[ "$(cat "$RA")" = 8 ] || { echo "benchtune: read_ahead_kb is $(cat "$RA") after undo, want 8" >&2; exit 1; }
-BEST=0 BESTV=
-for v in 128 512 1024 4096; do
-	echo "$v" > "$RA"
-	m=$(ddread)
-	if [ "$(echo "$m $BEST" | awk '{ print ($1 > $2) }')" = 1 ]; then BEST=$m BESTV=$v; fi
-done
-echo 8 > "$RA"
-row "tune --file: read_ahead_kb 8, 16K buffered seq reads" "MB/s (dd)" "8 KiB" "$SAB" "$K" "$TUNEDMB" "$BESTV KiB" "$BEST"
+demo "demo 1" 8 ddread "128 512 1024 4096" --tests seqread-buffered --bs 16K
+row "tune --file: read_ahead_kb 8, 16K buffered seq reads" "MB/s (dd)" "8 KiB" "$BASE" "$K" "$TUNEDMB" "$BESTV KiB" "$BEST"
 
 # Demo 2: nothing pays (4K O_DIRECT random reads never use read-ahead);
 # the hand ladder (8, 1024 KiB) is read by fio as the baseline (128).
-echo 128 > "$RA"
-BASE=$(fioread)
-"$BIN" tune --file "$S/mnt/tune.bench" --tests randread4k-qd1 --runtime 1 --device "$N" --knobs read_ahead_kb --yes -o json > "$S/d2.json" 2>/dev/null
-trials "$S/d2.json" "demo 2"
-RUN=$(sed -n 's/^  "run_id": "\(.*\)",$/\1/p' "$S/d2.json")
-K="kept nothing"
-[ -n "$RUN" ] && K="kept $(cat "$RA") KiB"
-TUNEDMB=$(fioread)
-[ -n "$RUN" ] && "$BIN" undo "$RUN" > /dev/null
-[ "$(cat "$RA")" = 128 ] || { echo "benchtune: read_ahead_kb is $(cat "$RA") after undo, want 128" >&2; exit 1; }
-BEST=0 BESTV=
-for v in 8 1024; do
-	echo "$v" > "$RA"
-	m=$(fioread)
-	if [ "$(echo "$m $BEST" | awk '{ print ($1 > $2) }')" = 1 ]; then BEST=$m BESTV=$v; fi
-done
-echo 128 > "$RA"
+demo "demo 2" 128 fioread "8 1024" --tests randread4k-qd1 --runtime 1
 row "tune --file: randread4k-qd1, read_ahead_kb 128" "MiB/s (fio)" "128 KiB" "$BASE" "$K" "$TUNEDMB" "$BESTV KiB" "$BEST"

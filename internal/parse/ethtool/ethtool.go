@@ -19,10 +19,6 @@ import (
 	"github.com/nastune/nastune/internal/parse/perr"
 )
 
-func errf(line int, format string, args ...any) error {
-	return perr.Line(line, format, args...)
-}
-
 func lines(data []byte) []string {
 	var out []string
 	sc := bufio.NewScanner(bytes.NewReader(data))
@@ -59,7 +55,7 @@ func ParseDriver(data []byte) (Driver, error) {
 		}
 	}
 	if d.Driver == "" {
-		return d, errf(1, "no 'driver:' line")
+		return d, perr.Line(1, "no 'driver:' line")
 	}
 	return d, nil
 }
@@ -94,12 +90,12 @@ func ParseFeatures(data []byte) (Features, error) {
 		}
 		k, v, ok := strings.Cut(t, ":")
 		if !ok {
-			bad(errf(i+1, "%q is not 'feature: on|off'", clip(t)))
+			bad(perr.Line(i+1, "%q is not 'feature: on|off'", clip(t)))
 			continue
 		}
 		fields := strings.Fields(v)
 		if len(fields) == 0 {
-			bad(errf(i+1, "feature %q has no state", clip(k)))
+			bad(perr.Line(i+1, "feature %q has no state", clip(k)))
 			continue
 		}
 		switch fields[0] {
@@ -108,7 +104,7 @@ func ParseFeatures(data []byte) (Features, error) {
 		case "off":
 			f.On[k] = false
 		default:
-			bad(errf(i+1, "feature %q: state %q is not on or off", clip(k), clip(fields[0])))
+			bad(perr.Line(i+1, "feature %q: state %q is not on or off", clip(k), clip(fields[0])))
 			continue
 		}
 		if strings.Contains(v, "[fixed]") {
@@ -119,7 +115,7 @@ func ParseFeatures(data []byte) (Features, error) {
 		}
 	}
 	if len(f.On) == 0 && firstErr == nil {
-		return f, errf(1, "no features listed")
+		return f, perr.Line(1, "no features listed")
 	}
 	return f, firstErr
 }
@@ -164,7 +160,7 @@ func ParseRing(data []byte) (Ring, error) {
 		}
 	}
 	if !seen {
-		return r, errf(1, "no RX/TX ring sizes")
+		return r, perr.Line(1, "no RX/TX ring sizes")
 	}
 	return r, nil
 }
@@ -195,7 +191,7 @@ func ParseCoalesce(data []byte) (map[string]int, error) {
 		}
 	}
 	if len(out) == 0 {
-		return out, errf(1, "no coalescing parameters")
+		return out, perr.Line(1, "no coalescing parameters")
 	}
 	return out, nil
 }
@@ -265,7 +261,7 @@ func ParseSettings(data []byte) (Settings, error) {
 		}
 	}
 	if !found {
-		return s, errf(1, "no 'Speed:' line")
+		return s, perr.Line(1, "no 'Speed:' line")
 	}
 	return s, nil
 }
@@ -307,7 +303,7 @@ func ParseStats(data []byte) (map[string]uint64, error) {
 		}
 	}
 	if len(out) == 0 {
-		return out, errf(1, "no statistics")
+		return out, perr.Line(1, "no statistics")
 	}
 	return out, nil
 }

@@ -2,9 +2,10 @@ package kernfmt
 
 import (
 	"bytes"
-	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/nastune/nastune/internal/parse/perr"
 )
 
 // Cgroup files (Documentation/admin-guide/cgroup-v2.rst and
@@ -28,11 +29,11 @@ func ProcCgroup(b []byte) ([]CgroupLine, error) {
 		}
 		p := bytes.SplitN(l, []byte(":"), 3)
 		if len(p) != 3 {
-			return fmt.Errorf("line %d: want ID:CONTROLLERS:PATH", n)
+			return lineErr(n, "want ID:CONTROLLERS:PATH")
 		}
 		id, err := strconv.Atoi(string(p[0]))
 		if err != nil {
-			return fmt.Errorf("line %d: hierarchy id %q", n, p[0])
+			return lineErr(n, "hierarchy id %q", p[0])
 		}
 		c := CgroupLine{ID: id, Path: string(p[2])}
 		for _, x := range bytes.Split(p[1], []byte(",")) {
@@ -69,7 +70,7 @@ func ParseCPUStat(b []byte) (CPUStat, error) {
 		}
 		x, ok := dec(v)
 		if !ok {
-			return fmt.Errorf("line %d: %q is not a counter", n, l)
+			return lineErr(n, "%q is not a counter", l)
 		}
 		switch string(k) {
 		case "usage_usec":
@@ -93,18 +94,18 @@ func ParseCPUStat(b []byte) (CPUStat, error) {
 func CPUMax(b []byte) (quota int64, period uint64, err error) {
 	f := fields(bytes.TrimSpace(b), make([][]byte, 0, 2))
 	if len(f) != 2 {
-		return 0, 0, fmt.Errorf("cpu.max %q: want QUOTA PERIOD", b)
+		return 0, 0, perr.Input("cpu.max %q: want QUOTA PERIOD", b)
 	}
 	p, ok := dec(f[1])
 	if !ok || p == 0 {
-		return 0, 0, fmt.Errorf("cpu.max period %q", f[1])
+		return 0, 0, perr.Input("cpu.max period %q", f[1])
 	}
 	if string(f[0]) == "max" {
 		return -1, p, nil
 	}
 	q, ok := dec(f[0])
 	if !ok {
-		return 0, 0, fmt.Errorf("cpu.max quota %q", f[0])
+		return 0, 0, perr.Input("cpu.max quota %q", f[0])
 	}
 	return int64(q), p, nil
 }
@@ -134,17 +135,17 @@ func IOMax(b []byte) ([]IOLimit, error) {
 		var lim IOLimit
 		var ok bool
 		if lim.Major, lim.Minor, ok = majMin(f[0]); !ok {
-			return fmt.Errorf("line %d: device %q", n, f[0])
+			return lineErr(n, "device %q", f[0])
 		}
 		for _, kv := range f[1:] {
 			k, v, found := bytes.Cut(kv, []byte("="))
 			if !found {
-				return fmt.Errorf("line %d: %q is not KEY=VALUE", n, kv)
+				return lineErr(n, "%q is not KEY=VALUE", kv)
 			}
 			x := uint64(0)
 			if string(v) != "max" {
 				if x, ok = dec(v); !ok {
-					return fmt.Errorf("line %d: %q", n, kv)
+					return lineErr(n, "%q", kv)
 				}
 			}
 			setNamed(k, x, ioMaxKeys, &lim.RBps, &lim.WBps, &lim.RIOPS, &lim.WIOPS)
@@ -170,7 +171,7 @@ func BlkioThrottle(b []byte, lims []IOLimit, set func(*IOLimit, uint64)) ([]IOLi
 			v, ok2 = dec(f[1])
 		}
 		if !ok || !ok2 {
-			return fmt.Errorf("line %d: want MAJ:MIN VALUE, got %q", n, l)
+			return lineErr(n, "want MAJ:MIN VALUE, got %q", l)
 		}
 		for i := range lims {
 			if lims[i].Major == ma && lims[i].Minor == mi {
@@ -202,7 +203,7 @@ func IOStat(b []byte) ([]IOCount, error) {
 		var c IOCount
 		var ok bool
 		if c.Major, c.Minor, ok = majMin(f[0]); !ok {
-			return fmt.Errorf("line %d: device %q", n, f[0])
+			return lineErr(n, "device %q", f[0])
 		}
 		for _, kv := range f[1:] {
 			k, v, found := bytes.Cut(kv, []byte("="))
@@ -230,7 +231,7 @@ func BlkioServiced(b []byte, counts []IOCount, bytesFile bool) ([]IOCount, error
 		ma, mi, ok := majMin(f[0])
 		v, ok2 := dec(f[2])
 		if !ok || !ok2 {
-			return fmt.Errorf("line %d: want MAJ:MIN OP VALUE, got %q", n, l)
+			return lineErr(n, "want MAJ:MIN OP VALUE, got %q", l)
 		}
 		i := -1
 		for j := range counts {

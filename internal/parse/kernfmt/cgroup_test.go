@@ -1,8 +1,11 @@
 package kernfmt
 
 import (
+	"errors"
 	"reflect"
 	"testing"
+
+	"github.com/nastune/nastune/internal/parse/perr"
 )
 
 func TestCgroupFiles(t *testing.T) {
@@ -73,5 +76,25 @@ func TestCgroupMounts(t *testing.T) {
 	v2, v1 := CgroupMounts([]byte(mi))
 	if v2 != "/sys/fs/cgroup/unified" || v1["cpu"] != "/sys/fs/cgroup/cpu" || v1["blkio"] != "/sys/fs/cgroup/blkio" || v1["xattr"] == "" && len(v1) != 3 {
 		t.Errorf("CgroupMounts: %q %v", v2, v1)
+	}
+}
+
+// TestCgroupErrorsAreSyntax: the cgroup parsers' errors wrap
+// perr.ErrSyntax like every other parser's here (they used to be bare
+// fmt.Errorf values).
+func TestCgroupErrorsAreSyntax(t *testing.T) {
+	for name, parse := range map[string]func() error{
+		"ProcCgroup":    func() error { _, err := ProcCgroup([]byte("x\n")); return err },
+		"ParseCPUStat":  func() error { _, err := ParseCPUStat([]byte("usage_usec x\n")); return err },
+		"CPUMax":        func() error { _, _, err := CPUMax([]byte("max\n")); return err },
+		"IOMax":         func() error { _, err := IOMax([]byte("8:0 rbps\n")); return err },
+		"IOStat":        func() error { _, err := IOStat([]byte("x rbytes=1\n")); return err },
+		"BlkioThrottle": func() error { _, err := BlkioThrottle([]byte("8:0\n"), nil, func(*IOLimit, uint64) {}); return err },
+		"BlkioServiced": func() error { _, err := BlkioServiced([]byte("8:0 Read x\n"), nil, false); return err },
+	} {
+		err := parse()
+		if err == nil || !errors.Is(err, perr.ErrSyntax) {
+			t.Errorf("%s: err = %v, want one wrapping perr.ErrSyntax", name, err)
+		}
 	}
 }

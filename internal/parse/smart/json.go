@@ -113,15 +113,11 @@ type jsonReport struct {
 		Current *struct{ String string } `json:"current"`
 	} `json:"interface_speed"`
 	NVMeLog *struct {
-		CriticalWarning int    `json:"critical_warning"`
-		Temperature     *int   `json:"temperature"`
-		AvailableSpare  int    `json:"available_spare"`
-		SpareThreshold  int    `json:"available_spare_threshold"`
-		PercentageUsed  int    `json:"percentage_used"`
-		MediaErrors     int64  `json:"media_errors"`
-		ErrLogEntries   int64  `json:"num_err_log_entries"`
-		UnsafeShutdowns int64  `json:"unsafe_shutdowns"`
-		PowerOnHours    *int64 `json:"power_on_hours"`
+		// facts.NVMeHealth's members carry smartctl's names, so the
+		// health log decodes straight into it.
+		facts.NVMeHealth
+		Temperature  *int   `json:"temperature"`
+		PowerOnHours *int64 `json:"power_on_hours"`
 	} `json:"nvme_smart_health_information_log"`
 	NVMeTempThreshold *struct {
 		Warning  *int `json:"warning"`
@@ -129,16 +125,15 @@ type jsonReport struct {
 	} `json:"nvme_composite_temperature_threshold"`
 	GrownDefects *int64 `json:"scsi_grown_defect_list"`
 	SCSIErrors   *struct {
-		Read *struct {
-			Total int64 `json:"total_uncorrected_errors"`
-		} `json:"read"`
-		Write *struct {
-			Total int64 `json:"total_uncorrected_errors"`
-		} `json:"write"`
-		Verify *struct {
-			Total int64 `json:"total_uncorrected_errors"`
-		} `json:"verify"`
+		Read   *jsonSCSICounter `json:"read"`
+		Write  *jsonSCSICounter `json:"write"`
+		Verify *jsonSCSICounter `json:"verify"`
 	} `json:"scsi_error_counter_log"`
+}
+
+// jsonSCSICounter is one row of scsi_error_counter_log.
+type jsonSCSICounter struct {
+	Total int64 `json:"total_uncorrected_errors"`
 }
 
 type jsonSelfTests struct {
@@ -284,8 +279,8 @@ func ParseJSON(b []byte) (*facts.SMART, error) {
 		}
 	}
 	if n := j.NVMeLog; n != nil {
-		s.NVMe = &facts.NVMeHealth{CriticalWarning: n.CriticalWarning, AvailableSpare: n.AvailableSpare, SpareThreshold: n.SpareThreshold,
-			PercentageUsed: n.PercentageUsed, MediaErrors: n.MediaErrors, ErrLogEntries: n.ErrLogEntries, UnsafeShutdowns: n.UnsafeShutdowns}
+		nv := n.NVMeHealth
+		s.NVMe = &nv
 		if s.Temp == nil {
 			s.Temp = n.Temperature
 		}
@@ -300,9 +295,7 @@ func ParseJSON(b []byte) (*facts.SMART, error) {
 		s.SCSI = &facts.SCSIHealth{GrownDefects: j.GrownDefects}
 		if e := j.SCSIErrors; e != nil {
 			var tot int64
-			for i, c := range []*struct {
-				Total int64 `json:"total_uncorrected_errors"`
-			}{e.Read, e.Write, e.Verify} {
+			for i, c := range []*jsonSCSICounter{e.Read, e.Write, e.Verify} {
 				if c != nil {
 					tot += c.Total
 					s.SCSI.UncorrectedBy = append(s.SCSI.UncorrectedBy, facts.SCSICounter{Op: []string{"read", "write", "verify"}[i], Uncorrected: c.Total})

@@ -17,10 +17,6 @@ import (
 	"github.com/nastune/nastune/internal/parse/superblock"
 )
 
-func errf(line int, format string, a ...any) error {
-	return perr.Line(line, format, a...)
-}
-
 func lines(b []byte) []string {
 	var out []string
 	sc := bufio.NewScanner(bytes.NewReader(b))
@@ -53,7 +49,7 @@ func Tune2fs(b []byte) (superblock.Geometry, error) {
 		}
 	}
 	if g.BlockSize == 0 {
-		return g, errf(1, "no 'Block size:' line")
+		return g, perr.Line(1, "no 'Block size:' line")
 	}
 	return g, nil
 }
@@ -84,7 +80,7 @@ func XFSInfo(b []byte) (superblock.Geometry, error) {
 		}
 	}
 	if g.BlockSize == 0 {
-		return g, errf(1, "no data section with bsize=")
+		return g, perr.Line(1, "no data section with bsize=")
 	}
 	return g, nil
 }
@@ -118,14 +114,14 @@ func DMSetupTable(b []byte) ([]facts.DMCrypt, error) {
 			if strings.TrimSpace(l) == "" || strings.HasPrefix(l, "No devices found") {
 				continue
 			}
-			return out, errf(i+1, "%q is not 'NAME: TABLE'", l)
+			return out, perr.Line(i+1, "%q is not 'NAME: TABLE'", l)
 		}
 		f := strings.Fields(rest)
 		if len(f) < 3 || f[2] != "crypt" {
 			continue
 		}
 		if len(f) < 8 {
-			return out, errf(i+1, "crypt target of %s has %d fields, want at least 8", name, len(f))
+			return out, perr.Line(i+1, "crypt target of %s has %d fields, want at least 8", name, len(f))
 		}
 		c := facts.DMCrypt{Name: name, Cipher: f[3], Device: f[6]}
 		if len(f) > 8 {

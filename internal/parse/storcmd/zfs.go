@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/nastune/nastune/internal/facts"
+	"github.com/nastune/nastune/internal/parse/perr"
 )
 
 // ZpoolList reads `zpool list -v -H -P -p`: tab-separated NAME SIZE ALLOC
@@ -20,12 +21,12 @@ func ZpoolList(b []byte) ([]facts.Pool, error) {
 		}
 		f := strings.Split(l, "\t")
 		if len(f) < 10 {
-			return out, errf(i+1, "want 10+ tab-separated columns, got %d", len(f))
+			return out, perr.Line(i+1, "want 10+ tab-separated columns, got %d", len(f))
 		}
 		size, err1 := strconv.ParseUint(f[1], 10, 64)
 		alloc, err2 := strconv.ParseUint(f[2], 10, 64)
 		if err1 != nil || err2 != nil {
-			return out, errf(i+1, "SIZE/ALLOC of %s are not byte counts (want -p)", f[0])
+			return out, perr.Line(i+1, "SIZE/ALLOC of %s are not byte counts (want -p)", f[0])
 		}
 		out = append(out, facts.Pool{Name: f[0], SizeBytes: size, AllocBytes: alloc, Health: f[9]})
 	}
@@ -105,7 +106,7 @@ func ZpoolStatus(b []byte) ([]facts.Pool, error) {
 			}
 		}
 		if base < 0 {
-			return out, errf(i+1, "device %q before %s's NAME header", name, pool.Name)
+			return out, perr.Line(i+1, "device %q before %s's NAME header", name, pool.Name)
 		}
 		depth := (indentOf(l) - base) / 2
 		if depth <= 0 && class != "" && name != pool.Name && !vdevClasses[name] {
@@ -125,7 +126,7 @@ func ZpoolStatus(b []byte) ([]facts.Pool, error) {
 		case depth <= 0 && vdevClasses[name]:
 			class = name
 		case depth <= 0:
-			return out, errf(i+1, "unexpected %q at the top of %s's config", name, pool.Name)
+			return out, perr.Line(i+1, "unexpected %q at the top of %s's config", name, pool.Name)
 		case depth == 1:
 			slots, nested = 0, false
 			v := facts.Vdev{Name: name, Class: class, Type: vdevType(name)}
@@ -139,7 +140,7 @@ func ZpoolStatus(b []byte) ([]facts.Pool, error) {
 			pool.Vdevs = append(pool.Vdevs, v)
 		default:
 			if len(pool.Vdevs) == 0 {
-				return out, errf(i+1, "device %q before any vdev", name)
+				return out, perr.Line(i+1, "device %q before any vdev", name)
 			}
 			v := &pool.Vdevs[len(pool.Vdevs)-1]
 			t := vdevType(name)

@@ -7,14 +7,16 @@ package superblock
 
 import (
 	"encoding/binary"
-	"errors"
+
+	"github.com/nastune/nastune/internal/parse/perr"
 )
 
 // ReadSize is how much of the device the parsers need.
 const ReadSize = 4096
 
-// ErrUnknown means the bytes hold neither an ext2/3/4 nor an XFS superblock.
-var ErrUnknown = errors.New("no ext4 or XFS superblock")
+// ErrUnknown means the bytes hold neither an ext2/3/4 nor an XFS
+// superblock. It and every other error of Parse wrap perr.ErrSyntax.
+var ErrUnknown = perr.Input("no ext4 or XFS superblock")
 
 // Geometry is the stripe geometry a filesystem was made with. Units are
 // filesystem blocks, as tune2fs and xfs_info print them.
@@ -45,7 +47,7 @@ func Parse(b []byte) (Geometry, error) {
 		if le.Uint16(sb[0x38:]) == 0xEF53 {
 			logBS := le.Uint32(sb[0x18:])
 			if logBS > 6 {
-				return Geometry{}, errors.New("ext4 superblock: implausible block size")
+				return Geometry{}, perr.Input("ext4 superblock: implausible block size")
 			}
 			return Geometry{Type: "ext4", BlockSize: 1024 << logBS,
 				Stride: int(le.Uint16(sb[0x164:])), StripeWidth: int(le.Uint32(sb[0x170:]))}, nil

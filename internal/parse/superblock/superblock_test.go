@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"testing"
+
+	"github.com/nastune/nastune/internal/parse/perr"
 )
 
 // Real mkfs output is checked in test/loopdev; these are the byte layouts.
@@ -30,5 +32,18 @@ func TestParse(t *testing.T) {
 	}
 	if _, err := Parse(make([]byte, 100)); !errors.Is(err, ErrUnknown) {
 		t.Errorf("short/unknown: %v", err)
+	}
+}
+
+// TestErrorsAreSyntax: Parse's errors wrap perr.ErrSyntax, as every
+// parser's under internal/parse does.
+func TestErrorsAreSyntax(t *testing.T) {
+	bad := make([]byte, ReadSize)
+	binary.LittleEndian.PutUint16(bad[1024+0x38:], 0xEF53)
+	binary.LittleEndian.PutUint32(bad[1024+0x18:], 7) // 128 KiB blocks
+	for name, b := range map[string][]byte{"zeros": make([]byte, ReadSize), "ext4 with a 128 KiB block": bad} {
+		if _, err := Parse(b); !errors.Is(err, perr.ErrSyntax) {
+			t.Errorf("%s: err = %v, want one wrapping perr.ErrSyntax", name, err)
+		}
 	}
 }

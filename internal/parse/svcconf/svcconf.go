@@ -13,10 +13,6 @@ import (
 	"github.com/nastune/nastune/internal/parse/perr"
 )
 
-func errf(line int, format string, a ...any) error {
-	return perr.Line(line, format, a...)
-}
-
 func scan(b []byte, fn func(n int, line string)) {
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	sc.Buffer(make([]byte, min(len(b)+1, 64<<10)), 1<<20)
@@ -47,7 +43,7 @@ func INI(b []byte) (map[string]map[string]INIValue, error) {
 			end := strings.IndexByte(t, ']')
 			if end < 0 {
 				if first == nil {
-					first = errf(n, "section %q has no ]", t)
+					first = perr.Line(n, "section %q has no ]", t)
 				}
 				return
 			}
@@ -56,7 +52,7 @@ func INI(b []byte) (map[string]map[string]INIValue, error) {
 			k, v, ok := strings.Cut(t, "=")
 			if !ok {
 				if first == nil {
-					first = errf(n, "%q is not key = value", t)
+					first = perr.Line(n, "%q is not key = value", t)
 				}
 				return
 			}
@@ -112,7 +108,7 @@ func Exports(b []byte) ([]facts.Export, error) {
 		path := strings.Trim(f[0], `"`)
 		if !strings.HasPrefix(path, "/") {
 			if first == nil {
-				first = errf(pendingLine, "export path %q is not absolute", f[0])
+				first = perr.Line(pendingLine, "export path %q is not absolute", f[0])
 			}
 			return
 		}
@@ -162,7 +158,7 @@ func OpenVPNConfig(b []byte) (opts map[string]string, lines map[string]int, err 
 		lines[d] = n
 	})
 	if inBlock != "" {
-		err = errf(0, "inline <%s> block never closed", inBlock)
+		err = perr.Line(0, "inline <%s> block never closed", inBlock)
 	}
 	return opts, lines, err
 }

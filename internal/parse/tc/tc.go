@@ -11,7 +11,8 @@
 // Statistics lines (`tc -s`) and anything that does not start with
 // "qdisc" are skipped. The parser is pure and never fails on text: a
 // "qdisc" line without a kind, device or position is an error naming the
-// line, and the other lines are still returned.
+// line (a *perr.Error, wrapping perr.ErrSyntax), and the other lines are
+// still returned.
 package tc
 
 import (
@@ -19,10 +20,9 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-)
 
-// ErrSyntax is wrapped by parse errors.
-var ErrSyntax = errors.New("syntax error")
+	"github.com/nastune/nastune/internal/parse/perr"
+)
 
 // Qdisc is one line of `tc qdisc show`.
 type Qdisc struct {
@@ -51,7 +51,7 @@ func Parse(data []byte) ([]Qdisc, error) {
 		}
 		q, err := parseLine(f)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("line %d: %w: %s", n+1, ErrSyntax, err))
+			errs = append(errs, perr.Line(n+1, "%s", err))
 			continue
 		}
 		out = append(out, q)

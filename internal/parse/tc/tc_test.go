@@ -4,6 +4,8 @@ import (
 	"errors"
 	"reflect"
 	"testing"
+
+	"github.com/nastune/nastune/internal/parse/perr"
 )
 
 func TestParse(t *testing.T) {
@@ -35,7 +37,7 @@ qdisc ingress ffff: dev eth0 parent ffff:fff1 ----------------
 func TestParseErrors(t *testing.T) {
 	for _, in := range []string{"qdisc", "qdisc fq 0", "qdisc fq 0: root", "qdisc fq zz: dev eth0 root"} {
 		got, err := Parse([]byte("qdisc noqueue 0: dev lo root\n" + in + "\n"))
-		if !errors.Is(err, ErrSyntax) || len(got) != 1 {
+		if !errors.Is(err, perr.ErrSyntax) || len(got) != 1 {
 			t.Errorf("%q: got %v, %v; want the good line and a syntax error", in, got, err)
 		}
 		if err != nil && err.Error()[:6] != "line 2" {
