@@ -142,3 +142,23 @@ func TestReportInputRedacted(t *testing.T) {
 		}
 	}
 }
+
+// A fleet report's text is a tab-aligned table of values other hosts
+// wrote (hostname, finding titles): a newline or tab in one forged a row
+// or shifted the columns, which the terminal filter alone lets through.
+func TestReportCellsOneLine(t *testing.T) {
+	rep := map[string]any{"schema": "nastune/audit/v1", "host": map[string]any{"hostname": "nas\nevil\t0\t0\t0"},
+		"findings": []map[string]any{{"id": "x", "family": "nic", "severity": "crit", "title": "t\nFORGED\trow", "subject": "s\tt"}}}
+	b, _ := json.Marshal(rep)
+	f := filepath.Join(t.TempDir(), "a.json")
+	os.WriteFile(f, b, 0o644)
+	out, errs, _ := run(t, "report", f)
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(l), "evil") || strings.HasPrefix(strings.TrimSpace(l), "FORGED") {
+			t.Errorf("a value's newline started a row: %q\n%s%s", l, out, errs)
+		}
+	}
+	if !strings.Contains(out, `nas\x0aevil\x090`) || !strings.Contains(out, `t\x0aFORGED\x09row`) {
+		t.Errorf("the values are not shown as one cell:\n%s%s", out, errs)
+	}
+}

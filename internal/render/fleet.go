@@ -24,11 +24,11 @@ func FleetText(w io.Writer, r *fleet.Report, top int) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprint(tw, "HOST\tCRIT\tWARN\tINFO")
 	for _, f := range r.Families {
-		fmt.Fprint(tw, "\t"+strings.ToUpper(f))
+		fmt.Fprint(tw, "\t"+Cell(strings.ToUpper(f)))
 	}
 	fmt.Fprintln(tw)
 	for _, h := range r.Hosts {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d", h.Name, h.Crit, h.Warn, h.Info)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d", Cell(h.Name), h.Crit, h.Warn, h.Info)
 		for _, f := range r.Families {
 			fmt.Fprint(tw, "\t"+matrixCell(h, f))
 		}
@@ -40,7 +40,7 @@ func FleetText(w io.Writer, r *fleet.Report, top int) error {
 	if crit := criticalFindings(r); len(crit) > 0 {
 		err := fleetSection(w, "critical findings", "HOST\tRULE\tSUBJECT\tTITLE", func(tw io.Writer) {
 			for _, c := range crit {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", c.Host, c.ID, dash(c.Subject), c.Title)
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", Cell(c.Host), Cell(c.ID), Cell(dash(c.Subject)), Cell(c.Title))
 			}
 		})
 		if err != nil {
@@ -54,7 +54,7 @@ func FleetText(w io.Writer, r *fleet.Report, top int) error {
 					fmt.Fprintf(tw, "…\t\t%d more\t\n", len(rows)-top)
 					break
 				}
-				fmt.Fprintf(tw, "%d/%d\t%s\t%s\t%s\n", c.Count, len(r.Hosts), c.SeverityText(), c.ID, c.Title)
+				fmt.Fprintf(tw, "%d/%d\t%s\t%s\t%s\n", c.Count, len(r.Hosts), c.SeverityText(), Cell(c.ID), Cell(c.Title))
 			}
 		})
 		if err != nil {
@@ -62,7 +62,7 @@ func FleetText(w io.Writer, r *fleet.Report, top int) error {
 		}
 	}
 	for _, e := range r.Errors {
-		fmt.Fprintf(w, "\nnot read: %s: %s", e.Source, e.Error)
+		fmt.Fprintf(w, "\nnot read: %s: %s", CleanLine(e.Source), CleanLine(e.Error))
 	}
 	if len(r.Errors) > 0 {
 		fmt.Fprintln(w)

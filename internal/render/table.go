@@ -46,10 +46,7 @@ func writeGrids(w io.Writer, gs ...grid) error {
 		for _, r := range g.Rows {
 			parts := make([]string, len(r))
 			for j, c := range r {
-				// One cell, one line: a newline or tab in a device's
-				// model or a share's name would forge a row or shift
-				// the columns.
-				parts[j] = strings.ReplaceAll(CleanLine(c.Text), "\t", `\x09`)
+				parts[j] = Cell(c.Text)
 			}
 			fmt.Fprintln(tw, strings.Join(parts, "\t"))
 		}
@@ -375,4 +372,11 @@ func stripeCacheCell(n int) cell {
 		return txt("-")
 	}
 	return num(strconv.Itoa(n), float64(n))
+}
+
+// Cell is s as one cell of a tab-aligned text table: one line, no tab (a
+// newline or tab in a device's model, a share's name or a fleet host's
+// name would forge a row or shift the columns), and terminal-safe.
+func Cell(s string) string {
+	return strings.ReplaceAll(CleanLine(s), "\t", `\x09`)
 }
