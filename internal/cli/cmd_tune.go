@@ -313,7 +313,11 @@ func printKnobs(w io.Writer, devs []tune.Device, knobs []tune.Knob) int {
 	n := 0
 	for _, k := range knobs {
 		n += len(k.Values)
-		fmt.Fprintf(w, "  knob %s = %s; tries %s\n", k.Path, k.Current, orDash(strings.Join(k.Values, ", ")))
+		ext := ""
+		if k.ExtendTo > 0 {
+			ext = fmt.Sprintf("; then doubles up to %d while the largest is the best and gains beyond the noise band", k.ExtendTo)
+		}
+		fmt.Fprintf(w, "  knob %s = %s; tries %s%s\n", k.Path, k.Current, orDash(strings.Join(k.Values, ", ")), ext)
 		for _, s := range k.Skipped {
 			fmt.Fprintf(w, "    not tried %s\n", s)
 		}

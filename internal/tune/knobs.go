@@ -26,14 +26,55 @@ type Knob struct {
 	// Why says where the candidate comes from (tune --net: the BDP or the
 	// kernel default).
 	Why string `json:"why,omitempty"`
+	// Ordered: the values are numbers where more costs more (memory,
+	// latency); each is measured against the knob's own value and the
+	// smallest within the noise band of the best is kept (ladder.go), not
+	// climbed step by step.
+	Ordered bool `json:"ordered,omitempty"`
+	// ExtendTo (an ordered knob): while the largest value tried is the
+	// best and gains beyond the noise band over the next smaller one, the
+	// ladder goes on by doubling up to this value (0: it does not).
+	ExtendTo int `json:"extend_to,omitempty"`
 }
 
 // Attrs are the attributes tune knows.
 var Attrs = []string{"read_ahead_kb", "scheduler", "nr_requests", "stripe_cache_size"}
 
 // ReadAheadLadder is the read-ahead values tried (KiB), bounded by the
-// memory cap the audit uses (rules.ReadAheadCapKB).
+// memory cap the audit uses (rules.ReadAheadCapKB). While its largest
+// value is the best and still gains, tune doubles it up to
+// ReadAheadExtendKB.
 var ReadAheadLadder = []int{128, 512, 1024, 4096}
+
+// ReadAheadCeilingKB is the most read-ahead tune ever tries (64 MiB): twice
+// the stripe of 16 disks with 1 MiB chunks. The kernel accepts any value.
+const ReadAheadCeilingKB = 64 << 10
+
+// ReadAheadExtendKB is how far tune may extend the read-ahead ladder on a
+// box with ramBytes of memory (0: not at all): RAM ÷ 256 per stream (a
+// sequential reader can have about two windows in the page cache: 16
+// streams then hold an eighth of the RAM), within the audit's cap for
+// small boxes (rules.ReadAheadCapKB: 512 KiB up to 160 MiB, which RAM ÷
+// 256 matches) and ReadAheadCeilingKB; a power of two. Unknown memory
+// does not extend.
+func ReadAheadExtendKB(ramBytes uint64) int {
+	if ramBytes == 0 {
+		return 0
+	}
+	limit := uint64(ReadAheadCeilingKB)
+	if c := rules.ReadAheadCapKB(ramBytes); c > 0 {
+		limit = min(limit, uint64(c))
+	}
+	limit = min(limit, ramBytes/256/1024)
+	p := 1
+	for uint64(p*2) <= limit {
+		p *= 2
+	}
+	if uint64(p) > limit {
+		return 0
+	}
+	return p
+}
 
 // NrRequestsLadder is the queue depths tried.
 var NrRequestsLadder = []int{64, 256, 1024}
@@ -59,7 +100,11 @@ func Knobs(sys string, devs []Device, h *facts.Host) []Knob {
 		// Device.PageCache).
 		if d.PageCache {
 			if cur, err := readInt(filepath.Join(q, "read_ahead_kb")); err == nil {
-				k := Knob{Path: path("read_ahead_kb"), Device: d.Name, Attr: "read_ahead_kb", Current: strconv.Itoa(cur)}
+				k := Knob{Path: path("read_ahead_kb"), Device: d.Name, Attr: "read_ahead_kb", Current: strconv.Itoa(cur),
+					Ordered: true, ExtendTo: ReadAheadExtendKB(ram)}
+				if k.ExtendTo <= slices.Max(ReadAheadLadder) {
+					k.ExtendTo = 0
+				}
 				limit := rules.ReadAheadCapKB(ram)
 				for _, v := range ReadAheadLadder {
 					switch {
@@ -86,7 +131,7 @@ func Knobs(sys string, devs []Device, h *facts.Host) []Knob {
 				out = append(out, k)
 			}
 			if cur, err := readInt(filepath.Join(q, "nr_requests")); err == nil {
-				k := Knob{Path: path("nr_requests"), Device: d.Name, Attr: "nr_requests", Current: strconv.Itoa(cur)}
+				k := Knob{Path: path("nr_requests"), Device: d.Name, Attr: "nr_requests", Current: strconv.Itoa(cur), Ordered: true}
 				for _, v := range NrRequestsLadder {
 					if v != cur {
 						k.Values = append(k.Values, strconv.Itoa(v))
@@ -100,7 +145,7 @@ func Knobs(sys string, devs []Device, h *facts.Host) []Knob {
 			cur, err := readInt(sc)
 			disks, derr := readInt(filepath.Join(sys, "block", d.Name, "md", "raid_disks"))
 			if err == nil && derr == nil && disks > 0 {
-				k := Knob{Path: "/sys/block/" + d.Name + "/md/stripe_cache_size", Device: d.Name, Attr: "stripe_cache_size", Current: strconv.Itoa(cur)}
+				k := Knob{Path: "/sys/block/" + d.Name + "/md/stripe_cache_size", Device: d.Name, Attr: "stripe_cache_size", Current: strconv.Itoa(cur), Ordered: true}
 				for _, v := range StripeCacheLadder {
 					mem := calc.StripeCacheMemory(v, disks)
 					switch {
@@ -120,9 +165,37 @@ func Knobs(sys string, devs []Device, h *facts.Host) []Knob {
 	if h != nil {
 		for i := range out {
 			filterHarmful(&out[i], h)
+			limitExtension(&out[i], h)
 		}
 	}
 	return out
+}
+
+// limitExtension stops an extended ladder below the first doubling the
+// audit warns about (as filterHarmful does for the ladder itself).
+func limitExtension(k *Knob, h *facts.Host) {
+	if k.ExtendTo <= 0 {
+		return
+	}
+	top := 0
+	for _, v := range k.Values {
+		n, _ := strconv.Atoi(v)
+		top = max(top, n)
+	}
+	if top <= 0 {
+		k.ExtendTo = 0
+		return
+	}
+	for v := 2 * top; v <= k.ExtendTo; v *= 2 {
+		if why := Harmful(h, *k, strconv.Itoa(v)); why != "" {
+			k.ExtendTo = v / 2
+			k.Skipped = append(k.Skipped, fmt.Sprintf("%d and more: %s", v, why))
+			break
+		}
+	}
+	if k.ExtendTo <= top {
+		k.ExtendTo = 0
+	}
 }
 
 // filterHarmful drops the values for which the audit, run on the host's

@@ -16,7 +16,12 @@
 //     kept last). It is kept when its median gains more than the threshold
 //     and its slowest run beats the best's fastest (the min-max ranges do
 //     not overlap); otherwise it is reverted at once (apply.Undo) and the
-//     value read back.
+//     value read back. An ordered knob (read-ahead, queue depth, stripe
+//     cache: Knob.Ordered) is not climbed: each value is measured against
+//     the knob's own and reverted, the smallest value the best does not
+//     beat beyond the noise band is kept, and while the largest value is
+//     the best and still gains the ladder doubles, up to Knob.ExtendTo
+//     (ladder.go).
 //  3. Final: everything kept is measured together, then everything is
 //     reverted and the baseline measured again at once (the same load on
 //     the box for both); when the total does not beat that fresh baseline
@@ -130,7 +135,8 @@ type Trial struct {
 	From string `json:"from"`
 	To   string `json:"to"`
 	Stat
-	// Gain is the median's change against the best before it, in percent.
+	// Gain is the median's change against the best before it (for an
+	// ordered knob: before its first value), in percent.
 	Gain    float64 `json:"gain"`
 	Verdict string  `json:"verdict"` // kept, reverted
 	// Why explains the verdict; ReadBack is the value after a revert.
@@ -246,6 +252,24 @@ func Run(ctx context.Context, m Measurer, a Applier, o Options) (res *Result, er
 				o.Log("%s reads %s now, not %s: its trials start from %s", k.Path, v, current[k.Path], v)
 				current[k.Path] = v
 			}
+		}
+		if k.Ordered {
+			ls := ladderState{ctx: ctx, m: m, a: a, o: o, res: res, stack: &stack, ref: ref, thr: thr,
+				budgetLeft: trialBudget(spent, trialCost, o.Budget)}
+			n, oob, err := runLadder(ls, k, current[k.Path], best)
+			if err != nil {
+				return res, err
+			}
+			if n >= 0 {
+				best = res.Trials[n].Stat
+				current[k.Path] = res.Trials[n].To
+			}
+			if oob {
+				outOfBudget = true
+				res.Notes = append(res.Notes, fmt.Sprintf("budget %s reached after %s: the remaining candidates were not tried", o.Budget, spent().Round(time.Second)))
+				break
+			}
+			continue
 		}
 		for _, v := range k.Values {
 			if v == current[k.Path] {

@@ -70,6 +70,10 @@ say nastune tune --file mnt2/x --list
 "$BIN" tune --file "$S/mnt2/x" --list | tee "$S/list.txt"
 umount "$S/mnt2"
 losetup -d "$DEV2"
+# Detached: cleanup must not detach it again, when its number may by then
+# be another program's loop device (a parallel test's, mounted: the
+# kernel would detach it when that one unmounts).
+DEV2=
 rm "$S/mnt/inner.img"
 check 'grep -q "device $N2 .*loop .*filesystem of" "$S/list.txt"'
 check 'grep -q "device $N .*loop .*backing file of $N2$" "$S/list.txt"'
