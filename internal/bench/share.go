@@ -14,6 +14,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/nastune/nastune/internal/units"
 )
 
 // ShareTests are the `bench share` test names, in run order.
@@ -37,6 +39,10 @@ type shareFS interface {
 	Close() error
 	// Info describes the session: protocol, dialect, signing, encryption.
 	Info() ShareInfo
+	// Free is the space the server says this user may still write in
+	// the folder's filesystem; false when the protocol or the server does
+	// not say.
+	Free() (int64, bool)
 }
 
 // shareFile reads and writes at offsets; concurrent calls are allowed
@@ -120,6 +126,10 @@ const (
 	stampSize     = 16
 	stampEvery    = 4096
 )
+
+// ErrNoRoom is a run whose files would take more than half of the
+// share's free space.
+var ErrNoRoom = errors.New("not enough free space on the share")
 
 // ErrContent is a share that returned other bytes than nastune wrote.
 var ErrContent = errors.New("content mismatch")
@@ -213,6 +223,9 @@ func RunShare(ctx context.Context, o ShareOptions) (res *ShareResult, err error)
 		return nil, err
 	}
 	defer fsys.Close()
+	if err := checkRoom(fsys, o, tests); err != nil {
+		return nil, err
+	}
 	res = &ShareResult{Kind: "share", URL: o.URL.String(), ShareInfo: fsys.Info(), Size: o.Size, BlockSize: o.Block,
 		Streams: o.Streams, InFlight: o.InFlight, Files: o.Files, Date: time.Now().UTC().Format(time.RFC3339),
 		Attribution: "attribution needs `nastune bench net -s` on " + o.URL.Host}
@@ -280,6 +293,34 @@ func RunShare(ctx context.Context, o ShareOptions) (res *ShareResult, err error)
 	}
 	res.Limit = shareLimits(res)
 	return res, nil
+}
+
+// checkRoom refuses a run whose files would take more than half of the
+// free space the server reports: seqread completes a short seqwrite
+// untimed (the reads need the whole file), so --time does not bound what
+// is written, and a --size beyond the free space would fill the NAS's
+// disk (other writers failing) before nastune removes its file.
+func checkRoom(fsys shareFS, o ShareOptions, tests []string) error {
+	free, ok := fsys.Free()
+	if !ok {
+		return nil
+	}
+	var need int64
+	if contains(tests, "seqwrite") || contains(tests, "seqread") {
+		need += o.Size + headerSize
+	}
+	if contains(tests, "smallfiles") {
+		need += int64(o.Files) * smallFileSize
+	}
+	if need <= free/2 {
+		return nil
+	}
+	hint := "give a smaller --size"
+	if contains(tests, "smallfiles") {
+		hint = "give a smaller --size or --files"
+	}
+	return fmt.Errorf("%w: the run writes up to %s and the server reports %s free for this user; nastune uses at most half of it: %s",
+		ErrNoRoom, units.Bytes(uint64(need)), units.Bytes(uint64(free)), hint)
 }
 
 // shareRun holds the files of one run: what it made, so it removes only those.

@@ -102,6 +102,18 @@ func TestShareSmbd(t *testing.T) {
 			t.Errorf("a wrong password: %v %s", err, out)
 		}
 	})
+	t.Run("size beyond the free space", func(t *testing.T) {
+		// 1 EiB: the server's FileFsFullSizeInformation makes nastune
+		// refuse before it writes (seqread would otherwise complete the
+		// file untimed until the disk is full).
+		cmd := exec.Command("ip", "netns", "exec", l.Cli, os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), helperEnv+"=share", "NASTUNE_SHARE_URL=smb://nobody@"+l.Addr+"/share", "NASTUNE_SHARE_TESTS=seqread",
+			"NASTUNE_SMB_PASSWORD="+smblab.Password, "NASTUNE_SHARE_MIB=1099511627776", "NASTUNE_SHARE_STREAMS=1")
+		out, err := cmd.CombinedOutput()
+		if err == nil || !strings.Contains(string(out), ErrNoRoom.Error()) {
+			t.Errorf("--size 1E: %v %s, want %q", err, out, ErrNoRoom)
+		}
+	})
 	b, err := os.ReadFile(planted)
 	if err != nil || string(b) != "keep me" {
 		t.Errorf("the planted file: %q %v", b, err)

@@ -82,6 +82,7 @@ type dirFS struct {
 	corrupt atomic.Bool   // flip a byte on read
 	slow    time.Duration // per read
 	onRead  func()        // called on every read, when set
+	free    int64         // the free space Free reports (0: unknown)
 }
 
 type dirFile struct {
@@ -122,6 +123,7 @@ func (d *dirFS) List(n string) ([]os.FileInfo, error) {
 func (d *dirFS) Stat(n string) (os.FileInfo, error) { return os.Stat(filepath.Join(d.root, n)) }
 func (d *dirFS) Remove(n string) error              { return os.Remove(filepath.Join(d.root, n)) }
 func (d *dirFS) Close() error                       { return nil }
+func (d *dirFS) Free() (int64, bool)                { return d.free, d.free > 0 }
 func (d *dirFS) Info() ShareInfo {
 	return ShareInfo{Protocol: "local", Signing: "off", Encryption: "off"}
 }
@@ -172,6 +174,47 @@ func TestRunShareAllTestsLeavesNothing(t *testing.T) {
 	es, _ := os.ReadDir(root)
 	if len(es) != 1 || es[0].Name() != filepath.Base(other) {
 		t.Errorf("left behind or removed: %v", es)
+	}
+}
+
+// A --size the share has no room for is refused before anything is
+// written: seqread completes a short seqwrite untimed, so a large --size
+// would otherwise fill the server's disk whatever --time says.
+func TestRunShareRefusesSizeBeyondFreeSpace(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		tests []string
+		free  int64
+		ok    bool
+	}{
+		{"the file fits in half the free space", []string{"seqwrite", "seqread"}, 17 << 20, true},
+		{"the file takes more than half", []string{"seqwrite", "seqread"}, 15 << 20, false},
+		{"seqread alone writes the file too", []string{"seqread"}, 12 << 20, false},
+		{"smallfiles alone needs its files only", []string{"smallfiles"}, 3 << 20, true},
+		{"smallfiles beside the file", []string{"seqwrite", "smallfiles"}, 17 << 20, false},
+		{"metadata writes no data", []string{"metadata"}, 1 << 10, true},
+		{"free space unknown", []string{"seqwrite", "seqread"}, 0, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := &dirFS{root: t.TempDir(), free: tc.free}
+			o := shareOpts(d)
+			o.Tests = tc.tests
+			_, err := RunShare(context.Background(), o)
+			if tc.ok && err != nil {
+				t.Fatalf("free %d: %v", tc.free, err)
+			}
+			if !tc.ok {
+				if !errors.Is(err, ErrNoRoom) {
+					t.Fatalf("free %d: %v, want ErrNoRoom", tc.free, err)
+				}
+				if !strings.Contains(err.Error(), "--size") {
+					t.Errorf("the error does not say what to change: %v", err)
+				}
+			}
+			if es, _ := os.ReadDir(d.root); len(es) != 0 {
+				t.Errorf("left behind: %v", es)
+			}
+		})
 	}
 }
 
