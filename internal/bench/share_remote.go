@@ -179,6 +179,7 @@ func RunShareOn(ctx context.Context, client, local string, r ShareRequest) (*Sha
 		if err := json.Unmarshal(line, &rep); err != nil {
 			return nil, fmt.Errorf("share tests on %s: bad reply: %w", client, err)
 		}
+		cleanPeer(&rep)
 		switch {
 		case rep.Error != "":
 			return nil, fmt.Errorf("%w: %s", ErrShareRefused, rep.Error)
