@@ -195,7 +195,8 @@ func RunShare(ctx context.Context, o ShareOptions) (res *ShareResult, err error)
 	}
 	o.Size = o.Size / int64(o.Block) * int64(o.Block)
 	if o.Size < int64(o.Block)*int64(o.Streams) {
-		return nil, fmt.Errorf("size %d is below one block per stream", o.Size)
+		return nil, fmt.Errorf("--size %s is below one request of --bs %s per stream (-P %d): give a larger --size, a smaller --bs or a smaller -P",
+			units.Bytes(uint64(o.Size)), units.Bytes(uint64(o.Block)), o.Streams)
 	}
 	// Run in the canonical order whatever order --tests gave.
 	var tests []string

@@ -445,3 +445,14 @@ func TestRunShareIntervals(t *testing.T) {
 		t.Errorf("%d lines, %d bytes in them, %d in the test", len(lines), sum, tr.Bytes)
 	}
 }
+
+// A --size below one request per stream says which flags to change.
+func TestRunShareSizeBelowOneRequestPerStream(t *testing.T) {
+	d := &dirFS{root: t.TempDir()}
+	o := shareOpts(d)
+	o.Size, o.Block, o.Streams = 16<<20, 16<<20, 2
+	_, err := RunShare(context.Background(), o)
+	if err == nil || !strings.Contains(err.Error(), "give a larger --size, a smaller --bs or a smaller -P") || !strings.Contains(err.Error(), "16 MiB") {
+		t.Errorf("--size 16M --bs 16M -P 2: %v", err)
+	}
+}
