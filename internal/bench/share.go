@@ -386,7 +386,7 @@ func (r *shareRun) ensureFile() error {
 	name := sharePrefix + randID() + ".bin"
 	f, err := r.fs.Create(name)
 	if err != nil {
-		return fmt.Errorf("creating the test file %s: %w", name, err)
+		return fmt.Errorf("creating the test file %s: %w%s", name, err, writeHint(err))
 	}
 	if err := writeHeader(f); err != nil {
 		// Made exclusively a moment ago and still without a header: ours
@@ -405,6 +405,14 @@ func writeHeader(f shareFile) error {
 	copy(hdr[len(headerMagic):], fmt.Sprintf("created %s by nastune bench share\n", time.Now().UTC().Format(time.RFC3339)))
 	_, err := f.WriteAt(hdr, 0)
 	return err
+}
+
+// writeHint says what a refused create means: every test writes.
+func writeHint(err error) string {
+	if errors.Is(err, os.ErrPermission) {
+		return " (the share is read-only or this user may not write in this folder: every test writes its own files; give a folder the user may write to, smb://USER@HOST/SHARE/DIR)"
+	}
+	return ""
 }
 
 // isOurShareFile checks the header before a remove.
@@ -618,7 +626,7 @@ func readFull(f io.ReaderAt, b []byte, off int64) (int, error) {
 func (r *shareRun) newDir() (string, error) {
 	d := sharePrefix + randID() + ".d"
 	if err := r.fs.Mkdir(d); err != nil {
-		return "", fmt.Errorf("creating the folder %s: %w", d, err)
+		return "", fmt.Errorf("creating the folder %s: %w%s", d, err, writeHint(err))
 	}
 	r.dirs = append(r.dirs, d)
 	return d, nil

@@ -91,6 +91,8 @@ type dirFS struct {
 	slow    time.Duration // per read
 	onRead  func()        // called on every read, when set
 	free    int64         // the free space Free reports (0: unknown)
+	// createErr, when set, is Create's answer (a read-only share).
+	createErr error
 }
 
 type dirFile struct {
@@ -111,6 +113,9 @@ func (f dirFile) ReadAt(b []byte, off int64) (int, error) {
 }
 
 func (d *dirFS) Create(n string) (shareFile, error) {
+	if d.createErr != nil {
+		return nil, d.createErr
+	}
 	f, err := os.OpenFile(filepath.Join(d.root, n), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
 	return dirFile{f, d}, err
 }
@@ -454,5 +459,15 @@ func TestRunShareSizeBelowOneRequestPerStream(t *testing.T) {
 	_, err := RunShare(context.Background(), o)
 	if err == nil || !strings.Contains(err.Error(), "give a larger --size, a smaller --bs or a smaller -P") || !strings.Contains(err.Error(), "16 MiB") {
 		t.Errorf("--size 16M --bs 16M -P 2: %v", err)
+	}
+}
+
+// A folder the user may not write to: the error says what it means.
+func TestRunShareReadOnlyFolder(t *testing.T) {
+	d := &dirFS{root: t.TempDir(), createErr: &os.PathError{Op: "open", Path: "x", Err: os.ErrPermission}}
+	o := shareOpts(d)
+	_, err := RunShare(context.Background(), o)
+	if err == nil || !strings.Contains(err.Error(), "the share is read-only or this user may not write in this folder") {
+		t.Errorf("a read-only folder: %v", err)
 	}
 }
