@@ -130,7 +130,9 @@ func blameLine(content []byte, stderr string) (int, string) {
 
 // ReloadSamba asks smbd to reload its configuration.
 func ReloadSamba() error {
-	out, err := exec.Command("smbcontrol", "smbd", "reload-config").CombinedOutput()
+	cmd := exec.Command("smbcontrol", "smbd", "reload-config")
+	cmd.Env = cmdrun.Env()
+	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return fmt.Errorf("%w: %s", err, strings.TrimSpace(string(out)))
 	}

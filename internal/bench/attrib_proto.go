@@ -147,7 +147,11 @@ func (a *attribClient) call(line []byte, v any, d time.Duration) error {
 	if err != nil {
 		return fmt.Errorf("the bench server: %w", err)
 	}
-	return json.Unmarshal(b, v)
+	if err := json.Unmarshal(b, v); err != nil {
+		return err
+	}
+	cleanPeer(v)
+	return nil
 }
 
 // begin starts sampling one test; end stops it and returns the report.

@@ -55,8 +55,17 @@ func (c *Comparison) judge(bLo, bHi, aLo, aHi float64, ranges bool) {
 	}
 }
 
-// Compare two saved results (both disk, both net or both share).
+// Compare two saved results (both disk, both net or both share). A saved
+// result may come from anyone (a file mailed along, a crafted one): every
+// string of the comparison is one bounded line, as a peer's (peer.go), so
+// a URL or a test name cannot print a line of its own.
 func Compare(before, after []byte) ([]Comparison, error) {
+	cs, err := compare(before, after)
+	cleanPeer(&cs)
+	return cs, err
+}
+
+func compare(before, after []byte) ([]Comparison, error) {
 	var kb, ka struct {
 		Kind string `json:"kind"`
 	}

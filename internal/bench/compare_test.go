@@ -1,6 +1,8 @@
 package bench
 
 import (
+	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -62,5 +64,27 @@ func TestCompareWarnsOnMismatch(t *testing.T) {
 		if !strings.Contains(w, want) {
 			t.Errorf("net warnings %q lack %q", w, want)
 		}
+	}
+}
+
+// A crafted result file: its URL and test names cannot forge a line of
+// bench compare's output.
+func TestCompareCraftedStringsAreOneLine(t *testing.T) {
+	mk := func(url string) []byte {
+		return []byte(`{"kind":"share","url":` + strconv.Quote(url) + `,"size":1,"tests":[{"name":"seqread\nseqwrite  1 MB/s  999 MB/s  +99900%  better","mib_per_s":1,"iops":1}]}`)
+	}
+	cs, err := Compare(mk("smb://a/b\nFORGED"), mk("smb://a/c"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	everyString(reflect.ValueOf(&cs), func(s string) {
+		n++
+		if strings.ContainsAny(s, "\n\r") {
+			t.Errorf("a line break from the file: %q", s)
+		}
+	})
+	if n == 0 || len(cs) == 0 {
+		t.Fatalf("nothing compared: %+v", cs)
 	}
 }

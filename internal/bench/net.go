@@ -302,5 +302,9 @@ func readReply(br *bufio.Reader, r *reply) error {
 		return err
 	}
 	*r = reply{}
-	return json.Unmarshal(line, r)
+	if err := json.Unmarshal(line, r); err != nil {
+		return err
+	}
+	cleanPeer(r)
+	return nil
 }

@@ -14,6 +14,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/nastune/nastune/internal/units"
 )
 
 // ShareTests are the `bench share` test names, in run order.
@@ -37,6 +39,10 @@ type shareFS interface {
 	Close() error
 	// Info describes the session: protocol, dialect, signing, encryption.
 	Info() ShareInfo
+	// Free is the space the server says this user may still write in
+	// the folder's filesystem; false when the protocol or the server does
+	// not say.
+	Free() (int64, bool)
 }
 
 // shareFile reads and writes at offsets; concurrent calls are allowed
@@ -140,6 +146,9 @@ const (
 func inFlightPerStream(streams, block int) int {
 	return min(max(inFlightBudget/(max(streams, 1)*max(block, 1)), 1), maxInFlightPerStream)
 }
+// ErrNoRoom is a run whose files would take more than half of the
+// share's free space.
+var ErrNoRoom = errors.New("not enough free space on the share")
 
 // ErrContent is a share that returned other bytes than nastune wrote.
 var ErrContent = errors.New("content mismatch")
@@ -205,7 +214,8 @@ func RunShare(ctx context.Context, o ShareOptions) (res *ShareResult, err error)
 	}
 	o.Size = o.Size / int64(o.Block) * int64(o.Block)
 	if o.Size < int64(o.Block)*int64(o.Streams) {
-		return nil, fmt.Errorf("size %d is below one block per stream", o.Size)
+		return nil, fmt.Errorf("--size %s is below one request of --bs %s per stream (-P %d): give a larger --size, a smaller --bs or a smaller -P",
+			units.Bytes(uint64(o.Size)), units.Bytes(uint64(o.Block)), o.Streams)
 	}
 	// Run in the canonical order whatever order --tests gave.
 	var tests []string
@@ -233,6 +243,9 @@ func RunShare(ctx context.Context, o ShareOptions) (res *ShareResult, err error)
 		return nil, err
 	}
 	defer fsys.Close()
+	if err := checkRoom(fsys, o, tests); err != nil {
+		return nil, err
+	}
 	res = &ShareResult{Kind: "share", URL: o.URL.String(), ShareInfo: fsys.Info(), Size: o.Size, BlockSize: o.Block,
 		Streams: o.Streams, InFlight: o.InFlight, Files: o.Files, Date: time.Now().UTC().Format(time.RFC3339),
 		Attribution: "attribution needs `nastune bench net -s` on " + o.URL.Host}
@@ -302,6 +315,34 @@ func RunShare(ctx context.Context, o ShareOptions) (res *ShareResult, err error)
 	return res, nil
 }
 
+// checkRoom refuses a run whose files would take more than half of the
+// free space the server reports: seqread completes a short seqwrite
+// untimed (the reads need the whole file), so --time does not bound what
+// is written, and a --size beyond the free space would fill the NAS's
+// disk (other writers failing) before nastune removes its file.
+func checkRoom(fsys shareFS, o ShareOptions, tests []string) error {
+	free, ok := fsys.Free()
+	if !ok {
+		return nil
+	}
+	var need int64
+	if contains(tests, "seqwrite") || contains(tests, "seqread") {
+		need += o.Size + headerSize
+	}
+	if contains(tests, "smallfiles") {
+		need += int64(o.Files) * smallFileSize
+	}
+	if need <= free/2 {
+		return nil
+	}
+	hint := "give a smaller --size"
+	if contains(tests, "smallfiles") {
+		hint = "give a smaller --size or --files"
+	}
+	return fmt.Errorf("%w: the run writes up to %s and the server reports %s free for this user; nastune uses at most half of it: %s",
+		ErrNoRoom, units.Bytes(uint64(need)), units.Bytes(uint64(free)), hint)
+}
+
 // shareRun holds the files of one run: what it made, so it removes only those.
 type shareRun struct {
 	o       ShareOptions
@@ -365,7 +406,7 @@ func (r *shareRun) ensureFile() error {
 	name := sharePrefix + randID() + ".bin"
 	f, err := r.fs.Create(name)
 	if err != nil {
-		return fmt.Errorf("creating the test file %s: %w", name, err)
+		return fmt.Errorf("creating the test file %s: %w%s", name, err, writeHint(err))
 	}
 	if err := writeHeader(f); err != nil {
 		// Made exclusively a moment ago and still without a header: ours
@@ -384,6 +425,14 @@ func writeHeader(f shareFile) error {
 	copy(hdr[len(headerMagic):], fmt.Sprintf("created %s by nastune bench share\n", time.Now().UTC().Format(time.RFC3339)))
 	_, err := f.WriteAt(hdr, 0)
 	return err
+}
+
+// writeHint says what a refused create means: every test writes.
+func writeHint(err error) string {
+	if errors.Is(err, os.ErrPermission) {
+		return " (the share is read-only or this user may not write in this folder: every test writes its own files; give a folder the user may write to, smb://USER@HOST/SHARE/DIR)"
+	}
+	return ""
 }
 
 // isOurShareFile checks the header before a remove.
@@ -609,7 +658,7 @@ func readFull(f io.ReaderAt, b []byte, off int64) (int, error) {
 func (r *shareRun) newDir() (string, error) {
 	d := sharePrefix + randID() + ".d"
 	if err := r.fs.Mkdir(d); err != nil {
-		return "", fmt.Errorf("creating the folder %s: %w", d, err)
+		return "", fmt.Errorf("creating the folder %s: %w%s", d, err, writeHint(err))
 	}
 	r.dirs = append(r.dirs, d)
 	return d, nil

@@ -178,6 +178,10 @@ func (s *nfsFS) Close() error {
 	return err
 }
 
+// Free: the NFS library has no FSSTAT call, so the free space is not
+// known and not checked.
+func (s *nfsFS) Free() (int64, bool) { return 0, false }
+
 func (s *nfsFS) Info() ShareInfo {
 	return ShareInfo{Protocol: "nfs", Dialect: "3", Signing: "off", Encryption: "off",
 		Notes: []string{"AUTH_SYS: neither signed nor encrypted", "writes are FILE_SYNC (the kernel client writes UNSTABLE, then COMMIT)"}}

@@ -99,6 +99,15 @@ func (s *Server) shareSession(ctx context.Context, t *tracked, line string) {
 		s.log(fmt.Sprintf("refused share tests for %s: the URL names another host", t.peer))
 		return
 	}
+	if u.Scheme == "smb" && u.Port >= 1024 {
+		// Any user of the asking machine can listen on a high port of its
+		// address: an SMB server of theirs there would get this client's
+		// NTLM response (its password, crackable offline, or relayed).
+		// Only root serves below 1024.
+		refuse(fmt.Sprintf("share tests over SMB run only against a port below 1024 of the asking address (one only root serves), not %d", u.Port))
+		s.log(fmt.Sprintf("refused share tests for %s: SMB port %d", t.peer, u.Port))
+		return
+	}
 	for _, name := range r.Tests {
 		if !slices.Contains(ShareTests, name) {
 			refuse(fmt.Sprintf("unknown share test %q", name))
@@ -179,6 +188,7 @@ func RunShareOn(ctx context.Context, client, local string, r ShareRequest) (*Sha
 		if err := json.Unmarshal(line, &rep); err != nil {
 			return nil, fmt.Errorf("share tests on %s: bad reply: %w", client, err)
 		}
+		cleanPeer(&rep)
 		switch {
 		case rep.Error != "":
 			return nil, fmt.Errorf("%w: %s", ErrShareRefused, rep.Error)

@@ -45,6 +45,7 @@ func TestShareRequestRefusals(t *testing.T) {
 		{"a name, not the address", on, func(r *ShareRequest) { r.URL = "smb://localhost/share" }, "only against the address that asks"},
 		{"unknown test", on, func(r *ShareRequest) { r.Tests = []string{"seqread", "rm -rf"} }, `unknown share test "rm -rf"`},
 		{"too big", on, func(r *ShareRequest) { r.Size = 64 << 30 }, "size 1 MiB"},
+		{"an SMB port any user of the NAS can serve", on, func(r *ShareRequest) { r.URL = "smb://127.0.0.1:8445/share" }, "below 1024"},
 		{"a password in the URL", on, func(r *ShareRequest) { r.URL = "smb://u:pw@127.0.0.1/share" }, "share URL"},
 	} {
 		r := ok

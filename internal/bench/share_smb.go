@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"math"
+	"math/bits"
 	"net"
 	"os"
 	"path"
@@ -121,6 +123,26 @@ func (s *smbFS) Close() error {
 }
 
 func (s *smbFS) Info() ShareInfo { return s.wire.info() }
+
+// Free asks for the folder's FileFsFullSizeInformation: the allocation
+// units available to this user times their size (saturating: a server's
+// numbers are not trusted to fit).
+func (s *smbFS) Free() (int64, bool) {
+	f, err := s.share.Open(strings.ReplaceAll(s.dir, "/", `\`))
+	if err != nil {
+		return 0, false
+	}
+	defer f.Close()
+	fi, err := f.Statfs()
+	if err != nil {
+		return 0, false
+	}
+	hi, lo := bits.Mul64(fi.AvailableBlockCount(), fi.BlockSize())
+	if hi != 0 || lo > math.MaxInt64 {
+		return math.MaxInt64, true
+	}
+	return int64(lo), true
+}
 
 // smbWire watches the SMB2 frames the server sends (4-byte direct-TCP
 // length, then the SMB2 header) to tell the dialect, signing and

@@ -59,8 +59,12 @@ func shareHelper() int {
 	if n, err := strconv.Atoi(os.Getenv("NASTUNE_SHARE_STREAMS")); err == nil {
 		streams = n
 	}
+	limit := 60 * time.Second
+	if s, err := strconv.Atoi(os.Getenv("NASTUNE_SHARE_SECONDS")); err == nil {
+		limit = time.Duration(s) * time.Second
+	}
 	res, err := RunShare(context.Background(), ShareOptions{URL: u, Password: os.Getenv("NASTUNE_SMB_PASSWORD"), Streams: streams,
-		Tests: strings.Split(os.Getenv("NASTUNE_SHARE_TESTS"), ","), Size: size, Time: 60 * time.Second, Files: 40,
+		Tests: strings.Split(os.Getenv("NASTUNE_SHARE_TESTS"), ","), Size: size, Time: limit, Files: 40,
 		TCPServer: os.Getenv("NASTUNE_SHARE_TCP"), TCPTime: 3 * time.Second})
 	return printHelper(res, err)
 }
@@ -111,6 +115,20 @@ func TestShareSmbd(t *testing.T) {
 		out, err := cmd.CombinedOutput()
 		if err == nil || !strings.Contains(string(out), "SMB session") {
 			t.Errorf("a wrong password: %v %s", err, out)
+		}
+	})
+	t.Run("size beyond the free space", func(t *testing.T) {
+		// 1 EiB: the server's FileFsFullSizeInformation makes nastune
+		// refuse before it writes (seqread would complete the file untimed
+		// until the disk is full). The test asks for seqwrite only, for 1 s:
+		// should the check not hold, this test writes for 1 s, not until
+		// the machine's disk is full.
+		cmd := exec.Command("ip", "netns", "exec", l.Cli, os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), helperEnv+"=share", "NASTUNE_SHARE_URL=smb://nobody@"+l.Addr+"/share", "NASTUNE_SHARE_TESTS=seqwrite",
+			"NASTUNE_SMB_PASSWORD="+smblab.Password, "NASTUNE_SHARE_MIB=1099511627776", "NASTUNE_SHARE_STREAMS=1", "NASTUNE_SHARE_SECONDS=1")
+		out, err := cmd.CombinedOutput()
+		if err == nil || !strings.Contains(string(out), ErrNoRoom.Error()) {
+			t.Errorf("--size 1E: %v %s, want %q", err, out, ErrNoRoom)
 		}
 	})
 	b, err := os.ReadFile(planted)

@@ -62,13 +62,21 @@ func TestParseShareURL(t *testing.T) {
 		{"smb://na$s/p", "not allowed"},
 		{"nfs://root@nas/x", "no user"},
 		{"smb://nas/p\x1b[2J", "control character"},
+		// Mistyped URLs with a password: the error does not repeat it.
+		{"smb:/alice:secret@nas/photos", "password"},
+		{"alice:secret@nas/photos", "password"},
+		{"smb://alice:se/cret@nas/photos", "password"},
+		{"smb://alice:se?cret@nas/photos", "password"},
+		{"smb://alice:se#cret@nas/photos", "password"},
+		{"smb://alice:se\\cret@nas/photos", "password"},
+		{"smb://alice:sec%zzret@nas/photos", "password"},
 	}
 	for _, c := range bad {
 		_, err := ParseShareURL(c.in)
 		if err == nil || !strings.Contains(err.Error(), c.wantErr) {
 			t.Errorf("%q: err %v, want it to mention %q", c.in, err, c.wantErr)
 		}
-		if err != nil && strings.Contains(err.Error(), "secret") {
+		if err != nil && strings.Contains(err.Error(), "cret") { // a part of the password too
 			t.Errorf("%q: the error repeats the password: %v", c.in, err)
 		}
 	}
@@ -85,6 +93,9 @@ type dirFS struct {
 	corrupt atomic.Bool   // flip a byte on read
 	slow    time.Duration // per read
 	onRead  func()        // called on every read, when set
+	free    int64         // the free space Free reports (0: unknown)
+	// createErr, when set, is Create's answer (a read-only share).
+	createErr error
 }
 
 type dirFile struct {
@@ -105,6 +116,9 @@ func (f dirFile) ReadAt(b []byte, off int64) (int, error) {
 }
 
 func (d *dirFS) Create(n string) (shareFile, error) {
+	if d.createErr != nil {
+		return nil, d.createErr
+	}
 	f, err := os.OpenFile(filepath.Join(d.root, n), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
 	return dirFile{f, d}, err
 }
@@ -125,6 +139,7 @@ func (d *dirFS) List(n string) ([]os.FileInfo, error) {
 func (d *dirFS) Stat(n string) (os.FileInfo, error) { return os.Stat(filepath.Join(d.root, n)) }
 func (d *dirFS) Remove(n string) error              { return os.Remove(filepath.Join(d.root, n)) }
 func (d *dirFS) Close() error                       { return nil }
+func (d *dirFS) Free() (int64, bool)                { return d.free, d.free > 0 }
 func (d *dirFS) Info() ShareInfo {
 	return ShareInfo{Protocol: "local", Signing: "off", Encryption: "off"}
 }
@@ -175,6 +190,47 @@ func TestRunShareAllTestsLeavesNothing(t *testing.T) {
 	es, _ := os.ReadDir(root)
 	if len(es) != 1 || es[0].Name() != filepath.Base(other) {
 		t.Errorf("left behind or removed: %v", es)
+	}
+}
+
+// A --size the share has no room for is refused before anything is
+// written: seqread completes a short seqwrite untimed, so a large --size
+// would otherwise fill the server's disk whatever --time says.
+func TestRunShareRefusesSizeBeyondFreeSpace(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		tests []string
+		free  int64
+		ok    bool
+	}{
+		{"the file fits in half the free space", []string{"seqwrite", "seqread"}, 17 << 20, true},
+		{"the file takes more than half", []string{"seqwrite", "seqread"}, 15 << 20, false},
+		{"seqread alone writes the file too", []string{"seqread"}, 12 << 20, false},
+		{"smallfiles alone needs its files only", []string{"smallfiles"}, 3 << 20, true},
+		{"smallfiles beside the file", []string{"seqwrite", "smallfiles"}, 17 << 20, false},
+		{"metadata writes no data", []string{"metadata"}, 1 << 10, true},
+		{"free space unknown", []string{"seqwrite", "seqread"}, 0, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := &dirFS{root: t.TempDir(), free: tc.free}
+			o := shareOpts(d)
+			o.Tests = tc.tests
+			_, err := RunShare(context.Background(), o)
+			if tc.ok && err != nil {
+				t.Fatalf("free %d: %v", tc.free, err)
+			}
+			if !tc.ok {
+				if !errors.Is(err, ErrNoRoom) {
+					t.Fatalf("free %d: %v, want ErrNoRoom", tc.free, err)
+				}
+				if !strings.Contains(err.Error(), "--size") {
+					t.Errorf("the error does not say what to change: %v", err)
+				}
+			}
+			if es, _ := os.ReadDir(d.root); len(es) != 0 {
+				t.Errorf("left behind: %v", es)
+			}
+		})
 	}
 }
 
@@ -462,5 +518,26 @@ func TestRunShareIntervals(t *testing.T) {
 	}
 	if len(lines) < 2 || sum > tr.Bytes {
 		t.Errorf("%d lines, %d bytes in them, %d in the test", len(lines), sum, tr.Bytes)
+	}
+}
+
+// A --size below one request per stream says which flags to change.
+func TestRunShareSizeBelowOneRequestPerStream(t *testing.T) {
+	d := &dirFS{root: t.TempDir()}
+	o := shareOpts(d)
+	o.Size, o.Block, o.Streams = 16<<20, 16<<20, 2
+	_, err := RunShare(context.Background(), o)
+	if err == nil || !strings.Contains(err.Error(), "give a larger --size, a smaller --bs or a smaller -P") || !strings.Contains(err.Error(), "16 MiB") {
+		t.Errorf("--size 16M --bs 16M -P 2: %v", err)
+	}
+}
+
+// A folder the user may not write to: the error says what it means.
+func TestRunShareReadOnlyFolder(t *testing.T) {
+	d := &dirFS{root: t.TempDir(), createErr: &os.PathError{Op: "open", Path: "x", Err: os.ErrPermission}}
+	o := shareOpts(d)
+	_, err := RunShare(context.Background(), o)
+	if err == nil || !strings.Contains(err.Error(), "the share is read-only or this user may not write in this folder") {
+		t.Errorf("a read-only folder: %v", err)
 	}
 }

@@ -58,8 +58,38 @@ func (u ShareURL) Address(defPort int) string {
 var ErrPasswordInURL = errors.New("the URL holds a password")
 
 // ParseShareURL parses a share URL strictly: every error names the part
-// that is wrong.
+// that is wrong, and quotes none of it when the text may hold a password
+// (a ':' before an '@' the parser did not read as USER@: a mistyped
+// smb:/alice:secret@nas/x or a password with a '/' in it).
 func ParseShareURL(s string) (ShareURL, error) {
+	u, err := parseShareURL(s)
+	if err != nil && !errors.Is(err, ErrPasswordInURL) && mayHoldPassword(s) {
+		return ShareURL{}, fmt.Errorf("share URL: %w (a ':' before '@' looks like USER:PASSWORD@; the URL is not repeated): "+
+			"drop it from the URL and give it with --password-file FILE, $NASTUNE_SMB_PASSWORD or at the prompt; "+
+			"write smb://[USER@]HOST[:PORT]/SHARE[/DIR] or nfs://HOST[:PORT]/EXPORT[/DIR]", ErrPasswordInURL)
+	}
+	return u, err
+}
+
+// mayHoldPassword: a ':' after the scheme (smb://, or smb:/ mistyped)
+// and before the last '@'.
+func mayHoldPassword(s string) bool {
+	at := strings.LastIndexByte(s, '@')
+	if at < 0 {
+		return false
+	}
+	before := s[:at]
+	if k := strings.Index(before, "://"); k >= 0 {
+		before = before[k+3:]
+	} else if k := strings.IndexByte(before, ':'); k > 0 && k+1 < len(before) && strings.ContainsRune(`/\`, rune(before[k+1])) &&
+		strings.Trim(strings.ToLower(before[:k]), "abcdefghijklmnopqrstuvwxyz") == "" {
+		// A scheme with too few slashes: smb:/alice:secret@nas.
+		before = before[k+1:]
+	}
+	return strings.Contains(before, ":")
+}
+
+func parseShareURL(s string) (ShareURL, error) {
 	var u ShareURL
 	for _, r := range s {
 		if r < 0x20 || r == 0x7f {

@@ -44,11 +44,15 @@ func runTuneShare(ctx context.Context, o *tuneOptions, env *Env) error {
 		return usagef("e.g. nastune tune --share smb://alice@192.168.1.10/media", "--share: %v", err)
 	}
 	if o.Client != "" {
-		if _, _, err := net.SplitHostPort(bench.WithPort(o.Client)); err != nil || strings.ContainsAny(o.Client, "/@ ") {
+		_, port, err := net.SplitHostPort(bench.WithPort(o.Client))
+		if p, perr := strconv.Atoi(port); err != nil || perr != nil || p < 1 || p > 65535 || strings.ContainsAny(o.Client, "/@ ") {
 			return usagef("e.g. --client 192.168.1.20 (running nastune bench net -s)", "--client %q: not a host", o.Client)
 		}
 		if net.ParseIP(u.Host) == nil {
 			return usagef("e.g. --share smb://alice@192.168.1.10/media", "--client: give the share by this machine's address, not %q: the client tests only against the address that asks", u.Host)
+		}
+		if u.Scheme == "smb" && u.Port >= 1024 {
+			return usagef("smbd's port on this machine: 445, or the one below 1024 it listens on", "--client: the client tests SMB only on a port below 1024 (one only root serves), not %d", u.Port)
 		}
 		if o.Token == "" {
 			o.Token = env.Getenv(tokenEnv)

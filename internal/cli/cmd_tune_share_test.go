@@ -24,6 +24,8 @@ func TestTuneShareRefusals(t *testing.T) {
 		{[]string{"tune", "--share", "smb://10.0.0.1/media", "--client", "a b"}, "not a host"},
 		{[]string{"tune", "--share", "smb://nas.local/media", "--client", "10.0.0.2"}, "this machine's address"},
 		{[]string{"tune", "--share", "smb://10.0.0.1/media", "--client", "10.0.0.2"}, "--client needs a token"},
+		{[]string{"tune", "--share", "smb://10.0.0.1:8445/media", "--client", "10.0.0.2", "--token", "t"}, "port below 1024"},
+		{[]string{"tune", "--share", "smb://10.0.0.1/media", "--client", "10.0.0.2:99999", "--token", "t"}, "not a host"},
 		{[]string{"tune", "--net", "10.0.0.2", "--client", "10.0.0.3"}, "--client is for --share"},
 		{[]string{"tune", "--file", "/srv/x", "--client", "10.0.0.3"}, "--client is for --share"},
 		{[]string{"tune", "--net", "10.0.0.2", "--password-file", "/root/pw"}, "--password-file is for --share"},

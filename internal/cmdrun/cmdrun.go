@@ -265,7 +265,7 @@ func run(ctx context.Context, lim Limits, argv []string, extra *os.File) (*Resul
 	} else {
 		cmd = exec.CommandContext(ctx, path, argv[1:]...)
 	}
-	cmd.Env = []string{"LC_ALL=C", "PATH=/usr/sbin:/usr/bin:/sbin:/bin"}
+	cmd.Env = Env()
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 2 * time.Second

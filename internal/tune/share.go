@@ -25,6 +25,7 @@ import (
 
 	"github.com/nastune/nastune/internal/apply"
 	"github.com/nastune/nastune/internal/bench"
+	"github.com/nastune/nastune/internal/cmdrun"
 	"github.com/nastune/nastune/internal/confsyntax"
 	"github.com/nastune/nastune/internal/parse/smbconf"
 	"github.com/nastune/nastune/internal/plan"
@@ -237,7 +238,7 @@ func (h HostSamba) Reload() error {
 	if h.Conf == "" {
 		return apply.ReloadSamba()
 	}
-	out, err := exec.Command("smbcontrol", "-s", h.Conf, "smbd", "reload-config").CombinedOutput()
+	out, err := serviceCommand("smbcontrol", "-s", h.Conf, "smbd", "reload-config").CombinedOutput()
 	if err != nil {
 		return fmt.Errorf("smbcontrol smbd reload-config: %w: %s", err, strings.TrimSpace(string(out)))
 	}
@@ -246,14 +247,23 @@ func (h HostSamba) Reload() error {
 
 // Restart implements Service.
 func (h HostSamba) Restart() error {
-	cmd := exec.Command("service", "smbd", "restart")
+	cmd := serviceCommand("service", "smbd", "restart")
 	if _, err := os.Stat("/run/systemd/system"); err == nil {
-		cmd = exec.Command("systemctl", "restart", "smbd")
+		cmd = serviceCommand("systemctl", "restart", "smbd")
 	}
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("%s: %w: %s", strings.Join(cmd.Args, " "), err, strings.TrimSpace(string(out)))
 	}
 	return waitListening(h.Addr, 60*time.Second)
+}
+
+// serviceCommand is a command that reloads or restarts a service, with
+// cmdrun.Env only: tune --share's environment may hold the SMB password
+// and the bench token, and a SysV script would leave them in the daemon.
+func serviceCommand(argv ...string) *exec.Cmd {
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = cmdrun.Env()
+	return cmd
 }
 
 // ShareApplier makes the trials of tune --share through internal/apply:
