@@ -146,6 +146,7 @@ const (
 func inFlightPerStream(streams, block int) int {
 	return min(max(inFlightBudget/(max(streams, 1)*max(block, 1)), 1), maxInFlightPerStream)
 }
+
 // ErrNoRoom is a run whose files would take more than half of the
 // share's free space.
 var ErrNoRoom = errors.New("not enough free space on the share")
