@@ -22,6 +22,7 @@ import (
 	"github.com/nastune/nastune/internal/hostfs"
 	"github.com/nastune/nastune/internal/parse/smbconf"
 	"github.com/nastune/nastune/internal/parse/svcconf"
+	"github.com/nastune/nastune/internal/safefile"
 	"github.com/nastune/nastune/internal/watch"
 )
 
@@ -333,15 +334,19 @@ func evictTestFile(share, rel string) (string, error) {
 		return "", fmt.Errorf("%s leads outside the share", rel)
 	}
 	full = filepath.Join(real, base)
-	fd, err := unix.Open(full, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	// safefile opens nothing but a regular file (a device node or FIFO
+	// planted under the test file's name is refused before any open).
+	dir, err := safefile.OpenDir(real)
 	if err != nil {
-		return "", fmt.Errorf("%s: %w", full, err)
+		return "", err
 	}
-	defer unix.Close(fd)
-	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
-		return "", fmt.Errorf("%s is not a regular file", full)
+	defer dir.Close()
+	f, err := dir.Open(base, unix.O_RDONLY)
+	if err != nil {
+		return "", err
 	}
+	defer f.Close()
+	fd := int(f.Fd())
 	hdr := make([]byte, len(headerMagic))
 	if n, _ := unix.Pread(fd, hdr, 0); n != len(hdr) || string(hdr) != headerMagic {
 		return "", fmt.Errorf("%s does not start with nastune's header", full)

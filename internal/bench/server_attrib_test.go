@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"golang.org/x/sys/unix"
 	"os"
 	"path/filepath"
 	"strings"
@@ -25,6 +26,7 @@ func TestAttribSession(t *testing.T) {
 	os.WriteFile(outside, []byte(headerMagic), 0o644)
 	os.Symlink(outside, filepath.Join(share, sharePrefix+"link.bin"))
 	os.Symlink(dir, filepath.Join(share, "up"))
+	unix.Mkfifo(filepath.Join(share, sharePrefix+"fifo.bin"), 0o644)
 
 	s := &Server{Addr: "127.0.0.1:0", Token: "tok", SMBConf: conf,
 		Devices: func(string) ([]string, error) { return []string{"sda"}, nil }, Log: func(m string) { t.Log(m) }}
@@ -51,7 +53,8 @@ func TestAttribSession(t *testing.T) {
 	}{
 		{own, filepath.Join(share, own), ""},
 		{sharePrefix + "foreign.bin", "", "does not start with nastune's header"},
-		{sharePrefix + "link.bin", "", "too many levels of symbolic links"},
+		{sharePrefix + "link.bin", "", "it is a symlink"},
+		{sharePrefix + "fifo.bin", "", "not a regular file"}, // not even opened (safefile)
 		{"up/" + sharePrefix + "out.bin", "", "outside the share"},
 		{"../" + sharePrefix + "out.bin", "", "not a nastune test file"},
 		{"smb.conf", "", "not a nastune test file"},

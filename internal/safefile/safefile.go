@@ -30,6 +30,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/nastune/nastune/internal/pathwalk"
@@ -126,35 +127,36 @@ func (d *Dir) CreateTemp(prefix string, perm os.FileMode) (*os.File, string, err
 }
 
 // Open opens an existing regular file without following a symlink and
-// without blocking on a FIFO or device: anything but a regular file is
-// refused. flags are O_RDONLY, O_WRONLY or O_RDWR (plus O_DIRECT etc.).
+// without opening anything else: name is first opened O_PATH (which runs
+// no driver's open), checked to be a regular file, and only then opened
+// for I/O through that descriptor (/proc/self/fd), so the file checked is
+// the file opened even if name is swapped in between. A device node is
+// never opened (opening one can act: a tape drive rewinds, a modem
+// hangs up), nor a FIFO (it would block). flags are O_RDONLY, O_WRONLY or
+// O_RDWR (plus O_DIRECT etc.).
 func (d *Dir) Open(name string, flags int) (*os.File, error) {
 	if err := checkName(name); err != nil {
 		return nil, err
 	}
-	fd, err := unix.Openat(d.fd, name, flags|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
+	pfd, err := unix.Openat(d.fd, name, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 	if err != nil {
-		if errors.Is(err, unix.ELOOP) {
-			return nil, fmt.Errorf("%s: %w: it is a symlink; give the real path", d.Join(name), ErrUnsafe)
-		}
 		return nil, &os.PathError{Op: "open", Path: d.Join(name), Err: err}
 	}
+	defer unix.Close(pfd)
 	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil {
-		unix.Close(fd)
+	if err := unix.Fstat(pfd, &st); err != nil {
 		return nil, err
 	}
-	if st.Mode&unix.S_IFMT != unix.S_IFREG {
-		unix.Close(fd)
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFREG:
+	case unix.S_IFLNK:
+		return nil, fmt.Errorf("%s: %w: it is a symlink; give the real path", d.Join(name), ErrUnsafe)
+	default:
 		return nil, fmt.Errorf("%s: %w: not a regular file", d.Join(name), ErrUnsafe)
 	}
-	fl, err := unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0)
-	if err == nil {
-		_, err = unix.FcntlInt(uintptr(fd), unix.F_SETFL, fl&^unix.O_NONBLOCK)
-	}
+	fd, err := unix.Open("/proc/self/fd/"+strconv.Itoa(pfd), flags|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
 	if err != nil {
-		unix.Close(fd)
-		return nil, err
+		return nil, &os.PathError{Op: "open", Path: d.Join(name), Err: err}
 	}
 	return os.NewFile(uintptr(fd), d.Join(name)), nil
 }

@@ -182,6 +182,57 @@ func TestOpenRefusesFIFOAndLinks(t *testing.T) {
 	}
 }
 
+// TestOpenNeverOpensOtherFiles: Open checks the type before it opens, so
+// a FIFO or device node is never opened (opening a device can act; a
+// FIFO's open releases a writer waiting on it, which is what is watched
+// here: the old Open, a non-blocking open then fstat, released it).
+func TestOpenNeverOpensOtherFiles(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "nastune-bench-x.bin")
+	if err := unix.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	released := make(chan struct{})
+	go func() {
+		if f, err := os.OpenFile(fifo, os.O_WRONLY, 0); err == nil {
+			close(released)
+			f.Close()
+		}
+	}()
+	time.Sleep(100 * time.Millisecond) // the writer waits in open(2)
+	d, err := OpenDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if _, err := d.Open("nastune-bench-x.bin", unix.O_RDONLY); !errors.Is(err, ErrUnsafe) {
+		t.Errorf("fifo: %v", err)
+	}
+	select {
+	case <-released:
+		t.Error("Open opened the FIFO (a waiting writer was released)")
+	case <-time.After(300 * time.Millisecond):
+	}
+	// Release the writer.
+	if r, err := os.OpenFile(fifo, os.O_RDONLY|unix.O_NONBLOCK, 0); err == nil {
+		<-released
+		r.Close()
+	}
+	// A regular file still opens, for reading and writing.
+	os.WriteFile(filepath.Join(dir, "f"), []byte("data"), 0o600)
+	f, err := d.Open("f", unix.O_RDWR)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteAt([]byte("D"), 0); err != nil {
+		t.Error(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "f")); string(b) != "Data" {
+		t.Errorf("file: %q", b)
+	}
+}
+
 func TestRelativeAndDotDot(t *testing.T) {
 	dir := t.TempDir()
 	os.MkdirAll(filepath.Join(dir, "a", "b"), 0o755)
