@@ -87,7 +87,12 @@ func compare(before, after []byte) ([]Comparison, error) {
 		if err := json.Unmarshal(after, &a); err != nil {
 			return nil, err
 		}
-		return withWarnings(compareTests(b.Tests, a.Tests, func(name string) bool { return strings.HasPrefix(name, "rand") }), diskMismatch(b, a)), nil
+		return withWarnings(compareTests(b.Tests, a.Tests, func(name string) string {
+			if strings.HasPrefix(name, "rand") {
+				return "IOPS"
+			}
+			return ""
+		}), diskMismatch(b, a)), nil
 	case "share":
 		var b, a ShareResult
 		if err := json.Unmarshal(before, &b); err != nil {
@@ -97,7 +102,12 @@ func compare(before, after []byte) ([]Comparison, error) {
 			return nil, err
 		}
 		// metadata moves no bytes: entries per second (its spread too).
-		return withWarnings(compareTests(b.Tests, a.Tests, func(name string) bool { return name == "metadata" }), shareMismatch(b, a)), nil
+		return withWarnings(compareTests(b.Tests, a.Tests, func(name string) string {
+			if name == "metadata" {
+				return "entries/s" // docs/share.md: metadata counts entries listed and stat'ed
+			}
+			return ""
+		}), shareMismatch(b, a)), nil
 	case "net":
 		var b, a NetResult
 		if err := json.Unmarshal(before, &b); err != nil {
@@ -118,10 +128,11 @@ func compare(before, after []byte) ([]Comparison, error) {
 	return nil, errors.New("not a nastune bench result (no kind: disk, net or share)")
 }
 
-// compareTests pairs tests by name. byOps names the tests judged in
-// operations per second (random 4K I/O as people quote it, share
-// metadata); their spreads are converted when kept in MiB/s.
-func compareTests(before, after []TestResult, byOps func(string) bool) []Comparison {
+// compareTests pairs tests by name. opsUnit gives the unit of the tests
+// judged in operations per second (random 4K I/O in IOPS as people quote
+// it, share metadata in entries/s), "" for the others; their spreads are
+// converted when kept in MiB/s.
+func compareTests(before, after []TestResult, opsUnit func(string) string) []Comparison {
 	var out []Comparison
 	for _, tb := range before {
 		for _, ta := range after {
@@ -132,8 +143,8 @@ func compareTests(before, after []TestResult, byOps func(string) bool) []Compari
 			// shown in MB/s (10^6 B/s), the convention of every table.
 			unit, vb, va, show := units.MBsUnit, tb.MiBPerS, ta.MiBPerS, units.MBsOfMiB(1)
 			bLo, bHi, aLo, aHi := tb.SpreadLo, tb.SpreadHi, ta.SpreadLo, ta.SpreadHi
-			if byOps(tb.Name) && tb.IOPS > 0 && ta.IOPS > 0 {
-				unit, vb, va, show = "IOPS", tb.IOPS, ta.IOPS, 1
+			if ou := opsUnit(tb.Name); ou != "" && tb.IOPS > 0 && ta.IOPS > 0 {
+				unit, vb, va, show = ou, tb.IOPS, ta.IOPS, 1
 				if tb.MiBPerS > 0 && ta.MiBPerS > 0 { // spreads kept in MiB/s scale by the same factor
 					fb, fa := tb.IOPS/tb.MiBPerS, ta.IOPS/ta.MiBPerS
 					bLo, bHi, aLo, aHi = bLo*fb, bHi*fb, aLo*fa, aHi*fa

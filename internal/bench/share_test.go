@@ -389,7 +389,7 @@ func TestCompareShare(t *testing.T) {
 	if rows[0].Test != "seqread" || rows[0].Unit != "MB/s" || !rows[0].Significant || rows[0].Change != 60 {
 		t.Errorf("seqread: %+v", rows[0])
 	}
-	if rows[1].Test != "metadata" || rows[1].Unit != "IOPS" || rows[1].Significant || rows[1].Before != 1000 {
+	if rows[1].Test != "metadata" || rows[1].Unit != "entries/s" || rows[1].Significant || rows[1].Before != 1000 {
 		t.Errorf("metadata (entries/s, overlapping spreads): %+v", rows[1])
 	}
 	disk, _ := json.Marshal(DiskResult{Kind: "disk"})
