@@ -40,8 +40,26 @@ const (
 	nicBusy      = 0.85 // of link speed or qdisc rate
 	tcpLimited   = 0.50 // share of the time a stream's sending waited for its send buffer or the peer's window
 	memStall     = 0.10 // PSI memory some
-	nfsdQueued   = 0.10 // share of NFS requests that found no idle nfsd thread
+	nfsdBusy     = 0.85 // an nfsd thread pool this busy is saturated (nfsdQueued)
 )
+
+// nfsdQueued is the share of the work handed to a pool of n nfsd threads
+// that finds every thread busy when the pool is busy nfsdBusy of the time:
+// Erlang C, the chance that an arrival must wait in an M/M/n queue at
+// that utilization (n = 1: 0.85; 8: 0.57; 16: 0.43). A single thread busy
+// 85% makes 85% of the requests wait; eight threads at the same 85% leave
+// one idle for nearly half of them. Unknown n counts as 1, the strictest.
+func nfsdQueued(n int) float64 {
+	n = max(n, 1)
+	a := float64(n) * nfsdBusy // offered load in threads
+	sum, term := 0.0, 1.0      // Σ a^k/k! for k < n; term = a^k/k!
+	for k := 0; k < n; k++ {
+		sum += term
+		term *= a / float64(k+1)
+	}
+	wait := term / (1 - nfsdBusy)
+	return wait / (sum + wait)
+}
 
 // Bottlenecks reads the samples of one watch and returns the bottlenecks, the
 // most binding first. It is a pure function: the same samples give the
@@ -244,6 +262,7 @@ func cpuBottlenecks(samples []Sample, n float64) []Bottleneck {
 			Next:     "ask for dedicated or more vCPUs; this is outside the guest's control"})
 	}
 	var sq, dr, pk, enq, wk float64
+	threads := 0
 	for _, s := range samples {
 		sq += s.Softnet.SqueezedPerS
 		dr += s.Softnet.DroppedPerS
@@ -251,12 +270,16 @@ func cpuBottlenecks(samples []Sample, n float64) []Bottleneck {
 			pk += s.NFSd.PacketsPerS
 			enq += s.NFSd.EnqueuedPerS
 			wk += s.NFSd.WokenPerS
+			threads = max(threads, s.NFSd.Threads)
 		}
 	}
 	sq, dr = sq/n, dr/n
-	if u, handed := NoIdleShare(pk, enq, wk); u >= nfsdQueued && handed/n >= 10 {
-		ev := fmt.Sprintf("/proc/fs/nfsd/pool_stats: %.0f hand-overs/s to the nfsd threads, %.0f%% found no idle thread (packets-arrived %.0f/s, sockets-enqueued %.0f/s, threads-woken %.0f/s)",
-			handed/n, 100*u, pk/n, enq/n, wk/n)
+	if u, handed := NoIdleShare(pk, enq, wk); u >= nfsdQueued(threads) && handed/n >= 10 {
+		ev := fmt.Sprintf("/proc/fs/nfsd/pool_stats: %.0f hand-overs/s to the nfsd threads, %.0f%% found no idle thread (packets-arrived %.0f/s, sockets-enqueued %.0f/s, threads-woken %.0f/s); a pool of %d busy %.0f%% of the time leaves %.0f%% waiting (Erlang C)",
+			handed/n, 100*u, pk/n, enq/n, wk/n, max(threads, 1), 100*nfsdBusy, 100*nfsdQueued(threads))
+		if threads > 0 {
+			ev += fmt.Sprintf("; /proc/fs/nfsd/threads: %d", threads)
+		}
 		if busy >= allBusy && len(out) > 0 && out[0].Subject == "all CPUs" {
 			// Every CPU busy: the threads are busy waiting for CPU time,
 			// theirs or that of the work they wait for (the client's

@@ -151,6 +151,8 @@ type NFSdSample struct {
 	PacketsPerS  float64 `json:"packets_per_s"`
 	EnqueuedPerS float64 `json:"sockets_enqueued_per_s"`
 	WokenPerS    float64 `json:"threads_woken_per_s"`
+	// Threads is /proc/fs/nfsd/threads (0: not read).
+	Threads int `json:"threads,omitempty"`
 }
 
 // NoIdleShare is the share of the work handed to nfsd's thread pool that
@@ -490,6 +492,9 @@ func (s *Sampler) read(r *raw) error {
 			if r.nfsd, err = nfsdPool(b); err != nil {
 				s.skip("/proc/fs/nfsd/pool_stats", err)
 			}
+			if b, ok := s.readFileQuiet("/proc/fs/nfsd/threads"); ok {
+				r.nfsd.Threads, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+			}
 		}
 	}
 	s.readTasks(r)
@@ -765,7 +770,7 @@ func (s *Sampler) delta(p, c *raw) Sample {
 	if c.nfsd.OK && p.nfsd.OK {
 		out.NFSd = &NFSdSample{PacketsPerS: round(sub(c.nfsd.Packets, p.nfsd.Packets) / dt),
 			EnqueuedPerS: round(sub(c.nfsd.SocketsEnqueued, p.nfsd.SocketsEnqueued) / dt),
-			WokenPerS:    round(sub(c.nfsd.ThreadsWoken, p.nfsd.ThreadsWoken) / dt)}
+			WokenPerS:    round(sub(c.nfsd.ThreadsWoken, p.nfsd.ThreadsWoken) / dt), Threads: c.nfsd.Threads}
 	}
 	if b, ok := s.readFileQuiet("/proc/mdstat"); ok {
 		out.MD = mdSyncs(b)

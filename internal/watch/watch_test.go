@@ -114,23 +114,32 @@ func TestReason(t *testing.T) {
 			nil},
 		// pool_stats of a kernel that queues only when no thread is idle
 		// (2.6, early 3.x): packets ≥ enqueued + woken.
-		{"nfsd threads exhausted (old kernel)",
-			repeat(5, Sample{CPU: idle, NFSd: &NFSdSample{PacketsPerS: 2000, EnqueuedPerS: 600, WokenPerS: 1300}}),
+		{"nfsd threads exhausted (old kernel, 16 threads)",
+			repeat(5, Sample{CPU: idle, NFSd: &NFSdSample{PacketsPerS: 2000, EnqueuedPerS: 900, WokenPerS: 1000, Threads: 16}}),
 			[]string{"cpu:nfsd threads"}},
+		{"a third waits: 16 threads are not saturated, 1 thread of unknown count neither",
+			repeat(5, Sample{CPU: idle, NFSd: &NFSdSample{PacketsPerS: 2000, EnqueuedPerS: 600, WokenPerS: 1300}}),
+			nil},
 		{"nfsd with idle threads (old kernel)",
 			repeat(5, Sample{CPU: idle, NFSd: &NFSdSample{PacketsPerS: 2000, EnqueuedPerS: 20, WokenPerS: 1950}}),
 			nil},
 		// A kernel that queues every transport (6.1): packets = enqueued,
 		// threads-woken counts the hand-overs an idle thread took.
-		{"nfsd threads exhausted (every transport queued)",
-			repeat(5, Sample{CPU: idle, NFSd: &NFSdSample{PacketsPerS: 40, EnqueuedPerS: 40, WokenPerS: 2}}),
+		// The kernel lab's 6.1 nfsd under 8 parallel readers (pool_stats
+		// deltas of a bench share run): 1 thread, 94% waited; 8 threads,
+		// 46% waited (below the 57% of 8 threads busy 85% of the time).
+		{"nfsd threads exhausted (every transport queued; lab, 1 thread)",
+			repeat(5, Sample{CPU: idle, NFSd: &NFSdSample{PacketsPerS: 568, EnqueuedPerS: 568, WokenPerS: 35, Threads: 1}}),
 			[]string{"cpu:nfsd threads"}},
+		{"8 nfsd threads with one idle for half the work (lab)",
+			repeat(5, Sample{CPU: idle, NFSd: &NFSdSample{PacketsPerS: 1564, EnqueuedPerS: 1564, WokenPerS: 849, Threads: 8}}),
+			nil},
 		{"nfsd with idle threads (every transport queued)",
 			repeat(5, Sample{CPU: idle, NFSd: &NFSdSample{PacketsPerS: 2000, EnqueuedPerS: 2000, WokenPerS: 1990}}),
 			nil},
 		{"nfsd threads busy on busy CPUs: the CPUs, not the thread count",
 			repeat(5, Sample{CPU: CPUSample{BusyPct: 96, Cores: []CoreShare{{CPU: 0, BusyPct: 96}, {CPU: 1, BusyPct: 96}}},
-				NFSd: &NFSdSample{PacketsPerS: 300, EnqueuedPerS: 300, WokenPerS: 150}}),
+				NFSd: &NFSdSample{PacketsPerS: 300, EnqueuedPerS: 300, WokenPerS: 10, Threads: 1}}),
 			[]string{"cpu:all CPUs"}},
 		// QD1 (a single-threaded copy with fsync per block): 300 IOPS ×
 		// 2 ms = 0.6 in flight = 60% busy; below the 80% saturation line,
@@ -438,6 +447,16 @@ func TestNoIdleShare(t *testing.T) {
 		s, h := NoIdleShare(c.packets, c.enq, c.woken)
 		if math.Abs(s-c.wantShare) > 0.001 || h != c.wantHandled {
 			t.Errorf("%s: NoIdleShare(%v, %v, %v) = %.3f of %v, want %.3f of %v", c.name, c.packets, c.enq, c.woken, s, h, c.wantShare, c.wantHandled)
+		}
+	}
+}
+
+// TestNfsdQueued: the share of arrivals that wait in a pool of n threads
+// busy 85% of the time (Erlang C).
+func TestNfsdQueued(t *testing.T) {
+	for n, want := range map[int]float64{0: 0.85, 1: 0.85, 2: 0.781, 8: 0.573, 16: 0.433, 64: 0.143} {
+		if got := nfsdQueued(n); math.Abs(got-want) > 0.001 {
+			t.Errorf("nfsdQueued(%d) = %.3f, want %.3f", n, got, want)
 		}
 	}
 }
