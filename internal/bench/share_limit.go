@@ -180,7 +180,7 @@ func serverLimit(t TestResult, v *ShareServerView, info ShareInfo) (ShareLimit, 
 			case th != "":
 				why += fmt.Sprintf("; the cost is nfsd's %s threads: every one was serving a request", th)
 			}
-			if th != "" {
+			if th != "" && !strings.Contains(strings.Join(ev, "\n"), "/proc/fs/nfsd/threads") {
 				ev = append(ev, "/proc/fs/nfsd/threads: "+th)
 			}
 			cs = append(cs, cand{b.Utilization, ShareLimit{Test: t.Name, Layer: "server-cpu", Subject: b.Subject, Why: why, Evidence: ev}})
