@@ -124,6 +124,13 @@ func networkLimit(t TestResult, tcp *ShareTCP, host string) (ShareLimit, bool) {
 		fmt.Sprintf("%s: %s = %s of payload", t.Name, units.MBs(units.MBsOfMiB(t.MiBPerS)), units.Mbit(rate)),
 		fmt.Sprintf("raw TCP %s to %s, %d stream(s), same run: %s", dir, tcp.Server, tcp.Streams, units.Mbit(raw)),
 	}}
+	if frac > 1/NetworkShare {
+		// The share moved clearly more than raw TCP in the same
+		// direction: the one raw stream was held back by something the
+		// share's connections were not (its window, the CPU of one
+		// stream), so it is no ceiling to judge the share by.
+		return ShareLimit{}, false
+	}
 	if frac >= NetworkShare {
 		l.Layer = "network"
 		l.Why = fmt.Sprintf("the share moves %.0f%% of what raw TCP moves %s: the network is the limit", frac*100, dir)
@@ -166,7 +173,17 @@ func serverLimit(t TestResult, v *ShareServerView, info ShareInfo) (ShareLimit, 
 			cs = append(cs, cand{b.Utilization, ShareLimit{Test: t.Name, Layer: "server-cpu", Subject: b.Subject,
 				Why: b.Why + "; " + cpuCost(info, v, ""), Evidence: ev}})
 		case b.Kind == "cpu" && b.Subject == "nfsd threads":
-			cs = append(cs, cand{b.Utilization, ShareLimit{Test: t.Name, Layer: "server-cpu", Subject: b.Subject, Why: b.Why, Evidence: ev}})
+			why, th := b.Why, strings.TrimSpace(v.Settings["nfsd threads"])
+			switch {
+			case th == "1":
+				why += "; the cost is one nfsd thread: it serves every request in turn, waiting for each disk read, while the others queue"
+			case th != "":
+				why += fmt.Sprintf("; the cost is nfsd's %s threads: every one was serving a request", th)
+			}
+			if th != "" && !strings.Contains(strings.Join(ev, "\n"), "/proc/fs/nfsd/threads") {
+				ev = append(ev, "/proc/fs/nfsd/threads: "+th)
+			}
+			cs = append(cs, cand{b.Utilization, ShareLimit{Test: t.Name, Layer: "server-cpu", Subject: b.Subject, Why: why, Evidence: ev}})
 		case b.Kind == "disk" && b.Cgroup != "" && (onShare(b.Subject) || len(v.Devices) == 0):
 			cs = append(cs, cand{b.Utilization, ShareLimit{Test: t.Name, Layer: "disk", Subject: b.Subject + " (cgroup " + b.Cgroup + ")", Why: b.Why, Evidence: ev}})
 		case b.Kind == "disk" && b.Cgroup == "":

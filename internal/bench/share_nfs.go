@@ -25,10 +25,20 @@ import (
 // nfs-common's mount helper; this client runs anywhere the binary runs
 // (laptops included), so it is the default.
 
+// nfsCallTimeout is how long a call waits for its reply before the
+// library sends it again: the Linux client's default over TCP (nfs(5):
+// timeo=600, tenths of a second). The library's own 5 s re-sent every
+// request a busy server had queued longer than that: with one nfsd
+// thread and 32 reads of 1 MiB in flight, each waited over 10 s, was sent
+// two or three times, and the server read it again each time (a READ is
+// not in nfsd's duplicate reply cache) until the connection broke.
+const nfsCallTimeout = 60 * time.Second
+
 func init() {
 	// The library logs server-chosen strings with log.Printf: silence it
 	// (a value a peer chose never reaches the terminal unfiltered).
 	util.DefaultLogger = quietLogger{}
+	rpc.DefaultReadTimeout = nfsCallTimeout
 }
 
 type quietLogger struct{}

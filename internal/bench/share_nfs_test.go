@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-git/go-billy/v5/osfs"
 	gonfs "github.com/willscott/go-nfs"
+	"github.com/willscott/go-nfs-client/nfs/rpc"
 	nfshelper "github.com/willscott/go-nfs/helpers"
 )
 
@@ -56,5 +57,14 @@ func TestRunShareNFS(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(planted); string(b) != "keep" {
 		t.Errorf("the planted file changed: %q", b)
+	}
+}
+
+// TestNFSCallTimeout: a call waits as long as the Linux client before it
+// is sent again (the library's 5 s re-sent every read one nfsd thread had
+// queued longer, and the server read each again).
+func TestNFSCallTimeout(t *testing.T) {
+	if rpc.DefaultReadTimeout != 60*time.Second {
+		t.Errorf("go-nfs-client re-sends a call after %v; want the kernel client's timeo=600 (60 s)", rpc.DefaultReadTimeout)
 	}
 }

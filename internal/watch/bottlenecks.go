@@ -40,8 +40,26 @@ const (
 	nicBusy      = 0.85 // of link speed or qdisc rate
 	tcpLimited   = 0.50 // share of the time a stream's sending waited for its send buffer or the peer's window
 	memStall     = 0.10 // PSI memory some
-	nfsdQueued   = 0.10 // share of NFS requests that found no idle nfsd thread
+	nfsdBusy     = 0.85 // an nfsd thread pool this busy is saturated (nfsdQueued)
 )
+
+// nfsdQueued is the share of the work handed to a pool of n nfsd threads
+// that finds every thread busy when the pool is busy nfsdBusy of the time:
+// Erlang C, the chance that an arrival must wait in an M/M/n queue at
+// that utilization (n = 1: 0.85; 8: 0.57; 16: 0.43). A single thread busy
+// 85% makes 85% of the requests wait; eight threads at the same 85% leave
+// one idle for nearly half of them. Unknown n counts as 1, the strictest.
+func nfsdQueued(n int) float64 {
+	n = max(n, 1)
+	a := float64(n) * nfsdBusy // offered load in threads
+	sum, term := 0.0, 1.0      // Σ a^k/k! for k < n; term = a^k/k!
+	for k := 0; k < n; k++ {
+		sum += term
+		term *= a / float64(k+1)
+	}
+	wait := term / (1 - nfsdBusy)
+	return wait / (sum + wait)
+}
 
 // Bottlenecks reads the samples of one watch and returns the bottlenecks, the
 // most binding first. It is a pure function: the same samples give the
@@ -243,23 +261,38 @@ func cpuBottlenecks(samples []Sample, n float64) []Bottleneck {
 			Why:      "the hypervisor ran other guests on this VM's CPUs: the VM gets less CPU than it has",
 			Next:     "ask for dedicated or more vCPUs; this is outside the guest's control"})
 	}
-	var sq, dr, pk, enq float64
+	var sq, dr, pk, enq, wk float64
+	threads := 0
 	for _, s := range samples {
 		sq += s.Softnet.SqueezedPerS
 		dr += s.Softnet.DroppedPerS
 		if s.NFSd != nil {
 			pk += s.NFSd.PacketsPerS
 			enq += s.NFSd.EnqueuedPerS
+			wk += s.NFSd.WokenPerS
+			threads = max(threads, s.NFSd.Threads)
 		}
 	}
 	sq, dr = sq/n, dr/n
-	if pk > 0 && enq/pk >= nfsdQueued && pk/n >= 10 {
-		u := enq / pk
-		out = append(out, Bottleneck{Kind: "cpu", Subject: "nfsd threads", Utilization: r2(u), Rate: r2(enq / n), Limit: r2(pk / n), Unit: "requests/s",
-			Score:    0.85 + u/10,
-			Evidence: []string{fmt.Sprintf("/proc/fs/nfsd/pool_stats: %.0f requests/s, %.0f/s (%.0f%%) found every nfsd thread busy and were queued", pk/n, enq/n, 100*u)},
-			Why:      "NFS requests wait for a free nfsd thread: the thread count, not a CPU or a disk, sets the pace",
-			Next:     "raise the number of nfsd threads (audit: nfs-threads-low), then `nastune tune`; if the threads are all waiting on disks, the disk verdicts apply first"})
+	if u, handed := NoIdleShare(pk, enq, wk); u >= nfsdQueued(threads) && handed/n >= 10 {
+		ev := fmt.Sprintf("/proc/fs/nfsd/pool_stats: %.0f hand-overs/s to the nfsd threads, %.0f%% found no idle thread (packets-arrived %.0f/s, sockets-enqueued %.0f/s, threads-woken %.0f/s); a pool of %d busy %.0f%% of the time leaves %.0f%% waiting (Erlang C)",
+			handed/n, 100*u, pk/n, enq/n, wk/n, max(threads, 1), 100*nfsdBusy, 100*nfsdQueued(threads))
+		if threads > 0 {
+			ev += fmt.Sprintf("; /proc/fs/nfsd/threads: %d", threads)
+		}
+		if busy >= allBusy && len(out) > 0 && out[0].Subject == "all CPUs" {
+			// Every CPU busy: the threads are busy waiting for CPU time,
+			// theirs or that of the work they wait for (the client's
+			// reads of its socket, the disk's completions); more threads
+			// would queue for the same CPUs.
+			out[0].Evidence = append(out[0].Evidence, ev+": every CPU was busy meanwhile, so more nfsd threads would wait for the same CPUs")
+		} else {
+			out = append(out, Bottleneck{Kind: "cpu", Subject: "nfsd threads", Utilization: r2(u), Rate: r2(u * handed / n), Limit: r2(handed / n), Unit: "requests/s",
+				Score:    0.85 + u/10,
+				Evidence: []string{ev},
+				Why:      "NFS requests wait for a free nfsd thread while the CPUs have time to spare: the thread count, not a CPU, sets the pace (each thread serves one request at a time, waiting for the disk included)",
+				Next:     "raise the number of nfsd threads (audit: nfs-threads-low), then `nastune tune`; if the threads are all waiting on disks, the disk verdicts apply first"})
+		}
 	}
 	ids := make([]int, 0, len(irq))
 	for c := range irq {

@@ -49,6 +49,7 @@ func (m *VM) setMeminfo(k []byte, v uint64) {
 type NFSdPool struct {
 	Packets, SocketsEnqueued, ThreadsWoken uint64
 	OK                                     bool
+	Threads                                int // /proc/fs/nfsd/threads
 }
 
 func nfsdPool(b []byte) (NFSdPool, error) {

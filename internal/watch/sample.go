@@ -143,11 +143,42 @@ type MemSample struct {
 	TotalBytes     uint64  `json:"total_bytes"`
 }
 
-// NFSdSample: requests per second and how many of them found no idle
-// nfsd thread (sockets enqueued).
+// NFSdSample: /proc/fs/nfsd/pool_stats as rates: transports handed to
+// the thread pool per second (packets-arrived), queued (sockets-enqueued)
+// and given to an idle thread it woke (threads-woken). What "queued"
+// means depends on the kernel (NoIdleShare).
 type NFSdSample struct {
 	PacketsPerS  float64 `json:"packets_per_s"`
 	EnqueuedPerS float64 `json:"sockets_enqueued_per_s"`
+	WokenPerS    float64 `json:"threads_woken_per_s"`
+	// Threads is /proc/fs/nfsd/threads (0: not read).
+	Threads int `json:"threads,omitempty"`
+}
+
+// NoIdleShare is the share of the work handed to nfsd's thread pool that
+// found no idle thread, from the three pool_stats counters (rates or
+// deltas), and how many hand-overs that share is of.
+//
+// Kernels before the lockless thread pool (svc_xprt_enqueue with
+// sp_threads, 2.6 and early 3.x) count packets-arrived on every call and
+// then either wake an idle thread (threads-woken) or queue the transport
+// (sockets-enqueued, only then): no idle = enqueued ÷ (enqueued + woken),
+// and packets ≥ enqueued + woken. Later kernels (svc_xprt_do_enqueue,
+// RQ_BUSY; 6.1 in the kernel lab; since 6.3 both columns print the same
+// per-CPU counter) queue every transport, counting it in packets-arrived
+// and sockets-enqueued alike, and count threads-woken when an idle thread
+// takes it: no idle = (enqueued − woken) ÷ enqueued, and enqueued + woken
+// > packets as soon as one thread was woken. With no thread woken both
+// readings agree (all queued), so the counters tell the two apart.
+func NoIdleShare(packets, enqueued, woken float64) (share, handed float64) {
+	switch {
+	case enqueued <= 0:
+		return 0, woken
+	case enqueued+woken > packets*1.001+0.5: // every transport queued
+		return max(0, enqueued-woken) / enqueued, enqueued
+	default: // queued only when no thread was idle
+		return enqueued / (enqueued + woken), enqueued + woken
+	}
 }
 
 // SelfSample is what watch itself cost in this interval.
@@ -461,6 +492,9 @@ func (s *Sampler) read(r *raw) error {
 			if r.nfsd, err = nfsdPool(b); err != nil {
 				s.skip("/proc/fs/nfsd/pool_stats", err)
 			}
+			if b, ok := s.readFileQuiet("/proc/fs/nfsd/threads"); ok {
+				r.nfsd.Threads, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+			}
 		}
 	}
 	s.readTasks(r)
@@ -735,7 +769,8 @@ func (s *Sampler) delta(p, c *raw) Sample {
 		AvailableBytes: c.vm.MemAvailableKiB << 10, TotalBytes: c.vm.MemTotalKiB << 10}
 	if c.nfsd.OK && p.nfsd.OK {
 		out.NFSd = &NFSdSample{PacketsPerS: round(sub(c.nfsd.Packets, p.nfsd.Packets) / dt),
-			EnqueuedPerS: round(sub(c.nfsd.SocketsEnqueued, p.nfsd.SocketsEnqueued) / dt)}
+			EnqueuedPerS: round(sub(c.nfsd.SocketsEnqueued, p.nfsd.SocketsEnqueued) / dt),
+			WokenPerS:    round(sub(c.nfsd.ThreadsWoken, p.nfsd.ThreadsWoken) / dt), Threads: c.nfsd.Threads}
 	}
 	if b, ok := s.readFileQuiet("/proc/mdstat"); ok {
 		out.MD = mdSyncs(b)

@@ -2,6 +2,7 @@ package watch
 
 import (
 	"context"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -111,12 +112,35 @@ func TestReason(t *testing.T) {
 		{"a brief spike is not a bottleneck",
 			append(repeat(4, Sample{CPU: idle}), Sample{CPU: idle, Disks: []DiskSample{{Name: "sda", UtilPct: 100}}}),
 			nil},
-		{"nfsd threads exhausted",
-			repeat(5, Sample{CPU: idle, NFSd: &NFSdSample{PacketsPerS: 2000, EnqueuedPerS: 600}}),
+		// pool_stats of a kernel that queues only when no thread is idle
+		// (2.6, early 3.x): packets ≥ enqueued + woken.
+		{"nfsd threads exhausted (old kernel, 16 threads)",
+			repeat(5, Sample{CPU: idle, NFSd: &NFSdSample{PacketsPerS: 2000, EnqueuedPerS: 900, WokenPerS: 1000, Threads: 16}}),
 			[]string{"cpu:nfsd threads"}},
-		{"nfsd with idle threads",
-			repeat(5, Sample{CPU: idle, NFSd: &NFSdSample{PacketsPerS: 2000, EnqueuedPerS: 20}}),
+		{"a third waits: 16 threads are not saturated, 1 thread of unknown count neither",
+			repeat(5, Sample{CPU: idle, NFSd: &NFSdSample{PacketsPerS: 2000, EnqueuedPerS: 600, WokenPerS: 1300}}),
 			nil},
+		{"nfsd with idle threads (old kernel)",
+			repeat(5, Sample{CPU: idle, NFSd: &NFSdSample{PacketsPerS: 2000, EnqueuedPerS: 20, WokenPerS: 1950}}),
+			nil},
+		// A kernel that queues every transport (6.1): packets = enqueued,
+		// threads-woken counts the hand-overs an idle thread took.
+		// The kernel lab's 6.1 nfsd under 8 parallel readers (pool_stats
+		// deltas of a bench share run): 1 thread, 94% waited; 8 threads,
+		// 46% waited (below the 57% of 8 threads busy 85% of the time).
+		{"nfsd threads exhausted (every transport queued; lab, 1 thread)",
+			repeat(5, Sample{CPU: idle, NFSd: &NFSdSample{PacketsPerS: 568, EnqueuedPerS: 568, WokenPerS: 35, Threads: 1}}),
+			[]string{"cpu:nfsd threads"}},
+		{"8 nfsd threads with one idle for half the work (lab)",
+			repeat(5, Sample{CPU: idle, NFSd: &NFSdSample{PacketsPerS: 1564, EnqueuedPerS: 1564, WokenPerS: 849, Threads: 8}}),
+			nil},
+		{"nfsd with idle threads (every transport queued)",
+			repeat(5, Sample{CPU: idle, NFSd: &NFSdSample{PacketsPerS: 2000, EnqueuedPerS: 2000, WokenPerS: 1990}}),
+			nil},
+		{"nfsd threads busy on busy CPUs: the CPUs, not the thread count",
+			repeat(5, Sample{CPU: CPUSample{BusyPct: 96, Cores: []CoreShare{{CPU: 0, BusyPct: 96}, {CPU: 1, BusyPct: 96}}},
+				NFSd: &NFSdSample{PacketsPerS: 300, EnqueuedPerS: 300, WokenPerS: 10, Threads: 1}}),
+			[]string{"cpu:all CPUs"}},
 		// QD1 (a single-threaded copy with fsync per block): 300 IOPS ×
 		// 2 ms = 0.6 in flight = 60% busy; below the 80% saturation line,
 		// yet the disk's latency sets the pace.
@@ -398,5 +422,41 @@ func TestTCPStreamsDelta(t *testing.T) {
 	g := got[0]
 	if g.Local != "192.168.1.10:445" || g.TxBps != 400e6 || g.RTTms != 20 || g.SndbufLimitedPct != 80 || g.RwndLimitedPct != 10 || !g.Limits {
 		t.Errorf("%+v", g)
+	}
+}
+
+// TestNoIdleShare: both meanings of pool_stats' sockets-enqueued. The
+// rows marked "lab" are the deltas of the kernel lab's 6.1 nfsd (Debian's
+// stock kernel, /proc/fs/nfsd/pool_stats before and after a bench share
+// run with 8 parallel readers): 1 thread 2 → 570 packets, all of them
+// enqueued, 0 → 35 woken; 8 threads 570 → 2134 packets, 35 → 884 woken.
+func TestNoIdleShare(t *testing.T) {
+	for _, c := range []struct {
+		name                   string
+		packets, enq, woken    float64
+		wantShare, wantHandled float64
+	}{
+		{"lab 6.1, 1 thread", 568, 568, 35, 0.938, 568},
+		{"lab 6.1, 8 threads", 1564, 1564, 849, 0.457, 1564},
+		{"6.1, none woken", 100, 100, 0, 1, 100},
+		{"old kernel: queued only when no thread idle", 2000, 600, 1300, 0.316, 1900},
+		{"old kernel: XPT_BUSY calls count as packets only", 2000, 0, 1500, 0, 1500},
+		{"old kernel: all queued", 50, 50, 0, 1, 50},
+		{"nothing", 0, 0, 0, 0, 0},
+	} {
+		s, h := NoIdleShare(c.packets, c.enq, c.woken)
+		if math.Abs(s-c.wantShare) > 0.001 || h != c.wantHandled {
+			t.Errorf("%s: NoIdleShare(%v, %v, %v) = %.3f of %v, want %.3f of %v", c.name, c.packets, c.enq, c.woken, s, h, c.wantShare, c.wantHandled)
+		}
+	}
+}
+
+// TestNfsdQueued: the share of arrivals that wait in a pool of n threads
+// busy 85% of the time (Erlang C).
+func TestNfsdQueued(t *testing.T) {
+	for n, want := range map[int]float64{0: 0.85, 1: 0.85, 2: 0.781, 8: 0.573, 16: 0.433, 64: 0.143} {
+		if got := nfsdQueued(n); math.Abs(got-want) > 0.001 {
+			t.Errorf("nfsdQueued(%d) = %.3f, want %.3f", n, got, want)
+		}
 	}
 }
