@@ -79,9 +79,13 @@ func TestFleetRole(t *testing.T) {
 	// first.
 	id := os.Getpid()
 	testutil.RemoveStale("/run/netns", []string{"nt-a-", "nt-b-"}, testutil.DelNetns)
+	// Two /24s no other run routes now (another run of this test, e.g. a
+	// second checkout's suite on the same machine, reached our addresses'
+	// twin sshd and was refused its key).
+	a, b := freeSubnets(t, id)
 	hosts := []*host{
-		{name: "nasa", ns: fmt.Sprintf("nt-a-%d", id), addr: "10.77.1.2", hostAddr: "10.77.1.1"},
-		{name: "nasb", ns: fmt.Sprintf("nt-b-%d", id), addr: "10.77.2.2", hostAddr: "10.77.2.1"},
+		{name: "nasa", ns: fmt.Sprintf("nt-a-%d", id), addr: a + ".2", hostAddr: a + ".1"},
+		{name: "nasb", ns: fmt.Sprintf("nt-b-%d", id), addr: b + ".2", hostAddr: b + ".1"},
 	}
 	for i, h := range hosts {
 		h := h
@@ -244,4 +248,24 @@ func waitPort(t *testing.T, addr string) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	t.Fatalf("sshd on %s did not come up", addr)
+}
+
+// freeSubnets returns two 10.77.N prefixes of /24s that no route of this
+// machine uses, starting at a place derived from seed so that concurrent
+// runs start apart.
+func freeSubnets(t *testing.T, seed int) (string, string) {
+	t.Helper()
+	out, err := exec.Command("ip", "-4", "route", "show", "table", "all").Output()
+	if err != nil {
+		t.Fatalf("ip route: %v", err)
+	}
+	used := func(n int) bool { return strings.Contains(string(out), fmt.Sprintf("10.77.%d.", n)) }
+	for i := 0; i < 120; i++ {
+		k := 2*((seed+i)%120) + 10
+		if !used(k) && !used(k+1) {
+			return fmt.Sprintf("10.77.%d", k), fmt.Sprintf("10.77.%d", k+1)
+		}
+	}
+	t.Fatal("no free 10.77.N.0/24 pair on this machine")
+	return "", ""
 }
