@@ -23,9 +23,12 @@ type Knob struct {
 	Values  []string `json:"values"`
 	// Skipped names candidates left out and why (harmful, too much memory).
 	Skipped []string `json:"skipped,omitempty"`
-	// Why says where the candidate comes from (tune --net: the BDP or the
-	// kernel default).
+	// Why says where the candidates come from (tune --net: the BDP).
 	Why string `json:"why,omitempty"`
+	// Ladder: Values ascend and the first that does not gain beyond the
+	// noise band over the best before it is the plateau: the larger ones
+	// are not tried (Run), so the smallest value that reaches it is kept.
+	Ladder bool `json:"ladder,omitempty"`
 }
 
 // Attrs are the attributes tune knows.

@@ -39,6 +39,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -312,6 +313,13 @@ func Run(ctx context.Context, m Measurer, a Applier, o Options) (res *Result, er
 				return res, fmt.Errorf("reverted %s but it reads %q, not %q", k.Path, rb, tp.From)
 			}
 			o.Log("%s %s → %s: %.1f %s (%+.1f%%): reverted, reads %s again", k.Path, tp.From, v, tp.Median, tp.Unit, tp.Gain, rb)
+			if k.Ladder && tp.Gain <= res.ThresholdPct {
+				if rest := k.Values[slices.Index(k.Values, v)+1:]; len(rest) > 0 {
+					tp.Why += fmt.Sprintf("; the plateau: the larger %s not tried", strings.Join(rest, ", "))
+					o.Log("%s: the plateau at %s; the larger values are not tried", k.Path, current[k.Path])
+				}
+				break
+			}
 		}
 		if outOfBudget {
 			res.Notes = append(res.Notes, fmt.Sprintf("budget %s reached after %s: the remaining candidates were not tried", o.Budget, spent().Round(time.Second)))
@@ -342,6 +350,10 @@ func Run(ctx context.Context, m Measurer, a Applier, o Options) (res *Result, er
 		res.FinalGain = round(gain(f.Median, b.Median) * 100)
 		if beyond(f, b, thr) {
 			o.Log("final: %.1f %s, baseline again %.1f %s (%+.1f%%): holds", f.Median, f.Unit, b.Median, b.Unit, res.FinalGain)
+			if n := plateauNote(res.Trials, f, thr); n != "" {
+				res.Notes = append(res.Notes, n)
+				o.Log("%s", n)
+			}
 			break
 		}
 		last := keeps[len(keeps)-1]
@@ -385,6 +397,26 @@ func Run(ctx context.Context, m Measurer, a Applier, o Options) (res *Result, er
 	}
 	res.RunID, res.Kept = id, kept
 	return res, nil
+}
+
+// plateauNote checks the kept values measured again (final, the final
+// run) against the best trial: within the noise band (thr) of its median
+// they hold the plateau, and it returns ""; else a note naming both. A
+// ladder keeps the smallest value that reaches the plateau, so a larger
+// one may have measured a little more, within the band, and was left.
+func plateauNote(trials []Trial, final Stat, thr float64) string {
+	best := -1
+	for i, t := range trials {
+		if t.Error == "" && t.Runs > 0 && (best < 0 || t.Median > trials[best].Median) {
+			best = i
+		}
+	}
+	if best < 0 || gain(trials[best].Median, final.Median) <= thr {
+		return ""
+	}
+	t := trials[best]
+	return fmt.Sprintf("the kept values measured %.1f %s in the final run, %.1f%% below the best trial (%s = %s: %.1f %s), beyond the %.1f%% noise band: the box or the path changed during the tune, or the trial was lucky; run tune again when both are quiet, or with a longer measurement",
+		final.Median, final.Unit, gain(t.Median, final.Median)*100, t.Knob, t.To, t.Median, t.Unit, thr*100)
 }
 
 func measureN(ctx context.Context, m Measurer, n int) ([]Sample, error) {

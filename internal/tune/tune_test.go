@@ -308,3 +308,103 @@ func TestScoreOfAStalledTest(t *testing.T) {
 		t.Errorf("score %.2f, want √2 × 100", s)
 	}
 }
+
+// A ladder (Knob.Ladder) keeps the smallest value that reaches the
+// plateau: the first rung that gains no more than the noise band ends the
+// knob's trials, and the larger rungs are not tried, even when they would
+// measure less (a buffer larger than the path needs lets a queue grow).
+func TestLadderStopsAtThePlateau(t *testing.T) {
+	const wmem = "/proc/sys/net/ipv4/tcp_wmem"
+	const rmem = "/proc/sys/net/ipv4/tcp_rmem"
+	mb := func(v string) float64 {
+		var n float64
+		fmt.Sscan(v, &n)
+		return n / (1 << 20)
+	}
+	// The path takes 4 MiB; beyond 8 MiB the queue costs a third.
+	speed := func(v map[string]string) float64 {
+		r := 1.0
+		for _, k := range []string{wmem, rmem} {
+			r *= min(mb(v[k]), 4) / 4
+			if mb(v[k]) > 8 {
+				r *= 0.66
+			}
+		}
+		return 1000 * r
+	}
+	vals := map[string]string{wmem: "65536", rmem: "65536"}
+	ladder := []string{"1048576", "2097152", "4194304", "8388608", "16777216"}
+	k := []Knob{
+		{Path: wmem, Current: vals[wmem], Values: ladder, Ladder: true},
+		{Path: rmem, Current: vals[rmem], Values: ladder, Ladder: true},
+	}
+	f := newFake(vals, speed, 0.02)
+	res, err := Run(context.Background(), f.measure, f, opts(k))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tried []string
+	for _, tr := range res.Trials {
+		tried = append(tried, fmt.Sprintf("%s=%s:%s", tr.Knob[len(tr.Knob)-4:], tr.To, tr.Verdict))
+	}
+	want := []string{
+		"wmem=1048576:kept", "wmem=2097152:kept", "wmem=4194304:kept", "wmem=8388608:reverted",
+		"rmem=1048576:kept", "rmem=2097152:kept", "rmem=4194304:kept", "rmem=8388608:reverted",
+	}
+	if strings.Join(tried, " ") != strings.Join(want, " ") {
+		t.Errorf("trials:\n%s\nwant:\n%s", strings.Join(tried, " "), strings.Join(want, " "))
+	}
+	if w := res.Trials[3].Why; !strings.Contains(w, "the plateau: the larger 16777216 not tried") {
+		t.Errorf("the plateau rung says %q", w)
+	}
+	if len(res.Kept) != 2 || res.Kept[0].To != "4194304" || res.Kept[1].To != "4194304" {
+		t.Errorf("kept %+v, want both at 4194304", res.Kept)
+	}
+	for _, n := range res.Notes {
+		if strings.Contains(n, "below the best trial") {
+			t.Errorf("note: %s", n)
+		}
+	}
+	// Without Ladder every value is tried (the --file ladders).
+	vals = map[string]string{wmem: "65536", rmem: "65536"}
+	k[0].Ladder, k[1].Ladder = false, false
+	k[0].Current, k[1].Current = "65536", "65536"
+	f = newFake(vals, speed, 0.02)
+	if res, err = Run(context.Background(), f.measure, f, opts(k)); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Trials) != 10 {
+		t.Errorf("without Ladder %d trials, want 10", len(res.Trials))
+	}
+}
+
+// plateauNote: the kept values measured again in the final run must be
+// within the noise band of the best trial.
+func TestPlateauNote(t *testing.T) {
+	tr := func(knob, to string, median float64, runs int, err string) Trial {
+		return Trial{Knob: knob, To: to, Stat: Stat{Median: median, Runs: runs, Unit: "score"}, Error: err}
+	}
+	trials := []Trial{
+		tr("wmem", "1M", 300, 3, ""), tr("wmem", "2M", 420, 3, ""), tr("wmem", "4M", 440, 3, ""),
+		tr("wmem", "8M", 0, 0, "invalid argument"),
+	}
+	for _, tc := range []struct {
+		final float64
+		thr   float64
+		want  string
+	}{
+		{430, 0.05, ""}, // 2.3% below 4M's 440: within the band
+		{420, 0.05, ""}, // 4.8%
+		{400, 0.05, "10.0% below the best trial (wmem = 4M: 440.0 score), beyond the 5.0% noise band"},
+		{400, 0.12, ""}, // a wider band
+		{500, 0.05, ""}, // above every trial
+	} {
+		got := plateauNote(trials, Stat{Median: tc.final, Unit: "score"}, tc.thr)
+		if tc.want == "" && got != "" || tc.want != "" && !strings.Contains(got, tc.want) {
+			t.Errorf("final %.0f, band %.0f%%: %q, want %q", tc.final, tc.thr*100, got, tc.want)
+		}
+	}
+	if got := plateauNote(nil, Stat{Median: 1}, 0.05); got != "" {
+		t.Errorf("no trials: %q", got)
+	}
+}
