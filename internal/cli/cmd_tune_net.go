@@ -13,6 +13,7 @@ import (
 	"github.com/nastune/nastune/internal/bench"
 	"github.com/nastune/nastune/internal/hostfs"
 	"github.com/nastune/nastune/internal/probe"
+	"github.com/nastune/nastune/internal/render"
 	"github.com/nastune/nastune/internal/rules"
 	"github.com/nastune/nastune/internal/tune"
 	"github.com/nastune/nastune/internal/units"
@@ -83,7 +84,8 @@ func runTuneNet(ctx context.Context, o *tuneOptions, env *Env) error {
 	fmt.Fprintf(w, "  path: RTT %.1f ms (fastest of %d TCP connects); one stream as found sends %s (tcp_wmem max %s), receives %s (tcp_rmem max %s)\n",
 		float64(p.RTT.Microseconds())/1000, p.RTTProbes, units.BitRate(p.SendBPS), bufSize(p.WmemMax), units.BitRate(p.ReceiveBPS), bufSize(p.RmemMax))
 	if p.ProbeError != "" {
-		fmt.Fprintf(w, "  probe with a buffer of its own: failed (%s); sized by the streams as found\n", p.ProbeError)
+		// The error may quote the server's refusal: a peer's text.
+		fmt.Fprintf(w, "  probe with a buffer of its own: failed (%s); sized by the streams as found\n", render.CleanLine(p.ProbeError))
 	} else {
 		fmt.Fprintf(w, "  probe, a stream that sets its own buffer (as iperf3 -w; net.core.*mem_max caps it, tcp_*mem does not): sends %s (SO_SNDBUF %s), receives %s (SO_RCVBUF %s)\n",
 			units.BitRate(p.ProbeSendBPS), bufSize(p.ProbeSendBuf), units.BitRate(p.ProbeReceiveBPS), bufSize(p.ProbeReceiveBuf))
@@ -93,7 +95,7 @@ func runTuneNet(ctx context.Context, o *tuneOptions, env *Env) error {
 	if p.Floor {
 		fmt.Fprintln(w, "  every stream measured was window-limited (rate × RTT reached a quarter of its buffer): the path may be faster, so the ladder goes on doubling until the gain stops (give the link's rate with --rate MBIT to size from it)")
 	}
-	fmt.Fprintln(w, "  each ladder is tried smallest first; the first value that gains no more than the noise band is the plateau, and the larger ones are not tried")
+	fmt.Fprintln(w, "  each ladder is tried smallest first; two values in a row that gain no more than the noise band are the plateau, and the larger ones are not tried")
 	if !env2.InitNetNS {
 		fmt.Fprintln(w, "  this is not the initial network namespace: tcp_rmem/tcp_wmem are this namespace's own; net.core.*mem_max are the host's and read-only here")
 	}

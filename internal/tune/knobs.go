@@ -25,9 +25,10 @@ type Knob struct {
 	Skipped []string `json:"skipped,omitempty"`
 	// Why says where the candidates come from (tune --net: the BDP).
 	Why string `json:"why,omitempty"`
-	// Ladder: Values ascend and the first that does not gain beyond the
-	// noise band over the best before it is the plateau: the larger ones
-	// are not tried (Run), so the smallest value that reaches it is kept.
+	// Ladder: Values ascend, and two in a row that do not gain beyond the
+	// noise band over the best before them are the plateau: the larger
+	// ones are not tried (Run). Each is kept only when it gains, so the
+	// smallest value that reaches the plateau is kept.
 	Ladder bool `json:"ladder,omitempty"`
 }
 

@@ -49,8 +49,8 @@ import (
 //
 // The candidates (NetLadder) are a ladder around 2 × BDP, tried smallest
 // first, each kept only when it gains beyond the noise band over the one
-// before (Knob.Ladder): the first rung that gains no more is the plateau,
-// and larger ones are not tried. So tune keeps the smallest maximum that
+// before (Knob.Ladder): two rungs in a row that gain no more are the
+// plateau, and larger ones are not tried. So tune keeps the smallest maximum that
 // reaches the plateau, not the largest the box allows — a larger buffer
 // than the path needs only lets a queue in the path grow (a router's, a
 // VPN's, the lab relay's), and it can measure less. Only values above the

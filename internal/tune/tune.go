@@ -172,6 +172,11 @@ type Result struct {
 	Interrupted   bool     `json:"interrupted,omitempty"`
 }
 
+// ladderFlat is how many rungs in a row must gain no more than the noise
+// band before a ladder (Knob.Ladder) counts as on its plateau: one unlucky
+// measurement (a load spike) must not end the climb below it.
+const ladderFlat = 2
+
 // ErrInterrupted: a signal stopped the run; every trial was reverted.
 var ErrInterrupted = errors.New("interrupted: every trial value was reverted")
 
@@ -248,6 +253,7 @@ func Run(ctx context.Context, m Measurer, a Applier, o Options) (res *Result, er
 				current[k.Path] = v
 			}
 		}
+		flat := 0 // ladder rungs in a row that did not gain
 		for _, v := range k.Values {
 			if v == current[k.Path] {
 				continue // already the value (another knob's keep set it)
@@ -295,6 +301,7 @@ func Run(ctx context.Context, m Measurer, a Applier, o Options) (res *Result, er
 				}
 				best = tp.Stat
 				current[k.Path] = v
+				flat = 0
 				o.Log("%s %s → %s: %.1f %s (%+.1f%%): kept", k.Path, tp.From, v, tp.Median, tp.Unit, tp.Gain)
 				continue
 			}
@@ -314,11 +321,12 @@ func Run(ctx context.Context, m Measurer, a Applier, o Options) (res *Result, er
 			}
 			o.Log("%s %s → %s: %.1f %s (%+.1f%%): reverted, reads %s again", k.Path, tp.From, v, tp.Median, tp.Unit, tp.Gain, rb)
 			if k.Ladder && tp.Gain <= res.ThresholdPct {
-				if rest := k.Values[slices.Index(k.Values, v)+1:]; len(rest) > 0 {
-					tp.Why += fmt.Sprintf("; the plateau: the larger %s not tried", strings.Join(rest, ", "))
+				flat++
+				if rest := k.Values[slices.Index(k.Values, v)+1:]; flat >= ladderFlat && len(rest) > 0 {
+					tp.Why += fmt.Sprintf("; the plateau (%d rungs in a row without a gain): the larger %s not tried", flat, strings.Join(rest, ", "))
 					o.Log("%s: the plateau at %s; the larger values are not tried", k.Path, current[k.Path])
+					break
 				}
-				break
 			}
 		}
 		if outOfBudget {

@@ -310,9 +310,10 @@ func TestScoreOfAStalledTest(t *testing.T) {
 }
 
 // A ladder (Knob.Ladder) keeps the smallest value that reaches the
-// plateau: the first rung that gains no more than the noise band ends the
-// knob's trials, and the larger rungs are not tried, even when they would
-// measure less (a buffer larger than the path needs lets a queue grow).
+// plateau: two rungs in a row that gain no more than the noise band end
+// the knob's trials, and the larger rungs are not tried, even when they
+// would measure less (a buffer larger than the path needs lets a queue
+// grow). One rung that measures low (a load spike) does not end the climb.
 func TestLadderStopsAtThePlateau(t *testing.T) {
 	const wmem = "/proc/sys/net/ipv4/tcp_wmem"
 	const rmem = "/proc/sys/net/ipv4/tcp_rmem"
@@ -322,7 +323,7 @@ func TestLadderStopsAtThePlateau(t *testing.T) {
 		return n / (1 << 20)
 	}
 	// The path takes 4 MiB; beyond 8 MiB the queue costs a third.
-	speed := func(v map[string]string) float64 {
+	plateau := func(v map[string]string) float64 {
 		r := 1.0
 		for _, k := range []string{wmem, rmem} {
 			r *= min(mb(v[k]), 4) / 4
@@ -332,49 +333,73 @@ func TestLadderStopsAtThePlateau(t *testing.T) {
 		}
 		return 1000 * r
 	}
-	vals := map[string]string{wmem: "65536", rmem: "65536"}
-	ladder := []string{"1048576", "2097152", "4194304", "8388608", "16777216"}
-	k := []Knob{
-		{Path: wmem, Current: vals[wmem], Values: ladder, Ladder: true},
-		{Path: rmem, Current: vals[rmem], Values: ladder, Ladder: true},
+	// The same, but rmem's 2 MiB rung is measured during a load spike.
+	spike := func(v map[string]string) float64 {
+		if mb(v[rmem]) == 2 {
+			return plateau(map[string]string{wmem: v[wmem], rmem: "1048576"}) * 0.9
+		}
+		return plateau(v)
 	}
-	f := newFake(vals, speed, 0.02)
+	ladder := []string{"1048576", "2097152", "4194304", "8388608", "16777216", "33554432"}
+	for _, tc := range []struct {
+		name  string
+		speed func(map[string]string) float64
+		want  []string
+		why   int    // the trial whose Why names the plateau
+		kept  string // both knobs
+	}{
+		{"plateau at 4 MiB", plateau, []string{
+			"wmem=1048576:kept", "wmem=2097152:kept", "wmem=4194304:kept", "wmem=8388608:reverted", "wmem=16777216:reverted",
+			"rmem=1048576:kept", "rmem=2097152:kept", "rmem=4194304:kept", "rmem=8388608:reverted", "rmem=16777216:reverted",
+		}, 4, "4194304"},
+		{"a spike at rmem's 2 MiB rung", spike, []string{
+			"wmem=1048576:kept", "wmem=2097152:kept", "wmem=4194304:kept", "wmem=8388608:reverted", "wmem=16777216:reverted",
+			"rmem=1048576:kept", "rmem=2097152:reverted", "rmem=4194304:kept", "rmem=8388608:reverted", "rmem=16777216:reverted",
+		}, 9, "4194304"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			vals := map[string]string{wmem: "65536", rmem: "65536"}
+			k := []Knob{
+				{Path: wmem, Current: vals[wmem], Values: ladder, Ladder: true},
+				{Path: rmem, Current: vals[rmem], Values: ladder, Ladder: true},
+			}
+			f := newFake(vals, tc.speed, 0.02)
+			res, err := Run(context.Background(), f.measure, f, opts(k))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var tried []string
+			for _, tr := range res.Trials {
+				tried = append(tried, fmt.Sprintf("%s=%s:%s", tr.Knob[len(tr.Knob)-4:], tr.To, tr.Verdict))
+			}
+			if strings.Join(tried, " ") != strings.Join(tc.want, " ") {
+				t.Errorf("trials:\n%s\nwant:\n%s", strings.Join(tried, " "), strings.Join(tc.want, " "))
+			}
+			if len(res.Trials) > tc.why {
+				if w := res.Trials[tc.why].Why; !strings.Contains(w, "the plateau (2 rungs in a row without a gain): the larger 33554432 not tried") {
+					t.Errorf("the plateau rung says %q", w)
+				}
+			}
+			if len(res.Kept) != 2 || res.Kept[0].To != tc.kept || res.Kept[1].To != tc.kept {
+				t.Errorf("kept %+v, want both at %s", res.Kept, tc.kept)
+			}
+			for _, n := range res.Notes {
+				if strings.Contains(n, "below the best trial") {
+					t.Errorf("note: %s", n)
+				}
+			}
+		})
+	}
+	// Without Ladder every value is tried (the --file ladders).
+	vals := map[string]string{wmem: "65536", rmem: "65536"}
+	k := []Knob{{Path: wmem, Current: "65536", Values: ladder}, {Path: rmem, Current: "65536", Values: ladder}}
+	f := newFake(vals, plateau, 0.02)
 	res, err := Run(context.Background(), f.measure, f, opts(k))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var tried []string
-	for _, tr := range res.Trials {
-		tried = append(tried, fmt.Sprintf("%s=%s:%s", tr.Knob[len(tr.Knob)-4:], tr.To, tr.Verdict))
-	}
-	want := []string{
-		"wmem=1048576:kept", "wmem=2097152:kept", "wmem=4194304:kept", "wmem=8388608:reverted",
-		"rmem=1048576:kept", "rmem=2097152:kept", "rmem=4194304:kept", "rmem=8388608:reverted",
-	}
-	if strings.Join(tried, " ") != strings.Join(want, " ") {
-		t.Errorf("trials:\n%s\nwant:\n%s", strings.Join(tried, " "), strings.Join(want, " "))
-	}
-	if w := res.Trials[3].Why; !strings.Contains(w, "the plateau: the larger 16777216 not tried") {
-		t.Errorf("the plateau rung says %q", w)
-	}
-	if len(res.Kept) != 2 || res.Kept[0].To != "4194304" || res.Kept[1].To != "4194304" {
-		t.Errorf("kept %+v, want both at 4194304", res.Kept)
-	}
-	for _, n := range res.Notes {
-		if strings.Contains(n, "below the best trial") {
-			t.Errorf("note: %s", n)
-		}
-	}
-	// Without Ladder every value is tried (the --file ladders).
-	vals = map[string]string{wmem: "65536", rmem: "65536"}
-	k[0].Ladder, k[1].Ladder = false, false
-	k[0].Current, k[1].Current = "65536", "65536"
-	f = newFake(vals, speed, 0.02)
-	if res, err = Run(context.Background(), f.measure, f, opts(k)); err != nil {
-		t.Fatal(err)
-	}
-	if len(res.Trials) != 10 {
-		t.Errorf("without Ladder %d trials, want 10", len(res.Trials))
+	if len(res.Trials) != 12 {
+		t.Errorf("without Ladder %d trials, want 12", len(res.Trials))
 	}
 }
 
