@@ -30,6 +30,11 @@ type Knob struct {
 	// ones are not tried (Run). Each is kept only when it gains, so the
 	// smallest value that reaches the plateau is kept.
 	Ladder bool `json:"ladder,omitempty"`
+	// Tests are the tests this knob can change, when not all (tune --net:
+	// tcp_wmem the send stream, tcp_rmem the receive one). Its trials are
+	// judged by those alone, against their own noise band, so the noise
+	// of a test it cannot change stays out of its verdict.
+	Tests []string `json:"tests,omitempty"`
 }
 
 // Attrs are the attributes tune knows.

@@ -43,8 +43,8 @@ import (
 // asks for the largest buffer a program may have (SO_SNDBUF / SO_RCVBUF
 // up to net.core.wmem_max / rmem_max, as iperf3 -w), which tcp_wmem /
 // tcp_rmem do not cap; --rate (the link or the WAN contract) counts when
-// given. A measurement is window-limited when its rate × RTT reaches a
-// quarter of the buffer it had; when every one was (and no --rate), the
+// given. A measurement is window-limited when its rate × RTT reaches 80%
+// of the window its buffer allows (about half the buffer); when every one was (and no --rate), the
 // rate is only a floor.
 //
 // The candidates (NetLadder) are a ladder around 2 × BDP, tried smallest
@@ -147,13 +147,12 @@ func NetMeasurer(o bench.NetOptions, d time.Duration) Measurer {
 }
 
 // WindowLimited says whether a stream of bps over a path of rtt was held
-// back by a buffer of buf bytes: its rate × RTT reached a quarter of buf
-// (the window is at most the buffer less the kernel's per-packet
-// overhead, about half of it; a quarter leaves room for a window that was
-// still growing). buf ≤ 0 (unknown) counts as limited: nothing says it was
-// not.
+// back by a buffer of buf bytes: its rate × RTT reached 80% of the window
+// the buffer allows, about half of it (the kernel counts its per-packet
+// overhead against the buffer: tcp_adv_win_scale 1). buf ≤ 0 (unknown)
+// counts as limited: nothing says it was not.
 func WindowLimited(bps float64, rtt time.Duration, buf int64) bool {
-	return buf <= 0 || float64(calc.BDP(bps, rtt)) >= float64(buf)/4
+	return buf <= 0 || float64(calc.BDP(bps, rtt)) >= 0.4*float64(buf)
 }
 
 // ProbeBuf is the buffer the probe streams ask for (SO_SNDBUF/SO_RCVBUF;
@@ -231,7 +230,8 @@ func SizePath(p *NetPath) {
 // path that needs need bytes (2 × BDP), smallest first, each rounded up to
 // 64 KiB: need/4, need/2, need and 2 × need (the rung that shows the
 // plateau); when need is only a floor, on doubling past it up to
-// 256 × need (the ladder stops where the gain does). Only values above cur
+// 16 × need or 16 MiB, whichever is more (the ladder stops where the gain
+// does). Only values above cur
 // and at most limit (the RAM cap; ≤ 0: none; never above what the C int
 // of tcp_rmem holds) are tried; a need above limit is tried at limit. When
 // cur already covers need (and need is not a floor) nothing is tried.
@@ -245,7 +245,9 @@ func NetLadder(cur, need, limit int64, floor bool) []int64 {
 	}
 	mults := []float64{0.25, 0.5, 1, 2}
 	if floor {
-		mults = append(mults, 4, 8, 16, 32, 64, 128, 256)
+		for f := 4.0; float64(need)*f <= float64(max(16*need, 16<<20)); f *= 2 {
+			mults = append(mults, f)
+		}
 	}
 	var out []int64
 	for _, f := range mults {
@@ -400,6 +402,12 @@ func NetKnobs(p NetPath, e NetEnv) []Knob {
 			k.Values = append(k.Values, v)
 		}
 		k.Ladder = true
+		// A send buffer changes the stream this host sends, a receive
+		// buffer the one it receives: each is judged by its own.
+		k.Tests = []string{"send"}
+		if strings.Contains(key, "rmem") {
+			k.Tests = []string{"receive"}
+		}
 		k.Why = "smallest first, until the gain stops: " + why
 		out = append(out, k)
 	}

@@ -29,11 +29,15 @@ func TestSizePath(t *testing.T) {
 		need  uint64
 	}{
 		// 64 KiB maxima on a 20 ms path read the window (26 Mbit/s is
-		// 64 KiB / 20 ms); the probe's 8 MiB buffer holds 900 Mbit/s ×
-		// 20 ms = 2.25 MB, more than a quarter of it: a floor too.
-		{"sabotaged: the probe sizes, still a floor at 8 MiB", NetPath{RTT: ms20, SendBPS: 26e6, ReceiveBPS: 13e6, WmemMax: 65536, RmemMax: 65536,
+		// 64 KiB / 20 ms); the probe's 8 MiB buffer allows a 4 MiB
+		// window, and 900 Mbit/s × 20 ms = 2.25 MB is below 80% of it.
+		{"sabotaged: the probe sizes", NetPath{RTT: ms20, SendBPS: 26e6, ReceiveBPS: 13e6, WmemMax: 65536, RmemMax: 65536,
 			ProbeSendBPS: 900e6, ProbeReceiveBPS: 850e6, ProbeSendBuf: 8 << 20, ProbeReceiveBuf: 8 << 20},
-			900e6, "the probe sending with SO_SNDBUF", true, 4521984},
+			900e6, "the probe sending with SO_SNDBUF", false, 4521984},
+		// 1.5 Gbit/s × 20 ms = 3.75 MB fills 80% of the probe's window.
+		{"the probe window-limited too: a floor", NetPath{RTT: ms20, SendBPS: 26e6, ReceiveBPS: 13e6, WmemMax: 65536, RmemMax: 65536,
+			ProbeSendBPS: 1.5e9, ProbeReceiveBPS: 1.45e9, ProbeSendBuf: 8 << 20, ProbeReceiveBuf: 8 << 20},
+			1.5e9, "the probe sending with SO_SNDBUF", true, 7536640},
 		{"sabotaged, the probe below its buffer: the path's rate", NetPath{RTT: ms20, SendBPS: 26e6, ReceiveBPS: 13e6, WmemMax: 65536, RmemMax: 65536,
 			ProbeSendBPS: 400e6, ProbeReceiveBPS: 450e6, ProbeSendBuf: 8 << 20, ProbeReceiveBuf: 8 << 20},
 			450e6, "the probe receiving with SO_RCVBUF", false, 2293760},
@@ -64,9 +68,11 @@ func TestWindowLimited(t *testing.T) {
 		{26e6, 20 * time.Millisecond, 65536, true},      // 65 KB in flight, the whole buffer
 		{90e6, 20 * time.Millisecond, 32 << 20, false},  // a shaper far below the window
 		{800e6, 20 * time.Millisecond, 4 << 20, true},   // 2 MB in flight of a 4 MiB buffer
+		{800e6, 20 * time.Millisecond, 8 << 20, false},  // the probe\'s 8 MiB
 		{940e6, 200 * time.Microsecond, 4 << 20, false}, // a gigabit LAN
 		{100e6, 20 * time.Millisecond, 0, true},         // the buffer unknown
-		{10e6, 100 * time.Millisecond, 500000, true},    // exactly a quarter
+		{10e6, 100 * time.Millisecond, 312500, true},    // exactly 80% of half the buffer
+		{10e6, 100 * time.Millisecond, 312600, false},
 	} {
 		if got := WindowLimited(tc.bps, tc.rtt, tc.buf); got != tc.want {
 			t.Errorf("WindowLimited(%.0f, %v, %d) = %v, want %v", tc.bps, tc.rtt, tc.buf, got, tc.want)
@@ -86,9 +92,9 @@ func TestNetLadder(t *testing.T) {
 		{"rounded up to 64 KiB", 64 * k, 5000000, 0, false, []int64{20 * 64 * k, 39 * 64 * k, 77 * 64 * k, 153 * 64 * k}},
 		{"the rungs at or below the value found are left out", 2 * m, 4 * m, 0, false, []int64{4 * m, 8 * m}},
 		{"already covers need: nothing", 32 * m, 5 * m, 0, false, nil},
-		{"a floor: doubling on, up to 256 × need", 64 * k, 128 * k, 0, true, []int64{128 * k, 256 * k, 512 * k, 1 * m, 2 * m, 4 * m, 8 * m, 16 * m, 32 * m}},
-		{"a floor covered by the value found still climbs", 4 * m, 2 * m, 0, true, []int64{8 * m, 16 * m, 32 * m, 64 * m, 128 * m, 256 * m, 512 * m}},
-		{"tcp_rmem is a C int: at most 2 GiB less 64 KiB", 64 * m, 64 * m, 0, true, []int64{128 * m, 256 * m, 512 * m, 1024 * m, 2048*m - 64*k}},
+		{"a floor: doubling on up to 16 MiB", 64 * k, 128 * k, 0, true, []int64{128 * k, 256 * k, 512 * k, 1 * m, 2 * m, 4 * m, 8 * m, 16 * m}},
+		{"a floor covered by the value found still climbs, up to 16 × need", 4 * m, 2 * m, 0, true, []int64{8 * m, 16 * m, 32 * m}},
+		{"tcp_rmem is a C int: at most 2 GiB less 64 KiB", 512 * m, 512 * m, 0, true, []int64{1024 * m, 2048*m - 64*k}},
 		{"the RAM cap: a need above it is tried at it", 1 * m, 5 * m, 4 * m, false, []int64{1280 * k, 2560 * k, 4 * m}},
 		{"the RAM cap at or below the value found: nothing", 4 * m, 8 * m, 4 * m, false, nil},
 		{"no need: nothing", 64 * k, 0, 0, true, nil},
@@ -184,6 +190,9 @@ func TestNetKnobs(t *testing.T) {
 					t.Errorf("%s: tries %q, want %q", k.Attr, k.Values, want)
 				case tried && !k.Ladder:
 					t.Errorf("%s: not tried as a ladder", k.Attr)
+				case tried && strings.Contains(k.Attr, "rmem") != slices.Equal(k.Tests, []string{"receive"}),
+					tried && strings.Contains(k.Attr, "wmem") != slices.Equal(k.Tests, []string{"send"}):
+					t.Errorf("%s: judged by %v", k.Attr, k.Tests)
 				case !tried && len(k.Values) > 0:
 					t.Errorf("%s: tries %v, want nothing (%v)", k.Attr, k.Values, k.Skipped)
 				}

@@ -131,9 +131,13 @@ type Trial struct {
 	From string `json:"from"`
 	To   string `json:"to"`
 	Stat
-	// Gain is the median's change against the best before it, in percent.
-	Gain    float64 `json:"gain"`
-	Verdict string  `json:"verdict"` // kept, reverted
+	// Gain is the median's change against the best before it, in percent
+	// (of JudgedBy's tests when set, else of the score).
+	Gain float64 `json:"gain"`
+	// JudgedBy names the tests the verdict was taken on when the knob
+	// changes only those (Knob.Tests); empty: the score.
+	JudgedBy []string `json:"judged_by,omitempty"`
+	Verdict  string   `json:"verdict"` // kept, reverted
 	// Why explains the verdict; ReadBack is the value after a revert.
 	Why      string `json:"why"`
 	RunID    string `json:"trial_run,omitempty"`
@@ -158,9 +162,12 @@ type Result struct {
 	// ThresholdPct is the noise band: the baseline's range ÷ median, at
 	// least MinGain; a trial must gain more.
 	ThresholdPct float64 `json:"threshold_pct"`
-	Baseline     Stat    `json:"baseline"`
-	Trials       []Trial `json:"trials"`
-	Final        *Stat   `json:"final,omitempty"`
+	// BandByTest is each test's own noise band, in percent, when a knob
+	// is judged by some tests alone (Knob.Tests).
+	BandByTest map[string]float64 `json:"noise_band_by_test_pct,omitempty"`
+	Baseline   Stat               `json:"baseline"`
+	Trials     []Trial            `json:"trials"`
+	Final      *Stat              `json:"final,omitempty"`
 	// FinalBaseline is the baseline measured again right after Final
 	// (everything reverted); FinalGain is Final's median against it, in
 	// percent.
@@ -235,7 +242,13 @@ func Run(ctx context.Context, m Measurer, a Applier, o Options) (res *Result, er
 	res.ThresholdPct = round(thr * 100)
 	o.Log("baseline %.1f %s (%d runs, range %s): noise band %.1f%%; a trial is kept when it gains more",
 		res.Baseline.Median, res.Baseline.Unit, res.Baseline.Runs, rangeOf(res.Baseline), res.ThresholdPct)
-	best := res.Baseline
+	best, bestSS := res.Baseline, base
+	if o.judgesApart() {
+		res.BandByTest = map[string]float64{}
+		for _, t := range o.Tests {
+			res.BandByTest[t] = round(max(o.MinGain, statOn(base, []string{t}, ref, o).SpreadPct/100) * 100)
+		}
+	}
 	trialCost := time.Duration(o.TrialRuns) * perSample
 
 	// Trials, greedy per knob.
@@ -290,25 +303,41 @@ func Run(ctx context.Context, m Measurer, a Applier, o Options) (res *Result, er
 			}
 			tp := &res.Trials[len(res.Trials)-1]
 			tp.Stat = stat(ss, ref, o)
-			tp.Gain = round(gain(tp.Median, best.Median) * 100)
-			if beyond(tp.Stat, best, thr) {
+			// The verdict: by the score, or, for a knob that changes some
+			// tests only (Knob.Tests), by those alone against their own
+			// noise band, so the other tests' noise stays out of it.
+			jt, jb, jthr := tp.Stat, best, thr
+			if judgedApart(k, o) {
+				tp.JudgedBy = k.Tests
+				jt, jb = statOn(ss, k.Tests, ref, o), statOn(bestSS, k.Tests, ref, o)
+				jthr = max(o.MinGain, statOn(base, k.Tests, ref, o).SpreadPct/100)
+			}
+			jpct := round(jthr * 100)
+			tp.Gain = round(gain(jt.Median, jb.Median) * 100)
+			if beyond(jt, jb, jthr) {
 				tp.Verdict = "kept"
-				tp.Why = fmt.Sprintf("+%.1f%% > %.1f%% threshold, slowest run above the best's fastest", tp.Gain, res.ThresholdPct)
+				tp.Why = fmt.Sprintf("+%.1f%% > %.1f%% threshold, slowest run above the best's fastest", tp.Gain, jpct)
+				if len(tp.JudgedBy) > 0 {
+					tp.Why = "judged by " + strings.Join(tp.JudgedBy, ", ") + ": " + tp.Why
+				}
 				for _, l := range stack[:len(stack)-1] {
 					if l.knob == k.Path {
 						res.Trials[l.trial].Why += "; then " + v + " gained more"
 					}
 				}
-				best = tp.Stat
+				best, bestSS = tp.Stat, ss
 				current[k.Path] = v
 				flat = 0
 				o.Log("%s %s → %s: %.1f %s (%+.1f%%): kept", k.Path, tp.From, v, tp.Median, tp.Unit, tp.Gain)
 				continue
 			}
 			tp.Verdict = "reverted"
-			tp.Why = fmt.Sprintf("%+.1f%% ≤ %.1f%% threshold", tp.Gain, res.ThresholdPct)
-			if tp.Gain > res.ThresholdPct {
-				tp.Why = fmt.Sprintf("%+.1f%%, but its slowest run is not above the best's fastest (%.1f ≤ %.1f)", tp.Gain, minOf(tp.Values), maxOf(best.Values))
+			tp.Why = fmt.Sprintf("%+.1f%% ≤ %.1f%% threshold", tp.Gain, jpct)
+			if tp.Gain > jpct {
+				tp.Why = fmt.Sprintf("%+.1f%%, but its slowest run is not above the best's fastest (%.1f ≤ %.1f)", tp.Gain, minOf(jt.Values), maxOf(jb.Values))
+			}
+			if len(tp.JudgedBy) > 0 {
+				tp.Why = "judged by " + strings.Join(tp.JudgedBy, ", ") + ": " + tp.Why
 			}
 			rb, rerr := a.Revert(id)
 			stack = stack[:len(stack)-1]
@@ -320,7 +349,7 @@ func Run(ctx context.Context, m Measurer, a Applier, o Options) (res *Result, er
 				return res, fmt.Errorf("reverted %s but it reads %q, not %q", k.Path, rb, tp.From)
 			}
 			o.Log("%s %s → %s: %.1f %s (%+.1f%%): reverted, reads %s again", k.Path, tp.From, v, tp.Median, tp.Unit, tp.Gain, rb)
-			if k.Ladder && tp.Gain <= res.ThresholdPct {
+			if k.Ladder && tp.Gain <= jpct {
 				flat++
 				if rest := k.Values[slices.Index(k.Values, v)+1:]; flat >= ladderFlat && len(rest) > 0 {
 					tp.Why += fmt.Sprintf("; the plateau (%d rungs in a row without a gain): the larger %s not tried", flat, strings.Join(rest, ", "))
@@ -513,20 +542,44 @@ func medians(ss []Sample, tests []string) map[string]float64 {
 }
 
 func stat(ss []Sample, ref map[string]float64, o Options) Stat {
+	return statOn(ss, o.Tests, ref, o)
+}
+
+// judgedApart says whether k's trials are judged by its own tests: it
+// names some of the run's tests, not all.
+func judgedApart(k Knob, o Options) bool {
+	if len(k.Tests) == 0 || len(k.Tests) >= len(o.Tests) {
+		return false
+	}
+	for _, t := range k.Tests {
+		if !slices.Contains(o.Tests, t) {
+			return false
+		}
+	}
+	return true
+}
+
+func (o Options) judgesApart() bool {
+	return slices.ContainsFunc(o.Knobs, func(k Knob) bool { return judgedApart(k, o) })
+}
+
+// statOn is stat over some of the tests (one test: its value, in its
+// unit).
+func statOn(ss []Sample, tests []string, ref map[string]float64, o Options) Stat {
 	var v []float64
 	r := ref
 	if r == nil {
-		r = medians(ss, o.Tests)
+		r = medians(ss, tests)
 	}
 	for _, s := range ss {
-		v = append(v, score(s, o.Tests, r))
+		v = append(v, score(s, tests, r))
 	}
 	st := Stat{Median: round(median(v)), Runs: len(v), Values: roundAll(v), Unit: "score"}
-	if len(o.Tests) == 1 {
-		st.Unit = o.Units[o.Tests[0]]
+	if len(tests) == 1 {
+		st.Unit = o.Units[tests[0]]
 	} else {
 		st.Tests = map[string]float64{}
-		for t, m := range medians(ss, o.Tests) {
+		for t, m := range medians(ss, tests) {
 			st.Tests[t] = round(m)
 		}
 	}

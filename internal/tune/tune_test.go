@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -431,5 +432,82 @@ func TestPlateauNote(t *testing.T) {
 	}
 	if got := plateauNote(nil, Stat{Median: 1}, 0.05); got != "" {
 		t.Errorf("no trials: %q", got)
+	}
+}
+
+// A knob that changes one test only (Knob.Tests) is judged by that test
+// alone against its own noise band: here the send stream swings ±40% from
+// run to run (a loaded relay), and tcp_rmem, which only the receive
+// stream feels, still climbs its ladder to the plateau. Judged by the
+// score, the send stream's swings hide the receive gains.
+func TestJudgedByItsOwnTest(t *testing.T) {
+	const wmem = "/proc/sys/net/ipv4/tcp_wmem"
+	const rmem = "/proc/sys/net/ipv4/tcp_rmem"
+	mb := func(v string) float64 {
+		var n float64
+		fmt.Sscan(v, &n)
+		return n / (1 << 20)
+	}
+	// Rungs 1.33-1.5 × apart: each a third to a half more receive
+	// throughput, a sixth to a fifth more score.
+	ladder := []string{"1048576", "1572864", "2097152", "3145728", "4194304", "6291456", "8388608"}
+	run := func(split bool) *Result {
+		t.Helper()
+		vals := map[string]string{wmem: "65536", rmem: "65536"}
+		swing := []float64{1, 0.6, 1.4, 0.7, 1.3, 0.65, 1.35}
+		n := 0
+		m := func(ctx context.Context) (Sample, error) {
+			n++
+			s := 1000 * min(mb(vals[wmem]), 4) / 4 * swing[n%len(swing)]
+			r := 1000 * min(mb(vals[rmem]), 4) / 4 * (1 + 0.02*float64(n%3-1))
+			return Sample{"send": s, "receive": r}, nil
+		}
+		f := newFake(vals, nil, 0)
+		k := []Knob{
+			{Path: wmem, Current: "65536", Values: ladder, Ladder: true},
+			{Path: rmem, Current: "65536", Values: ladder, Ladder: true},
+		}
+		if split {
+			k[0].Tests, k[1].Tests = []string{"send"}, []string{"receive"}
+		}
+		o := Options{Tests: []string{"send", "receive"}, Units: map[string]string{"send": "Mbit/s", "receive": "Mbit/s"}, Knobs: k, Budget: time.Hour}
+		res, err := Run(context.Background(), m, f, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	keptRmem := func(res *Result) string {
+		for _, k := range res.Kept {
+			if k.Knob == rmem {
+				return k.To
+			}
+		}
+		return "65536"
+	}
+	res := run(true)
+	if got := keptRmem(res); got != "4194304" {
+		t.Errorf("judged by receive: tcp_rmem kept %s, want 4194304 (the plateau)", got)
+	}
+	for _, tr := range res.Trials {
+		want := "send"
+		if tr.Knob == rmem {
+			want = "receive"
+		}
+		if len(tr.JudgedBy) != 1 || tr.JudgedBy[0] != want || !strings.HasPrefix(tr.Why, "judged by "+want+": ") {
+			t.Errorf("%s = %s: judged by %v (%q), want %s", tr.Knob, tr.To, tr.JudgedBy, tr.Why, want)
+		}
+	}
+	if res.BandByTest["receive"] >= res.BandByTest["send"] || res.BandByTest["receive"] < 5 {
+		t.Errorf("bands by test %v: want receive's (at least 5%%) narrower than send's", res.BandByTest)
+	}
+	var b strings.Builder
+	WriteText(&b, res)
+	if !strings.Contains(b.String(), "judged by that test alone") || !regexp.MustCompile(`%\s+receive\s+kept`).MatchString(b.String()) {
+		t.Errorf("the report does not say how trials were judged:\n%s", b.String())
+	}
+	// The same run judged by the score stops below the plateau.
+	if got := keptRmem(run(false)); got == "4194304" {
+		t.Errorf("judged by the score tcp_rmem reached %s too: the case does not show the send stream's noise", got)
 	}
 }
