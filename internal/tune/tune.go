@@ -328,7 +328,7 @@ func Run(ctx context.Context, m Measurer, a Applier, o Options) (res *Result, er
 				best, bestSS = tp.Stat, ss
 				current[k.Path] = v
 				flat = 0
-				o.Log("%s %s → %s: %.1f %s (%+.1f%%): kept", k.Path, tp.From, v, tp.Median, tp.Unit, tp.Gain)
+				o.Log("%s %s → %s: %.1f %s (%+.1f%%%s): kept", k.Path, tp.From, v, tp.Median, tp.Unit, tp.Gain, judgedText(tp.JudgedBy))
 				continue
 			}
 			tp.Verdict = "reverted"
@@ -348,7 +348,7 @@ func Run(ctx context.Context, m Measurer, a Applier, o Options) (res *Result, er
 			if rb != tp.From {
 				return res, fmt.Errorf("reverted %s but it reads %q, not %q", k.Path, rb, tp.From)
 			}
-			o.Log("%s %s → %s: %.1f %s (%+.1f%%): reverted, reads %s again", k.Path, tp.From, v, tp.Median, tp.Unit, tp.Gain, rb)
+			o.Log("%s %s → %s: %.1f %s (%+.1f%%%s): reverted, reads %s again", k.Path, tp.From, v, tp.Median, tp.Unit, tp.Gain, judgedText(tp.JudgedBy), rb)
 			if k.Ladder && tp.Gain <= jpct {
 				flat++
 				if rest := k.Values[slices.Index(k.Values, v)+1:]; flat >= ladderFlat && len(rest) > 0 {
@@ -557,6 +557,15 @@ func judgedApart(k Knob, o Options) bool {
 		}
 	}
 	return true
+}
+
+// judgedText is " send" for a verdict judged by send alone ("" by the
+// score), for the log line after the gain.
+func judgedText(tests []string) string {
+	if len(tests) == 0 {
+		return ""
+	}
+	return " " + strings.Join(tests, ",")
 }
 
 func (o Options) judgesApart() bool {
