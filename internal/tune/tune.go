@@ -16,7 +16,10 @@
 //     kept last). It is kept when its median gains more than the threshold
 //     and its slowest run beats the best's fastest (the min-max ranges do
 //     not overlap); otherwise it is reverted at once (apply.Undo) and the
-//     value read back.
+//     value read back. A knob that names the tests it can change
+//     (Knob.Tests) is judged by those alone, against their own band from
+//     the baseline. A ladder (Knob.Ladder) ends at its plateau: two values
+//     in a row that gain no more than the band.
 //  3. Final: everything kept is measured together, then everything is
 //     reverted and the baseline measured again at once (the same load on
 //     the box for both); when the total does not beat that fresh baseline
