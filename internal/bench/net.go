@@ -38,9 +38,15 @@ type NetResult struct {
 	SpreadLo float64 `json:"spread_lo,omitempty"`
 	SpreadHi float64 `json:"spread_hi,omitempty"`
 	// Capped names the server's cap that ended the test early.
-	Capped      string     `json:"capped,omitempty"`
-	Interrupted bool       `json:"interrupted,omitempty"`
-	Intervals   []Interval `json:"intervals,omitempty"`
+	Capped      string `json:"capped,omitempty"`
+	Interrupted bool   `json:"interrupted,omitempty"`
+	// SockBuf is the buffer the kernel gave the first stream when
+	// NetOptions.SockBuf asked for one (SO_SNDBUF sending, SO_RCVBUF
+	// receiving; Linux reports twice the request, capped by
+	// net.core.wmem_max/rmem_max); 0 when none was asked or it cannot be
+	// read on this OS.
+	SockBuf   int        `json:"sock_buf,omitempty"`
+	Intervals []Interval `json:"intervals,omitempty"`
 }
 
 // Interval is one reporting period of a run (iperf3's per-second lines).
@@ -72,6 +78,12 @@ type NetOptions struct {
 	// OnWait is called when the server queues the client behind others.
 	OnWait   func(ahead int)
 	Progress func(frac float64)
+	// SockBuf, when > 0, makes each stream ask for this buffer itself on
+	// this end (SO_SNDBUF sending, SO_RCVBUF receiving), as iperf3 -w
+	// does: the window is then capped by net.core.wmem_max/rmem_max, not
+	// by tcp_wmem/tcp_rmem. 0 leaves the kernel's autotuning (the default,
+	// what most programs get).
+	SockBuf int
 }
 
 // RunNet measures TCP throughput against a nastune server, --repeat times
@@ -174,7 +186,7 @@ func runNetOnce(ctx context.Context, o NetOptions, run int) (*NetResult, error) 
 			return nil, err
 		}
 		conns = append(conns, c.(*net.TCPConn))
-		tuneStream(conns[i], o.Reverse)
+		tuneStream(conns[i], o.Reverse, o.SockBuf)
 		_ = c.SetWriteDeadline(time.Now().Add(helloTimeout))
 		if _, err := c.Write([]byte(dataMagic + r.ID + "\n")); err != nil {
 			return nil, err
@@ -260,6 +272,10 @@ func runNetOnce(ctx context.Context, o NetOptions, run int) (*NetResult, error) 
 	elapsed := time.Since(start)
 	<-ivDone
 	re, spurious := retrans(conns)
+	gotBuf := 0
+	if o.SockBuf > 0 && len(conns) > 0 {
+		gotBuf = sockBuf(conns[0], o.Reverse)
+	}
 	for _, c := range conns {
 		c.Close()
 	}
@@ -286,15 +302,28 @@ func runNetOnce(ctx context.Context, o NetOptions, run int) (*NetResult, error) 
 	return &NetResult{Kind: "net", Engine: "builtin", Server: server, Streams: o.Streams, Reverse: o.Reverse,
 		Seconds: elapsed.Seconds(), Bytes: bytes, BitsPerSecond: float64(bytes) * 8 / elapsed.Seconds(), Retransmits: re, SpuriousRetransmits: min(spurious, re),
 		CPUClientPct: (cpu1 - cpu0) / elapsed.Seconds() * 100,
-		CPUServerPct: fin.CPUPct, Capped: fin.Capped, Intervals: intervals, Date: time.Now().UTC().Format(time.RFC3339)}, nil
+		CPUServerPct: fin.CPUPct, Capped: fin.Capped, Intervals: intervals, SockBuf: gotBuf, Date: time.Now().UTC().Format(time.RFC3339)}, nil
 }
 
 // streamBuf is the size of each read or write on a data stream.
 const streamBuf = 128 << 10
 
 // tuneStream sets per-stream socket options (see docs/benchmarks.md on
-// retransmits): none for now, the kernel's autotuning as iperf3 uses it.
-func tuneStream(c *net.TCPConn, reverse bool) {}
+// retransmits): none by default, the kernel's autotuning as iperf3 uses
+// it; with buf > 0 the buffer of this end's direction, as iperf3 -w. It is
+// set after connect: Linux sized the window scale at the SYN for the
+// larger of tcp_rmem[2] and net.core.rmem_max, which covers any buffer
+// SO_RCVBUF can get.
+func tuneStream(c *net.TCPConn, reverse bool, buf int) {
+	if buf <= 0 {
+		return
+	}
+	if reverse {
+		_ = c.SetReadBuffer(buf)
+	} else {
+		_ = c.SetWriteBuffer(buf)
+	}
+}
 
 func readReply(br *bufio.Reader, r *reply) error {
 	line, err := br.ReadSlice('\n')

@@ -21,3 +21,21 @@ func retrans(conns []*net.TCPConn) (total, spurious int64) {
 	}
 	return total, spurious
 }
+
+// sockBuf reads the buffer the kernel gave c in this end's direction
+// (SO_RCVBUF receiving, SO_SNDBUF sending); 0 when it cannot be read.
+func sockBuf(c *net.TCPConn, reverse bool) int {
+	opt := unix.SO_SNDBUF
+	if reverse {
+		opt = unix.SO_RCVBUF
+	}
+	n := 0
+	if raw, err := c.SyscallConn(); err == nil {
+		_ = raw.Control(func(fd uintptr) {
+			if v, err := unix.GetsockoptInt(int(fd), unix.SOL_SOCKET, opt); err == nil {
+				n = v
+			}
+		})
+	}
+	return n
+}

@@ -154,8 +154,31 @@ var ErrShareRefused = errors.New("the client refused")
 // RunShareOn asks the bench server at client (HOST[:PORT]) to run the
 // share tests of r and returns its result. local, when set, is the address
 // to connect from (the client runs tests only against the address that
-// asks: the URL's host).
+// asks: the URL's host). A client that sends no result within
+// ShareRequestTimeout(r) (dead, cut off, hung) is an error naming it.
 func RunShareOn(ctx context.Context, client, local string, r ShareRequest) (*ShareResult, error) {
+	return runShareOn(ctx, client, local, r, ShareRequestTimeout(r))
+}
+
+// shareSetup is what a share run may take besides its tests: connecting,
+// logging in, creating and removing the test files.
+const shareSetup = time.Minute
+
+// shareFloorBPS is the slowest link a share request allows for: the test
+// file is written once, untimed, before a read test (1 MB/s).
+const shareFloorBPS = 1e6
+
+// ShareRequestTimeout is how long RunShareOn waits for the result of r:
+// per test its time limit and its file written once at 1 MB/s (the
+// untimed preparation of a read test), plus a minute to connect and log
+// in. While the client queues the request behind others, each one ahead
+// gets the same again (a bench net test takes at most MaxSeconds).
+func ShareRequestTimeout(r ShareRequest) time.Duration {
+	per := time.Duration(r.Seconds)*time.Second + time.Duration(float64(r.Size)/shareFloorBPS*float64(time.Second))
+	return shareSetup + time.Duration(max(len(r.Tests), 1))*per
+}
+
+func runShareOn(ctx context.Context, client, local string, r ShareRequest, timeout time.Duration) (*ShareResult, error) {
 	r.V = protoVersion
 	d := net.Dialer{Timeout: 10 * time.Second}
 	if ip := net.ParseIP(local); ip != nil {
@@ -172,15 +195,24 @@ func RunShareOn(ctx context.Context, client, local string, r ShareRequest) (*Sha
 	if err != nil {
 		return nil, err
 	}
+	start := time.Now()
+	limit := timeout
+	_ = c.SetDeadline(start.Add(limit))
 	if _, err := c.Write(append([]byte(shareMagic), append(b, '\n')...)); err != nil {
 		return nil, err
 	}
 	br := bufio.NewReaderSize(io.LimitReader(c, maxShareReply), 64<<10)
+	lastWait := 0
 	for {
 		line, err := br.ReadBytes('\n')
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ErrInterrupted
+			}
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				return nil, fmt.Errorf("share tests on %s: no result within %s (the tests' time limit of %d s each and %d MiB written at 1 MB/s at worst, plus a minute to log in): is the client alive, and `nastune bench net -s` still running there?",
+					client, limit.Round(time.Second), r.Seconds, r.Size>>20)
 			}
 			return nil, fmt.Errorf("share tests on %s: %w", client, err)
 		}
@@ -194,6 +226,12 @@ func RunShareOn(ctx context.Context, client, local string, r ShareRequest) (*Sha
 			return nil, fmt.Errorf("%w: %s", ErrShareRefused, rep.Error)
 		case rep.Result != nil:
 			return rep.Result, nil
+		case rep.Wait > 0 && lastWait == 0:
+			// Queued behind others: each ahead may take as long as this
+			// request (bounded once, by the first position, as RunNet).
+			lastWait = rep.Wait
+			limit = timeout + time.Duration(min(rep.Wait, maxQueue))*max(timeout, (MaxSeconds+5)*time.Second)
+			_ = c.SetDeadline(start.Add(limit))
 		}
 	}
 }

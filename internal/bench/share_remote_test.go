@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
+	"net"
 	"os"
 	"os/exec"
 	"strings"
@@ -116,4 +118,55 @@ func slicesDeleteEnv(env []string, name string) []string {
 		}
 	}
 	return out
+}
+
+// ShareRequestTimeout follows the request: its time limit per test, the
+// test file written once at 1 MB/s, a minute to log in.
+func TestShareRequestTimeout(t *testing.T) {
+	for _, c := range []struct {
+		r    ShareRequest
+		want time.Duration
+	}{
+		{ShareRequest{Tests: []string{"seqread"}, Size: 8e6, Seconds: 10}, time.Minute + 18*time.Second},
+		{ShareRequest{Tests: []string{"seqread", "seqwrite"}, Size: 256e6, Seconds: 3}, time.Minute + 2*259*time.Second},
+		{ShareRequest{Size: 1e6, Seconds: 1}, time.Minute + 2*time.Second}, // no tests named: counted as one
+	} {
+		if got := ShareRequestTimeout(c.r); got != c.want {
+			t.Errorf("%+v: %v, want %v", c.r, got, c.want)
+		}
+	}
+}
+
+// A client that takes the request and never answers (hung, or a dead
+// host whose connection stays open) does not hang tune: RunShareOn gives
+// up at the timeout and says so.
+func TestShareRequestDeadClient(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go func() { _, _ = io.Copy(io.Discard, c) }() // reads, never replies
+		}
+	}()
+	r := ShareRequest{Token: "tok", URL: "smb://127.0.0.1/share", Tests: []string{"seqread"}, Size: 8 << 20, Seconds: 10}
+	done := make(chan error, 1)
+	go func() {
+		_, err := runShareOn(context.Background(), l.Addr().String(), "", r, 300*time.Millisecond)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "no result within") || !strings.Contains(err.Error(), l.Addr().String()) {
+			t.Errorf("a silent client: %v, want an error naming it and the timeout", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("RunShareOn still waits for a silent client after a minute")
+	}
 }

@@ -66,10 +66,11 @@ func newTuneCmd(env *Env) *cobra.Command {
 			"Values the audit warns about and more memory than the box can spare are never tried.\n" +
 			"Ctrl-C, SIGTERM or a lost terminal revert the live trial; after a crash `nastune undo` (or the\n" +
 			"next tune) does. On a terminal it asks before the first trial; elsewhere it needs --yes.\n\n" +
-			"--net HOST[:PORT] tunes the socket buffer maxima (tcp_rmem/tcp_wmem, net.core.*mem_max) for the\n" +
-			"path to a `nastune bench net -s` server instead: sized from the measured RTT and rate (BDP), never\n" +
-			"below the kernel default, kept only when the streams both ways gain beyond the noise band,\n" +
-			"persisted in /etc/sysctl.d.\n\n" +
+			"--net HOST[:PORT] tunes the TCP buffer maxima (tcp_rmem/tcp_wmem) for the path to a\n" +
+			"`nastune bench net -s` server instead: sized from the RTT and the rate (BDP) of a probe stream that\n" +
+			"sets its own buffer (or --rate), tried as a ladder smallest first until the gain stops, so the\n" +
+			"smallest maximum that reaches the plateau is kept; persisted in /etc/sysctl.d. net.core.*mem_max\n" +
+			"are not tried: they cap only programs that set SO_RCVBUF/SO_SNDBUF, not the streams measured.\n\n" +
 			"With --share URL the workload is bench share's seqread and seqwrite on that share, measured\n" +
 			"through the address in the URL, and the candidates are the Samba options that cap or slow a\n" +
 			"transfer (socket options with SO_RCVBUF/SO_SNDBUF, aio sizes, use sendfile, min receivefile\n" +

@@ -13,6 +13,7 @@ import (
 	"github.com/nastune/nastune/internal/bench"
 	"github.com/nastune/nastune/internal/hostfs"
 	"github.com/nastune/nastune/internal/probe"
+	"github.com/nastune/nastune/internal/render"
 	"github.com/nastune/nastune/internal/rules"
 	"github.com/nastune/nastune/internal/tune"
 	"github.com/nastune/nastune/internal/units"
@@ -51,9 +52,14 @@ func runTuneNet(ctx context.Context, o *tuneOptions, env *Env) error {
 	}}
 	w := tuneOut(env, o)
 
-	// The path: RTT from TCP connects, then one stream each way with the
-	// buffers as found.
+	h := probe.Collect(ctx, hostfs.Live())
+	env2 := tune.LiveNetEnv(func(path string) (string, error) { return apply.ReadValue(aopts, path) }, rules.KnobEnv(h), h.Memory.TotalBytes)
+
+	// The path: RTT from TCP connects, one stream each way with the
+	// buffers as found, and one each way that asks for a large buffer
+	// itself (the probe: the tcp_*mem maxima do not cap its window).
 	p := tune.NetPath{Server: server, RTTProbes: 5, HintBPS: o.Rate * 1e6}
+	p.WmemMax, p.RmemMax = env2.Max("net.ipv4.tcp_wmem"), env2.Max("net.ipv4.tcp_rmem")
 	if p.RTT, err = tune.ConnectRTT(ctx, server, p.RTTProbes); err != nil {
 		return fmt.Errorf("measuring the round trip to %s: %w (is `nastune bench net -s` running there?)", server, err)
 	}
@@ -62,22 +68,31 @@ func runTuneNet(ctx context.Context, o *tuneOptions, env *Env) error {
 		return fmt.Errorf("measuring a stream to %s: %w", server, err)
 	}
 	p.SendBPS, p.ReceiveBPS = first["send"]*1e6, first["receive"]*1e6
+	tune.Probe(ctx, &p, nopts, dur, tune.ProbeBuf(h.Memory.TotalBytes))
+	if ctx.Err() != nil {
+		return bench.ErrInterrupted
+	}
 	tune.SizePath(&p)
-	h := probe.Collect(ctx, hostfs.Live())
-	env2 := tune.LiveNetEnv(func(path string) (string, error) { return apply.ReadValue(aopts, path) }, rules.KnobEnv(h), h.Memory.TotalBytes)
 	knobs := tune.NetKnobs(p, env2)
 	if o.List && o.Output == "json" {
 		return listJSON(env, map[string]any{"path": p, "knobs": knobs})
 	}
 	fmt.Fprintf(w, "tune --net %s: streams of %s each way, budget %s\n", server, dur, budget)
-	fmt.Fprintf(w, "  path: RTT %.1f ms (fastest of %d TCP connects); one stream sends %s, receives %s\n",
-		float64(p.RTT.Microseconds())/1000, p.RTTProbes, units.BitRate(p.SendBPS), units.BitRate(p.ReceiveBPS))
-	how := "the faster measured stream"
-	if p.HintBPS > 0 && p.HintBPS >= max(p.SendBPS, p.ReceiveBPS) {
-		how = "--rate"
+	fmt.Fprintf(w, "  path: RTT %.1f ms (fastest of %d TCP connects); one stream as found sends %s (tcp_wmem max %s), receives %s (tcp_rmem max %s)\n",
+		float64(p.RTT.Microseconds())/1000, p.RTTProbes, units.BitRate(p.SendBPS), bufSize(p.WmemMax), units.BitRate(p.ReceiveBPS), bufSize(p.RmemMax))
+	if p.ProbeError != "" {
+		// The error may quote the server's refusal: a peer's text.
+		fmt.Fprintf(w, "  probe with a buffer of its own: failed (%s); sized by the streams as found\n", render.CleanLine(p.ProbeError))
+	} else {
+		fmt.Fprintf(w, "  probe, a stream that sets its own buffer (as iperf3 -w; net.core.*mem_max caps it, tcp_*mem does not): sends %s (SO_SNDBUF %s), receives %s (SO_RCVBUF %s)\n",
+			units.BitRate(p.ProbeSendBPS), bufSize(p.ProbeSendBuf), units.BitRate(p.ProbeReceiveBPS), bufSize(p.ProbeReceiveBuf))
 	}
 	fmt.Fprintf(w, "  sized for %s (%s): BDP %s, a stream needs 2 × BDP = %s of buffer\n",
-		units.BitRate(p.SizedBPS), how, units.Bytes(p.BDP), units.Bytes(p.Need))
+		units.BitRate(p.SizedBPS), p.SizedBy, units.Bytes(p.BDP), units.Bytes(p.Need))
+	if p.Floor {
+		fmt.Fprintln(w, "  every stream measured was window-limited (rate × RTT reached 80% of the window its buffer allows): the path may be faster, so the ladder goes on doubling until the gain stops (give the link's rate with --rate MBIT to size from it)")
+	}
+	fmt.Fprintln(w, "  each ladder is tried smallest first; two values in a row that gain no more than the noise band are the plateau, and the larger ones are not tried")
 	if !env2.InitNetNS {
 		fmt.Fprintln(w, "  this is not the initial network namespace: tcp_rmem/tcp_wmem are this namespace's own; net.core.*mem_max are the host's and read-only here")
 	}
@@ -105,4 +120,12 @@ func runTuneNet(ctx context.Context, o *tuneOptions, env *Env) error {
 	a := &tune.JournalApplier{Opts: aopts, Host: h}
 	return tuneTrials(ctx, env, o, n, m, a, tune.Options{Tests: tune.NetTests, Units: map[string]string{"send": units.MbitUnit, "receive": units.MbitUnit},
 		Knobs: knobs, Budget: budget}, nil)
+}
+
+// bufSize is a buffer size for the path lines ("?" when unknown).
+func bufSize(n int64) string {
+	if n <= 0 {
+		return "?"
+	}
+	return units.Bytes(uint64(n))
 }

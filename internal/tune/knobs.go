@@ -23,8 +23,7 @@ type Knob struct {
 	Values  []string `json:"values"`
 	// Skipped names candidates left out and why (harmful, too much memory).
 	Skipped []string `json:"skipped,omitempty"`
-	// Why says where the candidate comes from (tune --net: the BDP or the
-	// kernel default).
+	// Why says where the candidates come from (tune --net: the BDP).
 	Why string `json:"why,omitempty"`
 	// Ordered: the values are numbers where more costs more (memory,
 	// latency); each is measured against the knob's own value and the
@@ -35,6 +34,16 @@ type Knob struct {
 	// best and gains beyond the noise band over the next smaller one, the
 	// ladder goes on by doubling up to this value (0: it does not).
 	ExtendTo int `json:"extend_to,omitempty"`
+	// Ladder: Values ascend, and two in a row that do not gain beyond the
+	// noise band over the best before them are the plateau: the larger
+	// ones are not tried (Run). Each is kept only when it gains, so the
+	// smallest value that reaches the plateau is kept.
+	Ladder bool `json:"ladder,omitempty"`
+	// Tests are the tests this knob can change, when not all (tune --net:
+	// tcp_wmem the send stream, tcp_rmem the receive one). Its trials are
+	// judged by those alone, against their own noise band, so the noise
+	// of a test it cannot change stays out of its verdict.
+	Tests []string `json:"tests,omitempty"`
 }
 
 // Attrs are the attributes tune knows.

@@ -15,22 +15,102 @@ import (
 	"github.com/nastune/nastune/internal/knobs"
 )
 
+// SizePath: --rate when given; else the fastest stream, the probe's
+// (which asked for its own buffer) counting; a floor when every stream was
+// window-limited.
 func TestSizePath(t *testing.T) {
-	p := NetPath{RTT: 20 * time.Millisecond, SendBPS: 26e6, ReceiveBPS: 13e6}
-	SizePath(&p)
-	// 26 Mbit/s × 20 ms = 65000 bytes; 2 × that rounded up to 64 KiB.
-	if p.SizedBPS != 26e6 || p.BDP != 65000 || p.Need != 131072 {
-		t.Errorf("sized %+v", p)
-	}
-	p.HintBPS = 1e9
-	SizePath(&p)
-	if p.SizedBPS != 1e9 || p.BDP != 2500000 || p.Need != 5046272 {
-		t.Errorf("with --rate 1000: %+v", p)
+	const ms20 = 20 * time.Millisecond
+	for _, tc := range []struct {
+		name  string
+		p     NetPath
+		bps   float64
+		by    string
+		floor bool
+		need  uint64
+	}{
+		// 64 KiB maxima on a 20 ms path read the window (26 Mbit/s is
+		// 64 KiB / 20 ms); the probe's 8 MiB buffer allows a 4 MiB
+		// window, and 900 Mbit/s × 20 ms = 2.25 MB is below 80% of it.
+		{"sabotaged: the probe sizes", NetPath{RTT: ms20, SendBPS: 26e6, ReceiveBPS: 13e6, WmemMax: 65536, RmemMax: 65536,
+			ProbeSendBPS: 900e6, ProbeReceiveBPS: 850e6, ProbeSendBuf: 8 << 20, ProbeReceiveBuf: 8 << 20},
+			900e6, "the probe sending with SO_SNDBUF", false, 4521984},
+		// 1.5 Gbit/s × 20 ms = 3.75 MB fills 80% of the probe's window.
+		{"the probe window-limited too: a floor", NetPath{RTT: ms20, SendBPS: 26e6, ReceiveBPS: 13e6, WmemMax: 65536, RmemMax: 65536,
+			ProbeSendBPS: 1.5e9, ProbeReceiveBPS: 1.45e9, ProbeSendBuf: 8 << 20, ProbeReceiveBuf: 8 << 20},
+			1.5e9, "the probe sending with SO_SNDBUF", true, 7536640},
+		{"sabotaged, the probe below its buffer: the path's rate", NetPath{RTT: ms20, SendBPS: 26e6, ReceiveBPS: 13e6, WmemMax: 65536, RmemMax: 65536,
+			ProbeSendBPS: 400e6, ProbeReceiveBPS: 450e6, ProbeSendBuf: 8 << 20, ProbeReceiveBuf: 8 << 20},
+			450e6, "the probe receiving with SO_RCVBUF", false, 2293760},
+		{"no probe: the window-limited streams are a floor", NetPath{RTT: ms20, SendBPS: 26e6, ReceiveBPS: 13e6, WmemMax: 65536, RmemMax: 65536},
+			26e6, "the stream sending as found", true, 131072},
+		{"a shaper: the stream as found is not window-limited", NetPath{RTT: ms20, SendBPS: 90e6, ReceiveBPS: 88e6, WmemMax: 4 << 20, RmemMax: 32 << 20},
+			90e6, "the stream sending as found", false, 458752},
+		{"--rate wins and is no floor", NetPath{RTT: ms20, SendBPS: 26e6, ReceiveBPS: 13e6, WmemMax: 65536, RmemMax: 65536, HintBPS: 1e9},
+			1e9, "--rate", false, 5046272},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := tc.p
+			SizePath(&p)
+			if p.SizedBPS != tc.bps || p.SizedBy != tc.by || p.Floor != tc.floor || p.Need != tc.need {
+				t.Errorf("sized %.0f by %q floor %v need %d; want %.0f by %q floor %v need %d", p.SizedBPS, p.SizedBy, p.Floor, p.Need, tc.bps, tc.by, tc.floor, tc.need)
+			}
+		})
 	}
 }
 
-// NetKnobs: candidates never below the kernel default, only above the
-// value found; net.core in a non-initial namespace is named, not tried.
+func TestWindowLimited(t *testing.T) {
+	for _, tc := range []struct {
+		bps  float64
+		rtt  time.Duration
+		buf  int64
+		want bool
+	}{
+		{26e6, 20 * time.Millisecond, 65536, true},      // 65 KB in flight, the whole buffer
+		{90e6, 20 * time.Millisecond, 32 << 20, false},  // a shaper far below the window
+		{800e6, 20 * time.Millisecond, 4 << 20, true},   // 2 MB in flight of a 4 MiB buffer
+		{800e6, 20 * time.Millisecond, 8 << 20, false},  // the probe\'s 8 MiB
+		{940e6, 200 * time.Microsecond, 4 << 20, false}, // a gigabit LAN
+		{100e6, 20 * time.Millisecond, 0, true},         // the buffer unknown
+		{10e6, 100 * time.Millisecond, 312500, true},    // exactly 80% of half the buffer
+		{10e6, 100 * time.Millisecond, 312600, false},
+	} {
+		if got := WindowLimited(tc.bps, tc.rtt, tc.buf); got != tc.want {
+			t.Errorf("WindowLimited(%.0f, %v, %d) = %v, want %v", tc.bps, tc.rtt, tc.buf, got, tc.want)
+		}
+	}
+}
+
+func TestNetLadder(t *testing.T) {
+	const k, m = 1 << 10, 1 << 20
+	for _, tc := range []struct {
+		name             string
+		cur, need, limit int64
+		floor            bool
+		want             []int64
+	}{
+		{"64 KiB found, 2 × BDP 4.5 MiB: need/4 … 2 × need", 64 * k, 4608 * k, 0, false, []int64{1152 * k, 2304 * k, 4608 * k, 9216 * k}},
+		{"rounded up to 64 KiB", 64 * k, 5000000, 0, false, []int64{20 * 64 * k, 39 * 64 * k, 77 * 64 * k, 153 * 64 * k}},
+		{"the rungs at or below the value found are left out", 2 * m, 4 * m, 0, false, []int64{4 * m, 8 * m}},
+		{"already covers need: nothing", 32 * m, 5 * m, 0, false, nil},
+		{"a floor: doubling on up to 16 MiB", 64 * k, 128 * k, 0, true, []int64{128 * k, 256 * k, 512 * k, 1 * m, 2 * m, 4 * m, 8 * m, 16 * m}},
+		{"a floor covered by the value found still climbs, up to 16 × need", 4 * m, 2 * m, 0, true, []int64{8 * m, 16 * m, 32 * m}},
+		{"tcp_rmem is a C int: at most 2 GiB less 64 KiB", 512 * m, 512 * m, 0, true, []int64{1024 * m, 2048*m - 64*k}},
+		{"the RAM cap: a need above it is tried at it", 1 * m, 5 * m, 4 * m, false, []int64{1280 * k, 2560 * k, 4 * m}},
+		{"the RAM cap at or below the value found: nothing", 4 * m, 8 * m, 4 * m, false, nil},
+		{"no need: nothing", 64 * k, 0, 0, true, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := NetLadder(tc.cur, tc.need, tc.limit, tc.floor)
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("NetLadder(%d, %d, %d, %v) = %v, want %v", tc.cur, tc.need, tc.limit, tc.floor, got, tc.want)
+			}
+		})
+	}
+}
+
+// NetKnobs: a ladder per tcp_*mem maximum, only above the value found;
+// net.core maxima only when the measured streams set their buffers, and
+// then not in a child namespace, where they are read-only.
 func TestNetKnobs(t *testing.T) {
 	kenv := knobs.Env{Kernel: knobs.Version{Major: 6, Minor: 18}, LowMemBytes: 8 << 30}
 	sabotaged := map[string]string{
@@ -47,30 +127,36 @@ func TestNetKnobs(t *testing.T) {
 	}
 	small := NetPath{Need: 131072}
 	big := NetPath{Need: 5046272}
+	const appOnly = "caps only buffers a program sets itself"
 	for _, tc := range []struct {
 		name   string
 		vals   map[string]string
 		path   NetPath
 		init   bool
 		denied bool   // net.core.* not writable
+		sets   bool   // the measured streams set SO_*BUF
 		ram    uint64 // 0: unknown
-		want   map[string]string
+		want   map[string][]string
 		skip   map[string]string // key → text in Skipped
 	}{
-		{"sabotaged: back to the kernel defaults", sabotaged, small, false, true, 0,
-			map[string]string{"net.ipv4.tcp_rmem": "4096 65536 33554432", "net.ipv4.tcp_wmem": "4096 16384 4194304"},
-			map[string]string{"net.core.rmem_max": "already covers the kernel default"}},
-		{"defaults cover a small path", defaults, small, true, false, 0, map[string]string{},
-			map[string]string{"net.ipv4.tcp_wmem": "already covers"}},
-		{"1 Gbit/s at 20 ms: 2 × BDP above the defaults", defaults, big, true, false, 0,
-			map[string]string{"net.ipv4.tcp_wmem": "4096 16384 5046272", "net.core.rmem_max": "5046272", "net.core.wmem_max": "5046272"},
+		{"sabotaged: need/4 … 2 × need above 64 KiB, below the kernel default", sabotaged, small, false, true, false, 0,
+			map[string][]string{"net.ipv4.tcp_rmem": {"4096 65536 131072", "4096 65536 262144"}, "net.ipv4.tcp_wmem": {"4096 16384 131072", "4096 16384 262144"}},
+			map[string]string{"net.core.rmem_max": appOnly, "net.core.wmem_max": appOnly}},
+		{"defaults cover a small path", defaults, small, true, false, false, 0, map[string][]string{},
+			map[string]string{"net.ipv4.tcp_wmem": "already covers", "net.ipv4.tcp_rmem": "already covers"}},
+		{"1 Gbit/s at 20 ms: the ladder above tcp_wmem's 4 MiB; net.core writable but useless to these streams", defaults, big, true, false, false, 0,
+			map[string][]string{"net.ipv4.tcp_wmem": {"4096 16384 5046272", "4096 16384 10092544"}},
+			map[string]string{"net.ipv4.tcp_rmem": "already covers", "net.core.rmem_max": appOnly, "net.core.wmem_max": appOnly}},
+		{"streams that set their buffers: net.core tried too", defaults, big, true, false, true, 0,
+			map[string][]string{"net.ipv4.tcp_wmem": {"4096 16384 5046272", "4096 16384 10092544"}, "net.core.rmem_max": {"5046272", "10092544"}, "net.core.wmem_max": {"5046272", "10092544"}},
 			map[string]string{"net.ipv4.tcp_rmem": "already covers"}},
-		{"the same in a child namespace: net.core read-only", defaults, big, false, true, 0,
-			map[string]string{"net.ipv4.tcp_wmem": "4096 16384 5046272"},
+		{"the same in a child namespace: net.core read-only", defaults, big, false, true, true, 0,
+			map[string][]string{"net.ipv4.tcp_wmem": {"4096 16384 5046272", "4096 16384 10092544"}},
 			map[string]string{"net.core.wmem_max": "read-only in this network namespace"}},
-		{"a 128 MiB box: capped at RAM/32 (4 MiB)", smallBox, big, true, false, 128 << 20,
-			map[string]string{"net.ipv4.tcp_wmem": "4096 16384 4194304", "net.ipv4.tcp_rmem": "4096 131072 4194304"},
-			map[string]string{"net.core.rmem_max": "capped at RAM/32 = 4194304"}},
+		{"a 128 MiB box: capped at RAM/32 (4 MiB)", smallBox, big, true, false, false, 128 << 20,
+			map[string][]string{"net.ipv4.tcp_wmem": {"4096 16384 1310720", "4096 16384 2555904", "4096 16384 4194304"},
+				"net.ipv4.tcp_rmem": {"4096 131072 1310720", "4096 131072 2555904", "4096 131072 4194304"}},
+			map[string]string{"net.core.rmem_max": appOnly}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			kenv := kenv
@@ -91,7 +177,7 @@ func TestNetKnobs(t *testing.T) {
 					}
 					return nil
 				},
-				InitNetNS: tc.init, Knobs: kenv, RAMBytes: tc.ram,
+				InitNetNS: tc.init, Knobs: kenv, RAMBytes: tc.ram, SetsBuffers: tc.sets,
 			}
 			ks := NetKnobs(tc.path, e)
 			if len(ks) != len(NetKeys) {
@@ -100,8 +186,13 @@ func TestNetKnobs(t *testing.T) {
 			for _, k := range ks {
 				want, tried := tc.want[k.Attr]
 				switch {
-				case tried && !slices.Equal(k.Values, []string{want}):
-					t.Errorf("%s: tries %v, want %s", k.Attr, k.Values, want)
+				case tried && !slices.Equal(k.Values, want):
+					t.Errorf("%s: tries %q, want %q", k.Attr, k.Values, want)
+				case tried && !k.Ladder:
+					t.Errorf("%s: not tried as a ladder", k.Attr)
+				case tried && strings.Contains(k.Attr, "rmem") != slices.Equal(k.Tests, []string{"receive"}),
+					tried && strings.Contains(k.Attr, "wmem") != slices.Equal(k.Tests, []string{"send"}):
+					t.Errorf("%s: judged by %v", k.Attr, k.Tests)
 				case !tried && len(k.Values) > 0:
 					t.Errorf("%s: tries %v, want nothing (%v)", k.Attr, k.Values, k.Skipped)
 				}

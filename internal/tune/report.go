@@ -27,6 +27,14 @@ func WriteText(w io.Writer, r *Result) {
 	if len(r.Tests) > 1 {
 		fmt.Fprintf(w, "score: 100 × the geometric mean of each test's result ÷ its baseline median (%s).\n", strings.Join(r.Tests, ", "))
 	}
+	if len(r.BandByTest) > 0 {
+		var bands []string
+		for _, t := range r.Tests {
+			bands = append(bands, fmt.Sprintf("%s %.1f%%", t, r.BandByTest[t]))
+		}
+		fmt.Fprintf(w, "A knob that changes one test only is judged by that test alone, against that test's own noise band\n")
+		fmt.Fprintf(w, "(%s); its GAIN names the test.\n", strings.Join(bands, ", "))
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	unit := r.Baseline.Unit
 	multi := len(r.Tests) > 1
@@ -57,7 +65,11 @@ func WriteText(w io.Writer, r *Result) {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s-\t-\t-\trefused\n", shortKnob(t.Knob), t.From, t.To, dash)
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s%.1f\t%s\t%+.1f%%\t%s\n", shortKnob(t.Knob), t.From, t.To, per(t.Stat), t.Median, rangeOf(t.Stat), t.Gain, t.Verdict)
+		g := fmt.Sprintf("%+.1f%%", t.Gain)
+		if len(t.JudgedBy) > 0 {
+			g += " " + strings.Join(t.JudgedBy, ",")
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s%.1f\t%s\t%s\t%s\n", shortKnob(t.Knob), t.From, t.To, per(t.Stat), t.Median, rangeOf(t.Stat), g, t.Verdict)
 	}
 	if r.Final != nil && r.FinalBaseline != nil {
 		fmt.Fprintf(tw, "final: all kept\t\t\t%s%.1f\t%s\t%+.1f%%\tholds\n", per(*r.Final), r.Final.Median, rangeOf(*r.Final), r.FinalGain)

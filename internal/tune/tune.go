@@ -21,7 +21,10 @@
 //     the knob's own and reverted, the smallest value the best does not
 //     beat beyond the noise band is kept, and while the largest value is
 //     the best and still gains the ladder doubles, up to Knob.ExtendTo
-//     (ladder.go).
+//     (ladder.go). A knob that names the tests it can change
+//     (Knob.Tests) is judged by those alone, against their own band from
+//     the baseline. A ladder (Knob.Ladder) ends at its plateau: two values
+//     in a row that gain no more than the band.
 //  3. Final: everything kept is measured together, then everything is
 //     reverted and the baseline measured again at once (the same load on
 //     the box for both); when the total does not beat that fresh baseline
@@ -44,6 +47,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -136,9 +140,13 @@ type Trial struct {
 	To   string `json:"to"`
 	Stat
 	// Gain is the median's change against the best before it (for an
-	// ordered knob: before its first value), in percent.
-	Gain    float64 `json:"gain"`
-	Verdict string  `json:"verdict"` // kept, reverted
+	// ordered knob: before its first value), in percent (of JudgedBy's
+	// tests when set, else of the score).
+	Gain float64 `json:"gain"`
+	// JudgedBy names the tests the verdict was taken on when the knob
+	// changes only those (Knob.Tests); empty: the score.
+	JudgedBy []string `json:"judged_by,omitempty"`
+	Verdict  string   `json:"verdict"` // kept, reverted
 	// Why explains the verdict; ReadBack is the value after a revert.
 	Why      string `json:"why"`
 	RunID    string `json:"trial_run,omitempty"`
@@ -163,9 +171,12 @@ type Result struct {
 	// ThresholdPct is the noise band: the baseline's range ÷ median, at
 	// least MinGain; a trial must gain more.
 	ThresholdPct float64 `json:"threshold_pct"`
-	Baseline     Stat    `json:"baseline"`
-	Trials       []Trial `json:"trials"`
-	Final        *Stat   `json:"final,omitempty"`
+	// BandByTest is each test's own noise band, in percent, when a knob
+	// is judged by some tests alone (Knob.Tests).
+	BandByTest map[string]float64 `json:"noise_band_by_test_pct,omitempty"`
+	Baseline   Stat               `json:"baseline"`
+	Trials     []Trial            `json:"trials"`
+	Final      *Stat              `json:"final,omitempty"`
 	// FinalBaseline is the baseline measured again right after Final
 	// (everything reverted); FinalGain is Final's median against it, in
 	// percent.
@@ -176,6 +187,11 @@ type Result struct {
 	Notes         []string `json:"notes,omitempty"`
 	Interrupted   bool     `json:"interrupted,omitempty"`
 }
+
+// ladderFlat is how many rungs in a row must gain no more than the noise
+// band before a ladder (Knob.Ladder) counts as on its plateau: one unlucky
+// measurement (a load spike) must not end the climb below it.
+const ladderFlat = 2
 
 // ErrInterrupted: a signal stopped the run; every trial was reverted.
 var ErrInterrupted = errors.New("interrupted: every trial value was reverted")
@@ -235,7 +251,13 @@ func Run(ctx context.Context, m Measurer, a Applier, o Options) (res *Result, er
 	res.ThresholdPct = round(thr * 100)
 	o.Log("baseline %.1f %s (%d runs, range %s): noise band %.1f%%; a trial is kept when it gains more",
 		res.Baseline.Median, res.Baseline.Unit, res.Baseline.Runs, rangeOf(res.Baseline), res.ThresholdPct)
-	best := res.Baseline
+	best, bestSS := res.Baseline, base
+	if o.judgesApart() {
+		res.BandByTest = map[string]float64{}
+		for _, t := range o.Tests {
+			res.BandByTest[t] = round(max(o.MinGain, statOn(base, []string{t}, ref, o).SpreadPct/100) * 100)
+		}
+	}
 	trialCost := time.Duration(o.TrialRuns) * perSample
 
 	// Trials, greedy per knob.
@@ -271,6 +293,7 @@ func Run(ctx context.Context, m Measurer, a Applier, o Options) (res *Result, er
 			}
 			continue
 		}
+		flat := 0 // ladder rungs in a row that did not gain
 		for _, v := range k.Values {
 			if v == current[k.Path] {
 				continue // already the value (another knob's keep set it)
@@ -307,24 +330,41 @@ func Run(ctx context.Context, m Measurer, a Applier, o Options) (res *Result, er
 			}
 			tp := &res.Trials[len(res.Trials)-1]
 			tp.Stat = stat(ss, ref, o)
-			tp.Gain = round(gain(tp.Median, best.Median) * 100)
-			if beyond(tp.Stat, best, thr) {
+			// The verdict: by the score, or, for a knob that changes some
+			// tests only (Knob.Tests), by those alone against their own
+			// noise band, so the other tests' noise stays out of it.
+			jt, jb, jthr := tp.Stat, best, thr
+			if judgedApart(k, o) {
+				tp.JudgedBy = k.Tests
+				jt, jb = statOn(ss, k.Tests, ref, o), statOn(bestSS, k.Tests, ref, o)
+				jthr = max(o.MinGain, statOn(base, k.Tests, ref, o).SpreadPct/100)
+			}
+			jpct := round(jthr * 100)
+			tp.Gain = round(gain(jt.Median, jb.Median) * 100)
+			if beyond(jt, jb, jthr) {
 				tp.Verdict = "kept"
-				tp.Why = fmt.Sprintf("+%.1f%% > %.1f%% threshold, slowest run above the best's fastest", tp.Gain, res.ThresholdPct)
+				tp.Why = fmt.Sprintf("+%.1f%% > %.1f%% threshold, slowest run above the best's fastest", tp.Gain, jpct)
+				if len(tp.JudgedBy) > 0 {
+					tp.Why = "judged by " + strings.Join(tp.JudgedBy, ", ") + ": " + tp.Why
+				}
 				for _, l := range stack[:len(stack)-1] {
 					if l.knob == k.Path {
 						res.Trials[l.trial].Why += "; then " + v + " gained more"
 					}
 				}
-				best = tp.Stat
+				best, bestSS = tp.Stat, ss
 				current[k.Path] = v
-				o.Log("%s %s → %s: %.1f %s (%+.1f%%): kept", k.Path, tp.From, v, tp.Median, tp.Unit, tp.Gain)
+				flat = 0
+				o.Log("%s %s → %s: %.1f %s (%+.1f%%%s): kept", k.Path, tp.From, v, tp.Median, tp.Unit, tp.Gain, judgedText(tp.JudgedBy))
 				continue
 			}
 			tp.Verdict = "reverted"
-			tp.Why = fmt.Sprintf("%+.1f%% ≤ %.1f%% threshold", tp.Gain, res.ThresholdPct)
-			if tp.Gain > res.ThresholdPct {
-				tp.Why = fmt.Sprintf("%+.1f%%, but its slowest run is not above the best's fastest (%.1f ≤ %.1f)", tp.Gain, minOf(tp.Values), maxOf(best.Values))
+			tp.Why = fmt.Sprintf("%+.1f%% ≤ %.1f%% threshold", tp.Gain, jpct)
+			if tp.Gain > jpct {
+				tp.Why = fmt.Sprintf("%+.1f%%, but its slowest run is not above the best's fastest (%.1f ≤ %.1f)", tp.Gain, minOf(jt.Values), maxOf(jb.Values))
+			}
+			if len(tp.JudgedBy) > 0 {
+				tp.Why = "judged by " + strings.Join(tp.JudgedBy, ", ") + ": " + tp.Why
 			}
 			rb, rerr := a.Revert(id)
 			stack = stack[:len(stack)-1]
@@ -335,7 +375,15 @@ func Run(ctx context.Context, m Measurer, a Applier, o Options) (res *Result, er
 			if rb != tp.From {
 				return res, fmt.Errorf("reverted %s but it reads %q, not %q", k.Path, rb, tp.From)
 			}
-			o.Log("%s %s → %s: %.1f %s (%+.1f%%): reverted, reads %s again", k.Path, tp.From, v, tp.Median, tp.Unit, tp.Gain, rb)
+			o.Log("%s %s → %s: %.1f %s (%+.1f%%%s): reverted, reads %s again", k.Path, tp.From, v, tp.Median, tp.Unit, tp.Gain, judgedText(tp.JudgedBy), rb)
+			if k.Ladder && tp.Gain <= jpct {
+				flat++
+				if rest := k.Values[slices.Index(k.Values, v)+1:]; flat >= ladderFlat && len(rest) > 0 {
+					tp.Why += fmt.Sprintf("; the plateau (%d rungs in a row without a gain): the larger %s not tried", flat, strings.Join(rest, ", "))
+					o.Log("%s: the plateau at %s; the larger values are not tried", k.Path, current[k.Path])
+					break
+				}
+			}
 		}
 		if outOfBudget {
 			res.Notes = append(res.Notes, fmt.Sprintf("budget %s reached after %s: the remaining candidates were not tried", o.Budget, spent().Round(time.Second)))
@@ -366,6 +414,10 @@ func Run(ctx context.Context, m Measurer, a Applier, o Options) (res *Result, er
 		res.FinalGain = round(gain(f.Median, b.Median) * 100)
 		if beyond(f, b, thr) {
 			o.Log("final: %.1f %s, baseline again %.1f %s (%+.1f%%): holds", f.Median, f.Unit, b.Median, b.Unit, res.FinalGain)
+			if n := plateauNote(res.Trials, f, thr); n != "" {
+				res.Notes = append(res.Notes, n)
+				o.Log("%s", n)
+			}
 			break
 		}
 		last := keeps[len(keeps)-1]
@@ -409,6 +461,26 @@ func Run(ctx context.Context, m Measurer, a Applier, o Options) (res *Result, er
 	}
 	res.RunID, res.Kept = id, kept
 	return res, nil
+}
+
+// plateauNote checks the kept values measured again (final, the final
+// run) against the best trial: within the noise band (thr) of its median
+// they hold the plateau, and it returns ""; else a note naming both. A
+// ladder keeps the smallest value that reaches the plateau, so a larger
+// one may have measured a little more, within the band, and was left.
+func plateauNote(trials []Trial, final Stat, thr float64) string {
+	best := -1
+	for i, t := range trials {
+		if t.Error == "" && t.Runs > 0 && (best < 0 || t.Median > trials[best].Median) {
+			best = i
+		}
+	}
+	if best < 0 || gain(trials[best].Median, final.Median) <= thr {
+		return ""
+	}
+	t := trials[best]
+	return fmt.Sprintf("the kept values measured %.1f %s in the final run, %.1f%% below the best trial (%s = %s: %.1f %s), beyond the %.1f%% noise band: the box or the path changed during the tune, or the trial was lucky; run tune again when both are quiet, or with a longer measurement",
+		final.Median, final.Unit, gain(t.Median, final.Median)*100, t.Knob, t.To, t.Median, t.Unit, thr*100)
 }
 
 func measureN(ctx context.Context, m Measurer, n int) ([]Sample, error) {
@@ -497,20 +569,53 @@ func medians(ss []Sample, tests []string) map[string]float64 {
 }
 
 func stat(ss []Sample, ref map[string]float64, o Options) Stat {
+	return statOn(ss, o.Tests, ref, o)
+}
+
+// judgedApart says whether k's trials are judged by its own tests: it
+// names some of the run's tests, not all.
+func judgedApart(k Knob, o Options) bool {
+	if len(k.Tests) == 0 || len(k.Tests) >= len(o.Tests) {
+		return false
+	}
+	for _, t := range k.Tests {
+		if !slices.Contains(o.Tests, t) {
+			return false
+		}
+	}
+	return true
+}
+
+// judgedText is " send" for a verdict judged by send alone ("" by the
+// score), for the log line after the gain.
+func judgedText(tests []string) string {
+	if len(tests) == 0 {
+		return ""
+	}
+	return " " + strings.Join(tests, ",")
+}
+
+func (o Options) judgesApart() bool {
+	return slices.ContainsFunc(o.Knobs, func(k Knob) bool { return judgedApart(k, o) })
+}
+
+// statOn is stat over some of the tests (one test: its value, in its
+// unit).
+func statOn(ss []Sample, tests []string, ref map[string]float64, o Options) Stat {
 	var v []float64
 	r := ref
 	if r == nil {
-		r = medians(ss, o.Tests)
+		r = medians(ss, tests)
 	}
 	for _, s := range ss {
-		v = append(v, score(s, o.Tests, r))
+		v = append(v, score(s, tests, r))
 	}
 	st := Stat{Median: round(median(v)), Runs: len(v), Values: roundAll(v), Unit: "score"}
-	if len(o.Tests) == 1 {
-		st.Unit = o.Units[o.Tests[0]]
+	if len(tests) == 1 {
+		st.Unit = o.Units[tests[0]]
 	} else {
 		st.Tests = map[string]float64{}
-		for t, m := range medians(ss, o.Tests) {
+		for t, m := range medians(ss, tests) {
 			st.Tests[t] = round(m)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -306,5 +307,207 @@ func TestScoreOfAStalledTest(t *testing.T) {
 	// A test the baseline measured nothing in does not count.
 	if s := score(Sample{"send": 200, "receive": 0}, NetTests, map[string]float64{"send": 100, "receive": 0}); s < 141 || s > 142 {
 		t.Errorf("score %.2f, want √2 × 100", s)
+	}
+}
+
+// A ladder (Knob.Ladder) keeps the smallest value that reaches the
+// plateau: two rungs in a row that gain no more than the noise band end
+// the knob's trials, and the larger rungs are not tried, even when they
+// would measure less (a buffer larger than the path needs lets a queue
+// grow). One rung that measures low (a load spike) does not end the climb.
+func TestLadderStopsAtThePlateau(t *testing.T) {
+	const wmem = "/proc/sys/net/ipv4/tcp_wmem"
+	const rmem = "/proc/sys/net/ipv4/tcp_rmem"
+	mb := func(v string) float64 {
+		var n float64
+		fmt.Sscan(v, &n)
+		return n / (1 << 20)
+	}
+	// The path takes 4 MiB; beyond 8 MiB the queue costs a third.
+	plateau := func(v map[string]string) float64 {
+		r := 1.0
+		for _, k := range []string{wmem, rmem} {
+			r *= min(mb(v[k]), 4) / 4
+			if mb(v[k]) > 8 {
+				r *= 0.66
+			}
+		}
+		return 1000 * r
+	}
+	// The same, but rmem's 2 MiB rung is measured during a load spike.
+	spike := func(v map[string]string) float64 {
+		if mb(v[rmem]) == 2 {
+			return plateau(map[string]string{wmem: v[wmem], rmem: "1048576"}) * 0.9
+		}
+		return plateau(v)
+	}
+	ladder := []string{"1048576", "2097152", "4194304", "8388608", "16777216", "33554432"}
+	for _, tc := range []struct {
+		name  string
+		speed func(map[string]string) float64
+		want  []string
+		why   int    // the trial whose Why names the plateau
+		kept  string // both knobs
+	}{
+		{"plateau at 4 MiB", plateau, []string{
+			"wmem=1048576:kept", "wmem=2097152:kept", "wmem=4194304:kept", "wmem=8388608:reverted", "wmem=16777216:reverted",
+			"rmem=1048576:kept", "rmem=2097152:kept", "rmem=4194304:kept", "rmem=8388608:reverted", "rmem=16777216:reverted",
+		}, 4, "4194304"},
+		{"a spike at rmem's 2 MiB rung", spike, []string{
+			"wmem=1048576:kept", "wmem=2097152:kept", "wmem=4194304:kept", "wmem=8388608:reverted", "wmem=16777216:reverted",
+			"rmem=1048576:kept", "rmem=2097152:reverted", "rmem=4194304:kept", "rmem=8388608:reverted", "rmem=16777216:reverted",
+		}, 9, "4194304"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			vals := map[string]string{wmem: "65536", rmem: "65536"}
+			k := []Knob{
+				{Path: wmem, Current: vals[wmem], Values: ladder, Ladder: true},
+				{Path: rmem, Current: vals[rmem], Values: ladder, Ladder: true},
+			}
+			f := newFake(vals, tc.speed, 0.02)
+			res, err := Run(context.Background(), f.measure, f, opts(k))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var tried []string
+			for _, tr := range res.Trials {
+				tried = append(tried, fmt.Sprintf("%s=%s:%s", tr.Knob[len(tr.Knob)-4:], tr.To, tr.Verdict))
+			}
+			if strings.Join(tried, " ") != strings.Join(tc.want, " ") {
+				t.Errorf("trials:\n%s\nwant:\n%s", strings.Join(tried, " "), strings.Join(tc.want, " "))
+			}
+			if len(res.Trials) > tc.why {
+				if w := res.Trials[tc.why].Why; !strings.Contains(w, "the plateau (2 rungs in a row without a gain): the larger 33554432 not tried") {
+					t.Errorf("the plateau rung says %q", w)
+				}
+			}
+			if len(res.Kept) != 2 || res.Kept[0].To != tc.kept || res.Kept[1].To != tc.kept {
+				t.Errorf("kept %+v, want both at %s", res.Kept, tc.kept)
+			}
+			for _, n := range res.Notes {
+				if strings.Contains(n, "below the best trial") {
+					t.Errorf("note: %s", n)
+				}
+			}
+		})
+	}
+	// Without Ladder every value is tried (the --file ladders).
+	vals := map[string]string{wmem: "65536", rmem: "65536"}
+	k := []Knob{{Path: wmem, Current: "65536", Values: ladder}, {Path: rmem, Current: "65536", Values: ladder}}
+	f := newFake(vals, plateau, 0.02)
+	res, err := Run(context.Background(), f.measure, f, opts(k))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Trials) != 12 {
+		t.Errorf("without Ladder %d trials, want 12", len(res.Trials))
+	}
+}
+
+// plateauNote: the kept values measured again in the final run must be
+// within the noise band of the best trial.
+func TestPlateauNote(t *testing.T) {
+	tr := func(knob, to string, median float64, runs int, err string) Trial {
+		return Trial{Knob: knob, To: to, Stat: Stat{Median: median, Runs: runs, Unit: "score"}, Error: err}
+	}
+	trials := []Trial{
+		tr("wmem", "1M", 300, 3, ""), tr("wmem", "2M", 420, 3, ""), tr("wmem", "4M", 440, 3, ""),
+		tr("wmem", "8M", 0, 0, "invalid argument"),
+	}
+	for _, tc := range []struct {
+		final float64
+		thr   float64
+		want  string
+	}{
+		{430, 0.05, ""}, // 2.3% below 4M's 440: within the band
+		{420, 0.05, ""}, // 4.8%
+		{400, 0.05, "10.0% below the best trial (wmem = 4M: 440.0 score), beyond the 5.0% noise band"},
+		{400, 0.12, ""}, // a wider band
+		{500, 0.05, ""}, // above every trial
+	} {
+		got := plateauNote(trials, Stat{Median: tc.final, Unit: "score"}, tc.thr)
+		if tc.want == "" && got != "" || tc.want != "" && !strings.Contains(got, tc.want) {
+			t.Errorf("final %.0f, band %.0f%%: %q, want %q", tc.final, tc.thr*100, got, tc.want)
+		}
+	}
+	if got := plateauNote(nil, Stat{Median: 1}, 0.05); got != "" {
+		t.Errorf("no trials: %q", got)
+	}
+}
+
+// A knob that changes one test only (Knob.Tests) is judged by that test
+// alone against its own noise band: here the send stream swings ±40% from
+// run to run (a loaded relay), and tcp_rmem, which only the receive
+// stream feels, still climbs its ladder to the plateau. Judged by the
+// score, the send stream's swings hide the receive gains.
+func TestJudgedByItsOwnTest(t *testing.T) {
+	const wmem = "/proc/sys/net/ipv4/tcp_wmem"
+	const rmem = "/proc/sys/net/ipv4/tcp_rmem"
+	mb := func(v string) float64 {
+		var n float64
+		fmt.Sscan(v, &n)
+		return n / (1 << 20)
+	}
+	// Rungs 1.33-1.5 × apart: each a third to a half more receive
+	// throughput, a sixth to a fifth more score.
+	ladder := []string{"1048576", "1572864", "2097152", "3145728", "4194304", "6291456", "8388608"}
+	run := func(split bool) *Result {
+		t.Helper()
+		vals := map[string]string{wmem: "65536", rmem: "65536"}
+		swing := []float64{1, 0.6, 1.4, 0.7, 1.3, 0.65, 1.35}
+		n := 0
+		m := func(ctx context.Context) (Sample, error) {
+			n++
+			s := 1000 * min(mb(vals[wmem]), 4) / 4 * swing[n%len(swing)]
+			r := 1000 * min(mb(vals[rmem]), 4) / 4 * (1 + 0.02*float64(n%3-1))
+			return Sample{"send": s, "receive": r}, nil
+		}
+		f := newFake(vals, nil, 0)
+		k := []Knob{
+			{Path: wmem, Current: "65536", Values: ladder, Ladder: true},
+			{Path: rmem, Current: "65536", Values: ladder, Ladder: true},
+		}
+		if split {
+			k[0].Tests, k[1].Tests = []string{"send"}, []string{"receive"}
+		}
+		o := Options{Tests: []string{"send", "receive"}, Units: map[string]string{"send": "Mbit/s", "receive": "Mbit/s"}, Knobs: k, Budget: time.Hour}
+		res, err := Run(context.Background(), m, f, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	keptRmem := func(res *Result) string {
+		for _, k := range res.Kept {
+			if k.Knob == rmem {
+				return k.To
+			}
+		}
+		return "65536"
+	}
+	res := run(true)
+	if got := keptRmem(res); got != "4194304" {
+		t.Errorf("judged by receive: tcp_rmem kept %s, want 4194304 (the plateau)", got)
+	}
+	for _, tr := range res.Trials {
+		want := "send"
+		if tr.Knob == rmem {
+			want = "receive"
+		}
+		if len(tr.JudgedBy) != 1 || tr.JudgedBy[0] != want || !strings.HasPrefix(tr.Why, "judged by "+want+": ") {
+			t.Errorf("%s = %s: judged by %v (%q), want %s", tr.Knob, tr.To, tr.JudgedBy, tr.Why, want)
+		}
+	}
+	if res.BandByTest["receive"] >= res.BandByTest["send"] || res.BandByTest["receive"] < 5 {
+		t.Errorf("bands by test %v: want receive's (at least 5%%) narrower than send's", res.BandByTest)
+	}
+	var b strings.Builder
+	WriteText(&b, res)
+	if !strings.Contains(b.String(), "judged by that test alone") || !regexp.MustCompile(`%\s+receive\s+kept`).MatchString(b.String()) {
+		t.Errorf("the report does not say how trials were judged:\n%s", b.String())
+	}
+	// The same run judged by the score stops below the plateau.
+	if got := keptRmem(run(false)); got == "4194304" {
+		t.Errorf("judged by the score tcp_rmem reached %s too: the case does not show the send stream's noise", got)
 	}
 }
