@@ -261,6 +261,25 @@ func NetLadder(cur, need, limit int64, floor bool) []int64 {
 	return out
 }
 
+// AtLeastDefault raises the rungs of a ladder that lie below the kernel's
+// default for the maximum to that default: a raise never stops below what
+// the kernel itself would have set (the audit's net-tcp-buffers-small calls
+// such a maximum capped, and a reboot with the file removed would give the
+// default anyway). The rungs above it stay; an empty ladder (nothing to
+// raise) stays empty.
+func AtLeastDefault(ladder []int64, def int64) []int64 {
+	if len(ladder) == 0 || def <= 0 || ladder[0] >= def {
+		return ladder
+	}
+	out := []int64{def}
+	for _, v := range ladder {
+		if v > def {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
 // NetKeys are the sysctls `tune --net` sizes, in the order tried.
 var NetKeys = []string{"net.ipv4.tcp_wmem", "net.ipv4.tcp_rmem", "net.core.wmem_max", "net.core.rmem_max"}
 
@@ -380,6 +399,9 @@ func NetKnobs(p NetPath, e NetEnv) []Knob {
 			why += fmt.Sprintf("; the kernel default is %d", defN)
 		}
 		ladder := NetLadder(curN, need, limit, p.Floor)
+		if defN, ok := knobs.Field(def, field); ok {
+			ladder = AtLeastDefault(ladder, defN)
+		}
 		if len(ladder) == 0 {
 			k.Skipped = append(k.Skipped, fmt.Sprintf("any raise: %d already covers %s", curN, why))
 			out = append(out, k)

@@ -139,8 +139,10 @@ func TestNetKnobs(t *testing.T) {
 		want   map[string][]string
 		skip   map[string]string // key → text in Skipped
 	}{
-		{"sabotaged: need/4 … 2 × need above 64 KiB, below the kernel default", sabotaged, small, false, true, false, 0,
-			map[string][]string{"net.ipv4.tcp_rmem": {"4096 65536 131072", "4096 65536 262144"}, "net.ipv4.tcp_wmem": {"4096 16384 131072", "4096 16384 262144"}},
+		// The ladder's rungs (need/4 … 2 × need: 128, 256 KiB) lie below the
+		// kernel default: a raise starts at the default, never below it.
+		{"sabotaged, a small path: back to the kernel default, not a rung below it", sabotaged, small, false, true, false, 0,
+			map[string][]string{"net.ipv4.tcp_rmem": {"4096 65536 33554432"}, "net.ipv4.tcp_wmem": {"4096 16384 4194304"}},
 			map[string]string{"net.core.rmem_max": appOnly, "net.core.wmem_max": appOnly}},
 		{"defaults cover a small path", defaults, small, true, false, false, 0, map[string][]string{},
 			map[string]string{"net.ipv4.tcp_wmem": "already covers", "net.ipv4.tcp_rmem": "already covers"}},
@@ -262,6 +264,24 @@ func TestPersistSysctlAgainstLaterFiles(t *testing.T) {
 	for p, want := range map[string]string{"/proc/sys/net/ipv4/tcp_wmem": "4096 16384 65536", "/proc/sys/net/ipv4/tcp_rmem": "4096 65536 65536"} {
 		if b, _ := os.ReadFile(filepath.Join(root, p)); strings.Join(strings.Fields(string(b)), " ") != want {
 			t.Errorf("%s after undo: %q", p, b)
+		}
+	}
+}
+
+func TestAtLeastDefault(t *testing.T) {
+	for _, c := range []struct {
+		ladder []int64
+		def    int64
+		want   []int64
+	}{
+		{nil, 4 << 20, nil}, // nothing to raise
+		{[]int64{1 << 20, 2 << 20}, 4 << 20, []int64{4 << 20}}, // all below: the default alone
+		{[]int64{1 << 20, 8 << 20}, 4 << 20, []int64{4 << 20, 8 << 20}},
+		{[]int64{8 << 20, 16 << 20}, 4 << 20, []int64{8 << 20, 16 << 20}}, // above it already
+		{[]int64{1 << 20}, 0, []int64{1 << 20}},                           // default unknown
+	} {
+		if got := AtLeastDefault(c.ladder, c.def); !slices.Equal(got, c.want) {
+			t.Errorf("AtLeastDefault(%v, %d) = %v, want %v", c.ladder, c.def, got, c.want)
 		}
 	}
 }
