@@ -6,7 +6,27 @@ import (
 	"io/fs"
 	"path"
 	"strings"
+
+	"golang.org/x/sys/unix"
 )
+
+// fdReader reads a descriptor with read(2), io.EOF at its end.
+type fdReader int
+
+func (fd fdReader) Read(p []byte) (int, error) {
+	for {
+		n, err := unix.Read(int(fd), p)
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err != nil:
+			return 0, err
+		case n == 0 && len(p) > 0:
+			return 0, io.EOF
+		}
+		return n, nil
+	}
+}
 
 // ReadInto reads a whole file of at most MaxFileSize bytes into buf,
 // growing it when needed, and returns the filled slice. Samplers that read
@@ -21,11 +41,25 @@ func (r *Root) ReadInto(name string, buf []byte) ([]byte, error) {
 		path.Base(c) == "cmdline" || path.Base(c) == "environ" || strings.HasSuffix(c, "_key") {
 		return buf[:0], &fs.PathError{Op: "open", Path: name, Err: errors.New("ReadInto reads kernel counter files only; use ReadFile")}
 	}
-	f, _, err := r.open(name, kindFile)
-	if err != nil {
-		return buf[:0], err
+	var f io.Reader
+	if r.tree == nil {
+		// Live: the descriptor itself, not an os.File (whose
+		// non-blocking descriptor would be offered to the poller): a
+		// sampler reads hundreds of these a second.
+		fd, _, err := openLive(name, kindFile)
+		if err != nil {
+			return buf[:0], err
+		}
+		defer unix.Close(fd)
+		f = fdReader(fd)
+	} else {
+		of, _, err := r.open(name, kindFile)
+		if err != nil {
+			return buf[:0], err
+		}
+		defer of.Close()
+		f = of
 	}
-	defer f.Close()
 	if cap(buf) < 4096 {
 		buf = make([]byte, 0, 4096)
 	}

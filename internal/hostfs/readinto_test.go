@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -37,6 +39,18 @@ func TestReadInto(t *testing.T) {
 	b, err := Live().ReadInto("/proc/self/stat", nil)
 	if err != nil || !bytes.HasSuffix(b, []byte("\n")) {
 		t.Errorf("live /proc/self/stat: %q %v", b, err)
+	}
+	// A task's counters (no type check before open, read through the
+	// descriptor) and a file larger than the first buffer, read whole.
+	pid := strconv.Itoa(os.Getpid())
+	for name, fields := range map[string]int{"/proc/" + pid + "/stat": 52, "/proc/" + pid + "/task/" + pid + "/schedstat": 3, "/proc/self/smaps": 1000} {
+		b, err := Live().ReadInto(name, b)
+		if n := len(strings.Fields(string(b))); err != nil || n < fields || !bytes.HasSuffix(b, []byte("\n")) {
+			t.Errorf("live %s: %d fields (want %d or more), %v", name, n, fields, err)
+		}
+	}
+	if _, err := Live().ReadInto("/proc/999999999/stat", nil); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("an exited task's stat: %v, want not exist", err)
 	}
 }
 
