@@ -5,9 +5,11 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -89,5 +91,47 @@ func TestStream(t *testing.T) {
 	os.Symlink("/etc/shadow", filepath.Join(dir, "var/lib/dpkg/status"))
 	if _, err := r.Stream("/var/lib/dpkg/status"); !errors.Is(err, ErrNeverRead) {
 		t.Errorf("a link to /etc/shadow: err %v, want ErrNeverRead", err)
+	}
+}
+
+// A counter held open reads its task's stat again each time, fails once
+// the task has exited (ESRCH), and opens only what ReadInto reads.
+func TestCounter(t *testing.T) {
+	c := exec.Command("sleep", "600")
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { c.Process.Kill(); c.Wait() }()
+	name := "/proc/" + strconv.Itoa(c.Process.Pid) + "/stat"
+	f, err := Live().OpenCounter(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var b []byte
+	for range 2 {
+		b, err = f.ReadInto(b)
+		if want := strconv.Itoa(c.Process.Pid) + " (sleep) "; err != nil || !strings.HasPrefix(string(b), want) {
+			t.Fatalf("%s: %q, %v; want %q first", name, b, err, want)
+		}
+	}
+	c.Process.Kill()
+	c.Wait()
+	if b, err := f.ReadInto(b); !errors.Is(err, syscall.ESRCH) {
+		t.Errorf("%s of an exited task: %q, %v; want ESRCH", name, b, err)
+	}
+	for _, bad := range []string{"/proc/self/cmdline", "/proc/self/environ", "/etc/passwd"} {
+		if f, err := Live().OpenCounter(bad); err == nil {
+			f.Close()
+			t.Errorf("OpenCounter(%s) opened it", bad)
+		}
+	}
+	r, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if _, err := r.OpenCounter("/proc/stat"); err == nil {
+		t.Error("a captured tree's counter was held open")
 	}
 }

@@ -533,3 +533,68 @@ func TestNfsdQueued(t *testing.T) {
 		}
 	}
 }
+
+// A followed process started after the sampler (a new client connection
+// forks a new smbd) is found by the next reading and its thread is in the
+// sample after it; once it has exited, the task files held open for it
+// are closed, and Close closes the rest.
+func TestFollowFindsNewProcess(t *testing.T) {
+	fds := func() int {
+		ents, err := os.ReadDir("/proc/self/fd")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(ents)
+	}
+	before := fds()
+	s, err := NewSampler(hostfs.Live())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pid int
+	s.Follow(func(p int, comm string) bool { return p == pid })
+	if _, err := s.Next(); err != nil {
+		t.Fatal(err)
+	}
+	c := exec.Command("sh", "-c", "while :; do :; done")
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { c.Process.Kill(); c.Wait() }()
+	pid = c.Process.Pid
+	if _, err := s.Next(); err != nil {
+		t.Fatal(err)
+	}
+	if !s.prev.followed[pid] {
+		t.Fatalf("the reading after process %d started did not follow it", pid)
+	}
+	time.Sleep(200 * time.Millisecond)
+	x, err := s.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, th := range x.Threads {
+		found = found || th.PID == pid && th.TID == pid && th.CPUPct > 0
+	}
+	if !found {
+		t.Errorf("the spinning process %d is not in the sample after the one that found it: %+v", pid, x.Threads)
+	}
+	c.Process.Kill()
+	c.Wait()
+	if _, err := s.Next(); err != nil {
+		t.Fatal(err)
+	}
+	for k := range s.held {
+		if k.id == pid {
+			t.Errorf("task file %+v of the exited process %d still held", k, pid)
+		}
+	}
+	if len(s.held) == 0 {
+		t.Error("no task file held open between readings")
+	}
+	s.Close()
+	if after := fds(); after > before {
+		t.Errorf("%d descriptors open after Close, %d before NewSampler", after, before)
+	}
+}
