@@ -437,7 +437,7 @@ func noDevices(name string) bool {
 	if strings.Contains(name, "/..") || strings.Contains(name, "//") {
 		return false
 	}
-	if strings.HasPrefix(name, "/proc/sys/") {
+	if strings.HasPrefix(name, "/proc/sys/") || procTaskCounter(name) {
 		return true
 	}
 	rest, ok := strings.CutPrefix(name, "/sys/")
@@ -452,6 +452,38 @@ func noDevices(name string) bool {
 		return true
 	}
 	return false
+}
+
+// procTaskCounter reports /proc/PID/{stat,schedstat} and
+// /proc/PID/task/TID/{stat,schedstat}: files procfs itself makes for a
+// task, never a device or a link (unlike /proc/PID/fd/*, cwd, root or
+// exe), which a sampler reads for every process every interval.
+func procTaskCounter(name string) bool {
+	rest, ok := strings.CutPrefix(name, "/proc/")
+	if !ok {
+		return false
+	}
+	digits := func() bool {
+		i := 0
+		for i < len(rest) && rest[i] >= '0' && rest[i] <= '9' {
+			i++
+		}
+		if i == 0 || i == len(rest) || rest[i] != '/' {
+			return false
+		}
+		rest = rest[i+1:]
+		return true
+	}
+	if !digits() {
+		return false
+	}
+	if t, ok := strings.CutPrefix(rest, "task/"); ok {
+		rest = t
+		if !digits() {
+			return false
+		}
+	}
+	return rest == "stat" || rest == "schedstat"
 }
 
 // modeOf is the fs.FileMode of a stat(2) st_mode: its permission and

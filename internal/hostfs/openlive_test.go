@@ -27,6 +27,21 @@ func TestNoDevices(t *testing.T) {
 		"/etc/samba/smb.conf":            false,
 		"/sysx/class/net":                false,
 		"/proc/sys/../self/fd/0":         false,
+		// A task's counters, which procfs makes itself.
+		"/proc/1/stat":               true,
+		"/proc/42/task/43/schedstat": true,
+		"/proc/42/task/43/stat":      true,
+		"/proc/self/stat":            false,
+		"/proc/42/fd/0":              false,
+		"/proc/42/root/dev/watchdog": false,
+		"/proc/42/cwd/stat":          false,
+		"/proc/42/task/43/fd/stat":   false,
+		"/proc/42/task/x/stat":       false,
+		"/proc/42/../self/fd/0":      false,
+		"/proc/4x2/stat":             false,
+		"/proc//stat":                false,
+		"/proc/42/statm":             false,
+		"/proc/42/task/43/stat/x":    false,
 	} {
 		if got := noDevices(name); got != want {
 			t.Errorf("noDevices(%q) = %v, want %v", name, got, want)

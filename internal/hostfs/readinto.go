@@ -6,7 +6,27 @@ import (
 	"io/fs"
 	"path"
 	"strings"
+
+	"golang.org/x/sys/unix"
 )
+
+// fdReader reads a descriptor with read(2), io.EOF at its end.
+type fdReader int
+
+func (fd fdReader) Read(p []byte) (int, error) {
+	for {
+		n, err := unix.Read(int(fd), p)
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err != nil:
+			return 0, err
+		case n == 0 && len(p) > 0:
+			return 0, io.EOF
+		}
+		return n, nil
+	}
+}
 
 // ReadInto reads a whole file of at most MaxFileSize bytes into buf,
 // growing it when needed, and returns the filled slice. Samplers that read
@@ -16,16 +36,42 @@ import (
 // /sys, not command lines or *_key sysctls), which hold no secrets: the
 // redaction of ReadFile is skipped, so anything else is refused.
 func (r *Root) ReadInto(name string, buf []byte) ([]byte, error) {
+	if err := counterName(name); err != nil {
+		return buf[:0], err
+	}
+	var f io.Reader
+	if r.tree == nil {
+		// Live: the descriptor itself, not an os.File (whose
+		// non-blocking descriptor would be offered to the poller): a
+		// sampler reads hundreds of these a second.
+		fd, _, err := openLive(name, kindFile)
+		if err != nil {
+			return buf[:0], err
+		}
+		defer unix.Close(fd)
+		f = fdReader(fd)
+	} else {
+		of, _, err := r.open(name, kindFile)
+		if err != nil {
+			return buf[:0], err
+		}
+		defer of.Close()
+		f = of
+	}
+	return readAll(f, name, buf)
+}
+
+// counterName refuses what ReadInto and OpenCounter do not read.
+func counterName(name string) error {
 	c := path.Clean(name)
 	if !(strings.HasPrefix(c, "/proc/") || strings.HasPrefix(c, "/sys/")) ||
 		path.Base(c) == "cmdline" || path.Base(c) == "environ" || strings.HasSuffix(c, "_key") {
-		return buf[:0], &fs.PathError{Op: "open", Path: name, Err: errors.New("ReadInto reads kernel counter files only; use ReadFile")}
+		return &fs.PathError{Op: "open", Path: name, Err: errors.New("ReadInto reads kernel counter files only; use ReadFile")}
 	}
-	f, _, err := r.open(name, kindFile)
-	if err != nil {
-		return buf[:0], err
-	}
-	defer f.Close()
+	return nil
+}
+
+func readAll(f io.Reader, name string, buf []byte) ([]byte, error) {
 	if cap(buf) < 4096 {
 		buf = make([]byte, 0, 4096)
 	}
@@ -48,6 +94,63 @@ func (r *Root) ReadInto(name string, buf []byte) ([]byte, error) {
 		if n == 0 && len(buf) > MaxFileSize {
 			return buf[:0], &fs.PathError{Op: "read", Path: name, Err: ErrTooLarge}
 		}
+	}
+}
+
+// Counter is a kernel counter file of the live system held open, read
+// again from its start by each ReadInto: a sampler reading a task's stat
+// every interval makes one system call instead of five. A /proc/PID file
+// held open stays the file of that task: once the task has exited, a read
+// fails with ESRCH even when its pid is used again.
+type Counter struct {
+	p    preader
+	name string
+}
+
+// OpenCounter opens name as ReadInto would (a kernel counter file, checked
+// the same way) and keeps it open; live system only.
+func (r *Root) OpenCounter(name string) (*Counter, error) {
+	if err := counterName(name); err != nil {
+		return nil, err
+	}
+	if r.tree != nil {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: errors.New("a captured tree's counters do not change: use ReadInto")}
+	}
+	fd, _, err := openLive(name, kindFile)
+	if err != nil {
+		return nil, err
+	}
+	return &Counter{p: preader{fd: fd}, name: name}, nil
+}
+
+// ReadInto reads the whole file again into buf, as Root.ReadInto.
+func (c *Counter) ReadInto(buf []byte) ([]byte, error) {
+	c.p.off = 0
+	return readAll(&c.p, c.name, buf)
+}
+
+// Close closes the file.
+func (c *Counter) Close() error { return unix.Close(c.p.fd) }
+
+// preader reads a descriptor from offset 0 on with pread(2).
+type preader struct {
+	fd  int
+	off int64
+}
+
+func (p *preader) Read(b []byte) (int, error) {
+	for {
+		n, err := unix.Pread(p.fd, b, p.off)
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err != nil:
+			return 0, err
+		case n == 0 && len(b) > 0:
+			return 0, io.EOF
+		}
+		p.off += int64(n)
+		return n, nil
 	}
 }
 

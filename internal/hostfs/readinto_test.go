@@ -5,7 +5,11 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -37,6 +41,18 @@ func TestReadInto(t *testing.T) {
 	b, err := Live().ReadInto("/proc/self/stat", nil)
 	if err != nil || !bytes.HasSuffix(b, []byte("\n")) {
 		t.Errorf("live /proc/self/stat: %q %v", b, err)
+	}
+	// A task's counters (no type check before open, read through the
+	// descriptor) and a file larger than the first buffer, read whole.
+	pid := strconv.Itoa(os.Getpid())
+	for name, fields := range map[string]int{"/proc/" + pid + "/stat": 52, "/proc/" + pid + "/task/" + pid + "/schedstat": 3, "/proc/self/smaps": 1000} {
+		b, err := Live().ReadInto(name, b)
+		if n := len(strings.Fields(string(b))); err != nil || n < fields || !bytes.HasSuffix(b, []byte("\n")) {
+			t.Errorf("live %s: %d fields (want %d or more), %v", name, n, fields, err)
+		}
+	}
+	if _, err := Live().ReadInto("/proc/999999999/stat", nil); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("an exited task's stat: %v, want not exist", err)
 	}
 }
 
@@ -75,5 +91,47 @@ func TestStream(t *testing.T) {
 	os.Symlink("/etc/shadow", filepath.Join(dir, "var/lib/dpkg/status"))
 	if _, err := r.Stream("/var/lib/dpkg/status"); !errors.Is(err, ErrNeverRead) {
 		t.Errorf("a link to /etc/shadow: err %v, want ErrNeverRead", err)
+	}
+}
+
+// A counter held open reads its task's stat again each time, fails once
+// the task has exited (ESRCH), and opens only what ReadInto reads.
+func TestCounter(t *testing.T) {
+	c := exec.Command("sleep", "600")
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { c.Process.Kill(); c.Wait() }()
+	name := "/proc/" + strconv.Itoa(c.Process.Pid) + "/stat"
+	f, err := Live().OpenCounter(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var b []byte
+	for range 2 {
+		b, err = f.ReadInto(b)
+		if want := strconv.Itoa(c.Process.Pid) + " (sleep) "; err != nil || !strings.HasPrefix(string(b), want) {
+			t.Fatalf("%s: %q, %v; want %q first", name, b, err, want)
+		}
+	}
+	c.Process.Kill()
+	c.Wait()
+	if b, err := f.ReadInto(b); !errors.Is(err, syscall.ESRCH) {
+		t.Errorf("%s of an exited task: %q, %v; want ESRCH", name, b, err)
+	}
+	for _, bad := range []string{"/proc/self/cmdline", "/proc/self/environ", "/etc/passwd"} {
+		if f, err := Live().OpenCounter(bad); err == nil {
+			f.Close()
+			t.Errorf("OpenCounter(%s) opened it", bad)
+		}
+	}
+	r, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if _, err := r.OpenCounter("/proc/stat"); err == nil {
+		t.Error("a captured tree's counter was held open")
 	}
 }

@@ -61,17 +61,42 @@ func attrTLV(typ uint16, v []byte) []byte {
 	return b
 }
 
-// A loopback connection this test opens is in the dump with its counters.
+// A loopback connection this test opens, IPv4 and IPv6, is in the dump
+// with its counters: in the one-walk TCPDIAG_GETSOCK dump (which every
+// kernel since 2.6 answers) and in the per-family fallback.
 func TestLiveTCPSocks(t *testing.T) {
-	c, err := Dial(unix.NETLINK_SOCK_DIAG)
-	if err != nil {
-		t.Skipf("no sock_diag: %v", err)
+	for _, tc := range []struct {
+		name, addr string
+		compat     bool
+	}{
+		{"v4 one walk", "127.0.0.1:0", true},
+		{"v6 one walk", "[::1]:0", true},
+		{"v4 per family", "127.0.0.1:0", false},
+		{"v6 per family", "[::1]:0", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := Dial(unix.NETLINK_SOCK_DIAG)
+			if err != nil {
+				t.Skipf("no sock_diag: %v", err)
+			}
+			defer c.Close()
+			c.noCompat = !tc.compat
+			ln, err := net.Listen("tcp", tc.addr)
+			if err != nil {
+				if tc.addr[0] == '[' {
+					t.Skipf("no IPv6 loopback: %v", err)
+				}
+				t.Fatal(err)
+			}
+			liveTCPSock(t, c, ln)
+			if tc.compat && c.noCompat {
+				t.Error("the kernel refused TCPDIAG_GETSOCK: the dump walked the hash table once per family")
+			}
+		})
 	}
-	defer c.Close()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+}
+
+func liveTCPSock(t *testing.T, c *Conn, ln net.Listener) {
 	defer ln.Close()
 	go func() {
 		if s, err := ln.Accept(); err == nil {

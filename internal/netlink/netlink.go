@@ -24,6 +24,8 @@ type Conn struct {
 	proto int
 	buf   []byte
 	seq   uint32
+	// noCompat: the kernel refused TCPDIAG_GETSOCK (TCPSocks).
+	noCompat bool
 }
 
 // Dial opens a netlink socket of the given protocol (unix.NETLINK_ROUTE,
@@ -69,7 +71,7 @@ func asks(proto int, typ uint16) bool {
 	case unix.NETLINK_ROUTE:
 		return IsGet(typ)
 	case unix.NETLINK_SOCK_DIAG:
-		return typ == sockDiagByFamily
+		return typ == sockDiagByFamily || typ == tcpDiagGetSock
 	}
 	return false
 }

@@ -90,6 +90,13 @@ func (s *Sampler) readCgroups(r *raw) {
 	if s.follow == nil {
 		return
 	}
+	// Forget the processes no longer followed (an smbd per client
+	// connection comes and goes; a pid used again is looked up anew).
+	for pid := range s.cgPaths {
+		if !r.followed[pid] {
+			delete(s.cgPaths, pid)
+		}
+	}
 	for pid := range r.followed {
 		for _, d := range s.cgroupDirs(pid) {
 			if _, ok := r.cgroups[d.dir]; ok {
@@ -110,8 +117,12 @@ func (s *Sampler) readCgroup(dir string) cgRaw {
 	if s.cgV2 != "" && strings.HasPrefix(dir, s.cgV2+"/") {
 		c.version = 2
 	}
+	// Counter and limit files: read into the sampler's buffer, which
+	// each parser below is done with before the next read (they keep
+	// numbers, not bytes).
 	q := func(name string) []byte {
-		b, err := s.root.ReadFile(dir + "/" + name)
+		b, err := s.root.ReadInto(dir+"/"+name, s.buf)
+		s.buf = b[:0]
 		if err != nil {
 			return nil
 		}

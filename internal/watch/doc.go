@@ -13,7 +13,11 @@
 //     (parse.go only picks the values watch reasons on); a dump of the
 //     root qdiscs and of TCP sockets through internal/netlink; the kernel
 //     log's storage errors mapped to disks by probe.KernelLogDisks
-//     (kernlog.go). Buffers and the netlink sockets are reused; nothing is
+//     (kernlog.go). Buffers and the netlink sockets are reused, and the
+//     task files (/proc/PID/stat, the read threads' stat and schedstat)
+//     are held open between readings and read again from their start,
+//     one system call each (hostfs.Counter; /proc itself is listed every
+//     reading, so a new process is found at the next one); nothing is
 //     executed. Two readings become a Sample: rates and shares over the
 //     interval. A caller can Follow processes (cgroup.go; the bench server
 //     follows smbd and nfsd during `bench share`): their threads are read

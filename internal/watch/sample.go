@@ -249,6 +249,10 @@ type Sampler struct {
 	cgV2     string
 	cgV1     map[string]string
 	devNames map[string]string
+	// Task files held open between readings (readHeld), at most maxHeld.
+	held    map[heldKey]*heldFile
+	gen     uint64
+	maxHeld int
 }
 
 type devInfo struct {
@@ -276,7 +280,7 @@ func NewSampler(root *hostfs.Root) (*Sampler, error) {
 		return nil, errors.New("watch needs the live system: a captured tree has no changing counters")
 	}
 	s := &Sampler{root: root, names: map[string]string{}, comms: map[string]string{}, Skipped: map[string]string{},
-		watchPIDs: map[int]bool{}, scratch: make([][]byte, 0, 64)}
+		watchPIDs: map[int]bool{}, scratch: make([][]byte, 0, 64), held: map[heldKey]*heldFile{}, maxHeld: maxHeldFiles()}
 	s.discover()
 	if qr, err := netlink.Dial(unix.NETLINK_ROUTE); err == nil {
 		s.qr = qr
@@ -312,8 +316,20 @@ func newRaw() *raw {
 		followed: map[int]bool{}, cgroups: map[string]cgRaw{}}
 }
 
-// Close releases the netlink socket.
+// maxHeldFiles is how many task files a sampler keeps open: a quarter of
+// the open-file limit, at most 512, so that the process it runs in (the
+// bench server accepting connections) keeps its descriptors.
+func maxHeldFiles() int {
+	var rl unix.Rlimit
+	if unix.Getrlimit(unix.RLIMIT_NOFILE, &rl) != nil {
+		return 0
+	}
+	return int(min(512, rl.Cur/4))
+}
+
+// Close releases the netlink sockets and the files held open.
 func (s *Sampler) Close() error {
+	s.closeHeld()
 	if s.kl != nil {
 		s.kl.Close()
 	}
@@ -509,11 +525,13 @@ func (s *Sampler) read(r *raw) error {
 
 // readTasks reads /proc/PID/stat of every process, and the threads
 // (stat + schedstat) of the processes that used at least threadScanShare
-// of a core in the previous interval.
+// of a core in the previous interval, and of the followed ones.
 func (s *Sampler) readTasks(r *raw) {
 	clear(r.procs)
 	clear(r.threads)
 	clear(r.followed)
+	s.gen++
+	defer s.dropUnread()
 	ents, err := s.root.ReadDir("/proc")
 	if err != nil {
 		s.skip("/proc", err)
@@ -525,8 +543,7 @@ func (s *Sampler) readTasks(r *raw) {
 			continue
 		}
 		dir := "/proc/" + e.Name()
-		b, err := s.root.ReadInto(dir+"/stat", s.buf)
-		s.buf = b[:0]
+		b, err := s.readHeld(heldKey{pid, heldProcStat}, dir, "/stat")
 		if err != nil {
 			continue // exited
 		}
@@ -542,7 +559,8 @@ func (s *Sampler) readTasks(r *raw) {
 			continue
 		}
 		if t.Threads <= 1 {
-			s.readThread(r, pid, pid, dir)
+			// Its one thread's stat is the process's, just read.
+			s.readThread(r, pid, pid, dir, &t)
 			continue
 		}
 		tasks, err := s.root.ReadDir(dir + "/task")
@@ -551,25 +569,33 @@ func (s *Sampler) readTasks(r *raw) {
 		}
 		for _, te := range tasks {
 			if tid, err := strconv.Atoi(te.Name()); err == nil {
-				s.readThread(r, pid, tid, dir+"/task/"+te.Name())
+				s.readThread(r, pid, tid, dir+"/task/"+te.Name(), nil)
 			}
 		}
 	}
 }
 
-func (s *Sampler) readThread(r *raw, pid, tid int, dir string) {
-	b, err := s.root.ReadInto(dir+"/stat", s.buf)
-	s.buf = b[:0]
-	if err != nil {
-		return
+// readThread reads one thread's stat (unless st has it) and schedstat;
+// dir is /proc/PID for a process's only thread, else
+// /proc/PID/task/TID.
+func (s *Sampler) readThread(r *raw, pid, tid int, dir string, st *kernfmt.TaskStat) {
+	if st == nil {
+		b, err := s.readHeld(heldKey{tid, heldTaskStat}, dir, "/stat")
+		if err != nil {
+			return
+		}
+		t, err := kernfmt.ProcStat(b, s.scratch)
+		if err != nil {
+			return
+		}
+		st = &t
 	}
-	t, err := kernfmt.ProcStat(b, s.scratch)
-	if err != nil {
-		return
+	comm := s.intern(st.Comm)
+	kind := heldTaskSchedstat
+	if tid == pid && !strings.Contains(dir, "/task/") {
+		kind = heldProcSchedstat
 	}
-	comm := s.intern(t.Comm)
-	b, err = s.root.ReadInto(dir+"/schedstat", s.buf)
-	s.buf = b[:0]
+	b, err := s.readHeld(heldKey{tid, kind}, dir, "/schedstat")
 	tc := threadCount{pid: pid, comm: comm}
 	if err == nil {
 		tc.run, tc.wait, err = kernfmt.Schedstat(b, s.scratch)
@@ -577,9 +603,79 @@ func (s *Sampler) readThread(r *raw, pid, tid int, dir string) {
 	if err != nil {
 		// No schedstat (CONFIG_SCHED_INFO off): fall back to ticks.
 		s.skip("/proc/PID/task/TID/schedstat", err)
-		tc.run, tc.wait = t.Ticks*10_000_000, 0
+		tc.run, tc.wait = st.Ticks*10_000_000, 0
 	}
 	r.threads[tid] = tc
+}
+
+// The task files a sampler holds open between readings (readHeld).
+const (
+	heldProcStat      = iota // /proc/PID/stat
+	heldProcSchedstat        // /proc/PID/schedstat
+	heldTaskStat             // /proc/PID/task/TID/stat
+	heldTaskSchedstat        // /proc/PID/task/TID/schedstat
+)
+
+type heldKey struct {
+	id   int // pid or tid
+	kind int
+}
+
+type heldFile struct {
+	c   *hostfs.Counter
+	gen uint64 // the reading that last read it
+}
+
+// readHeld reads dir+file, a task's counter file, through the file held
+// open since an earlier reading, else opens it and, up to maxHeld files,
+// keeps it open. A held file whose task has exited fails (ESRCH) and is
+// opened anew by name: the pid's new process, if any.
+func (s *Sampler) readHeld(k heldKey, dir, file string) ([]byte, error) {
+	if h, ok := s.held[k]; ok {
+		b, err := h.c.ReadInto(s.buf)
+		s.buf = b[:0]
+		if err == nil {
+			h.gen = s.gen
+			return b, nil
+		}
+		h.c.Close()
+		delete(s.held, k)
+	}
+	if len(s.held) >= s.maxHeld {
+		b, err := s.root.ReadInto(dir+file, s.buf)
+		s.buf = b[:0]
+		return b, err
+	}
+	c, err := s.root.OpenCounter(dir + file)
+	if err != nil {
+		return nil, err
+	}
+	b, err := c.ReadInto(s.buf)
+	s.buf = b[:0]
+	if err != nil {
+		c.Close()
+		return nil, err
+	}
+	s.held[k] = &heldFile{c: c, gen: s.gen}
+	return b, nil
+}
+
+// dropUnread closes the held files this reading did not read: their
+// task exited, or its threads are no longer read.
+func (s *Sampler) dropUnread() {
+	for k, h := range s.held {
+		if h.gen != s.gen {
+			h.c.Close()
+			delete(s.held, k)
+		}
+	}
+}
+
+func (s *Sampler) closeHeld() {
+	for k, h := range s.held {
+		h.c.Close()
+		delete(s.held, k)
+	}
 }
 
 func (s *Sampler) intern(b []byte) string {
