@@ -53,19 +53,17 @@ func (s *Server) attribSession(ctx context.Context, c net.Conn, br *bufio.Reader
 	}
 	defer smp.Close()
 	self, _ := os.Readlink("/proc/self/ns/net")
-	nsOf := map[int]string{}
 	smp.Follow(func(pid int, comm string) bool {
 		switch {
 		case comm == "nfsd":
 			return true
 		case strings.HasPrefix(comm, "smbd"):
 			// The smbd of this network namespace (other namespaces'
-			// smbd serve other addresses).
-			ns, ok := nsOf[pid]
-			if !ok {
-				ns, _ = os.Readlink("/proc/" + strconv.Itoa(pid) + "/ns/net")
-				nsOf[pid] = ns
-			}
+			// smbd serve other addresses). Read at each reading, not
+			// cached by pid: smbd forks one process per connection, and
+			// a pid reused by another namespace's smbd must not inherit
+			// the first one's answer (one readlink per smbd).
+			ns, _ := os.Readlink("/proc/" + strconv.Itoa(pid) + "/ns/net")
 			return ns == self
 		}
 		return false
