@@ -90,7 +90,7 @@ func runTuneNet(ctx context.Context, o *tuneOptions, env *Env) error {
 	fmt.Fprintf(w, "  sized for %s (%s): BDP %s, a stream needs 2 × BDP = %s of buffer\n",
 		units.BitRate(p.SizedBPS), p.SizedBy, units.Bytes(p.BDP), units.Bytes(p.Need))
 	if p.Floor {
-		fmt.Fprintln(w, "  every stream measured was window-limited (rate × RTT reached 80% of the window its buffer allows): the path may be faster, so the ladder goes on doubling until the gain stops (give the link's rate with --rate MBIT to size from it)")
+		fmt.Fprintln(w, "  the fastest stream measured was window-limited (rate × RTT reached 80% of the window its buffer allows): the path may be faster, so the ladder goes on doubling until the gain stops (give the link's rate with --rate MBIT to size from it)")
 	}
 	fmt.Fprintln(w, "  each ladder is tried smallest first; two values in a row that gain no more than the noise band are the plateau, and the larger ones are not tried")
 	if !env2.InitNetNS {

@@ -44,8 +44,8 @@ import (
 // up to net.core.wmem_max / rmem_max, as iperf3 -w), which tcp_wmem /
 // tcp_rmem do not cap; --rate (the link or the WAN contract) counts when
 // given. A measurement is window-limited when its rate × RTT reaches 80%
-// of the window its buffer allows (about half the buffer); when every one was (and no --rate), the
-// rate is only a floor.
+// of the window its buffer allows (about half the buffer); when the
+// fastest one was (and no --rate), the rate is only a floor.
 //
 // The candidates (NetLadder) are a ladder around 2 × BDP, tried smallest
 // first, each kept only when it gains beyond the noise band over the one
@@ -86,7 +86,7 @@ type NetPath struct {
 	// HintBPS is --rate (0: none).
 	HintBPS float64 `json:"hint_bps,omitempty"`
 	// SizedBPS is the rate the path is sized for: --rate, else the
-	// fastest measurement; SizedBy names it. Floor: every measurement was
+	// fastest measurement; SizedBy names it. Floor: that measurement was
 	// window-limited and there is no --rate, so the path may be faster
 	// (the ladder then goes on doubling until the gain stops).
 	SizedBPS float64 `json:"sized_bps"`
@@ -193,7 +193,7 @@ func Probe(ctx context.Context, p *NetPath, o bench.NetOptions, d time.Duration,
 
 // SizePath fills in the sizing of p from its measurements: --rate when
 // given, else the fastest stream (as found or the probe), a floor when
-// each was window-limited.
+// it was window-limited.
 func SizePath(p *NetPath) {
 	type m struct {
 		bps     float64
@@ -207,16 +207,18 @@ func SizePath(p *NetPath) {
 		{p.ProbeSendBPS, p.ProbeSendBuf, "the probe sending with SO_SNDBUF", false},
 		{p.ProbeReceiveBPS, p.ProbeReceiveBuf, "the probe receiving with SO_RCVBUF", false},
 	}
-	p.SizedBPS, p.SizedBy, p.Floor = 0, "", true
+	// The fastest stream sizes the path; when its own window held it
+	// back, the path may be faster still and its rate is only a floor
+	// (another stream that reached less without filling its window, e.g.
+	// the other direction, says nothing about this one's ceiling).
+	p.SizedBPS, p.SizedBy, p.Floor = 0, "", false
 	for i := range ms {
 		if ms[i].bps <= 0 {
 			continue
 		}
-		if !WindowLimited(ms[i].bps, p.RTT, ms[i].buf) {
-			p.Floor = false
-		}
 		if ms[i].bps > p.SizedBPS {
 			p.SizedBPS, p.SizedBy = ms[i].bps, ms[i].by
+			p.Floor = WindowLimited(ms[i].bps, p.RTT, ms[i].buf)
 		}
 	}
 	if p.HintBPS > 0 {
@@ -390,7 +392,7 @@ func NetKnobs(p NetPath, e NetEnv) []Knob {
 		need := int64(p.Need)
 		why := fmt.Sprintf("2 × BDP = %d", need)
 		if p.Floor {
-			why += " at least (every stream measured was window-limited): doubling until the gain stops"
+			why += " at least (the fastest stream measured was window-limited): doubling until the gain stops"
 		}
 		if limit > 0 && need > limit {
 			why += fmt.Sprintf(", capped at RAM/32 = %d", limit)

@@ -38,6 +38,12 @@ func TestSizePath(t *testing.T) {
 		{"the probe window-limited too: a floor", NetPath{RTT: ms20, SendBPS: 26e6, ReceiveBPS: 13e6, WmemMax: 65536, RmemMax: 65536,
 			ProbeSendBPS: 1.5e9, ProbeReceiveBPS: 1.45e9, ProbeSendBuf: 8 << 20, ProbeReceiveBuf: 8 << 20},
 			1.5e9, "the probe sending with SO_SNDBUF", true, 7536640},
+		// make bench's run: the send probe filled its window, the receive
+		// probe did not (it stopped lower, for another reason): the send
+		// rate sizes, and it is a floor.
+		{"the fastest probe window-limited, the other not: a floor", NetPath{RTT: ms20, SendBPS: 23e6, ReceiveBPS: 14e6, WmemMax: 65536, RmemMax: 65536,
+			ProbeSendBPS: 1.45e9, ProbeReceiveBPS: 934e6, ProbeSendBuf: 8 << 20, ProbeReceiveBuf: 8 << 20},
+			1.45e9, "the probe sending with SO_SNDBUF", true, 7274496},
 		{"sabotaged, the probe below its buffer: the path's rate", NetPath{RTT: ms20, SendBPS: 26e6, ReceiveBPS: 13e6, WmemMax: 65536, RmemMax: 65536,
 			ProbeSendBPS: 400e6, ProbeReceiveBPS: 450e6, ProbeSendBuf: 8 << 20, ProbeReceiveBuf: 8 << 20},
 			450e6, "the probe receiving with SO_RCVBUF", false, 2293760},
