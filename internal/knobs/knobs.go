@@ -293,6 +293,25 @@ func field(value string, i int) (int64, bool) {
 	return v, err == nil
 }
 
+// Ints reads a sysctl vector of exactly n integers ("4096 131072
+// 6291456" for tcp_rmem, "32768 60999" for ip_local_port_range): the one
+// reader of such values for rules and tune.
+func Ints(value string, n int) ([]int64, bool) {
+	f := strings.Fields(value)
+	if len(f) != n {
+		return nil, false
+	}
+	out := make([]int64, n)
+	for i, s := range f {
+		v, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return nil, false
+		}
+		out[i] = v
+	}
+	return out, true
+}
+
 // WithField returns value with field i replaced by n (the other fields
 // kept), for advice that changes one field of a vector.
 func WithField(value string, i int, n int64) string {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -228,4 +229,25 @@ func configuredKeys() map[string]bool {
 		}
 	}
 	return out
+}
+
+func TestInts(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		n    int
+		want []int64
+	}{
+		{"4096\t131072\t6291456\n", 3, []int64{4096, 131072, 6291456}},
+		{"32768 60999", 2, []int64{32768, 60999}},
+		{"4194304", 1, []int64{4194304}},
+		{"4096 131072", 3, nil},    // too few
+		{"1 2 3 4", 3, nil},        // too many
+		{"4096 x 6291456", 3, nil}, // not a number
+		{"", 1, nil},
+	} {
+		got, ok := Ints(c.in, c.n)
+		if ok != (c.want != nil) || !slices.Equal(got, c.want) {
+			t.Errorf("Ints(%q, %d) = %v, %v; want %v", c.in, c.n, got, ok, c.want)
+		}
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/nastune/nastune/internal/facts"
+	"github.com/nastune/nastune/internal/knobs"
 	"github.com/nastune/nastune/internal/parse/sysctlconf"
 	"github.com/nastune/nastune/internal/rule"
 )
@@ -43,18 +44,11 @@ func sysctlInt(h *facts.Host, key string) (int64, bool) {
 // sysctlTriple returns a three-integer sysctl such as tcp_rmem.
 func sysctlTriple(h *facts.Host, key string) ([3]int64, bool) {
 	var out [3]int64
-	f := strings.Fields(h.Sysctls[key])
-	if len(f) != 3 {
-		return out, false
+	v, ok := knobs.Ints(h.Sysctls[key], 3)
+	if ok {
+		copy(out[:], v)
 	}
-	for i, s := range f {
-		v, err := strconv.ParseInt(s, 10, 64)
-		if err != nil {
-			return out, false
-		}
-		out[i] = v
-	}
-	return out, true
+	return out, ok
 }
 
 // configFor returns the setting that sets key at boot (the boot model of

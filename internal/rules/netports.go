@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/nastune/nastune/internal/knobs"
 	"github.com/nastune/nastune/internal/rule"
 )
 
@@ -81,14 +82,13 @@ func reservedPorts(v string) (func(int) bool, bool) {
 func checkPortRangeService(in rule.Input) []rule.Finding {
 	h := in.Host
 	const key, resKey = "net.ipv4.ip_local_port_range", "net.ipv4.ip_local_reserved_ports"
-	f := strings.Fields(h.Sysctls[key])
-	if len(f) != 2 {
+	rng, ok := knobs.Ints(h.Sysctls[key], 2)
+	if !ok {
 		return nil
 	}
-	lo, err1 := strconv.Atoi(f[0])
-	hi, err2 := strconv.Atoi(f[1])
+	lo, hi := int(rng[0]), int(rng[1])
 	res, ok := h.Sysctls[resKey]
-	if err1 != nil || err2 != nil || !ok {
+	if !ok {
 		return nil // without the reserved list nothing can be said
 	}
 	reserved, ok := reservedPorts(res)

@@ -318,12 +318,12 @@ func (e NetEnv) Max(key string) int64 {
 	if err != nil {
 		return 0
 	}
-	f := strings.Fields(v)
-	if len(f) == 0 {
-		return 0
+	for _, n := range []int{3, 1} {
+		if f, ok := knobs.Ints(v, n); ok {
+			return f[n-1]
+		}
 	}
-	n, _ := strconv.ParseInt(f[len(f)-1], 10, 64)
-	return n
+	return 0
 }
 
 // InInitNetNS says whether this process is in the initial network
