@@ -2,7 +2,6 @@ package probe
 
 import (
 	"runtime"
-	"strings"
 
 	"golang.org/x/sys/unix"
 
@@ -88,19 +87,8 @@ func (p *prober) memory() {
 		p.skip(pathMeminfo, "no MemTotal line")
 	}
 	if v, ok := p.optional(pathTHP); ok {
-		p.h.Memory.THP = selectedMode(v)
+		p.h.Memory.THP, _ = kernfmt.Choice(v)
 	}
 }
 
 const pathTHP = "/sys/kernel/mm/transparent_hugepage/enabled"
-
-// selectedMode is the bracketed word of a sysfs mode list
-// ("always [madvise] never" → "madvise"), "" when none is marked.
-func selectedMode(s string) string {
-	for _, w := range strings.Fields(s) {
-		if len(w) > 2 && w[0] == '[' && w[len(w)-1] == ']' {
-			return w[1 : len(w)-1]
-		}
-	}
-	return ""
-}

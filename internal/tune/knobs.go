@@ -10,6 +10,7 @@ import (
 
 	"github.com/nastune/nastune/internal/calc"
 	"github.com/nastune/nastune/internal/facts"
+	"github.com/nastune/nastune/internal/parse/kernfmt"
 	"github.com/nastune/nastune/internal/rule"
 	"github.com/nastune/nastune/internal/rules"
 )
@@ -283,14 +284,5 @@ func readChoice(p string) (string, []string) {
 	if err != nil {
 		return "", nil
 	}
-	var cur string
-	var all []string
-	for _, f := range strings.Fields(string(b)) {
-		if strings.HasPrefix(f, "[") && strings.HasSuffix(f, "]") {
-			f = strings.Trim(f, "[]")
-			cur = f
-		}
-		all = append(all, f)
-	}
-	return cur, all
+	return kernfmt.Choice(string(b))
 }
