@@ -2,6 +2,8 @@ package bench
 
 import (
 	"context"
+	"errors"
+	"syscall"
 
 	"fmt"
 	"os"
@@ -85,14 +87,15 @@ func dialNFS(ctx context.Context, o ShareOptions) (shareFS, error) {
 func mountNFS(u ShareURL) (*nfsFS, error) {
 	var m *nfs.Mount
 	if u.Port != 0 {
-		c, err := nfs.DialServiceAtPort(u.Host, u.Port)
+		var c *rpc.Client
+		err := retryAddrInUse(func() (err error) { c, err = nfs.DialServiceAtPort(u.Host, u.Port); return err })
 		if err != nil {
 			return nil, fmt.Errorf("NFS server at %s: %w", u.Address(2049), err)
 		}
 		m = &nfs.Mount{Client: c}
 	} else {
-		var err error
-		if m, err = nfs.DialMount(u.Host, time.Second); err != nil {
+		err := retryAddrInUse(func() (err error) { m, err = nfs.DialMount(u.Host, time.Second); return err })
+		if err != nil {
 			return nil, fmt.Errorf("NFS mountd on %s (through the portmapper, port 111): %w", u.Host, err)
 		}
 	}
@@ -103,7 +106,8 @@ func mountNFS(u ShareURL) (*nfsFS, error) {
 	var lastErr error
 	for n := len(u.Path); n >= 1; n-- {
 		export := "/" + strings.Join(u.Path[:n], "/")
-		t, err := m.Mount(export, auth.Auth())
+		var t *nfs.Target
+		err := retryAddrInUse(func() (err error) { t, err = m.Mount(export, auth.Auth()); return err })
 		if err != nil {
 			lastErr = err
 			continue
@@ -217,3 +221,20 @@ func (f *nfsFile) WriteAt(b []byte, off int64) (int, error) {
 }
 
 func (f *nfsFile) Close() error { return f.f.Close() }
+
+// retryAddrInUse runs dial again, up to 8 times, while it fails with
+// EADDRINUSE: go-nfs-client binds a random local port (49152-65535, or
+// below 1024 for a privileged client) and does not try another when that
+// one is taken (a connection of the same four-tuple in TIME_WAIT; the
+// kernel lab hit it after a run's many connections). Each try draws a new
+// port.
+func retryAddrInUse(dial func() error) error {
+	var err error
+	for i := 0; i < 8; i++ {
+		if err = dial(); err == nil || !errors.Is(err, syscall.EADDRINUSE) {
+			return err
+		}
+		time.Sleep(time.Duration(i+1) * time.Millisecond) // the port is drawn from the clock's nanoseconds
+	}
+	return err
+}
