@@ -145,16 +145,27 @@ func read(r io.Reader, root *folders) (*Loaded, error) {
 				return nil, errf(hdr.Name, "is the folder of an earlier entry")
 			}
 		}
-		for d := path.Dir(name); d != "."; d = path.Dir(d) {
+		// The folders of name, deepest first, up to one already known:
+		// its own folders were checked when it was, and stay folders (a
+		// later entry of a folder's name must be a folder). Folders no
+		// entry names count against MaxEntries too: unpacking makes them.
+		for i := strings.LastIndexByte(name, '/'); i > 0; i = strings.LastIndexByte(name[:i], '/') {
+			d := name[:i]
 			t, ok := seen[d]
-			switch {
-			case !ok:
+			if !ok {
 				seen[d] = implicitDir
-			case t == tar.TypeSymlink:
+				continue
+			}
+			switch t {
+			case tar.TypeSymlink:
 				return nil, errf(hdr.Name, "lies below the symbolic link %q", d)
-			case t == tar.TypeReg:
+			case tar.TypeReg:
 				return nil, errf(hdr.Name, "lies below the file %q", d)
 			}
+			break
+		}
+		if len(seen) >= MaxEntries {
+			return nil, fmt.Errorf("more than %d files, folders and links: refused", MaxEntries)
 		}
 		switch hdr.Typeflag {
 		case tar.TypeDir:
@@ -165,6 +176,11 @@ func read(r io.Reader, root *folders) (*Loaded, error) {
 			if err := checkLink(name, hdr.Linkname); err != nil {
 				return nil, errf(hdr.Name, "%v", err)
 			}
+			// A target is content too: following the links together
+			// (escapes) takes a step per component.
+			if total += int64(len(hdr.Linkname)); total > MaxTotalBytes {
+				return nil, errTooMuch
+			}
 			if err := root.in(name, func(d *os.Root, base string) error { return d.Symlink(hdr.Linkname, base) }); err != nil {
 				return nil, errf(hdr.Name, "%v", err)
 			}
@@ -173,9 +189,8 @@ func read(r io.Reader, root *folders) (*Loaded, error) {
 			if hdr.Size < 0 || hdr.Size > MaxFileBytes {
 				return nil, errf(hdr.Name, "%d bytes: files above %d bytes are refused", hdr.Size, MaxFileBytes)
 			}
-			total += hdr.Size
-			if total > MaxTotalBytes {
-				return nil, fmt.Errorf("more than %d MiB of content: refused (a decompression bomb?)", MaxTotalBytes>>20)
+			if total += hdr.Size; total > MaxTotalBytes {
+				return nil, errTooMuch
 			}
 			// Only what is written or kept is held; the rest is counted.
 			var data []byte
@@ -212,10 +227,8 @@ func read(r io.Reader, root *folders) (*Loaded, error) {
 	// Each link was checked alone; followed together, as the kernel
 	// would, one can lead through another out of the tree ("up" -> "..",
 	// "esc" -> "up/.."). None may.
-	for _, name := range slices.Sorted(maps.Keys(links)) {
-		if via, bad := escapes(links, name); bad {
-			return nil, errf(name, "link to %q leaves the snapshot (through the link %q)", links[name], via)
-		}
+	if name, via, bad := escapes(links); bad {
+		return nil, errf(name, "link to %q leaves the snapshot (through the link %q)", links[name], via)
 	}
 	if meta == nil {
 		return nil, fmt.Errorf("%w: no %s", ErrNotSnapshot, MetaFile)
@@ -241,6 +254,8 @@ func read(r io.Reader, root *folders) (*Loaded, error) {
 // (MaxTotalBytes) plus, per entry, a header, a pax header with its
 // records (nastune writes mtime with sub-second precision) and padding.
 const MaxStreamBytes = MaxTotalBytes + MaxEntries*2048
+
+var errTooMuch = fmt.Errorf("more than %d MiB of content: refused (a decompression bomb?)", MaxTotalBytes>>20)
 
 var errBomb = fmt.Errorf("more than %d MiB decompressed: refused (a decompression bomb?)", MaxStreamBytes>>20)
 
@@ -269,6 +284,8 @@ func (c *countReader) Read(p []byte) (int, error) {
 func checkName(raw string) (string, error) {
 	name := strings.TrimSuffix(raw, "/")
 	switch {
+	case len(name) >= MaxPathBytes:
+		return "", errf(raw[:64]+"…", "a name of %d bytes: the most a path may have is %d", len(name), MaxPathBytes-1)
 	case name == "" || name == ".":
 		return "", errf(raw, "empty name")
 	case strings.HasPrefix(name, "/"):
@@ -279,49 +296,149 @@ func checkName(raw string) (string, error) {
 		return "", errf(raw, "not a clean path")
 	}
 	for _, c := range strings.Split(name, "/") {
-		if c == ".." {
+		switch {
+		case c == "..":
 			return "", errf(raw, `".." is refused`)
+		case len(c) > MaxNameBytes:
+			return "", errf(raw, "a component of %d bytes: the most a file name may have is %d", len(c), MaxNameBytes)
 		}
 	}
 	return name, nil
 }
 
-// escapes follows the link name through every link of the archive, as
-// the kernel resolves it from name's folder, and reports whether a ".."
-// climbs above the tree, with the last link followed before. Loops and
-// missing targets are no escape (hostfs reports them when read).
-func escapes(links map[string]string, name string) (via string, bad bool) {
-	var stack []string // resolved components: real folders of the tree
-	if d := path.Dir(name); d != "." {
-		stack = strings.Split(d, "/")
-	}
-	todo := strings.Split(links[name], "/")
-	via = name
-	for hops := 0; len(todo) > 0; {
-		c := todo[0]
-		todo = todo[1:]
-		switch c {
-		case "", ".":
-			continue
-		case "..":
-			if len(stack) == 0 {
-				return via, true
+// What a path of the tree may hold, as Linux allows (PATH_MAX with its
+// NUL, NAME_MAX): a longer one cannot be unpacked or read, and every
+// check of a name or a link target is linear in these.
+const (
+	MaxPathBytes = 4096
+	MaxNameBytes = 255
+)
+
+// linkGraph follows the archive's links together, as the kernel resolves
+// them, to find one that leads out of the tree. Each link is resolved
+// once (memo) and a path is a node with a parent, so a ".." or a link
+// followed costs one step whatever the depth: the check is linear in the
+// links' names and targets, however they are nested.
+type linkGraph struct {
+	parent []int32            // of each node; node 0 is the top
+	child  map[childKey]int32 // the links and the folders that hold them
+	name   map[int32]string   // a link's name
+	target map[int32]string   // a link's target
+	memo   map[int32]linkEnd  // where a link leads, once resolved
+}
+
+type childKey struct {
+	parent int32
+	name   string
+}
+
+// linkEnd is where a walk ends: extra components (not in the graph: no
+// link below them) below node, or out of the tree through via, or in a
+// loop (no file: hostfs reports it when read).
+type linkEnd struct {
+	node  int32
+	extra int
+	state uint8
+	via   string
+}
+
+const (
+	walkDone uint8 = iota
+	walkBusy       // being resolved: meeting it again is a loop
+	walkOut
+	walkLoop
+)
+
+func newLinkGraph(links map[string]string) *linkGraph {
+	g := &linkGraph{parent: []int32{-1}, child: map[childKey]int32{}, name: map[int32]string{},
+		target: map[int32]string{}, memo: map[int32]linkEnd{}}
+	for name, t := range links {
+		n := int32(0)
+		for c := range strings.SplitSeq(name, "/") {
+			k := childKey{n, c}
+			id, ok := g.child[k]
+			if !ok {
+				id = int32(len(g.parent))
+				g.parent = append(g.parent, n)
+				g.child[k] = id
 			}
-			stack = stack[:len(stack)-1]
-			continue
+			n = id
 		}
-		cand := strings.Join(append(append([]string(nil), stack...), c), "/")
-		if t, ok := links[cand]; ok {
-			if hops++; hops > 40 {
-				return "", false
-			}
-			via = cand
-			todo = append(strings.Split(t, "/"), todo...)
-			continue
-		}
-		stack = append(stack, c)
+		g.name[n], g.target[n] = name, t
 	}
-	return "", false
+	return g
+}
+
+// escapes reports the first link, by name, that leads out of the tree,
+// and the last link followed before it left. Loops and missing targets
+// are no escape (hostfs reports them when read).
+func escapes(links map[string]string) (name, via string, bad bool) {
+	g := newLinkGraph(links)
+	for _, name := range slices.Sorted(maps.Keys(links)) {
+		if e := g.resolve(g.lookup(name)); e.state == walkOut {
+			return name, e.via, true
+		}
+	}
+	return "", "", false
+}
+
+// lookup is the node of a link's name.
+func (g *linkGraph) lookup(name string) int32 {
+	n := int32(0)
+	for c := range strings.SplitSeq(name, "/") {
+		n = g.child[childKey{n, c}]
+	}
+	return n
+}
+
+// resolve is where link node n leads.
+func (g *linkGraph) resolve(n int32) linkEnd {
+	if e, ok := g.memo[n]; ok {
+		if e.state == walkBusy {
+			return linkEnd{state: walkLoop}
+		}
+		return e
+	}
+	g.memo[n] = linkEnd{state: walkBusy}
+	e := g.walk(g.parent[n], g.target[n], g.name[n])
+	g.memo[n] = e
+	return e
+}
+
+// walk follows target from node n, via being the last link followed.
+func (g *linkGraph) walk(n int32, target, via string) linkEnd {
+	extra := 0
+	for c := range strings.SplitSeq(target, "/") {
+		switch {
+		case c == "" || c == ".":
+		case c == ".." && extra > 0:
+			extra--
+		case c == "..":
+			if n == 0 {
+				return linkEnd{state: walkOut, via: via}
+			}
+			n = g.parent[n]
+		case extra > 0:
+			extra++
+		default:
+			id, ok := g.child[childKey{n, c}]
+			if !ok {
+				extra = 1
+				continue
+			}
+			if _, link := g.target[id]; !link {
+				n = id
+				continue
+			}
+			e := g.resolve(id)
+			switch e.state {
+			case walkOut, walkLoop:
+				return e
+			}
+			n, extra, via = e.node, e.extra, g.name[id]
+		}
+	}
+	return linkEnd{node: n, extra: extra, state: walkDone}
 }
 
 // checkLink accepts relative targets that stay inside the tree.
@@ -333,6 +450,8 @@ func checkLink(name, target string) error {
 		return fmt.Errorf("link to absolute path %q refused", target)
 	case strings.ContainsRune(target, 0):
 		return errors.New("invalid link target")
+	case len(target) >= MaxPathBytes:
+		return fmt.Errorf("a link target of %d bytes: the most a path may have is %d", len(target), MaxPathBytes-1)
 	}
 	joined := path.Join(path.Dir(name), target)
 	if joined == ".." || strings.HasPrefix(joined, "../") {

@@ -17,9 +17,10 @@
 // inline key blocks, are redacted in files and facts alike.
 //
 // Loading treats the file as hostile: only regular files, directories and
-// symlinks are accepted; absolute or ".." names, links that leave the tree,
-// entries below a link, duplicates, device files, and archives above the
-// size and entry limits are refused with an error naming the entry, before
+// symlinks are accepted; absolute or ".." names, names or link targets
+// longer than Linux allows, links that leave the tree, entries below a
+// link, duplicates, device files, and archives above the size and entry
+// limits (the folders an entry's path makes count as entries) are refused with an error naming the entry, before
 // anything is written outside a fresh private temporary directory. The whole
 // archive is checked first, writing nothing; the tree is unpacked only when
 // the stored facts cannot be used (another facts layout).

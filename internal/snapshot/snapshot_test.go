@@ -6,6 +6,7 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -441,6 +442,62 @@ func TestCheckRefusesWhatUnpackRefuses(t *testing.T) {
 			_, uerr := unpack(bytes.NewReader(b), t.TempDir())
 			if (cerr == nil) != c.ok || (uerr == nil) != c.ok {
 				t.Errorf("check: %v; unpack: %v; want accepted = %v", cerr, uerr, c.ok)
+			}
+		})
+	}
+}
+
+// Archives shaped to make the check itself the attack: every entry within
+// the entry and byte limits, but names, folders or links chosen so the
+// check took hours (a name of 800 KB: each of its 400,000 folders was
+// cleaned from the full name again; 2,000 links of 4 KB targets: each step
+// joined the whole path again) or made millions of folders (128-deep
+// names, each folder no entry names unpacked but never counted). Each is
+// refused, or checked, by its shape.
+func TestHostileArchiveShapes(t *testing.T) {
+	deep := func(n int) string { return strings.TrimSuffix(strings.Repeat("a/", n), "/") }
+	many := []tent{metaOK}
+	for i := 0; i < MaxEntries/120; i++ {
+		// 255 bytes: a ustar name, no pax header; 127 folders each.
+		many = append(many, tent{fmt.Sprintf("%03d/%s", i, deep(125)), tar.TypeDir, "", nil})
+	}
+	dd := deep(1000)
+	up := strings.TrimSuffix(strings.Repeat("../", 1000), "/")
+	cases := []struct {
+		name string
+		ents []tent
+		want string // "" accepted
+	}{
+		{"a name of 800 KB", []tent{metaOK, {deep(400000), tar.TypeDir, "", nil}}, "the most a path may have is 4095"},
+		{"a component of 256 bytes", []tent{metaOK, {"etc/" + strings.Repeat("x", 256), tar.TypeReg, "", []byte("x")}}, "the most a file name may have is 255"},
+		{"a link target of 4097 bytes", []tent{metaOK, {"l", tar.TypeSymlink, deep(2049), nil}}, "a link target of 4097 bytes"},
+		{"folders no entry names", many, "more than 100000 files, folders and links"},
+		// Links followed through each other, as the kernel would.
+		{"a deep link to the top, followed twice", []tent{metaOK, {dd + "/up", tar.TypeSymlink, up, nil},
+			{"x", tar.TypeSymlink, dd + "/up/" + dd + "/up/a", nil}}, ""},
+		{"one step above it", []tent{metaOK, {dd + "/up", tar.TypeSymlink, up, nil},
+			{"x", tar.TypeSymlink, dd + "/up/..", nil}}, `leaves the snapshot (through the link "a/a/`},
+		{"a missing folder climbed back", []tent{metaOK, {"b/l", tar.TypeSymlink, "../no/such/../../b", nil}}, ""},
+		{"a missing folder climbed above", []tent{metaOK, {"b/l", tar.TypeSymlink, "no/../../..", nil}}, "leaves the snapshot"},
+		{"a loop", []tent{metaOK, {"p", tar.TypeSymlink, "q/..", nil}, {"q", tar.TypeSymlink, "p/x", nil}}, ""},
+		{"a link resolved before, met again lower", []tent{metaOK, {"a/b/up", tar.TypeSymlink, "../..", nil}, {"a/b/c/x", tar.TypeSymlink, "../up/a/b/up/a", nil}}, ""},
+		{"a link resolved before, met again at the top", []tent{metaOK, {"a/b/up", tar.TypeSymlink, "../..", nil}, {"z", tar.TypeSymlink, "a/b/up/..", nil}}, `link to "a/b/up/.." leaves the snapshot (through the link "a/b/up")`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			b := archive(t, c.ents...)
+			_, err := read(bytes.NewReader(b), nil)
+			if c.want == "" {
+				if err != nil {
+					t.Fatalf("refused: %v", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("got %v, want an error containing %q", err, c.want)
+			}
+			if len(err.Error()) > 2*MaxPathBytes {
+				t.Errorf("the error is %d bytes long", len(err.Error()))
 			}
 		})
 	}
