@@ -241,6 +241,9 @@ func read(r io.Reader, root *folders) (*Loaded, error) {
 		return nil, fmt.Errorf("%s: format %d, this nastune reads format %d", MetaFile, l.Meta.Format, Format)
 	}
 	if factsJSON != nil && l.Meta.FactsLayout == FactsLayout() {
+		if n := jsonContainers(factsJSON); n > MaxFactsValues {
+			return nil, fmt.Errorf("%s: more than %d objects and arrays: refused (a memory bomb?)", FactsFile, MaxFactsValues)
+		}
 		var h facts.Host
 		if err := json.Unmarshal(factsJSON, &h); err != nil {
 			return nil, fmt.Errorf("%s: %w", FactsFile, err)
@@ -248,6 +251,31 @@ func read(r io.Reader, root *folders) (*Loaded, error) {
 		l.Facts = &h
 	}
 	return l, nil
+}
+
+// MaxFactsValues bounds the objects and arrays of a stored facts.json. Each
+// "{}" of 2 bytes decodes into a struct of up to ~700 bytes (a
+// facts.BlockDevice is 488): 4 MiB of them made 2.3 GiB of disks. A live
+// audit's facts hold some 200; 32768 decode into at most ~25 MiB.
+const MaxFactsValues = 1 << 15
+
+// jsonContainers counts the objects and arrays of a JSON text: the '{'
+// and '[' outside strings.
+func jsonContainers(b []byte) int {
+	n, in, esc := 0, false, false
+	for _, c := range b {
+		switch {
+		case esc:
+			esc = false
+		case in && c == '\\':
+			esc = true
+		case c == '"':
+			in = !in
+		case !in && (c == '{' || c == '['):
+			n++
+		}
+	}
+	return n
 }
 
 // MaxStreamBytes bounds the whole decompressed archive: file content

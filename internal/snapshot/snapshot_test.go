@@ -502,3 +502,30 @@ func TestHostileArchiveShapes(t *testing.T) {
 		})
 	}
 }
+
+// A stored facts.json is decoded only when its objects and arrays are
+// few enough: 4 MiB of "{}," in facts.Host's disk list (a 4 KB archive)
+// decoded into 1.4 million disks, 2.3 GiB, on a 128 MiB box. A live
+// audit's facts, braces in strings and the bound itself still load.
+func TestFactsMemoryBomb(t *testing.T) {
+	meta := []byte(`{"format":1,"facts_layout":"` + FactsLayout() + `"}`)
+	load := func(body string) (*Loaded, error) {
+		gz := archive(t, tent{".nastune/snapshot.json", tar.TypeReg, "", meta}, tent{".nastune/facts.json", tar.TypeReg, "", []byte(body)})
+		return read(bytes.NewReader(gz), nil)
+	}
+	if _, err := load(`{"block":[` + strings.Repeat("{},", (MaxFileBytes-20)/3) + `{}]}`); err == nil || !strings.Contains(err.Error(), "memory bomb") {
+		t.Errorf("4 MiB of empty disks: %v, want refused", err)
+	}
+	// The bound: the outer object and MaxFactsValues-1 disks.
+	l, err := load(`{"block":[` + strings.Repeat("{},", MaxFactsValues-3) + `{}]}`)
+	if err != nil || l.Facts == nil || len(l.Facts.Block) != MaxFactsValues-2 {
+		t.Errorf("at the bound: %v", err)
+	}
+	if _, err := load(`{"block":[` + strings.Repeat("{},", MaxFactsValues-2) + `{}]}`); err == nil {
+		t.Error("one past the bound: accepted")
+	}
+	l, err = load(`{"hostname":"` + strings.Repeat(`{[\"`, MaxFactsValues) + `"}`)
+	if err != nil || l.Facts == nil || !strings.HasPrefix(l.Facts.Hostname, `{["{["`) {
+		t.Errorf("braces in a string: %v", err)
+	}
+}
