@@ -2,6 +2,7 @@ package hostfs
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"path"
@@ -44,21 +45,38 @@ func (r *Root) ReadInto(name string, buf []byte) ([]byte, error) {
 		// Live: the descriptor itself, not an os.File (whose
 		// non-blocking descriptor would be offered to the poller): a
 		// sampler reads hundreds of these a second.
-		fd, _, err := openLive(name, kindFile)
+		fd, real, err := openLive(name, kindFile)
 		if err != nil {
 			return buf[:0], err
 		}
 		defer unix.Close(fd)
+		if err := counterReal(name, real); err != nil {
+			return buf[:0], err
+		}
 		f = fdReader(fd)
 	} else {
-		of, _, err := r.open(name, kindFile)
+		of, real, err := r.open(name, kindFile)
 		if err != nil {
 			return buf[:0], err
 		}
 		defer of.Close()
+		if err := counterReal(name, real); err != nil {
+			return buf[:0], err
+		}
 		f = of
 	}
 	return readAll(f, name, buf)
+}
+
+// counterReal refuses a counter name whose real path (links resolved) is
+// not one: what is read unredacted is decided by the file read, not by
+// the name that led there (a captured tree's /proc/1/stat may be a link
+// to its smb.conf, /proc/self/root/… leads anywhere on the live system).
+func counterReal(name, real string) error {
+	if counterName(real) != nil {
+		return &fs.PathError{Op: "open", Path: name, Err: fmt.Errorf("leads to %q, not a kernel counter file: ReadInto reads kernel counter files only; use ReadFile", real)}
+	}
+	return nil
 }
 
 // counterName refuses what ReadInto and OpenCounter do not read.
@@ -78,21 +96,22 @@ func readAll(f io.Reader, name string, buf []byte) ([]byte, error) {
 	buf = buf[:0]
 	for {
 		if len(buf) == cap(buf) {
-			if len(buf) > MaxFileSize {
-				return buf[:0], &fs.PathError{Op: "read", Path: name, Err: ErrTooLarge}
-			}
 			buf = append(buf, 0)[:len(buf)]
 		}
 		n, err := f.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
+		// Checked at every read, the last too: a file of up to the
+		// next growth of the buffer past MaxFileSize (~5 MiB) used to
+		// be returned whole when its end came with the read that
+		// crossed the limit.
+		if len(buf) > MaxFileSize {
+			return buf[:0], &fs.PathError{Op: "read", Path: name, Err: ErrTooLarge}
+		}
 		if errors.Is(err, io.EOF) {
 			return buf, nil
 		}
 		if err != nil {
 			return buf[:0], &fs.PathError{Op: "read", Path: name, Err: err}
-		}
-		if n == 0 && len(buf) > MaxFileSize {
-			return buf[:0], &fs.PathError{Op: "read", Path: name, Err: ErrTooLarge}
 		}
 	}
 }
@@ -116,8 +135,12 @@ func (r *Root) OpenCounter(name string) (*Counter, error) {
 	if r.tree != nil {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: errors.New("a captured tree's counters do not change: use ReadInto")}
 	}
-	fd, _, err := openLive(name, kindFile)
+	fd, real, err := openLive(name, kindFile)
 	if err != nil {
+		return nil, err
+	}
+	if err := counterReal(name, real); err != nil {
+		unix.Close(fd)
 		return nil, err
 	}
 	return &Counter{p: preader{fd: fd}, name: name}, nil

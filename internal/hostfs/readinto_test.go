@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 func TestReadInto(t *testing.T) {
@@ -134,4 +135,108 @@ func TestCounter(t *testing.T) {
 	if _, err := r.OpenCounter("/proc/stat"); err == nil {
 		t.Error("a captured tree's counter was held open")
 	}
+}
+
+// A hostile captured tree aims the names the live fast paths take
+// (/proc/PID/stat, /proc/self, /sys/class/...) at secrets, FIFOs and
+// large files: every read stays inside the tree, refuses what NeverRead
+// names by its real path, never hangs or reads past the cap, and
+// ReadInto, which does not redact, reads only what is really a counter
+// file: /proc/1/stat linked to smb.conf was returned unredacted. On the
+// live system, /proc/self/root/… leads to any file.
+func TestCounterNamesInAHostileTree(t *testing.T) {
+	outside := filepath.Join(t.TempDir(), "outside")
+	os.WriteFile(outside, []byte("OUTSIDE\n"), 0o644)
+	dir := t.TempDir()
+	files := map[string]string{
+		"etc/samba/smb.conf": "[global]\n\tldap admin password = SECRET\n",
+		"etc/shadow":         "root:SECRET:1::::::\n",
+		"etc/stat":           "1 (init) S 0\n",
+		"proc/1/task/1/stat": "1 (init) S 0\n",
+		"proc/4/stat":        strings.Repeat("x", MaxFileSize+1),
+	}
+	for name, data := range files {
+		os.MkdirAll(filepath.Join(dir, filepath.Dir(name)), 0o755)
+		os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644)
+	}
+	links := map[string]string{
+		"proc/self":                          "/etc",
+		"proc/1/stat":                        "/etc/samba/smb.conf",
+		"proc/1/schedstat":                   "../../etc/shadow",
+		"proc/2":                             "../../../../../../..",
+		"proc/3":                             outside[:len(outside)-len("/outside")],
+		"sys/class/block/sda":                "../../../etc",
+		"sys/class/net/eth0/statistics/rx_b": "../../../../../../../../etc/shadow",
+	}
+	for name, target := range links {
+		os.MkdirAll(filepath.Join(dir, filepath.Dir(name)), 0o755)
+		if err := os.Symlink(target, filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.MkdirAll(filepath.Join(dir, "proc/5"), 0o755)
+	if err := syscall.Mkfifo(filepath.Join(dir, "proc/5/stat"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	cases := []struct {
+		name string
+		file error // ReadFile's error (nil: read, redacted)
+		into error // ReadInto's
+	}{
+		{"/proc/self/stat", nil, errNotCounter}, // the tree's /etc/stat
+		{"/proc/1/stat", nil, errNotCounter},    // smb.conf, redacted by ReadFile
+		{"/proc/1/schedstat", ErrNeverRead, ErrNeverRead},
+		{"/proc/1/task/1/stat", nil, nil},
+		{"/proc/2/etc/shadow", ErrNeverRead, ErrNeverRead}, // ".." stops at the top
+		{"/proc/3/outside", fs.ErrNotExist, fs.ErrNotExist},
+		{"/proc/4/stat", ErrTooLarge, ErrTooLarge},
+		{"/proc/5/stat", ErrNotRegular, ErrNotRegular},
+		{"/sys/class/block/sda/shadow", ErrNeverRead, ErrNeverRead},
+		{"/sys/class/block/sda/stat", nil, errNotCounter},
+		{"/sys/class/net/eth0/statistics/rx_b", ErrNeverRead, ErrNeverRead},
+	}
+	for _, c := range cases {
+		within(t, 5*time.Second, c.name, func() {
+			b, err := r.ReadFile(c.name)
+			if !matches(err, c.file) || strings.Contains(string(b), "SECRET") || strings.Contains(string(b), "OUTSIDE") {
+				t.Errorf("ReadFile(%s) = %.80q (%d bytes), %v; want %v", c.name, b, len(b), err, c.file)
+			}
+			b, err = r.ReadInto(c.name, nil)
+			if !matches(err, c.into) || strings.Contains(string(b), "SECRET") || strings.Contains(string(b), "OUTSIDE") {
+				t.Errorf("ReadInto(%s) = %.80q (%d bytes), %v; want %v", c.name, b, len(b), err, c.into)
+			}
+		})
+	}
+	// Live: a counter name that leads out of /proc and /sys.
+	secret := filepath.Join(t.TempDir(), "smb.conf")
+	os.WriteFile(secret, []byte("password = SECRET\n"), 0o644)
+	name := "/proc/self/root" + secret
+	if b, err := Live().ReadInto(name, nil); !matches(err, errNotCounter) {
+		t.Errorf("live ReadInto(%s) = %q, %v; want refused", name, b, err)
+	}
+	if c, err := Live().OpenCounter(name); !matches(err, errNotCounter) {
+		if c != nil {
+			c.Close()
+		}
+		t.Errorf("live OpenCounter(%s) = %v; want refused", name, err)
+	}
+}
+
+// errNotCounter stands for ReadInto's refusal of what is not a kernel
+// counter file.
+var errNotCounter = errors.New("not a kernel counter file")
+
+func matches(err, want error) bool {
+	switch want {
+	case nil:
+		return err == nil
+	case errNotCounter:
+		return err != nil && strings.Contains(err.Error(), "kernel counter files only")
+	}
+	return errors.Is(err, want)
 }
