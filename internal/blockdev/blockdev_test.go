@@ -261,11 +261,10 @@ func TestCapturedTrees(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tr := range trees {
-		d := t.TempDir()
-		if err := fixture.UnpackFile(filepath.Join(realcorpus.TreeDir(tr), "tree.txtar"), d); err != nil {
+		dirs["real/"+tr] = t.TempDir()
+		if err := fixture.UnpackFile(filepath.Join(realcorpus.TreeDir(tr), "tree.txtar"), dirs["real/"+tr]); err != nil {
 			t.Fatal(err)
 		}
-		dirs["real/"+tr] = d
 	}
 	want := map[string]string{ // host device → kind, spot checks
 		"hosts/modern-nvme zram0":      ZRAM,
