@@ -637,3 +637,29 @@ func TestBelow(t *testing.T) {
 		}
 	}
 }
+
+// A cgroup's io.max names devices by number: sysfs names them, a number
+// sysfs does not know (or links to a name no kernel gives) stays a number.
+func TestDevName(t *testing.T) {
+	dir := t.TempDir()
+	fixture.WriteTree(t, dir, map[string]string{
+		"sys/devices/pci0000:00/ata1/host0/target0:0:0/0:0:0:0/block/sda/dev":                    "8:0\n",
+		"sys/dev/block/8:0 -> ../../devices/pci0000:00/ata1/host0/target0:0:0/0:0:0:0/block/sda": "",
+		"sys/devices/virtual/block/\x1b[2J/dev":                                                  "7:9\n",
+		"sys/dev/block/7:9 -> ../../devices/virtual/block/\x1b[2J":                               "",
+	})
+	root, err := hostfs.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	s := &Sampler{root: root}
+	for _, c := range []struct {
+		ma, mi uint32
+		want   string
+	}{{8, 0, "sda"}, {8, 99, "8:99"}, {7, 9, "7:9"}} {
+		if got := s.devName(c.ma, c.mi); got != c.want {
+			t.Errorf("%d:%d: %q, want %q", c.ma, c.mi, got, c.want)
+		}
+	}
+}
