@@ -601,10 +601,13 @@ func TestFollowFindsNewProcess(t *testing.T) {
 	}
 }
 
-// The devices under md and dm are whole disks (a member partition is its
-// disk); a loop device's backing file is followed on the live system
-// only (a tree's files have the analysing machine's device numbers).
-func TestBelow(t *testing.T) {
+// Block devices through blockdev: the devices under md and dm are whole
+// disks (a member partition is its disk); a loop device's backing file is
+// followed on the live system only (a tree's files have the analysing
+// machine's device numbers). A cgroup's io.max names devices by number: a
+// number sysfs does not know, or that links to a name no kernel gives,
+// stays a number.
+func TestBlockNames(t *testing.T) {
 	dir := t.TempDir()
 	v := "sys/devices/virtual/block/"
 	sd := "sys/devices/pci0000:00/ata1/host0/target0:0:0/0:0:0:0/block/"
@@ -614,7 +617,10 @@ func TestBelow(t *testing.T) {
 		"sys/class/block/sda1 -> ../../" + sd[4:] + "sda/sda1":       "",
 		"sys/class/block/sdb1 -> ../../" + sd[4:] + "sdb/sdb1":       "",
 		"sys/class/block/loop0 -> ../../devices/virtual/block/loop0": "",
-		v + "md0/md/level":                                           "raid1\n",
+		"sys/dev/block/8:0 -> ../../" + sd[4:] + "sda":               "",
+		"sys/dev/block/7:9 -> ../../devices/virtual/block/\x1b[2J":   "",
+		v + "\x1b[2J/dev":  "7:9\n",
+		v + "md0/md/level": "raid1\n",
 		v + "md0/slaves/sda1 -> ../../../../pci0000:00/ata1/host0/target0:0:0/0:0:0:0/block/sda/sda1": "",
 		v + "md0/slaves/sdb1 -> ../../../../pci0000:00/ata1/host0/target0:0:0/0:0:0:0/block/sdb/sdb1": "",
 		v + "dm-0/dm/name":                                  "crypt\n",
@@ -636,23 +642,6 @@ func TestBelow(t *testing.T) {
 			t.Errorf("below %s: %q, want %q", n, got, want)
 		}
 	}
-}
-
-// A cgroup's io.max names devices by number: sysfs names them, a number
-// sysfs does not know (or links to a name no kernel gives) stays a number.
-func TestDevName(t *testing.T) {
-	dir := t.TempDir()
-	fixture.WriteTree(t, dir, map[string]string{
-		"sys/devices/pci0000:00/ata1/host0/target0:0:0/0:0:0:0/block/sda/dev":                    "8:0\n",
-		"sys/dev/block/8:0 -> ../../devices/pci0000:00/ata1/host0/target0:0:0/0:0:0:0/block/sda": "",
-		"sys/devices/virtual/block/\x1b[2J/dev":                                                  "7:9\n",
-		"sys/dev/block/7:9 -> ../../devices/virtual/block/\x1b[2J":                               "",
-	})
-	root, err := hostfs.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer root.Close()
 	s := &Sampler{root: root}
 	for _, c := range []struct {
 		ma, mi uint32
