@@ -368,9 +368,12 @@ func (s Sys) DevOf(p string, dev uint64) (Device, string, error) {
 		if !ok {
 			return Device{}, "", fmt.Errorf("%s: device %d:%d is not in /proc/self/mountinfo", p, maj, min)
 		}
-		fi, err := s.root.Stat(src)
+		var fi fs.FileInfo
 		var st *syscall.Stat_t
-		if err == nil {
+		if strings.HasPrefix(src, "/") { // "tmpfs", "server:/export": no path to look at
+			fi, err = s.root.Stat(src)
+		}
+		if fi != nil && err == nil {
 			st, _ = fi.Sys().(*syscall.Stat_t)
 		}
 		if st == nil || fi.Mode()&fs.ModeDevice == 0 || fi.Mode()&fs.ModeCharDevice != 0 {

@@ -404,6 +404,12 @@ func TestLive(t *testing.T) {
 			t.Errorf("Lookup(%s): %+v %v", n, d, err)
 		}
 	}
+	var fst unix.Statfs_t
+	if unix.Statfs("/dev/shm", &fst) == nil && int64(fst.Type) == unix.TMPFS_MAGIC {
+		if d, via, err := s.FileDevice("/dev/shm"); err == nil || !strings.Contains(err.Error(), "not a block device") {
+			t.Errorf("/dev/shm (tmpfs): %+v %q %v, want: not a block device", d, via, err)
+		}
+	}
 	wd, _ := os.Getwd()
 	d, via, err := s.FileDevice(wd)
 	if err != nil {
