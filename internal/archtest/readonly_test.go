@@ -17,7 +17,7 @@ var readSide = []string{
 	"internal/hostfs", "internal/probe", "internal/parse", "internal/facts",
 	"internal/rule", "internal/rules", "internal/audit", "internal/render",
 	"internal/calc", "internal/cli", "internal/inventory", "internal/plan", "internal/confsyntax",
-	"internal/watch", "internal/netlink", "internal/htmlpage", "internal/health", "internal/pathwalk",
+	"internal/watch", "internal/netlink", "internal/htmlpage", "internal/health", "internal/pathwalk", "internal/blockdev",
 }
 
 // ethtoolChanges reports whether name, a constant of golang.org/x/sys/unix,

@@ -21,6 +21,10 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/nastune/nastune/internal/blockdev"
+	"github.com/nastune/nastune/internal/fixture"
+	"github.com/nastune/nastune/internal/hostfs"
 )
 
 // diskDir is a folder on a filesystem that takes O_DIRECT (not tmpfs).
@@ -138,10 +142,54 @@ func TestTmpfsSkipsDirect(t *testing.T) {
 	}
 }
 
+// RAM is what sysfs says: zram's attributes, brd's major 1, a loop device
+// whose backing file is on tmpfs; a disk, an NVMe drive, an md array and a
+// loop device over a file on disk are not.
 func TestMemoryDevices(t *testing.T) {
-	for dev, want := range map[string]bool{"zram0": true, "ram3": true, "sda": false, "nvme0n1": false, "md0": false} {
-		if got := memoryDevice(dev) != ""; got != want {
-			t.Errorf("%s: %v", dev, got)
+	dir := t.TempDir()
+	v := "sys/devices/virtual/block/"
+	files := map[string]string{
+		v + "zram0/dev": "252:0\n", v + "zram0/initstate": "1\n", v + "zram0/disksize": "1048576\n",
+		v + "ram3/dev": "1:3\n",
+		v + "md0/dev":  "9:0\n", v + "md0/md/level": "raid1\n",
+		"sys/devices/pci0000:00/ata1/host0/target0:0:0/0:0:0:0/block/sda/dev":             "8:0\n",
+		"sys/devices/pci0000:00/ata1/host0/target0:0:0/0:0:0:0/block/sda/device -> ../..": "",
+		"sys/devices/pci0000:00/0000:01:00.0/nvme/nvme0/nvme0n1/dev":                      "259:0\n",
+		v + "loop0/dev": "7:0\n", v + "loop0/loop/backing_file": dir + "/disk.img\n",
+	}
+	if err := os.WriteFile(dir+"/disk.img", nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{"zram0": true, "ram3": true, "md0": false, "sda": false, "nvme0n1": false, "loop0": false}
+	var st unix.Statfs_t
+	if unix.Statfs("/dev/shm", &st) == nil && int64(st.Type) == unix.TMPFS_MAGIC {
+		f, err := os.CreateTemp("/dev/shm", "nastune-test-*.img")
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		t.Cleanup(func() { os.Remove(f.Name()) })
+		files[v+"loop1/dev"], files[v+"loop1/loop/backing_file"] = "7:1\n", f.Name()+"\n"
+		want["loop1"] = true
+	}
+	for name := range want {
+		real := map[string]string{"sda": "devices/pci0000:00/ata1/host0/target0:0:0/0:0:0:0/block/sda",
+			"nvme0n1": "devices/pci0000:00/0000:01:00.0/nvme/nvme0/nvme0n1"}[name]
+		if real == "" {
+			real = "devices/virtual/block/" + name
+		}
+		files["sys/block/"+name+" -> ../"+real] = ""
+		files["sys/class/block/"+name+" -> ../../"+real] = ""
+	}
+	fixture.WriteTree(t, dir, files)
+	sys := blockdev.At(hostfs.Live(), dir+"/sys")
+	for name, w := range want {
+		d, err := sys.Lookup(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := memoryDevice(sys, d); (got != "") != w {
+			t.Errorf("%s (%s): %q", name, d.Kind, got)
 		}
 	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/nastune/nastune/internal/blockdev"
 	"github.com/nastune/nastune/internal/safefile"
 )
 
@@ -212,7 +213,8 @@ func fill(ctx context.Context, f *os.File, from, total int64, o DiskOptions) err
 	return f.Sync()
 }
 
-// backing names the block device under fd and, when the file lives in RAM,
+// backing names the block device under fd (internal/blockdev: a btrfs
+// file is on its mount's source device) and, when the file lives in RAM,
 // why: tmpfs/ramfs, a zram or brd (/dev/ramN) device, or a loop device
 // whose backing file is on tmpfs.
 func backing(fd int, fs unix.Statfs_t) (device, memory string) {
@@ -226,31 +228,29 @@ func backing(fd int, fs unix.Statfs_t) (device, memory string) {
 	if unix.Fstat(fd, &st) != nil {
 		return "", ""
 	}
-	dev := fmt.Sprintf("%d:%d", unix.Major(st.Dev), unix.Minor(st.Dev))
-	l, err := os.Readlink("/sys/dev/block/" + dev)
+	sys := blockdev.Live()
+	d, _, err := sys.DevOf("the test file", uint64(st.Dev)) //nolint:unconvert // Dev is uint32 on some GOARCHes
 	if err != nil {
-		return dev, ""
+		return fmt.Sprintf("%d:%d", unix.Major(uint64(st.Dev)), unix.Minor(uint64(st.Dev))), "" //nolint:unconvert
 	}
-	name := l[strings.LastIndexByte(l, '/')+1:]
-	return name, memoryDevice(name)
+	return d.Name, memoryDevice(sys, d)
 }
 
 // memoryDevice reports why a block device is RAM, "" when it is not.
-func memoryDevice(name string) string {
-	switch {
-	case strings.HasPrefix(name, "zram"):
+func memoryDevice(sys blockdev.Sys, d blockdev.Device) string {
+	switch d.Kind {
+	case blockdev.ZRAM:
 		return "zram (compressed RAM)"
-	case strings.HasPrefix(name, "ram"):
+	case blockdev.RAM:
 		return "brd RAM disk"
-	case strings.HasPrefix(name, "loop"):
-		b, err := os.ReadFile("/sys/block/" + name + "/loop/backing_file")
-		if err != nil {
+	case blockdev.Loop:
+		l, ok := sys.Loop(d.Whole)
+		if !ok || l.Deleted {
 			return ""
 		}
-		file := strings.TrimSpace(string(b))
 		var fs unix.Statfs_t
-		if unix.Statfs(file, &fs) == nil && (int64(fs.Type) == unix.TMPFS_MAGIC || int64(fs.Type) == unix.RAMFS_MAGIC) {
-			return "loop device backed by " + file + " on tmpfs"
+		if unix.Statfs(l.File, &fs) == nil && (int64(fs.Type) == unix.TMPFS_MAGIC || int64(fs.Type) == unix.RAMFS_MAGIC) {
+			return "loop device backed by " + l.File + " on tmpfs"
 		}
 	}
 	return ""

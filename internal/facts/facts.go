@@ -658,7 +658,10 @@ type SoftnetCPU struct {
 // BlockDevice is one entry of /sys/block.
 type BlockDevice struct {
 	Name string `json:"name"`
-	// Kind is "disk", "md", "dm", "loop", "zram", "ram", "nbd" or "other".
+	// Kind is what internal/blockdev decides from sysfs: "disk" (SATA,
+	// SAS, USB, NVMe, MMC, virtio …: the bus is Transport), "md", "dm",
+	// "loop", "zram", "ram", "nbd", "optical", "floppy", "mtd", or
+	// "other" for a name that cannot be a kernel device name.
 	Kind string `json:"kind"`
 	// Dev is MAJOR:MINOR.
 	Dev string `json:"dev,omitempty"`

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/nastune/nastune/internal/blockdev"
 	"github.com/nastune/nastune/internal/facts"
 	"github.com/nastune/nastune/internal/parse/kernfmt"
 	"github.com/nastune/nastune/internal/parse/storcmd"
@@ -24,19 +25,6 @@ func (p *prober) block() {
 			p.h.Block = append(p.h.Block, d)
 		}
 	}
-}
-
-// BlockKind classifies a /sys/block name.
-func BlockKind(name string) string {
-	for _, k := range []struct{ prefix, kind string }{
-		{"md", "md"}, {"dm-", "dm"}, {"loop", "loop"}, {"zram", "zram"}, {"ram", "ram"},
-		{"nbd", "nbd"}, {"sr", "optical"}, {"fd", "floppy"}, {"mtdblock", "mtd"},
-	} {
-		if strings.HasPrefix(name, k.prefix) {
-			return k.kind
-		}
-	}
-	return "disk"
 }
 
 // transport reads the bus a disk hangs from off its sysfs device path.
@@ -126,7 +114,7 @@ func (p *prober) usbLink(real string) *facts.USBLink {
 
 func (p *prober) blockDev(name string) (facts.BlockDevice, bool) {
 	dir := pathSysBlock + "/" + name
-	d := facts.BlockDevice{Name: name, Kind: BlockKind(name)}
+	d := facts.BlockDevice{Name: name, Kind: blockdev.New(p.root).Kind(name)}
 	sectors, ok := p.optUint(dir + "/size")
 	switch {
 	case !ok:

@@ -129,8 +129,8 @@ func Knobs(sys string, devs []Device, h *facts.Host) []Knob {
 			}
 		}
 		// The scheduler and queue depth exist on request-based devices
-		// (disks, loop); md and dm pass requests to their members.
-		if d.Kind == "disk" || d.Kind == "loop" {
+		// (disks, loop, nbd); md and dm pass requests to their members.
+		if d.Kind == "disk" || d.Kind == "loop" || d.Kind == "nbd" {
 			if cur, offered := readChoice(filepath.Join(q, "scheduler")); cur != "" && len(offered) > 1 {
 				k := Knob{Path: path("scheduler"), Device: d.Name, Attr: "scheduler", Current: cur}
 				for _, s := range offered {

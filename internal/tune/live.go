@@ -9,10 +9,14 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/nastune/nastune/internal/apply"
 	"github.com/nastune/nastune/internal/bench"
+	"github.com/nastune/nastune/internal/blockdev"
 	"github.com/nastune/nastune/internal/confsyntax"
 	"github.com/nastune/nastune/internal/facts"
+	"github.com/nastune/nastune/internal/hostfs"
 	"github.com/nastune/nastune/internal/parse/kernfmt"
 	"github.com/nastune/nastune/internal/plan"
 	"github.com/nastune/nastune/internal/units"
@@ -177,7 +181,8 @@ func (j *JournalApplier) udevLine(knob, value string) (string, string) {
 	}
 	var dev confsyntax.Device
 	var err error
-	switch kindOf(name) {
+	bd := blockdev.At(hostfs.Live(), sys)
+	switch bd.Kind(name) {
 	case "md":
 		dev, err = confsyntax.MDArray(name)
 	case "dm":
@@ -187,11 +192,11 @@ func (j *JournalApplier) udevLine(knob, value string) (string, string) {
 		}
 		dev, err = confsyntax.DMUUID(uuid)
 	case "loop":
-		bf := strings.TrimSpace(readSmall(filepath.Join(sys, "block", name, "loop", "backing_file")))
-		if bf == "" {
+		l, ok := bd.Loop(name)
+		if !ok || l.Deleted {
 			return "", name + " has no backing file to match on"
 		}
-		dev, err = confsyntax.LoopBacking(bf)
+		dev, err = confsyntax.LoopBacking(l.File)
 	case "disk":
 		dev, err = confsyntax.Disk(j.udevRecord(sys, name).DiskIDs())
 		if errors.Is(err, confsyntax.ErrNoID) {
@@ -261,4 +266,15 @@ func FinishOrphansLocked(o apply.Options) ([]string, error) {
 		done = append(done, id)
 	}
 	return done, errors.Join(errs...)
+}
+
+func readSmall(p string) string {
+	f, err := os.OpenFile(p, os.O_RDONLY|unix.O_NONBLOCK|unix.O_NOFOLLOW, 0)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	b := make([]byte, 4096)
+	n, _ := f.Read(b)
+	return string(b[:n])
 }

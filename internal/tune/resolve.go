@@ -3,19 +3,15 @@ package tune
 import (
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
 
-	"golang.org/x/sys/unix"
-
-	"github.com/nastune/nastune/internal/parse/kernfmt"
+	"github.com/nastune/nastune/internal/blockdev"
+	"github.com/nastune/nastune/internal/hostfs"
 )
 
 // Device is a block device on the data path of the file being tuned.
 type Device struct {
 	Name string `json:"name"` // kernel name: sda, md0, dm-1, loop3
-	Kind string `json:"kind"` // disk, md, dm, loop
+	Kind string `json:"kind"` // blockdev's kind: disk, md, dm, loop, zram, nbd …
 	// Via says how it was reached from the file (for people).
 	Via string `json:"via"`
 	// PageCache says buffered reads of the file go through this device's
@@ -28,42 +24,33 @@ type Device struct {
 	BackingFile string `json:"backing_file,omitempty"`
 }
 
-// Resolver finds devices through sysfs; Sys is "/sys" outside tests.
+// Resolver finds devices through sysfs (internal/blockdev); Sys is "/sys"
+// outside tests.
 type Resolver struct {
-	Sys       string
-	MountInfo string // /proc/self/mountinfo
+	Sys string
 }
 
 // DefaultResolver reads the live system.
-var DefaultResolver = Resolver{Sys: "/sys", MountInfo: "/proc/self/mountinfo"}
+var DefaultResolver = Resolver{Sys: "/sys"}
+
+func (r Resolver) sys() blockdev.Sys { return blockdev.At(hostfs.Live(), r.Sys) }
 
 // Resolve returns the block devices under path, from the filesystem's
 // device down through partitions, md, dm (LVM, dm-crypt) and loop devices
 // to the disks, top first.
 func (r Resolver) Resolve(path string) ([]Device, error) {
-	var st unix.Stat_t
-	if err := unix.Stat(path, &st); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	// btrfs and other filesystems report an anonymous device: the
+	// mount's source names the block device (blockdev.DevOf).
+	d, src, err := r.sys().FileDevice(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: nothing to tune on this path", err)
 	}
-	maj, min := unix.Major(st.Dev), unix.Minor(st.Dev)
 	via := "filesystem of " + path
-	if maj == 0 {
-		// btrfs and other filesystems report an anonymous device:
-		// the mount's source names the block device.
-		src, err := r.mountSource(maj, min)
-		if err != nil {
-			return nil, err
-		}
-		var ds unix.Stat_t
-		if err := unix.Stat(src, &ds); err != nil || ds.Mode&unix.S_IFMT != unix.S_IFBLK {
-			return nil, fmt.Errorf("%s is on %s, which is not a block device (tmpfs, ZFS or a network filesystem): nothing to tune on this path", path, src)
-		}
-		maj, min = unix.Major(ds.Rdev), unix.Minor(ds.Rdev)
-		via = "mount source " + src
+	if src != "" {
+		via = src
 	}
 	var out []Device
-	seen := map[string]bool{}
-	if err := r.walk(maj, min, via, true, &out, seen, 0); err != nil {
+	if err := r.walkDev(d, via, true, &out, map[string]bool{}, 0); err != nil {
 		return nil, err
 	}
 	if len(out) == 0 {
@@ -72,110 +59,59 @@ func (r Resolver) Resolve(path string) ([]Device, error) {
 	return out, nil
 }
 
-// mountSource finds the source of the mount with device maj:min.
-func (r Resolver) mountSource(maj, min uint32) (string, error) {
-	b, err := os.ReadFile(r.MountInfo)
-	if err != nil {
-		return "", err
+// walkDev adds the whole device of d (a partition is replaced by its disk:
+// the queue is the disk's) and what it is built on.
+func (r Resolver) walkDev(d blockdev.Device, via string, pageCache bool, out *[]Device, seen map[string]bool, depth int) error {
+	if d.Partition {
+		via += " (partition " + d.Name + ")"
 	}
-	if src, ok := kernfmt.MountInfoSource(b, maj, min); ok {
-		return src, nil
-	}
-	return "", fmt.Errorf("device %d:%d is not in %s", maj, min, r.MountInfo)
+	return r.walkName(d.Whole, via, pageCache, out, seen, depth)
 }
 
-// walk adds the device maj:min (a partition is replaced by its disk) and
-// what it is built on.
-func (r Resolver) walk(maj, min uint32, via string, pageCache bool, out *[]Device, seen map[string]bool, depth int) error {
-	// pageCache: this device is the top of a stack the page cache reads.
+// walkName adds the whole device name and, below it, the members of an md
+// or dm device and the device holding a loop device's backing file.
+// pageCache: this device is the top of a stack the page cache reads.
+func (r Resolver) walkName(name, via string, pageCache bool, out *[]Device, seen map[string]bool, depth int) error {
 	if depth > 16 {
 		return errors.New("block devices nested more than 16 deep: a loop?")
 	}
-	link, err := filepath.EvalSymlinks(filepath.Join(r.Sys, "dev", "block", fmt.Sprintf("%d:%d", maj, min)))
-	if err != nil {
-		return fmt.Errorf("block device %d:%d: %w", maj, min, err)
-	}
-	if _, err := os.Stat(filepath.Join(link, "partition")); err == nil {
-		link = filepath.Dir(link) // sda1 -> sda: the queue is the disk's
-		via += " (partition " + filepath.Base(link) + ")"
-	}
-	return r.walkName(filepath.Base(link), via, pageCache, out, seen, depth)
-}
-
-func (r Resolver) walkName(name, via string, pageCache bool, out *[]Device, seen map[string]bool, depth int) error {
 	if seen[name] {
 		return nil
 	}
 	seen[name] = true
-	base := filepath.Join(r.Sys, "block", name)
-	if _, err := os.Stat(base); err != nil {
-		return fmt.Errorf("%s: %w", base, err)
+	s := r.sys()
+	bd, err := s.Lookup(name)
+	if err != nil {
+		return err
 	}
-	d := Device{Name: name, Kind: kindOf(name), Via: via, PageCache: pageCache}
-	if d.Kind == "loop" {
-		d.BackingFile = strings.TrimSpace(readSmall(filepath.Join(base, "loop", "backing_file")))
+	d := Device{Name: name, Kind: bd.Kind, Via: via, PageCache: pageCache}
+	loop, isLoop := s.Loop(name)
+	if isLoop {
+		d.BackingFile = loop.File
+		if loop.Deleted {
+			d.BackingFile += " (deleted)"
+		}
 	}
 	*out = append(*out, d)
-	slaves, _ := os.ReadDir(filepath.Join(base, "slaves"))
-	for _, s := range slaves {
-		sname := s.Name()
-		if _, err := os.Stat(filepath.Join(r.Sys, "class", "block", sname, "partition")); err == nil {
-			if l, err := filepath.EvalSymlinks(filepath.Join(r.Sys, "class", "block", sname)); err == nil {
-				sname = filepath.Base(filepath.Dir(l))
-			}
-		}
-		if err := r.walkName(sname, "member of "+name, false, out, seen, depth+1); err != nil {
+	members, _ := s.Members(name)
+	for _, m := range members {
+		if err := r.walkName(m.Whole, "member of "+name, false, out, seen, depth+1); err != nil {
 			return err
 		}
 	}
-	if d.Kind == "loop" && d.BackingFile != "" {
-		var st unix.Stat_t
-		if err := unix.Stat(d.BackingFile, &st); err != nil {
-			return nil // a deleted backing file: nothing more to find
-		}
-		dio := strings.TrimSpace(readSmall(filepath.Join(base, "loop", "dio"))) == "1"
-		via := "backing file of " + name
-		if dio {
-			via += " (direct I/O)"
-		}
-		bmaj, bmin := unix.Major(st.Dev), unix.Minor(st.Dev)
-		if bmaj == 0 {
-			src, err := r.mountSource(bmaj, bmin)
-			if err != nil {
-				return nil
-			}
-			var ds unix.Stat_t
-			if unix.Stat(src, &ds) != nil || ds.Mode&unix.S_IFMT != unix.S_IFBLK {
-				return nil // backing file on tmpfs or ZFS
-			}
-			bmaj, bmin = unix.Major(ds.Rdev), unix.Minor(ds.Rdev)
-		}
-		return r.walk(bmaj, bmin, via, !dio, out, seen, depth+1)
+	if !isLoop || loop.Deleted {
+		return nil // a deleted backing file: its path may name another file now
 	}
-	return nil
-}
-
-func kindOf(name string) string {
-	switch {
-	case strings.HasPrefix(name, "md"):
-		return "md"
-	case strings.HasPrefix(name, "dm-"):
-		return "dm"
-	case strings.HasPrefix(name, "loop"):
-		return "loop"
-	case strings.HasPrefix(name, "zram"), strings.HasPrefix(name, "ram"):
-		return "ram"
-	}
-	return "disk"
-}
-
-func readSmall(p string) string {
-	f, err := os.OpenFile(p, os.O_RDONLY|unix.O_NONBLOCK|unix.O_NOFOLLOW, 0)
+	b, src, err := s.FileDevice(loop.File)
 	if err != nil {
-		return ""
+		return nil // backing file on tmpfs or ZFS
 	}
-	defer f.Close()
-	b := make([]byte, 4096)
-	n, _ := f.Read(b)
-	return string(b[:n])
+	via = "backing file of " + name
+	if src != "" {
+		via += ", " + src
+	}
+	if loop.DirectIO {
+		via += " (direct I/O)"
+	}
+	return r.walkDev(b, via, !loop.DirectIO, out, seen, depth+1)
 }

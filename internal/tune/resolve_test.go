@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nastune/nastune/internal/blockdev"
 	"github.com/nastune/nastune/internal/facts"
 )
 
@@ -144,5 +145,73 @@ func TestNoReadAheadBelowDirectIOLoop(t *testing.T) {
 		if x.Attr == "read_ahead_kb" {
 			t.Errorf("read-ahead offered below a direct-I/O loop: %+v", x)
 		}
+	}
+}
+
+// Kinds come from internal/blockdev: zram and nbd are named as such (tune
+// said "ram" and "disk" before), an nbd device keeps its queue knobs, and
+// a partition is named in the via of its disk.
+func TestResolveKinds(t *testing.T) {
+	sys := sysTree(t)
+	for _, d := range []struct{ name, dev, attr string }{{"zram0", "252:0", "initstate"}, {"nbd0", "43:0", ""}} {
+		dir := filepath.Join(sys, "devices/virtual/block", d.name)
+		os.MkdirAll(filepath.Join(dir, "queue"), 0o755)
+		os.WriteFile(filepath.Join(dir, "dev"), []byte(d.dev+"\n"), 0o644)
+		os.WriteFile(filepath.Join(dir, "queue/scheduler"), []byte("[none] mq-deadline\n"), 0o644)
+		os.WriteFile(filepath.Join(dir, "queue/nr_requests"), []byte("128\n"), 0o644)
+		if d.attr != "" {
+			os.WriteFile(filepath.Join(dir, d.attr), []byte("1\n"), 0o644)
+			os.WriteFile(filepath.Join(dir, "disksize"), []byte("1073741824\n"), 0o644)
+		}
+		for _, l := range []string{"block/", "class/block/"} {
+			if err := os.Symlink(dir, filepath.Join(sys, l+d.name)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	r := Resolver{Sys: sys}
+	var out []Device
+	for _, n := range []string{"zram0", "nbd0"} {
+		if err := r.walkName(n, "test", true, &out, map[string]bool{}, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(out) != 2 || out[0].Kind != "zram" || out[1].Kind != "nbd" {
+		t.Fatalf("kinds: %+v", out)
+	}
+	var attrs []string
+	for _, k := range Knobs(sys, out, nil) {
+		attrs = append(attrs, k.Device+"/"+k.Attr)
+	}
+	// zram is bio-based: no scheduler; nbd queues requests as a disk does.
+	if got := strings.Join(attrs, " "); !strings.Contains(got, "nbd0/scheduler") || !strings.Contains(got, "nbd0/nr_requests") || strings.Contains(got, "zram0/scheduler") {
+		t.Errorf("knobs: %s", got)
+	}
+	out = nil
+	if err := r.walkDev(blockdev.Device{Name: "sda1", Partition: true, Whole: "sda", Kind: "disk"}, "filesystem of /srv", true, &out, map[string]bool{}, 0); err != nil {
+		t.Fatal(err)
+	}
+	if len(out) != 1 || out[0].Name != "sda" || out[0].Via != "filesystem of /srv (partition sda1)" {
+		t.Errorf("partition: %+v", out)
+	}
+}
+
+// This machine: a folder's devices, top first, each a whole device of
+// /sys/block; or, where it is on no block device, an error that says so.
+func TestResolveLive(t *testing.T) {
+	devs, err := DefaultResolver.Resolve(t.TempDir())
+	if err != nil {
+		if !strings.Contains(err.Error(), "nothing to tune") && !strings.Contains(err.Error(), "block device") {
+			t.Errorf("error: %v", err)
+		}
+		t.Skipf("no block device under the temporary folder: %v", err)
+	}
+	for _, d := range devs {
+		if _, err := os.Stat("/sys/block/" + d.Name); err != nil || d.Kind == "" {
+			t.Errorf("%+v: %v", d, err)
+		}
+	}
+	if !devs[0].PageCache {
+		t.Errorf("the filesystem's device reads through the page cache: %+v", devs[0])
 	}
 }

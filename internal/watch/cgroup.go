@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/nastune/nastune/internal/blockdev"
 	"github.com/nastune/nastune/internal/parse/kernfmt"
 )
 
@@ -180,15 +181,16 @@ func (s *Sampler) readCgroup(dir string) cgRaw {
 	return c
 }
 
-// devName names a block device by major:minor through sysfs.
+// devName names a block device by major:minor (blockdev.ByDev), the
+// number itself when sysfs does not know it.
 func (s *Sampler) devName(ma, mi uint32) string {
 	k := fmt.Sprintf("%d:%d", ma, mi)
 	if n, ok := s.devNames[k]; ok {
 		return n
 	}
 	n := k
-	if p, err := s.root.RealPath("/sys/dev/block/" + k); err == nil {
-		n = p[strings.LastIndexByte(p, '/')+1:]
+	if d, err := blockdev.New(s.root).ByDev(ma, mi); err == nil {
+		n = d.Name
 	}
 	if s.devNames == nil {
 		s.devNames = map[string]string{}

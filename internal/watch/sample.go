@@ -7,11 +7,11 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/nastune/nastune/internal/blockdev"
 	"github.com/nastune/nastune/internal/hostfs"
 	"github.com/nastune/nastune/internal/netlink"
 	"github.com/nastune/nastune/internal/parse/kernfmt"
@@ -356,22 +356,14 @@ func (s *Sampler) discover() {
 	if err != nil {
 		s.skip("/sys/block", err)
 	}
+	sys := blockdev.New(s.root)
 	for _, e := range ents {
 		n := e.Name()
 		d := devInfo{}
 		if v, err := s.root.ReadString("/sys/block/" + n + "/queue/rotational"); err == nil {
 			d.rotational = v == "1"
 		}
-		if sl, err := s.root.ReadDir("/sys/block/" + n + "/slaves"); err == nil {
-			for _, x := range sl {
-				d.below = append(d.below, wholeDisk(s.root, x.Name()))
-			}
-		}
-		if bf, err := s.root.ReadString("/sys/block/" + n + "/loop/backing_file"); err == nil && bf != "" {
-			if dev := deviceOf(s.root, strings.TrimSuffix(bf, " (deleted)")); dev != "" {
-				d.below = append(d.below, dev)
-			}
-		}
+		d.below = below(sys, n)
 		s.devs[n] = d
 		s.keep[n] = true
 	}
@@ -395,33 +387,21 @@ func (s *Sampler) discover() {
 	}
 }
 
-// wholeDisk maps a partition name (sda1) to its disk (sda) via sysfs.
-func wholeDisk(root *hostfs.Root, name string) string {
-	if _, err := root.Stat("/sys/class/block/" + name + "/partition"); err == nil {
-		if p, err := root.RealPath("/sys/class/block/" + name + "/.."); err == nil {
-			return p[strings.LastIndexByte(p, '/')+1:]
+// below names the whole devices n is built on: the members of an md or
+// dm device, the disk holding a loop device's backing file (not when that
+// file was deleted: its path may name another file now, on another disk).
+func below(sys blockdev.Sys, n string) []string {
+	var out []string
+	m, _ := sys.Members(n)
+	for _, x := range m {
+		out = append(out, x.Whole)
+	}
+	if l, ok := sys.Loop(n); ok && !l.Deleted {
+		if d, _, err := sys.FileDevice(l.File); err == nil {
+			out = append(out, d.Whole)
 		}
 	}
-	return name
-}
-
-// deviceOf names the whole block device holding a file (a loop device's
-// backing file), from the file's st_dev.
-func deviceOf(root *hostfs.Root, file string) string {
-	fi, err := root.Stat(file)
-	if err != nil {
-		return ""
-	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return ""
-	}
-	link := fmt.Sprintf("/sys/dev/block/%d:%d", unix.Major(st.Dev), unix.Minor(st.Dev))
-	p, err := root.RealPath(link)
-	if err != nil {
-		return ""
-	}
-	return wholeDisk(root, p[strings.LastIndexByte(p, '/')+1:])
+	return out
 }
 
 func (s *Sampler) readFile(name string) ([]byte, bool) {

@@ -10,7 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nastune/nastune/internal/blockdev"
 	"github.com/nastune/nastune/internal/ceiling"
+	"github.com/nastune/nastune/internal/fixture"
 	"github.com/nastune/nastune/internal/hostfs"
 	"github.com/nastune/nastune/internal/netlink"
 	"github.com/nastune/nastune/internal/parse/kernfmt"
@@ -596,5 +598,57 @@ func TestFollowFindsNewProcess(t *testing.T) {
 	s.Close()
 	if after := fds(); after > before {
 		t.Errorf("%d descriptors open after Close, %d before NewSampler", after, before)
+	}
+}
+
+// Block devices through blockdev: the devices under md and dm are whole
+// disks (a member partition is its disk); a loop device's backing file is
+// followed on the live system only (a tree's files have the analysing
+// machine's device numbers). A cgroup's io.max names devices by number: a
+// number sysfs does not know, or that links to a name no kernel gives,
+// stays a number.
+func TestBlockNames(t *testing.T) {
+	dir := t.TempDir()
+	v := "sys/devices/virtual/block/"
+	sd := "sys/devices/pci0000:00/ata1/host0/target0:0:0/0:0:0:0/block/"
+	fixture.WriteTree(t, dir, map[string]string{
+		sd + "sda/sda1/partition":                                    "1\n",
+		sd + "sdb/sdb1/partition":                                    "1\n",
+		"sys/class/block/sda1 -> ../../" + sd[4:] + "sda/sda1":       "",
+		"sys/class/block/sdb1 -> ../../" + sd[4:] + "sdb/sdb1":       "",
+		"sys/class/block/loop0 -> ../../devices/virtual/block/loop0": "",
+		"sys/dev/block/8:0 -> ../../" + sd[4:] + "sda":               "",
+		"sys/dev/block/7:9 -> ../../devices/virtual/block/\x1b[2J":   "",
+		v + "\x1b[2J/dev":  "7:9\n",
+		v + "md0/md/level": "raid1\n",
+		v + "md0/slaves/sda1 -> ../../../../pci0000:00/ata1/host0/target0:0:0/0:0:0:0/block/sda/sda1": "",
+		v + "md0/slaves/sdb1 -> ../../../../pci0000:00/ata1/host0/target0:0:0/0:0:0:0/block/sdb/sdb1": "",
+		v + "dm-0/dm/name":                                  "crypt\n",
+		v + "dm-0/slaves/loop0 -> ../../loop0":              "",
+		v + "loop0/loop/backing_file":                       "/srv/disk.img\n",
+		"srv/disk.img":                                      "x",
+		"sys/block/md0 -> ../devices/virtual/block/md0":     "",
+		"sys/block/dm-0 -> ../devices/virtual/block/dm-0":   "",
+		"sys/block/loop0 -> ../devices/virtual/block/loop0": "",
+	})
+	root, err := hostfs.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	sys := blockdev.New(root)
+	for n, want := range map[string]string{"md0": "sda sdb", "dm-0": "loop0", "loop0": ""} {
+		if got := strings.Join(below(sys, n), " "); got != want {
+			t.Errorf("below %s: %q, want %q", n, got, want)
+		}
+	}
+	s := &Sampler{root: root}
+	for _, c := range []struct {
+		ma, mi uint32
+		want   string
+	}{{8, 0, "sda"}, {8, 99, "8:99"}, {7, 9, "7:9"}} {
+		if got := s.devName(c.ma, c.mi); got != c.want {
+			t.Errorf("%d:%d: %q, want %q", c.ma, c.mi, got, c.want)
+		}
 	}
 }
