@@ -2,13 +2,16 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"net"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/go-git/go-billy/v5"
 	"github.com/go-git/go-billy/v5/osfs"
 	gonfs "github.com/willscott/go-nfs"
 	"github.com/willscott/go-nfs-client/nfs/rpc"
@@ -57,6 +60,62 @@ func TestRunShareNFS(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(planted); string(b) != "keep" {
 		t.Errorf("the planted file changed: %q", b)
+	}
+}
+
+// availHandler is go-nfs's handler reporting avail bytes free for the
+// user in FSSTAT (abytes), as a nearly full export or a quota would.
+type availHandler struct {
+	gonfs.Handler
+	avail uint64
+}
+
+func (h availHandler) FSStat(ctx context.Context, fs billy.Filesystem, st *gonfs.FSStat) error {
+	st.AvailableSize = h.avail
+	st.FreeSize = h.avail + 1<<30 // root's reserve: what the user may not write
+	return nil
+}
+
+// seqwrite and smallfiles over NFS check the free space FSSTAT reports
+// for this user before writing, as over SMB: a --size beyond half of it
+// is refused before anything is written.
+func TestRunShareNFSRefusesSizeBeyondFreeSpace(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		tests []string
+		avail uint64
+		ok    bool
+	}{
+		{"the file fits in half the free space", []string{"seqwrite"}, 40 << 20, true},
+		{"the file takes more than half", []string{"seqwrite", "seqread"}, 20 << 20, false},
+		{"smallfiles beside the file", []string{"seqwrite", "smallfiles"}, 33 << 20, false},
+		{"metadata writes no data", []string{"metadata"}, 1 << 10, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			l, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { l.Close() })
+			go gonfs.Serve(l, nfshelper.NewCachingHandler(availHandler{nfshelper.NewNullAuthHandler(osfs.New(dir)), tc.avail}, 4096))
+			u, err := ParseShareURL("nfs://127.0.0.1:" + strconv.Itoa(l.Addr().(*net.TCPAddr).Port) + "/export")
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			_, err = RunShare(ctx, ShareOptions{URL: u, Tests: tc.tests, Size: 16 << 20, Streams: 2, Time: time.Minute, Files: 20})
+			if tc.ok && err != nil {
+				t.Fatalf("%d bytes free: %v", tc.avail, err)
+			}
+			if !tc.ok && (!errors.Is(err, ErrNoRoom) || !strings.Contains(err.Error(), "--size")) {
+				t.Fatalf("%d bytes free: %v, want ErrNoRoom saying what to change", tc.avail, err)
+			}
+			if es, _ := os.ReadDir(dir); len(es) != 0 {
+				t.Errorf("left behind: %v", es)
+			}
+		})
 	}
 }
 
