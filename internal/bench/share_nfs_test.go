@@ -2,12 +2,10 @@ package bench
 
 import (
 	"context"
-	"errors"
 	"net"
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -76,21 +74,15 @@ func (h availHandler) FSStat(ctx context.Context, fs billy.Filesystem, st *gonfs
 	return nil
 }
 
-// seqwrite and smallfiles over NFS check the free space FSSTAT reports
-// for this user before writing, as over SMB: a --size beyond half of it
-// is refused before anything is written.
+// seqwrite, seqread and smallfiles over NFS check the free space FSSTAT
+// reports for this user before writing, as over SMB: the same runs as
+// TestRunShareRefusesSizeBeyondFreeSpace against go-nfs reporting that
+// much free.
 func TestRunShareNFSRefusesSizeBeyondFreeSpace(t *testing.T) {
-	for _, tc := range []struct {
-		name  string
-		tests []string
-		avail uint64
-		ok    bool
-	}{
-		{"the file fits in half the free space", []string{"seqwrite"}, 40 << 20, true},
-		{"the file takes more than half", []string{"seqwrite", "seqread"}, 20 << 20, false},
-		{"smallfiles beside the file", []string{"seqwrite", "smallfiles"}, 33 << 20, false},
-		{"metadata writes no data", []string{"metadata"}, 1 << 10, true},
-	} {
+	for i, tc := range roomCases {
+		if tc.free == 0 {
+			continue // go-nfs always answers FSSTAT
+		}
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -98,23 +90,17 @@ func TestRunShareNFSRefusesSizeBeyondFreeSpace(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { l.Close() })
-			go gonfs.Serve(l, nfshelper.NewCachingHandler(availHandler{nfshelper.NewNullAuthHandler(osfs.New(dir)), tc.avail}, 4096))
+			go gonfs.Serve(l, nfshelper.NewCachingHandler(availHandler{nfshelper.NewNullAuthHandler(osfs.New(dir)), uint64(tc.free)}, 4096))
 			u, err := ParseShareURL("nfs://127.0.0.1:" + strconv.Itoa(l.Addr().(*net.TCPAddr).Port) + "/export")
 			if err != nil {
 				t.Fatal(err)
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
-			_, err = RunShare(ctx, ShareOptions{URL: u, Tests: tc.tests, Size: 16 << 20, Streams: 2, Time: time.Minute, Files: 20})
-			if tc.ok && err != nil {
-				t.Fatalf("%d bytes free: %v", tc.avail, err)
-			}
-			if !tc.ok && (!errors.Is(err, ErrNoRoom) || !strings.Contains(err.Error(), "--size")) {
-				t.Fatalf("%d bytes free: %v, want ErrNoRoom saying what to change", tc.avail, err)
-			}
-			if es, _ := os.ReadDir(dir); len(es) != 0 {
-				t.Errorf("left behind: %v", es)
-			}
+			o := shareOpts(nil)
+			o.URL, o.Tests, o.dial = u, tc.tests, nil
+			_, err = RunShare(ctx, o)
+			checkRoomRun(t, i, err, dir)
 		})
 	}
 }

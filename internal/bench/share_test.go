@@ -193,43 +193,55 @@ func TestRunShareAllTestsLeavesNothing(t *testing.T) {
 	}
 }
 
+// roomCases are the runs of shareOpts (8 MiB, 20 small files) against the
+// free space a server reports (0: not reported); the NFS test replays
+// them against go-nfs.
+var roomCases = []struct {
+	name  string
+	tests []string
+	free  int64
+	ok    bool
+}{
+	{"the file fits in half the free space", []string{"seqwrite", "seqread"}, 17 << 20, true},
+	{"the file takes more than half", []string{"seqwrite", "seqread"}, 15 << 20, false},
+	{"seqread alone writes the file too", []string{"seqread"}, 12 << 20, false},
+	{"smallfiles alone needs its files only", []string{"smallfiles"}, 3 << 20, true},
+	{"smallfiles beside the file", []string{"seqwrite", "smallfiles"}, 17 << 20, false},
+	{"metadata writes no data", []string{"metadata"}, 1 << 10, true},
+	{"free space unknown", []string{"seqwrite", "seqread"}, 0, true},
+}
+
+// checkRoomRun checks one run of roomCases[i] and that it left nothing in root.
+func checkRoomRun(t *testing.T, i int, err error, root string) {
+	t.Helper()
+	tc := roomCases[i]
+	if tc.ok && err != nil {
+		t.Fatalf("free %d: %v", tc.free, err)
+	}
+	if !tc.ok {
+		if !errors.Is(err, ErrNoRoom) {
+			t.Fatalf("free %d: %v, want ErrNoRoom", tc.free, err)
+		}
+		if !strings.Contains(err.Error(), "--size") {
+			t.Errorf("the error does not say what to change: %v", err)
+		}
+	}
+	if es, _ := os.ReadDir(root); len(es) != 0 {
+		t.Errorf("left behind: %v", es)
+	}
+}
+
 // A --size the share has no room for is refused before anything is
 // written: seqread completes a short seqwrite untimed, so a large --size
 // would otherwise fill the server's disk whatever --time says.
 func TestRunShareRefusesSizeBeyondFreeSpace(t *testing.T) {
-	for _, tc := range []struct {
-		name  string
-		tests []string
-		free  int64
-		ok    bool
-	}{
-		{"the file fits in half the free space", []string{"seqwrite", "seqread"}, 17 << 20, true},
-		{"the file takes more than half", []string{"seqwrite", "seqread"}, 15 << 20, false},
-		{"seqread alone writes the file too", []string{"seqread"}, 12 << 20, false},
-		{"smallfiles alone needs its files only", []string{"smallfiles"}, 3 << 20, true},
-		{"smallfiles beside the file", []string{"seqwrite", "smallfiles"}, 17 << 20, false},
-		{"metadata writes no data", []string{"metadata"}, 1 << 10, true},
-		{"free space unknown", []string{"seqwrite", "seqread"}, 0, true},
-	} {
+	for i, tc := range roomCases {
 		t.Run(tc.name, func(t *testing.T) {
 			d := &dirFS{root: t.TempDir(), free: tc.free}
 			o := shareOpts(d)
 			o.Tests = tc.tests
 			_, err := RunShare(context.Background(), o)
-			if tc.ok && err != nil {
-				t.Fatalf("free %d: %v", tc.free, err)
-			}
-			if !tc.ok {
-				if !errors.Is(err, ErrNoRoom) {
-					t.Fatalf("free %d: %v, want ErrNoRoom", tc.free, err)
-				}
-				if !strings.Contains(err.Error(), "--size") {
-					t.Errorf("the error does not say what to change: %v", err)
-				}
-			}
-			if es, _ := os.ReadDir(d.root); len(es) != 0 {
-				t.Errorf("left behind: %v", es)
-			}
+			checkRoomRun(t, i, err, d.root)
 		})
 	}
 }
