@@ -273,14 +273,14 @@ func serverLimit(t TestResult, v *ShareServerView, info ShareInfo) (ShareLimit, 
 		}
 	}
 	if th, err := strconv.Atoi(strings.TrimSpace(v.Settings["nfsd threads"])); pool >= 0 && err == nil && th > 0 {
-		kept := cs[:0:0]
-		for _, c := range cs {
+		p := &cs[pool].l
+		drop := map[int]bool{}
+		for i, c := range cs {
 			b, ok := diskOf(c.l, v)
 			if !ok || b.Limit > 0 || b.QueueDepth <= 0 || b.QueueDepth > PoolQueueDepth(th) {
-				kept = append(kept, c)
 				continue
 			}
-			p := &cs[pool].l
+			drop[i] = true
 			threads := fmt.Sprintf("%d threads", th)
 			one := fmt.Sprintf("%d requests", th)
 			if th == 1 {
@@ -291,6 +291,12 @@ func serverLimit(t TestResult, v *ShareServerView, info ShareInfo) (ShareLimit, 
 			p.Evidence = append(p.Evidence, fmt.Sprintf("%s: %.0f%% busy at queue depth %.2f, %.2f ms per request: at most about %.0f block requests in flight from %s (%d per thread + %d), so latency-bound at the depth the pool gives it",
 				b.Subject, 100*b.Utilization, b.QueueDepth, b.AwaitMS, PoolQueueDepth(th), threads, poolPerThread, poolSlack))
 			p.Evidence = append(p.Evidence, b.Evidence...)
+		}
+		kept := cs[:0:0]
+		for i, c := range cs {
+			if !drop[i] {
+				kept = append(kept, c)
+			}
 		}
 		cs = kept
 	}

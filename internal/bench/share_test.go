@@ -515,6 +515,11 @@ func TestShareLimitsServer(t *testing.T) {
 		// under 1 thread, the pool at 96%).
 		{"1 nfsd thread, the device at the depth it gives", ShareInfo{Protocol: "nfs"}, poolAndDisk("1", 2.2, 0), "server-cpu", "nfsd threads",
 			"1 thread: dm-0 answers 1 request at a time (queue depth 2.2) at 20.5 ms each; more threads raise its queue depth"},
+		{"1 nfsd thread, the device at the depth it gives, the pool listed first", ShareInfo{Protocol: "nfs"}, func() *ShareServerView {
+			v := poolAndDisk("1", 2.2, 0)
+			v.Bottlenecks[0], v.Bottlenecks[1] = v.Bottlenecks[1], v.Bottlenecks[0]
+			return v
+		}(), "server-cpu", "nfsd threads", "dm-0 answers 1 request at a time (queue depth 2.2) at 20.5 ms each"},
 		{"1 nfsd thread, the device at the margin", ShareInfo{Protocol: "nfs"}, poolAndDisk("1", 3, 0), "server-cpu", "nfsd threads", "more threads raise its queue depth"},
 		{"1 nfsd thread, the device queued clearly deeper", ShareInfo{Protocol: "nfs"}, poolAndDisk("1", 6, 0), "disk", "dm-0", "dm-0 is busy"},
 		{"8 nfsd threads, the device at the depth they give", ShareInfo{Protocol: "nfs"}, poolAndDisk("8", 15.7, 0), "server-cpu", "nfsd threads", "8 threads: dm-0 answers 8 requests at a time"},
