@@ -292,6 +292,9 @@ func runNetOnce(ctx context.Context, o NetOptions, run int) (*NetResult, error) 
 	if err := readReply(br, &fin); err != nil {
 		return nil, fmt.Errorf("reading the server's result: %w", err)
 	}
+	if err := peerRange("cpu_percent", fin.CPUPct, 0, 100*maxPeerCores, "a CPU share of the server's process"); err != nil {
+		return nil, fmt.Errorf("the server's result was rejected: %w", err)
+	}
 	// Sending, the server's count is the result; it cannot have read more
 	// than this client wrote (nor less than nothing): a server that claims
 	// more would size buffers and judge trials by a rate that never was.

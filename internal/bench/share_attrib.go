@@ -80,12 +80,23 @@ func (r *shareRun) attrEnd(test string, tr TestResult) {
 	}
 	if r.attr != nil {
 		rep, err := r.attr.end()
-		if err != nil {
+		bad := error(nil)
+		if err == nil {
+			bad = checkPeerReport(&rep)
+		}
+		switch {
+		case err != nil:
 			r.attrErr = fmt.Sprintf("the bench server stopped sampling: %v", err)
+		case bad != nil:
+			// A server that sends impossible numbers is not trusted
+			// for the rest of the run either.
+			r.attrErr = fmt.Sprintf("the bench server's report of %s was rejected, so no verdict uses it: %v", test, bad)
+		default:
+			v.AttribReport = rep
+		}
+		if r.attrErr != "" {
 			r.attr.Close()
 			r.attr = nil
-		} else {
-			v.AttribReport = rep
 		}
 	}
 	if r.views == nil {

@@ -3,9 +3,11 @@ package bench
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/nastune/nastune/internal/units"
+	"github.com/nastune/nastune/internal/watch/wire"
 )
 
 // ShareTCP is raw TCP between this client and the share's host, measured
@@ -257,8 +259,77 @@ func serverLimit(t TestResult, v *ShareServerView, info ShareInfo) (ShareLimit, 
 	if len(cs) == 0 {
 		return ShareLimit{}, false
 	}
+	// nfsd's pool exhausted and a device under the share busy at about
+	// the queue depth the pool gives it: both look saturated and their
+	// utilizations tie, but the device only answers what the threads
+	// issue. It is latency-bound at that depth, so the pool is the limit
+	// (more threads raise the device's queue depth); the device's latency
+	// is the evidence. A device queued clearly deeper than the threads
+	// issue, or at its path's ceiling, stays the verdict.
+	pool := -1
+	for i, c := range cs {
+		if c.l.Layer == "server-cpu" && c.l.Subject == "nfsd threads" {
+			pool = i
+		}
+	}
+	if th, err := strconv.Atoi(strings.TrimSpace(v.Settings["nfsd threads"])); pool >= 0 && err == nil && th > 0 {
+		p := &cs[pool].l
+		drop := map[int]bool{}
+		for i, c := range cs {
+			b, ok := diskOf(c.l, v)
+			if !ok || b.Limit > 0 || b.QueueDepth <= 0 || b.QueueDepth > PoolQueueDepth(th) {
+				continue
+			}
+			drop[i] = true
+			threads := fmt.Sprintf("%d threads", th)
+			one := fmt.Sprintf("%d requests", th)
+			if th == 1 {
+				threads, one = "1 thread", "1 request"
+			}
+			p.Why += fmt.Sprintf("; %s is busy only with what the pool gives it — %s: %s answers %s at a time (queue depth %.1f) at %.1f ms each; more threads raise its queue depth",
+				b.Subject, threads, b.Subject, one, b.QueueDepth, b.AwaitMS)
+			p.Evidence = append(p.Evidence, fmt.Sprintf("%s: %.0f%% busy at queue depth %.2f, %.2f ms per request: at most about %.0f block requests in flight from %s (%d per thread + %d), so latency-bound at the depth the pool gives it",
+				b.Subject, 100*b.Utilization, b.QueueDepth, b.AwaitMS, PoolQueueDepth(th), threads, poolPerThread, poolSlack))
+			p.Evidence = append(p.Evidence, b.Evidence...)
+		}
+		kept := cs[:0:0]
+		for i, c := range cs {
+			if !drop[i] {
+				kept = append(kept, c)
+			}
+		}
+		cs = kept
+	}
 	sort.SliceStable(cs, func(i, j int) bool { return cs[i].u > cs[j].u })
 	return cs[0].l, true
+}
+
+// The block requests one nfsd thread keeps in flight: its NFS request
+// (a read of up to 1 MiB is split into the device's largest requests)
+// and the readahead behind it; the kernel lab's dm-delay device, 20 ms a
+// read, ran at queue depth 2.2 under 1 thread and 15.7 under 8. poolSlack
+// is the margin of the sampling's averages.
+const (
+	poolPerThread = 2
+	poolSlack     = 1
+)
+
+// PoolQueueDepth is the deepest mean queue a pool of th nfsd threads can
+// give a device by itself (the kernel lab checks its verdicts with it).
+func PoolQueueDepth(th int) float64 { return float64(poolPerThread*th + poolSlack) }
+
+// diskOf is the server's disk bottleneck behind a disk verdict (not a
+// cgroup's I/O limit).
+func diskOf(l ShareLimit, v *ShareServerView) (wire.Bottleneck, bool) {
+	if l.Layer != "disk" || strings.Contains(l.Subject, "(cgroup ") {
+		return wire.Bottleneck{}, false
+	}
+	for _, b := range v.Bottlenecks {
+		if b.Kind == "disk" && b.Cgroup == "" && b.Subject == l.Subject {
+			return b, true
+		}
+	}
+	return wire.Bottleneck{}, false
 }
 
 // cpuCost names what the serving CPU time pays for.

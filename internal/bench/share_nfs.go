@@ -15,6 +15,7 @@ import (
 	"github.com/willscott/go-nfs-client/nfs"
 	"github.com/willscott/go-nfs-client/nfs/rpc"
 	"github.com/willscott/go-nfs-client/nfs/util"
+	"github.com/willscott/go-nfs-client/nfs/xdr"
 )
 
 // The NFS client is github.com/willscott/go-nfs-client (pure Go, BSD-2):
@@ -53,6 +54,7 @@ func (quietLogger) Infof(string, ...any)  {}
 type nfsFS struct {
 	mount  *nfs.Mount
 	target *nfs.Target
+	auth   rpc.Auth
 	dir    string
 }
 
@@ -112,7 +114,7 @@ func mountNFS(u ShareURL) (*nfsFS, error) {
 			lastErr = err
 			continue
 		}
-		fs := &nfsFS{mount: m, target: t, dir: strings.Join(u.Path[n:], "/")}
+		fs := &nfsFS{mount: m, target: t, auth: auth.Auth(), dir: strings.Join(u.Path[n:], "/")}
 		if fs.dir != "" {
 			fi, _, err := t.Lookup(fs.dir)
 			if err != nil || !fi.IsDir() {
@@ -192,9 +194,50 @@ func (s *nfsFS) Close() error {
 	return err
 }
 
-// Free: the NFS library has no FSSTAT call, so the free space is not
-// known and not checked.
-func (s *nfsFS) Free() (int64, bool) { return 0, false }
+// nfsProcFSStat is NFSv3's FSSTAT procedure (RFC 1813 3.3.18); the
+// library has FSINFO but not this call, so it is sent through the
+// library's RPC client.
+const nfsProcFSStat = 18
+
+// fsstat3resok (RFC 1813): the file system's sizes; abytes is what this
+// user (AUTH_SYS uid) may still write.
+type nfsFSStat struct {
+	Attr                   nfs.PostOpAttr
+	TBytes, FBytes, ABytes uint64
+	TFiles, FFiles, AFiles uint64
+	Invarsec               uint32
+}
+
+// Free asks the server with FSSTAT for the folder's file system: abytes,
+// the bytes this user may still write (a root-reserved share or a quota
+// counts). A server that does not answer it leaves the space unchecked.
+func (s *nfsFS) Free() (int64, bool) {
+	dir := s.dir
+	if dir == "" {
+		dir = "."
+	}
+	_, fh, err := s.target.Lookup(dir)
+	if err != nil {
+		return 0, false
+	}
+	type args struct {
+		rpc.Header
+		FH []byte
+	}
+	res, err := s.target.Call(&args{Header: rpc.Header{Rpcvers: 2, Prog: nfs.Nfs3Prog, Vers: nfs.Nfs3Vers, Proc: nfsProcFSStat, Cred: s.auth, Verf: rpc.AuthNull}, FH: fh})
+	if err != nil {
+		return 0, false
+	}
+	st, err := xdr.ReadUint32(res)
+	if err != nil || nfs.NFS3Error(st) != nil {
+		return 0, false
+	}
+	var r nfsFSStat
+	if err := xdr.Read(res, &r); err != nil {
+		return 0, false
+	}
+	return int64(min(r.ABytes, 1<<62)), true
+}
 
 func (s *nfsFS) Info() ShareInfo {
 	return ShareInfo{Protocol: "nfs", Dialect: "3", Signing: "off", Encryption: "off",

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-git/go-billy/v5"
 	"github.com/go-git/go-billy/v5/osfs"
 	gonfs "github.com/willscott/go-nfs"
 	"github.com/willscott/go-nfs-client/nfs/rpc"
@@ -57,6 +58,50 @@ func TestRunShareNFS(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(planted); string(b) != "keep" {
 		t.Errorf("the planted file changed: %q", b)
+	}
+}
+
+// availHandler is go-nfs's handler reporting avail bytes free for the
+// user in FSSTAT (abytes), as a nearly full export or a quota would.
+type availHandler struct {
+	gonfs.Handler
+	avail uint64
+}
+
+func (h availHandler) FSStat(ctx context.Context, fs billy.Filesystem, st *gonfs.FSStat) error {
+	st.AvailableSize = h.avail
+	st.FreeSize = h.avail + 1<<30 // root's reserve: what the user may not write
+	return nil
+}
+
+// seqwrite, seqread and smallfiles over NFS check the free space FSSTAT
+// reports for this user before writing, as over SMB: the same runs as
+// TestRunShareRefusesSizeBeyondFreeSpace against go-nfs reporting that
+// much free.
+func TestRunShareNFSRefusesSizeBeyondFreeSpace(t *testing.T) {
+	for i, tc := range roomCases {
+		if tc.free == 0 {
+			continue // go-nfs always answers FSSTAT
+		}
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			l, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { l.Close() })
+			go gonfs.Serve(l, nfshelper.NewCachingHandler(availHandler{nfshelper.NewNullAuthHandler(osfs.New(dir)), uint64(tc.free)}, 4096))
+			u, err := ParseShareURL("nfs://127.0.0.1:" + strconv.Itoa(l.Addr().(*net.TCPAddr).Port) + "/export")
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			o := shareOpts(nil)
+			o.URL, o.Tests, o.dial = u, tc.tests, nil
+			_, err = RunShare(ctx, o)
+			checkRoomRun(t, i, err, dir)
+		})
 	}
 }
 

@@ -225,6 +225,9 @@ func runShareOn(ctx context.Context, client, local string, r ShareRequest, timeo
 		case rep.Error != "":
 			return nil, fmt.Errorf("%w: %s", ErrShareRefused, rep.Error)
 		case rep.Result != nil:
+			if err := checkPeerShareResult(rep.Result); err != nil {
+				return nil, fmt.Errorf("share tests on %s: the result was rejected: %w", client, err)
+			}
 			return rep.Result, nil
 		case rep.Wait > 0 && lastWait == 0:
 			// Queued behind others: each ahead may take as long as this

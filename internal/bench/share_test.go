@@ -193,43 +193,55 @@ func TestRunShareAllTestsLeavesNothing(t *testing.T) {
 	}
 }
 
+// roomCases are the runs of shareOpts (8 MiB, 20 small files) against the
+// free space a server reports (0: not reported); the NFS test replays
+// them against go-nfs.
+var roomCases = []struct {
+	name  string
+	tests []string
+	free  int64
+	ok    bool
+}{
+	{"the file fits in half the free space", []string{"seqwrite", "seqread"}, 17 << 20, true},
+	{"the file takes more than half", []string{"seqwrite", "seqread"}, 15 << 20, false},
+	{"seqread alone writes the file too", []string{"seqread"}, 12 << 20, false},
+	{"smallfiles alone needs its files only", []string{"smallfiles"}, 3 << 20, true},
+	{"smallfiles beside the file", []string{"seqwrite", "smallfiles"}, 17 << 20, false},
+	{"metadata writes no data", []string{"metadata"}, 1 << 10, true},
+	{"free space unknown", []string{"seqwrite", "seqread"}, 0, true},
+}
+
+// checkRoomRun checks one run of roomCases[i] and that it left nothing in root.
+func checkRoomRun(t *testing.T, i int, err error, root string) {
+	t.Helper()
+	tc := roomCases[i]
+	if tc.ok && err != nil {
+		t.Fatalf("free %d: %v", tc.free, err)
+	}
+	if !tc.ok {
+		if !errors.Is(err, ErrNoRoom) {
+			t.Fatalf("free %d: %v, want ErrNoRoom", tc.free, err)
+		}
+		if !strings.Contains(err.Error(), "--size") {
+			t.Errorf("the error does not say what to change: %v", err)
+		}
+	}
+	if es, _ := os.ReadDir(root); len(es) != 0 {
+		t.Errorf("left behind: %v", es)
+	}
+}
+
 // A --size the share has no room for is refused before anything is
 // written: seqread completes a short seqwrite untimed, so a large --size
 // would otherwise fill the server's disk whatever --time says.
 func TestRunShareRefusesSizeBeyondFreeSpace(t *testing.T) {
-	for _, tc := range []struct {
-		name  string
-		tests []string
-		free  int64
-		ok    bool
-	}{
-		{"the file fits in half the free space", []string{"seqwrite", "seqread"}, 17 << 20, true},
-		{"the file takes more than half", []string{"seqwrite", "seqread"}, 15 << 20, false},
-		{"seqread alone writes the file too", []string{"seqread"}, 12 << 20, false},
-		{"smallfiles alone needs its files only", []string{"smallfiles"}, 3 << 20, true},
-		{"smallfiles beside the file", []string{"seqwrite", "smallfiles"}, 17 << 20, false},
-		{"metadata writes no data", []string{"metadata"}, 1 << 10, true},
-		{"free space unknown", []string{"seqwrite", "seqread"}, 0, true},
-	} {
+	for i, tc := range roomCases {
 		t.Run(tc.name, func(t *testing.T) {
 			d := &dirFS{root: t.TempDir(), free: tc.free}
 			o := shareOpts(d)
 			o.Tests = tc.tests
 			_, err := RunShare(context.Background(), o)
-			if tc.ok && err != nil {
-				t.Fatalf("free %d: %v", tc.free, err)
-			}
-			if !tc.ok {
-				if !errors.Is(err, ErrNoRoom) {
-					t.Fatalf("free %d: %v, want ErrNoRoom", tc.free, err)
-				}
-				if !strings.Contains(err.Error(), "--size") {
-					t.Errorf("the error does not say what to change: %v", err)
-				}
-			}
-			if es, _ := os.ReadDir(d.root); len(es) != 0 {
-				t.Errorf("left behind: %v", es)
-			}
+			checkRoomRun(t, i, err, d.root)
 		})
 	}
 }
@@ -434,6 +446,19 @@ func TestShareLimits(t *testing.T) {
 }
 
 // With the server's view: each layer is named from what it saw.
+// poolAndDisk: the server saw nfsd's pool exhausted (96% of the
+// hand-overs waited) and dm-0, under the share, busy at queue depth qd;
+// limit > 0: dm-0 at its path's ceiling (bytes/s).
+func poolAndDisk(threads string, qd, limit float64) *ShareServerView {
+	v := &ShareServerView{AttribReport: AttribReport{Samples: 10, Seconds: 5, SharePath: "/srv/share", Devices: []string{"dm-0", "vda"},
+		Settings: map[string]string{"nfsd threads": threads}}}
+	v.Bottlenecks = []watch.Bottleneck{
+		{Kind: "disk", Subject: "dm-0", Utilization: 0.97, QueueDepth: qd, AwaitMS: 20.5, Limit: limit, Why: "dm-0 is busy all the time", Evidence: []string{"/proc/diskstats dm-0: 97% busy"}},
+		{Kind: "cpu", Subject: "nfsd threads", Utilization: 0.96, Why: "NFS requests wait for a free nfsd thread", Evidence: []string{"/proc/fs/nfsd/pool_stats: 96% found no idle thread"}},
+	}
+	return v
+}
+
 func TestShareLimitsServer(t *testing.T) {
 	view := func(f func(v *ShareServerView)) *ShareServerView {
 		v := &ShareServerView{AttribReport: AttribReport{Samples: 10, Seconds: 5, SharePath: "/srv/data", Devices: []string{"md0", "sda", "sdb"}, Settings: map[string]string{}}}
@@ -484,6 +509,24 @@ func TestShareLimitsServer(t *testing.T) {
 			v.Bottlenecks = []watch.Bottleneck{{Kind: "cpu", Subject: "nfsd threads", Utilization: 0.5, Why: "NFS requests wait for a free nfsd thread"}}
 		}), "server-cpu", "nfsd threads", "nfsd's 8 threads"},
 		{"nothing saturated", ShareInfo{Protocol: "smb"}, view(func(v *ShareServerView) {}), "protocol", "nas", "8 request(s) of 1024 KiB"},
+		// nfsd's pool exhausted and the device under the share busy: the
+		// device's queue depth against what the pool issues decides
+		// (the kernel lab's CI run: dm-0 97% busy at queue depth 2.2
+		// under 1 thread, the pool at 96%).
+		{"1 nfsd thread, the device at the depth it gives", ShareInfo{Protocol: "nfs"}, poolAndDisk("1", 2.2, 0), "server-cpu", "nfsd threads",
+			"1 thread: dm-0 answers 1 request at a time (queue depth 2.2) at 20.5 ms each; more threads raise its queue depth"},
+		{"1 nfsd thread, the device at the depth it gives, the pool listed first", ShareInfo{Protocol: "nfs"}, func() *ShareServerView {
+			v := poolAndDisk("1", 2.2, 0)
+			v.Bottlenecks[0], v.Bottlenecks[1] = v.Bottlenecks[1], v.Bottlenecks[0]
+			return v
+		}(), "server-cpu", "nfsd threads", "dm-0 answers 1 request at a time (queue depth 2.2) at 20.5 ms each"},
+		{"1 nfsd thread, the device at the margin", ShareInfo{Protocol: "nfs"}, poolAndDisk("1", 3, 0), "server-cpu", "nfsd threads", "more threads raise its queue depth"},
+		{"1 nfsd thread, the device queued clearly deeper", ShareInfo{Protocol: "nfs"}, poolAndDisk("1", 6, 0), "disk", "dm-0", "dm-0 is busy"},
+		{"8 nfsd threads, the device at the depth they give", ShareInfo{Protocol: "nfs"}, poolAndDisk("8", 15.7, 0), "server-cpu", "nfsd threads", "8 threads: dm-0 answers 8 requests at a time"},
+		{"8 nfsd threads, the device queued deeper", ShareInfo{Protocol: "nfs"}, poolAndDisk("8", 40, 0), "disk", "dm-0", "dm-0 is busy"},
+		{"1 nfsd thread, the device at its path's ceiling", ShareInfo{Protocol: "nfs"}, poolAndDisk("1", 2, 40e6), "disk", "dm-0", "dm-0 is busy"},
+		{"nfsd thread count unknown", ShareInfo{Protocol: "nfs"}, poolAndDisk("", 2.2, 0), "disk", "dm-0", "dm-0 is busy"},
+		{"a device without a queue depth (an older server)", ShareInfo{Protocol: "nfs"}, poolAndDisk("1", 0, 0), "disk", "dm-0", "dm-0 is busy"},
 	} {
 		res := &ShareResult{URL: "smb://nas/data", ShareInfo: c.info, Streams: 2, InFlight: 4, BlockSize: 1 << 20,
 			Tests:  []TestResult{{Name: "seqread", MiBPerS: 40, LatUS: Lat{P50: 20000}}},

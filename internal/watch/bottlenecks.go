@@ -326,6 +326,45 @@ func qd1(util, qd, iops, awaitMS float64) bool {
 	return qd/util >= 0.8 && qd/util <= 1.25 && little >= 0.8*qd && little <= 1.25*qd
 }
 
+// seekBound: the device's busy time can be blamed on seeks. A device
+// with nothing below it seeks when it reports itself rotational; a
+// stacked one (md, dm, loop) when a lowest layer under it is rotational
+// and itself busy (≥ diskBusy): a rotating disk idle under a busy dm-delay
+// or dm-crypt device is not what makes each request slow (the layer's own
+// latency is), and virtio disks report themselves rotational whatever
+// backs them. info gives a device's rotational flag, busy share and the
+// devices below it (ok false: not sampled).
+func seekBound(dev string, info func(string) (rot bool, util float64, below []string)) bool {
+	rot, _, below := info(dev)
+	if len(below) == 0 {
+		return rot
+	}
+	seen := map[string]bool{dev: true}
+	var walk func(d string) bool
+	walk = func(d string) bool {
+		if seen[d] {
+			return false
+		}
+		seen[d] = true
+		rot, util, below := info(d)
+		if len(below) == 0 {
+			return rot && util >= diskBusy
+		}
+		for _, b := range below {
+			if walk(b) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, b := range below {
+		if walk(b) {
+			return true
+		}
+	}
+	return false
+}
+
 func diskBottlenecks(samples []Sample, n float64, ceil map[string]Ceiling) []Bottleneck {
 	type acc struct {
 		util, rbps, wbps, riops, wiops, await, qd, req float64
@@ -433,6 +472,7 @@ func diskBottlenecks(samples []Sample, n float64, ceil map[string]Ceiling) []Bot
 		iops := (a.riops + a.wiops) / n
 		bps := (a.rbps + a.wbps) / n
 		b := Bottleneck{Kind: "disk", Subject: subj, Utilization: r2(util), Rate: r2(bps), Unit: "bytes/s", Score: util,
+			QueueDepth: r2(qd), AwaitMS: r2(await),
 			Evidence: []string{fmt.Sprintf("/proc/diskstats %s: %.0f%% busy, %.0f IOPS, %s, %.1f KiB per request, await %.2f ms, queue depth %.2f",
 				subj, 100*util, iops, units.MBsOfBytes(bps), req, await, qd)}}
 		if len(stack) > 1 {
@@ -479,6 +519,13 @@ func diskBottlenecks(samples []Sample, n float64, ceil map[string]Ceiling) []Bot
 				rot = rot || m[d] != nil && m[d].last.Rotational
 			}
 		}
+		seeks := seekBound(subj, func(d string) (bool, float64, []string) {
+			x := m[d]
+			if x == nil {
+				return false, 0, nil
+			}
+			return x.last.Rotational, x.util / n, x.last.Below
+		})
 		switch {
 		case util < diskBusy && qd1(util, qd, iops, await):
 			b.Why = fmt.Sprintf("%s serves one request at a time: %.0f IOPS × %.2f ms = %.2f requests in flight on average (Little's law), "+
@@ -497,9 +544,17 @@ func diskBottlenecks(samples []Sample, n float64, ceil map[string]Ceiling) []Bot
 			}
 			b.Next = "raise the parallelism of the workload (more threads or async I/O), larger requests and readahead for sequential reads (audit: blk-read-ahead, blk-scheduler); `nastune bench disk` shows what the device can do at higher queue depth"
 		default:
-			b.Why = fmt.Sprintf("%s is busy all the time with %.1f requests queued on average and %.2f ms per request: the device is saturated", subj, qd, await)
-			if rot && req < 64 {
-				b.Why += "; small requests on a rotating disk are seek-bound"
+			if seeks {
+				b.Why = fmt.Sprintf("%s is busy all the time with %.1f requests queued on average and %.2f ms per request: the device is saturated", subj, qd, await)
+				if req < 64 {
+					b.Why += "; small requests on a rotating disk are seek-bound"
+				}
+			} else {
+				// Not a rotating disk that is itself busy (an SSD, or a
+				// layer such as dm-delay or a network block device over
+				// an idle disk): no seeks to blame, only what was
+				// measured.
+				b.Why = fmt.Sprintf("%s is busy all the time with %.1f requests queued on average: latency-bound at queue depth %.1f (%.2f ms per request)", subj, qd, qd, await)
 			}
 			b.Next = "spread the load over more devices or use faster ones; check the I/O scheduler, stripe geometry and md stripe cache (audit: blk-scheduler, fs-stripe-geometry, md-stripe-cache, bus-bench-vs-ceiling), then `nastune tune`"
 		}

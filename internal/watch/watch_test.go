@@ -465,6 +465,42 @@ func TestReasonQD1Why(t *testing.T) {
 	}
 }
 
+// "seek-bound" only where a rotating disk is itself the busy device: the
+// kernel lab's dm-delay device over a virtio disk (which reports itself
+// rotational, 11% busy below it) is latency-bound at its queue depth.
+func TestReasonSeekBoundWhy(t *testing.T) {
+	dm := func(below ...DiskSample) []Sample {
+		ds := []DiskSample{{Name: "dm-0", UtilPct: 95, ReadIOPS: 608, ReadBps: 37e6, AwaitMS: 25.86, QueueDepth: 15.69, AvgReqKiB: 58.8, Rotational: true, Below: []string{"vda"}}}
+		return repeat(5, Sample{Disks: append(ds, below...)})
+	}
+	for _, tc := range []struct {
+		name    string
+		samples []Sample
+		want    string
+		not     string
+	}{
+		{"dm-delay over an idle rotational virtio disk", dm(DiskSample{Name: "vda", UtilPct: 11, ReadIOPS: 611, AwaitMS: 1.34, Rotational: true}),
+			"dm-0 is busy all the time with 15.7 requests queued on average: latency-bound at queue depth 15.7 (25.86 ms per request)", "seek"},
+		{"dm over a busy rotating disk", dm(DiskSample{Name: "vda", UtilPct: 94, ReadIOPS: 611, AwaitMS: 25, QueueDepth: 15, Rotational: true}),
+			"small requests on a rotating disk are seek-bound", "latency-bound"},
+		{"dm over a busy SSD", dm(DiskSample{Name: "vda", UtilPct: 94, ReadIOPS: 611, AwaitMS: 25, QueueDepth: 15}),
+			"latency-bound at queue depth", "seek"},
+		{"a rotating disk itself", repeat(5, Sample{Disks: []DiskSample{{Name: "sda", UtilPct: 99, ReadIOPS: 150, AwaitMS: 40, QueueDepth: 8, AvgReqKiB: 16, Rotational: true}}}),
+			"sda is busy all the time with 8.0 requests queued on average and 40.00 ms per request: the device is saturated; small requests on a rotating disk are seek-bound", "latency-bound"},
+		{"an SSD itself", repeat(5, Sample{Disks: []DiskSample{{Name: "nvme0n1", UtilPct: 99, ReadIOPS: 15000, AwaitMS: 2, QueueDepth: 30, AvgReqKiB: 16}}}),
+			"nvme0n1 is busy all the time with 30.0 requests queued on average: latency-bound at queue depth 30.0 (2.00 ms per request)", "seek"},
+	} {
+		got := Bottlenecks(tc.samples)
+		if len(got) == 0 || got[0].Kind != "disk" || !strings.Contains(got[0].Why, tc.want) || strings.Contains(got[0].Why, tc.not) {
+			t.Errorf("%s: %+v\nwant %q, not %q", tc.name, got, tc.want, tc.not)
+			continue
+		}
+		if got[0].QueueDepth <= 0 || got[0].AwaitMS <= 0 {
+			t.Errorf("%s: no queue depth or latency in the verdict: %+v", tc.name, got[0])
+		}
+	}
+}
+
 // The send-buffer verdict gives the window arithmetic and the fix.
 func TestReasonTCPSndbufWhy(t *testing.T) {
 	got := Bottlenecks(repeat(5, Sample{TCP: TCPSample{Streams: []TCPStream{

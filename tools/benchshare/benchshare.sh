@@ -98,8 +98,12 @@ n=/tmp/nastune-benchshare-$$.json
 ours_r= ours_w= peer_r= peer_w= rss=
 # jtest FILE TEST: MiB/s of TEST in a saved result (0: not there).
 jtest() { python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(([round(t["mib_per_s"], 1) for t in r["tests"] if t["name"]==sys.argv[2]] or [0])[0])' "$1" "$2"; }
+# Each client starts after sync: the server's page cache holds no dirty
+# pages of the other client's file, whose writeback would throttle this
+# client's writes (balance_dirty_pages) and charge it for the other's data.
 ours() {
 	# nastune -P 1: its own file of the same size, 1 MiB requests, 4 in flight.
+	sync
 	ip netns exec "$cli" env NASTUNE_SMB_PASSWORD="$pw" /usr/bin/time -f '%M' -o "$d/rss" \
 		"$bin" bench share "smb://nobody@10.232.0.1/share" --size "${size}M" --time 60 -o json >"$n"
 	ours_w="$ours_w $(jtest "$n" seqwrite)"
@@ -108,6 +112,7 @@ ours() {
 }
 peer() {
 	# smbclient: put then get of a file of the same size (KiB/s in its output).
+	sync
 	out=$(ip netns exec "$cli" smbclient -A "$d/auth" //10.232.0.1/share -c "put $m/src.bin peer.bin; get peer.bin $m/dst.bin; rm peer.bin" 2>&1)
 	cmp -s "$m/src.bin" "$m/dst.bin" || { echo "benchshare: smbclient's get returned other bytes" >&2; exit 1; }
 	peer_w="$peer_w $(echo "$out" | sed -n 's/^putting file.*(\([0-9.]*\) kb\/s).*/\1/p' | awk '{print $1/1024}')"

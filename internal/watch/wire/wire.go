@@ -9,12 +9,16 @@ package wire
 // the numbers that show it. Utilization is the share of its limit in use
 // (1 = at the limit); Rate and Limit are in Unit.
 type Bottleneck struct {
-	Kind        string   `json:"kind"` // cpu, disk, network or memory
-	Subject     string   `json:"subject"`
-	PID         int      `json:"pid,omitempty"`
-	TID         int      `json:"tid,omitempty"`
-	Stack       []string `json:"stack,omitempty"`  // for a block device: the devices stacked above it (md, dm, loop), top layers first, then it
-	Cgroup      string   `json:"cgroup,omitempty"` // a cgroup's CPU quota or I/O limit: its folder
+	Kind    string   `json:"kind"` // cpu, disk, network or memory
+	Subject string   `json:"subject"`
+	PID     int      `json:"pid,omitempty"`
+	TID     int      `json:"tid,omitempty"`
+	Stack   []string `json:"stack,omitempty"`  // for a block device: the devices stacked above it (md, dm, loop), top layers first, then it
+	Cgroup  string   `json:"cgroup,omitempty"` // a cgroup's CPU quota or I/O limit: its folder
+	// QueueDepth and AwaitMS are a block device's mean requests in
+	// flight and time per request over the samples (disk only).
+	QueueDepth  float64  `json:"queue_depth,omitempty"`
+	AwaitMS     float64  `json:"await_ms,omitempty"`
 	Utilization float64  `json:"utilization"`
 	Rate        float64  `json:"rate"`
 	Limit       float64  `json:"limit,omitempty"`

@@ -489,13 +489,19 @@ scenario_nfsshare() {
 		# (--save). 64 MiB: at 33 MiB/s (8 threads, quiet host) a run of
 		# 32 MiB lasted about the server's two sampling intervals. A run
 		# the server could not judge (too short to sample; every CPU of
-		# the guest busy during the 1-thread run) is run once more while
+		# the guest busy during the 1-thread run; the disk loaded by more
+		# than nfsd's one thread) is run once more while
 		# there is time, the first kept as share-try1.json
 		for try in 1 2; do
 			cap $s bench nastune bench share nfs://127.0.0.1/srv/share --tests seqread -P 8 --size 64M --time 5 --repeat 3 --save $R/$s/share.json
 			retry=""
 			grep -q too_short_to_attribute $R/$s/share.json 2> /dev/null && retry=short
 			[ $n = 1 ] && grep -q '"subject": "all CPUs"' $R/$s/share.json 2> /dev/null && retry=cpus
+			# the disk named while nfsd's one thread was exhausted: the
+			# device was queued deeper than one thread issues, so
+			# something besides nfsd loaded it (not staged; the host
+			# test says so)
+			[ $n = 1 ] && grep -q '"layer": "disk"' $R/$s/share.json 2> /dev/null && grep -q '"subject": "nfsd threads"' $R/$s/share.json && retry=disk
 			[ -n "$retry" ] && [ $try = 1 ] && [ "$(cut -d. -f1 /proc/uptime)" -lt 400 ] || break
 			echo "LAB-RETRY $s $retry $(cut -d' ' -f1 /proc/uptime)"
 			mv $R/$s/share.json $R/$s/share-try1.json
