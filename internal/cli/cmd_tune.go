@@ -316,7 +316,7 @@ func printKnobs(w io.Writer, devs []tune.Device, knobs []tune.Knob) int {
 		n += len(k.Values)
 		ext := ""
 		if k.ExtendTo > 0 {
-			ext = fmt.Sprintf("; then doubles up to %d while the largest is the best and gains beyond the noise band", k.ExtendTo)
+			ext = fmt.Sprintf("; then doubles up to %d until the plateau (two values in a row without a gain)", k.ExtendTo)
 		}
 		fmt.Fprintf(w, "  knob %s = %s; tries %s%s\n", k.Path, k.Current, orDash(strings.Join(k.Values, ", ")), ext)
 		for _, s := range k.Skipped {

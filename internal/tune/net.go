@@ -47,15 +47,17 @@ import (
 // of the window its buffer allows (about half the buffer); when the
 // fastest one was (and no --rate), the rate is only a floor.
 //
-// The candidates (NetLadder) are a ladder around 2 × BDP, tried smallest
-// first, each kept only when it gains beyond the noise band over the one
-// before (Knob.Ladder): two rungs in a row that gain no more are the
-// plateau, and larger ones are not tried. So tune keeps the smallest maximum that
-// reaches the plateau, not the largest the box allows — a larger buffer
-// than the path needs only lets a queue in the path grow (a router's, a
-// VPN's, the lab relay's), and it can measure less. Only values above the
-// one found are tried; only the maximum field of tcp_rmem/tcp_wmem
-// changes (min and default stay as found).
+// The candidates (NetLadder) are the rungs of a ladder (Knob.Ladder, the
+// one of the block knobs: ladder.go) around 2 × BDP, tried smallest
+// first: the last rung that gains beyond the noise band is kept, and two
+// rungs in a row that do not are the plateau (larger ones are not
+// tried). So tune keeps the smallest maximum that reaches the plateau,
+// not the largest the box allows — a larger buffer than the path needs
+// only lets a queue in the path grow (a router's, a VPN's, the lab
+// relay's), and it can measure less. Only values above the one found
+// are tried, never one below the kernel's default (AtLeastDefault); only
+// the maximum field of tcp_rmem/tcp_wmem changes (min and default stay as
+// found).
 
 // NetTests are the two streams of a net tune sample.
 var NetTests = []string{"send", "receive"}
@@ -425,7 +427,7 @@ func NetKnobs(p NetPath, e NetEnv) []Knob {
 			}
 			k.Values = append(k.Values, v)
 		}
-		k.Ladder = true
+		k.Ladder, k.Field = true, field
 		// A send buffer changes the stream this host sends, a receive
 		// buffer the one it receives: each is judged by its own.
 		k.Tests = []string{"send"}
