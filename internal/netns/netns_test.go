@@ -5,10 +5,11 @@ package netns
 import (
 	"errors"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/nastune/nastune/test/testutil"
 )
 
 func TestJudge(t *testing.T) {
@@ -54,32 +55,17 @@ func TestSelfInANewNamespace(t *testing.T) {
 		os.Stdout.WriteString("state=" + s.String() + " ino=" + itoa(id.Ino) + " (" + why + ")\n")
 		return
 	}
-	if os.Geteuid() != 0 {
-		t.Skip("unshare -n needs root")
-	}
-	unshare, err := exec.LookPath("unshare")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("unshare not installed (util-linux)")
-		}
-		t.Skip("unshare not installed")
-	}
 	here, why := Self()
 	mine, err := Of("self")
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(unshare, "-n", os.Args[0], "-test.run=^TestSelfInANewNamespace$", "-test.v")
-	cmd.Env = append(os.Environ(), "NETNS_TEST_CHILD=1")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("unshare -n: %v\n%s", err, out)
-	}
+	out := testutil.RerunInNetNS(t, "NETNS_TEST_CHILD")
 	t.Logf("here: %v (%s); in unshare -n: %s", here, why, out)
-	if strings.Contains(string(out), "state=initial") {
+	if strings.Contains(out, "state=initial") {
 		t.Errorf("a new network namespace is called the initial one:\n%s", out)
 	}
-	if !strings.Contains(string(out), "state=") || strings.Contains(string(out), "ino="+itoa(mine.Ino)+" ") {
+	if !strings.Contains(out, "state=") || strings.Contains(out, "ino="+itoa(mine.Ino)+" ") {
 		t.Errorf("the child's namespace is not told apart from this one (%d):\n%s", mine.Ino, out)
 	}
 }

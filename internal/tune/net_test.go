@@ -2,7 +2,6 @@ package tune
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"github.com/nastune/nastune/internal/facts"
 	"github.com/nastune/nastune/internal/knobs"
 	"github.com/nastune/nastune/internal/netns"
+	"github.com/nastune/nastune/test/testutil"
 )
 
 // SizePath: --rate when given; else the fastest stream, the probe's
@@ -329,11 +329,9 @@ func persistNet(t *testing.T, ns netns.State, file bool, says string) {
 			t.Fatal(err)
 		}
 	}
+	// tcp_wmem, per namespace; vm.swappiness, global.
+	kept := []Kept{{Knob: "/proc/sys/net/ipv4/tcp_wmem", From: "4096 16384 65536", To: "4096 16384 4194304"}, {Knob: "/proc/sys/vm/swappiness", From: "60", To: "10"}}
 	j := &JournalApplier{Opts: apply.Options{Root: root}, Host: &facts.Host{SysctlApplier: "systemd"}, NetNS: ns}
-	kept := []Kept{
-		{Knob: "/proc/sys/net/ipv4/tcp_wmem", From: "4096 16384 65536", To: "4096 16384 4194304"},
-		{Knob: "/proc/sys/vm/swappiness", From: "60", To: "10"},
-	}
 	id, err := j.Persist(kept)
 	if err != nil {
 		t.Fatal(err)
@@ -378,21 +376,5 @@ func TestPersistFromANetworkNamespace(t *testing.T) {
 		persistNet(t, ns, false, "runtime only: ")
 		return
 	}
-	if os.Geteuid() != 0 {
-		t.Skip("unshare -n needs root")
-	}
-	unshare, err := exec.LookPath("unshare")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("unshare not installed (util-linux)")
-		}
-		t.Skip("unshare not installed")
-	}
-	cmd := exec.Command(unshare, "-n", os.Args[0], "-test.run=^TestPersistFromANetworkNamespace$", "-test.v", "-test.count=1")
-	cmd.Env = append(os.Environ(), "TUNE_NETNS_CHILD=1")
-	out, err := cmd.CombinedOutput()
-	t.Logf("unshare -n:\n%s", out)
-	if err != nil || !strings.Contains(string(out), "--- PASS: TestPersistFromANetworkNamespace") {
-		t.Fatalf("in unshare -n: %v", err)
-	}
+	testutil.RerunInNetNS(t, "TUNE_NETNS_CHILD")
 }
