@@ -132,6 +132,7 @@ func (s *session) runLadder(k Knob, from string, ref []Sample) (kept int, keptSS
 		js := j.stat(ss)
 		tp.JudgedBy = j.by
 		tp.Gain = round(gain(js.Median, jref.Median) * 100)
+		s.o.Log("%s %s → %s: %.1f %s (%+.1f%%%s), read back %s", k.Path, from, v, tp.Median, tp.Unit, tp.Gain, judgedText(j.by), tp.ReadBack)
 		rs, idx, sss = append(rs, rung{value: n, stat: js}), append(idx, t), append(sss, ss)
 		keep, flat = pickRung(rs, own, jref, j.thr)
 		if i == len(values)-1 && flat < ladderFlat && k.ExtendTo > 0 && 2*n <= k.ExtendTo && n > own {
