@@ -7,7 +7,7 @@
 // A namespace is identified by the device and inode of /proc/PID/ns/net
 // (nsfs). The initial network namespace is recognised two ways:
 //   - its inode is NET_NS_INIT_INO (0xEFFFFFF9, include/uapi/linux/nsfs.h)
-//     on kernels that number the initial namespaces (Linux 6.18); a
+//     on kernels that give the initial namespaces fixed numbers (6.18 does); a
 //     namespace created later gets a number from 0xF0000000 up
 //     (proc_alloc_inum), never that one;
 //   - else it is the namespace of pid 1, when pid 1 as this /proc shows it
@@ -90,14 +90,14 @@ func judge(st func(string) (ID, error)) (State, string) {
 	}
 	pid, err := st("/proc/1/ns/pid")
 	if err != nil {
-		return Unknown, fmt.Sprintf("pid 1's namespaces cannot be read (%v)", err)
+		return Unknown, fmt.Sprintf("pid 1's namespaces cannot be read: %v", err)
 	}
 	if pid.Ino != pidInitIno {
-		return Unknown, "pid 1 here is a container's init (its pid namespace is not the initial one)"
+		return Unknown, "pid 1 here is a container's init: its pid namespace is not the initial one"
 	}
 	one, err := st("/proc/1/ns/net")
 	if err != nil {
-		return Unknown, fmt.Sprintf("pid 1's network namespace cannot be read (%v)", err)
+		return Unknown, fmt.Sprintf("pid 1's network namespace cannot be read: %v", err)
 	}
 	if one == self {
 		return Init, "/proc/self/ns/net is pid 1's"
