@@ -203,9 +203,6 @@ func (s *session) ladderWhys(k Knob, from string, rs []rung, idx []int, keep int
 			last = i
 			why = fmt.Sprintf("%s, a gain; but the larger %s gains beyond the noise band over it", g, s.res.Trials[idx[keep]].To)
 		}
-		if len(j.by) > 0 {
-			why = "judged by " + strings.Join(j.by, ", ") + ": " + why
-		}
-		tp.Why = why + tp.Why // the plateau note, when there is one
+		tp.Why = j.prefix() + why + tp.Why // tp.Why: the plateau note, when there is one
 	}
 }

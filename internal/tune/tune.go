@@ -397,6 +397,14 @@ func (s *session) judge(k Knob) judge {
 	return judge{s: s, tests: s.o.Tests, thr: s.thr}
 }
 
+// prefix begins the why of a verdict taken on some tests alone.
+func (j judge) prefix() string {
+	if len(j.by) == 0 {
+		return ""
+	}
+	return "judged by " + strings.Join(j.by, ", ") + ": "
+}
+
 // stat is the measurement ss as the judge sees it.
 func (j judge) stat(ss []Sample) Stat { return statOn(ss, j.tests, j.s.ref, j.s.o) }
 
@@ -461,20 +469,17 @@ func (s *session) alternatives(k Knob, current map[string]string, bestSS *[]Samp
 			return true, nil
 		}
 		n, ss, err := s.try(k, current[k.Path], v)
-		if err != nil || n < 0 {
-			if err != nil {
-				return false, err
-			}
-			continue
+		if err != nil {
+			return false, err
+		}
+		if n < 0 {
+			continue // refused
 		}
 		tp := &s.res.Trials[n]
 		jt, jb := j.stat(ss), j.stat(*bestSS)
 		tp.JudgedBy = j.by
 		tp.Gain = round(gain(jt.Median, jb.Median) * 100)
-		judged := ""
-		if len(j.by) > 0 {
-			judged = "judged by " + strings.Join(j.by, ", ") + ": "
-		}
+		judged := j.prefix()
 		if beyond(jt, jb, j.thr) {
 			tp.Verdict = "kept"
 			tp.Why = fmt.Sprintf("%s+%.1f%% > %.1f%% threshold, slowest run above the best's fastest", judged, tp.Gain, pct)
