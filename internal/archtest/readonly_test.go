@@ -18,6 +18,7 @@ var readSide = []string{
 	"internal/rule", "internal/rules", "internal/audit", "internal/render",
 	"internal/calc", "internal/cli", "internal/inventory", "internal/plan", "internal/confsyntax",
 	"internal/watch", "internal/netlink", "internal/htmlpage", "internal/health", "internal/pathwalk", "internal/blockdev",
+	"internal/netns",
 }
 
 // ethtoolChanges reports whether name, a constant of golang.org/x/sys/unix,

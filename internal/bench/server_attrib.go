@@ -20,6 +20,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/nastune/nastune/internal/hostfs"
+	"github.com/nastune/nastune/internal/netns"
 	"github.com/nastune/nastune/internal/parse/smbconf"
 	"github.com/nastune/nastune/internal/parse/svcconf"
 	"github.com/nastune/nastune/internal/safefile"
@@ -52,7 +53,7 @@ func (s *Server) attribSession(ctx context.Context, c net.Conn, br *bufio.Reader
 		return
 	}
 	defer smp.Close()
-	self, _ := os.Readlink("/proc/self/ns/net")
+	self, _ := netns.Of("self")
 	smp.Follow(func(pid int, comm string) bool {
 		switch {
 		case comm == "nfsd":
@@ -62,9 +63,9 @@ func (s *Server) attribSession(ctx context.Context, c net.Conn, br *bufio.Reader
 			// smbd serve other addresses). Read at each reading, not
 			// cached by pid: smbd forks one process per connection, and
 			// a pid reused by another namespace's smbd must not inherit
-			// the first one's answer (one readlink per smbd).
-			ns, _ := os.Readlink("/proc/" + strconv.Itoa(pid) + "/ns/net")
-			return ns == self
+			// the first one's answer (one stat per smbd).
+			ns, err := netns.Of(strconv.Itoa(pid))
+			return err == nil && ns == self
 		}
 		return false
 	})

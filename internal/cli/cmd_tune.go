@@ -69,8 +69,10 @@ func newTuneCmd(env *Env) *cobra.Command {
 			"--net HOST[:PORT] tunes the TCP buffer maxima (tcp_rmem/tcp_wmem) for the path to a\n" +
 			"`nastune bench net -s` server instead: sized from the RTT and the rate (BDP) of a probe stream that\n" +
 			"sets its own buffer (or --rate), tried as a ladder smallest first until the gain stops, so the\n" +
-			"smallest maximum that reaches the plateau is kept; persisted in /etc/sysctl.d. net.core.*mem_max\n" +
-			"are not tried: they cap only programs that set SO_RCVBUF/SO_SNDBUF, not the streams measured.\n\n" +
+			"smallest maximum that reaches the plateau is kept; persisted in /etc/sysctl.d, or, in a network\n" +
+			"namespace other than the host's initial one, runtime only (tune says how to persist it there).\n" +
+			"net.core.*mem_max are not tried: they cap only programs that set SO_RCVBUF/SO_SNDBUF, not the\n" +
+			"streams measured.\n\n" +
 			"With --share URL the workload is bench share's seqread and seqwrite on that share, measured\n" +
 			"through the address in the URL, and the candidates are the Samba options that cap or slow a\n" +
 			"transfer (socket options with SO_RCVBUF/SO_SNDBUF, aio sizes, use sendfile, min receivefile\n" +
@@ -316,7 +318,7 @@ func printKnobs(w io.Writer, devs []tune.Device, knobs []tune.Knob) int {
 		n += len(k.Values)
 		ext := ""
 		if k.ExtendTo > 0 {
-			ext = fmt.Sprintf("; then doubles up to %d while the largest is the best and gains beyond the noise band", k.ExtendTo)
+			ext = fmt.Sprintf("; then doubles up to %d until the plateau (two values in a row without a gain)", k.ExtendTo)
 		}
 		fmt.Fprintf(w, "  knob %s = %s; tries %s%s\n", k.Path, k.Current, orDash(strings.Join(k.Values, ", ")), ext)
 		for _, s := range k.Skipped {

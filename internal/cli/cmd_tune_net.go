@@ -12,6 +12,7 @@ import (
 	"github.com/nastune/nastune/internal/apply"
 	"github.com/nastune/nastune/internal/bench"
 	"github.com/nastune/nastune/internal/hostfs"
+	"github.com/nastune/nastune/internal/netns"
 	"github.com/nastune/nastune/internal/probe"
 	"github.com/nastune/nastune/internal/render"
 	"github.com/nastune/nastune/internal/rules"
@@ -37,7 +38,7 @@ func runTuneNet(ctx context.Context, o *tuneOptions, env *Env) error {
 	}
 	aopts := apply.Options{}
 	ctx, budget, stop, err := tuneStart(ctx, o, env, tuneKind{cmd: "tune --net", yes: "run `nastune tune --net HOST --yes`",
-		writes: "tune writes /proc/sys and /etc/sysctl.d", revertFirst: &aopts})
+		writes: "tune writes /proc/sys and /etc/sysctl.d (in the initial network namespace only)", revertFirst: &aopts})
 	if err != nil {
 		return err
 	}
@@ -53,6 +54,7 @@ func runTuneNet(ctx context.Context, o *tuneOptions, env *Env) error {
 	w := tuneOut(env, o)
 
 	h := probe.Collect(ctx, hostfs.Live())
+	_, nsWhy := netns.Self()
 	env2 := tune.LiveNetEnv(func(path string) (string, error) { return apply.ReadValue(aopts, path) }, rules.KnobEnv(h), h.Memory.TotalBytes)
 
 	// The path: RTT from TCP connects, one stream each way with the
@@ -92,9 +94,15 @@ func runTuneNet(ctx context.Context, o *tuneOptions, env *Env) error {
 	if p.Floor {
 		fmt.Fprintln(w, "  the fastest stream measured was window-limited (rate × RTT reached 80% of the window its buffer allows): the path may be faster, so the ladder goes on doubling until the gain stops (give the link's rate with --rate MBIT to size from it)")
 	}
-	fmt.Fprintln(w, "  each ladder is tried smallest first; two values in a row that gain no more than the noise band are the plateau, and the larger ones are not tried")
-	if !env2.InitNetNS {
-		fmt.Fprintln(w, "  this is not the initial network namespace: tcp_rmem/tcp_wmem are this namespace's own; net.core.*mem_max are the host's and read-only here")
+	fmt.Fprintln(w, "  each ladder is tried smallest first, each value from the one found; a value gains when it beats the one found and the last value below it that gained beyond the noise band;")
+	fmt.Fprintln(w, "  the last that gained is kept, and two values in a row that do not gain are the plateau: the larger ones are not tried")
+	switch env2.NetNS {
+	case netns.Other:
+		fmt.Fprintln(w, "  this is not the initial network namespace: tcp_rmem/tcp_wmem are this namespace's own; net.core.*mem_max are the host's and read-only here;")
+		fmt.Fprintln(w, "  a value kept stays runtime only (/etc/sysctl.d would set the host's at boot, not this namespace's)")
+	case netns.Unknown:
+		fmt.Fprintf(w, "  whether this is the initial network namespace is unknown (%s): a value kept stays runtime only\n", nsWhy)
+		fmt.Fprintln(w, "  (/etc/sysctl.d is applied to the host's initial namespace at boot, which may not be this one)")
 	}
 	n := 0
 	for _, k := range knobs {
@@ -117,7 +125,7 @@ func runTuneNet(ctx context.Context, o *tuneOptions, env *Env) error {
 		return nil
 	}
 	m := tune.NetMeasurer(nopts, dur)
-	a := &tune.JournalApplier{Opts: aopts, Host: h}
+	a := &tune.JournalApplier{Opts: aopts, Host: h, NetNS: env2.NetNS}
 	return tuneTrials(ctx, env, o, n, m, a, tune.Options{Tests: tune.NetTests, Units: map[string]string{"send": units.MbitUnit, "receive": units.MbitUnit},
 		Knobs: knobs, Budget: budget}, nil)
 }

@@ -26,20 +26,20 @@ type Knob struct {
 	Skipped []string `json:"skipped,omitempty"`
 	// Why says where the candidates come from (tune --net: the BDP).
 	Why string `json:"why,omitempty"`
-	// Ordered: the values are numbers where more costs more (memory,
-	// latency); each is measured against the knob's own value and the
-	// smallest within the noise band of the best is kept (ladder.go), not
-	// climbed step by step.
-	Ordered bool `json:"ordered,omitempty"`
-	// ExtendTo (an ordered knob): while the largest value tried is the
-	// best and gains beyond the noise band over the next smaller one, the
-	// ladder goes on by doubling up to this value (0: it does not).
-	ExtendTo int `json:"extend_to,omitempty"`
-	// Ladder: Values ascend, and two in a row that do not gain beyond the
-	// noise band over the best before them are the plateau: the larger
-	// ones are not tried (Run). Each is kept only when it gains, so the
-	// smallest value that reaches the plateau is kept.
+	// Ladder: Values are rungs, numbers where more costs more (memory,
+	// latency, a queue in the path) and the gain flattens, tried smallest
+	// first, each from the knob's own value and reverted; the value kept
+	// is the last rung that gained, two rungs in a row that do not are the
+	// plateau and end its trials (ladder.go). Without it the values are
+	// alternatives, each kept when it beats the best before it.
 	Ladder bool `json:"ladder,omitempty"`
+	// Field is the whitespace-separated field of a value that holds the
+	// rung's number (0: the whole value; tcp_rmem's maximum: 2).
+	Field int `json:"field,omitempty"`
+	// ExtendTo (a ladder): once Values are tried and the plateau is not
+	// reached, the ladder goes on by doubling its largest rung up to this
+	// value (0: it does not).
+	ExtendTo int64 `json:"extend_to,omitempty"`
 	// Tests are the tests this knob can change, when not all (tune --net:
 	// tcp_wmem the send stream, tcp_rmem the receive one). Its trials are
 	// judged by those alone, against their own noise band, so the noise
@@ -111,8 +111,8 @@ func Knobs(sys string, devs []Device, h *facts.Host) []Knob {
 		if d.PageCache {
 			if cur, err := readInt(filepath.Join(q, "read_ahead_kb")); err == nil {
 				k := Knob{Path: path("read_ahead_kb"), Device: d.Name, Attr: "read_ahead_kb", Current: strconv.Itoa(cur),
-					Ordered: true, ExtendTo: ReadAheadExtendKB(ram)}
-				if k.ExtendTo <= slices.Max(ReadAheadLadder) {
+					Ladder: true, ExtendTo: int64(ReadAheadExtendKB(ram))}
+				if k.ExtendTo <= int64(slices.Max(ReadAheadLadder)) {
 					k.ExtendTo = 0
 				}
 				limit := rules.ReadAheadCapKB(ram)
@@ -141,7 +141,7 @@ func Knobs(sys string, devs []Device, h *facts.Host) []Knob {
 				out = append(out, k)
 			}
 			if cur, err := readInt(filepath.Join(q, "nr_requests")); err == nil {
-				k := Knob{Path: path("nr_requests"), Device: d.Name, Attr: "nr_requests", Current: strconv.Itoa(cur), Ordered: true}
+				k := Knob{Path: path("nr_requests"), Device: d.Name, Attr: "nr_requests", Current: strconv.Itoa(cur), Ladder: true}
 				for _, v := range NrRequestsLadder {
 					if v != cur {
 						k.Values = append(k.Values, strconv.Itoa(v))
@@ -155,7 +155,7 @@ func Knobs(sys string, devs []Device, h *facts.Host) []Knob {
 			cur, err := readInt(sc)
 			disks, derr := readInt(filepath.Join(sys, "block", d.Name, "md", "raid_disks"))
 			if err == nil && derr == nil && disks > 0 {
-				k := Knob{Path: "/sys/block/" + d.Name + "/md/stripe_cache_size", Device: d.Name, Attr: "stripe_cache_size", Current: strconv.Itoa(cur), Ordered: true}
+				k := Knob{Path: "/sys/block/" + d.Name + "/md/stripe_cache_size", Device: d.Name, Attr: "stripe_cache_size", Current: strconv.Itoa(cur), Ladder: true}
 				for _, v := range StripeCacheLadder {
 					mem := calc.StripeCacheMemory(v, disks)
 					switch {
@@ -187,17 +187,16 @@ func limitExtension(k *Knob, h *facts.Host) {
 	if k.ExtendTo <= 0 {
 		return
 	}
-	top := 0
+	top := int64(0)
 	for _, v := range k.Values {
-		n, _ := strconv.Atoi(v)
-		top = max(top, n)
+		top = max(top, rungOf(*k, v))
 	}
 	if top <= 0 {
 		k.ExtendTo = 0
 		return
 	}
 	for v := 2 * top; v <= k.ExtendTo; v *= 2 {
-		if why := Harmful(h, *k, strconv.Itoa(v)); why != "" {
+		if why := Harmful(h, *k, rungValue(*k, v)); why != "" {
 			k.ExtendTo = v / 2
 			k.Skipped = append(k.Skipped, fmt.Sprintf("%d and more: %s", v, why))
 			break

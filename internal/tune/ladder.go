@@ -1,118 +1,111 @@
 package tune
 
 import (
-	"context"
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
-	"time"
+	"strings"
+
+	"github.com/nastune/nastune/internal/knobs"
 )
 
-// An ordered knob (Knob.Ordered: read_ahead_kb, nr_requests,
-// stripe_cache_size) is a number where more costs more (memory, latency)
-// and the gain flattens: its values are not climbed step by step, where
-// each step would have to beat the one before by the noise band (a ladder
-// of steps each smaller than the band never gets past its first rung,
-// however large the gains add up). Every value is measured against the
-// value the knob had (the reference: the baseline, or the best after the
-// knobs before it); of those beyond the reference, the best is the one
-// with the highest median, and the value kept is the smallest one the best
-// does not beat beyond the noise band. While the largest value tried is
-// the best and beats the next smaller one beyond the noise band, the
-// ladder goes on by doubling up to Knob.ExtendTo (what the memory allows),
-// and stops at the first value the kernel refuses.
+// A ladder (Knob.Ladder) is a knob whose values are rungs: numbers where
+// more costs more (memory, latency, a queue in the path) and the gain
+// flattens. The block knobs (read_ahead_kb, nr_requests,
+// stripe_cache_size) and the socket buffer maxima of tune --net are two
+// configurations of the one ladder below: they differ only in their data
+// (the rungs, Field, ExtendTo, Tests), never in the loop.
+//
+// The rungs are tried smallest first, each applied from the knob's own
+// value, measured, judged (judge: the knob's tests, their noise band) and
+// reverted. A rung gains when it beats, beyond the noise band (median
+// more than the band, slowest run above the fastest: the ranges do not
+// overlap), both the knob's own value and the last rung below it that
+// gained: a rung whose range overlaps that one's gained only within the
+// noise, however high its median, and is never kept. Gains that add up
+// count: each rung is compared with the last one that gained, not with
+// its neighbour. The value kept is the last rung that gained (pickRung),
+// applied again for the knobs after it and the final run. Two rungs in a
+// row above the knob's own value that do not gain are the plateau: the
+// larger rungs are not tried (one rung measured during a load spike does
+// not end the ladder). Once the rungs are tried, and while the plateau is
+// not reached, the ladder goes on doubling up to Knob.ExtendTo (what the
+// memory allows). A rung the kernel refuses above the knob's own value
+// ends the ladder (the larger ones would be refused too); one below it is
+// skipped.
 
-// rung is one measured value of an ordered knob.
+// ladderFlat is how many rungs in a row above the knob's own value that
+// do not gain make the plateau.
+const ladderFlat = 2
+
+// rung is one measured value of a ladder: its number and its judged
+// measurement.
 type rung struct {
-	value int
+	value int64
 	stat  Stat
 }
 
-// pickRung returns the index in rs of the value to keep and of the best
-// value (-1, -1 when none is beyond ref): the best is the highest median
-// among the values beyond ref, the kept one the smallest value beyond ref
-// that the best does not beat beyond the noise band thr.
-func pickRung(rs []rung, ref Stat, thr float64) (keep, best int) {
-	best = -1
+// pickRung walks rs, in ascending order, from ref (the knob's own value
+// measured, whose number is own): a rung gains when it beats both ref
+// and the last rung that gained before it beyond the noise band thr
+// (beyond). keep is the index of the last rung that gained (-1: none);
+// flat counts the rungs above own since then that did not gain (the
+// plateau when it reaches ladderFlat).
+func pickRung(rs []rung, own int64, ref Stat, thr float64) (keep, flat int) {
+	keep = -1
 	for i, r := range rs {
-		if beyond(r.stat, ref, thr) && (best < 0 || r.stat.Median > rs[best].stat.Median) {
-			best = i
+		below := ref
+		if keep >= 0 {
+			below = rs[keep].stat
+		}
+		switch {
+		case beyond(r.stat, ref, thr) && beyond(r.stat, below, thr):
+			keep, flat = i, 0
+		case r.value > own:
+			flat++
 		}
 	}
-	if best < 0 {
-		return -1, -1
-	}
-	keep = best
-	for i, r := range rs {
-		if r.value < rs[keep].value && beyond(r.stat, ref, thr) && !beyond(rs[best].stat, r.stat, thr) {
-			keep = i
-		}
-	}
-	return keep, best
+	return keep, flat
 }
 
-// nextRung is the value to try above the ladder (0: none): twice the
-// largest value measured, when that value is above the knob's own (cur),
-// has the highest median of all (ref, at cur, included), beats the next
-// smaller value measured (or ref, when cur is the next smaller) beyond
-// the noise band, and twice it is at most limit.
-func nextRung(rs []rung, cur int, ref Stat, thr float64, limit int) int {
-	top := -1
-	for i, r := range rs {
-		if top < 0 || r.value > rs[top].value {
-			top = i
-		}
+// rungOf is the number of a ladder value (its Field; -1 when it is not a
+// number).
+func rungOf(k Knob, v string) int64 {
+	if f, ok := knobs.Field(v, k.Field); ok {
+		return f
 	}
-	if top < 0 || rs[top].value <= cur || limit <= 0 || rs[top].value*2 > limit {
-		return 0
-	}
-	t := rs[top]
-	if t.stat.Median < ref.Median {
-		return 0
-	}
-	below, belowV := ref, cur
-	for _, r := range rs {
-		if r.value < t.value && r.value > belowV {
-			below, belowV = r.stat, r.value
-		}
-		if r.stat.Median > t.stat.Median {
-			return 0
-		}
-	}
-	if !beyond(t.stat, below, thr) {
-		return 0
-	}
-	return t.value * 2
+	return -1
 }
 
-// ladderState is what the ladder of one knob shares with Run.
-type ladderState struct {
-	ctx   context.Context
-	m     Measurer
-	a     Applier
-	o     Options
-	res   *Result
-	stack *[]live
-	ref   map[string]float64 // the baseline's medians (score)
-	thr   float64
-	// budgetLeft says whether one more trial and the final run fit.
-	budgetLeft func() bool
+// rungValue is the value of a ladder's rung n: the knob's own value with
+// its Field set to n.
+func rungValue(k Knob, n int64) string {
+	if k.Field > 0 {
+		return knobs.WithField(k.Current, k.Field, n)
+	}
+	return strconv.FormatInt(n, 10)
 }
 
-// runLadder tries the values of an ordered knob that is at from, whose
-// measurement is best (the reference). Each value is applied, measured
-// and reverted; the value chosen (pickRung) is applied again and left live
-// for the knobs after it and the final run. It returns the index of the
-// kept trial in res.Trials (-1: none) and whether the budget ran out.
-func runLadder(s ladderState, k Knob, from string, best Stat) (kept int, outOfBudget bool, err error) {
-	cur, _ := strconv.Atoi(from)
+// runLadder tries the rungs of ladder k, which is at from; ref are the
+// samples at from (the baseline, or with the knobs before it kept). It
+// returns the index of the kept trial in res.Trials (-1: none) and its
+// samples, and whether the budget ran out.
+func (s *session) runLadder(k Knob, from string, ref []Sample) (kept int, keptSS []Sample, outOfBudget bool, err error) {
+	j := s.judge(k)
+	jref := j.stat(ref)
+	own := rungOf(k, from)
+	values := slices.Clone(k.Values)
+	slices.SortStableFunc(values, func(a, b string) int { return cmp.Compare(rungOf(k, a), rungOf(k, b)) })
 	var rs []rung
 	var idx []int // res.Trials index of each rung
-	values := slices.Clone(k.Values)
+	var sss [][]Sample
 	tried := map[string]bool{}
-	for i := 0; i < len(values); i++ {
+	keep, flat := -1, 0
+	for i := 0; i < len(values) && flat < ladderFlat; i++ {
 		v := values[i]
-		if v == from || tried[v] {
+		n := rungOf(k, v)
+		if v == from || tried[v] || n < 0 {
 			continue
 		}
 		tried[v] = true
@@ -120,97 +113,96 @@ func runLadder(s ladderState, k Knob, from string, best Stat) (kept int, outOfBu
 			outOfBudget = true
 			break
 		}
-		if err := s.ctx.Err(); err != nil {
-			return -1, false, ErrInterrupted
+		t, ss, err := s.try(k, from, v)
+		if err != nil {
+			return -1, nil, false, err
 		}
-		t := Trial{Knob: k.Path, From: from, To: v}
-		id, terr := s.a.Trial(k.Path, v)
-		if terr != nil {
-			if s.ctx.Err() != nil {
-				return -1, false, ErrInterrupted
+		if t < 0 {
+			if n > own {
+				tp := &s.res.Trials[len(s.res.Trials)-1]
+				tp.Why += "; a larger value is not tried"
+				break
 			}
-			t.Verdict, t.Why, t.Error = "reverted", "the kernel refused the value", terr.Error()
-			s.res.Trials = append(s.res.Trials, t)
-			s.o.Log("%s %s → %s: refused (%v)", k.Path, from, v, terr)
 			continue
 		}
-		t.RunID = id
-		s.res.Trials = append(s.res.Trials, t)
-		n := len(s.res.Trials) - 1
-		*s.stack = append(*s.stack, live{trial: n, runID: id, knob: k.Path})
-		ss, err := measureN(s.ctx, s.m, s.o.TrialRuns)
-		if err != nil {
-			return -1, false, err
+		if err := s.revert(t); err != nil {
+			return -1, nil, false, err
 		}
-		tp := &s.res.Trials[n]
-		tp.Stat = stat(ss, s.ref, s.o)
-		tp.Gain = round(gain(tp.Median, best.Median) * 100)
-		rb, rerr := s.a.Revert(id)
-		*s.stack = (*s.stack)[:len(*s.stack)-1]
-		tp.ReadBack = rb
-		if rerr != nil {
-			return -1, false, fmt.Errorf("reverting %s: %w", k.Path, rerr)
+		tp := &s.res.Trials[t]
+		js := j.stat(ss)
+		tp.JudgedBy = j.by
+		tp.Gain = round(gain(js.Median, jref.Median) * 100)
+		s.o.Log("%s %s → %s: %.1f %s (%+.1f%%%s), read back %s", k.Path, from, v, tp.Median, tp.Unit, tp.Gain, judgedText(j.by), tp.ReadBack)
+		rs, idx, sss = append(rs, rung{value: n, stat: js}), append(idx, t), append(sss, ss)
+		keep, flat = pickRung(rs, own, jref, j.thr)
+		if i == len(values)-1 && flat < ladderFlat && k.ExtendTo > 0 && 2*n <= k.ExtendTo && n > own {
+			values = append(values, rungValue(k, 2*n))
+			s.o.Log("%s: %s has not reached the plateau: trying %d", k.Path, v, 2*n)
 		}
-		if rb != from {
-			return -1, false, fmt.Errorf("reverted %s but it reads %q, not %q", k.Path, rb, from)
-		}
-		tp.Verdict = "reverted"
-		s.o.Log("%s %s → %s: %.1f %s (%+.1f%%), read back %s", k.Path, from, v, tp.Median, tp.Unit, tp.Gain, rb)
-		val, err := strconv.Atoi(v)
-		if err != nil {
-			continue // not a number: measured, never kept
-		}
-		rs = append(rs, rung{value: val, stat: tp.Stat})
-		idx = append(idx, n)
-		if i == len(values)-1 {
-			if next := nextRung(rs, cur, best, s.thr, k.ExtendTo); next > 0 {
-				values = append(values, strconv.Itoa(next))
-				s.o.Log("%s: %s is the best so far and beats the value below it beyond the noise band: trying %d", k.Path, v, next)
+	}
+	if flat >= ladderFlat && len(rs) > 0 {
+		var rest []string
+		for _, v := range values {
+			if !tried[v] && rungOf(k, v) > rs[len(rs)-1].value {
+				rest = append(rest, v)
 			}
 		}
-	}
-	keep, top := pickRung(rs, best, s.thr)
-	pct := s.res.ThresholdPct
-	for i, r := range rs {
-		tp := &s.res.Trials[idx[i]]
-		switch {
-		case !beyond(r.stat, best, s.thr) && tp.Gain > pct:
-			tp.Why = fmt.Sprintf("%+.1f%% over %s, but its slowest run is not above the fastest at %s (%.1f ≤ %.1f)", tp.Gain, from, from, minOf(tp.Values), maxOf(best.Values))
-		case !beyond(r.stat, best, s.thr):
-			tp.Why = fmt.Sprintf("%+.1f%% over %s ≤ %.1f%% threshold", tp.Gain, from, pct)
-		case i == keep && keep == top:
-			tp.Why = fmt.Sprintf("+%.1f%% over %s > %.1f%% threshold, slowest run above its fastest; the best value of this knob", tp.Gain, from, pct)
-		case i == keep:
-			tp.Why = fmt.Sprintf("+%.1f%% over %s > %.1f%% threshold, slowest run above its fastest; the smallest value within the noise band of the best (%s: %.1f %s)",
-				tp.Gain, from, pct, s.res.Trials[idx[top]].To, rs[top].stat.Median, rs[top].stat.Unit)
-		case r.value > rs[keep].value:
-			tp.Why = fmt.Sprintf("+%.1f%% over %s, but the smaller %s is within the noise band of it (%.1f %s): the smaller value is kept",
-				tp.Gain, from, s.res.Trials[idx[keep]].To, rs[keep].stat.Median, rs[keep].stat.Unit)
-		default:
-			tp.Why = fmt.Sprintf("+%.1f%% over %s, but %s gains beyond the noise band over it", tp.Gain, from, s.res.Trials[idx[keep]].To)
+		if len(rest) > 0 {
+			tp := &s.res.Trials[idx[len(idx)-1]]
+			tp.Why += fmt.Sprintf("; the plateau (%d rungs in a row without a gain): the larger %s not tried", flat, strings.Join(rest, ", "))
+			s.o.Log("%s: the plateau; the larger values are not tried", k.Path)
 		}
 	}
+	s.ladderWhys(k, from, rs, idx, keep, jref, j)
 	if keep < 0 {
-		return -1, outOfBudget, nil
+		return -1, nil, outOfBudget, nil
 	}
-	// Apply the chosen value again, live for the knobs after it and the
+	// Apply the kept value again, live for the knobs after it and the
 	// final run.
 	n := idx[keep]
 	tp := &s.res.Trials[n]
 	id, err := s.a.Trial(k.Path, tp.To)
 	if err != nil {
 		if s.ctx.Err() != nil {
-			return -1, false, ErrInterrupted
+			return -1, nil, false, ErrInterrupted
 		}
-		return -1, false, fmt.Errorf("applying %s = %s again after its trials: %w", k.Path, tp.To, err)
+		return -1, nil, false, fmt.Errorf("applying %s = %s again after its trials: %w", k.Path, tp.To, err)
 	}
 	tp.Verdict, tp.RunID, tp.ReadBack = "kept", id, ""
 	*s.stack = append(*s.stack, live{trial: n, runID: id, knob: k.Path})
-	s.o.Log("%s %s → %s: %.1f %s (%+.1f%%): kept", k.Path, from, tp.To, tp.Median, tp.Unit, tp.Gain)
-	return n, outOfBudget, nil
+	s.o.Log("%s %s → %s: %.1f %s (%+.1f%%%s): kept", k.Path, from, tp.To, tp.Median, tp.Unit, tp.Gain, judgedText(tp.JudgedBy))
+	return n, sss[keep], outOfBudget, nil
 }
 
-// trialBudget says whether a trial of cost and the final run still fit.
-func trialBudget(spent func() time.Duration, cost, budget time.Duration) func() bool {
-	return func() bool { return spent()+2*cost <= budget }
+// ladderWhys says of each measured rung why it was kept or not.
+func (s *session) ladderWhys(k Knob, from string, rs []rung, idx []int, keep int, ref Stat, j judge) {
+	pct := round(j.thr * 100)
+	last := -1 // the last rung that gained so far
+	for i, r := range rs {
+		tp := &s.res.Trials[idx[i]]
+		g := fmt.Sprintf("%+.1f%% over %s", tp.Gain, from)
+		below := ref
+		if last >= 0 {
+			below = rs[last].stat
+		}
+		var why string
+		switch {
+		case !beyond(r.stat, ref, j.thr) && tp.Gain > pct:
+			why = fmt.Sprintf("%s, but its slowest run is not above the fastest at %s (%.1f ≤ %.1f)", g, from, minOf(r.stat.Values), maxOf(ref.Values))
+		case !beyond(r.stat, ref, j.thr):
+			why = fmt.Sprintf("%s ≤ %.1f%% noise band", g, pct)
+		case !beyond(r.stat, below, j.thr):
+			// Beyond the knob's own value, not beyond the rung below it
+			// that gained: a gain within the noise.
+			why = fmt.Sprintf("%s, but not beyond the noise band over %s (%.1f %s, range %s; this one %s): no gain over it",
+				g, s.res.Trials[idx[last]].To, below.Median, below.Unit, rangeOf(below), rangeOf(r.stat))
+		case i == keep:
+			last = i
+			why = fmt.Sprintf("+%.1f%% over %s > %.1f%% noise band, slowest run above its fastest and above the fastest of the rung below that gained: the last rung that gained, kept", tp.Gain, from, pct)
+		default:
+			last = i
+			why = fmt.Sprintf("%s, a gain; but the larger %s gains beyond the noise band over it", g, s.res.Trials[idx[keep]].To)
+		}
+		tp.Why = j.prefix() + why + tp.Why // tp.Why: the plateau note, when there is one
+	}
 }

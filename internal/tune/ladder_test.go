@@ -17,78 +17,57 @@ func st(lo, med, hi float64) Stat {
 	return Stat{Median: med, Values: []float64{lo, med, hi}}
 }
 
+// pickRung keeps the last rung that gained: beyond the noise band
+// (median and range) over the knob's own value and over the last rung
+// below it that gained. Rungs in ascending order, as runLadder measures
+// them; own is the knob's own value (8 unless said).
 func TestPickRung(t *testing.T) {
 	ref := st(90, 100, 110) // the knob's own value
 	cases := []struct {
-		name       string
-		rs         []rung
-		thr        float64
-		keep, best int // values, 0: none
+		name string
+		rs   []rung
+		own  int64
+		thr  float64
+		keep int64 // the value kept, 0: none
+		flat int   // rungs above own without a gain since the kept one
 	}{
-		{"nothing beyond the reference", []rung{{128, st(95, 104, 115)}, {512, st(80, 98, 120)}}, 0.2, 0, 0},
-		{"one value pays", []rung{{128, st(95, 104, 115)}, {512, st(150, 160, 170)}}, 0.2, 512, 512},
-		// 1024 is the best, 512 within its noise band: the smaller one.
-		{"smallest within the band of the best", []rung{{128, st(150, 160, 170)}, {512, st(280, 300, 330)}, {1024, st(300, 320, 340)}, {4096, st(280, 310, 345)}}, 0.2, 512, 1024},
-		// The best beats 512 beyond the band (median and ranges): 4096.
-		{"the best beats the smaller ones", []rung{{128, st(150, 160, 170)}, {512, st(250, 260, 270)}, {4096, st(700, 739, 760)}}, 0.2, 4096, 4096},
+		// The failing case of the earlier rule (the highest median beyond
+		// the knob's own value was the best, and the smallest value it
+		// did not beat beyond the band was kept): 512's median is 25%
+		// above 128's, but its range overlaps 128's (165 ≤ 170), so it
+		// gained only within the noise; the best, 1024, beats 512 by
+		// 5% only, and 512 was kept. 1024 beats 128 clearly: 1024.
+		{"a rung within the noise of the one below is no gain", []rung{{128, st(150, 160, 170)}, {512, st(165, 200, 260)}, {1024, st(180, 210, 250)}}, 8, 0.2, 1024, 0},
+		{"nothing beyond the reference", []rung{{128, st(95, 104, 115)}, {512, st(80, 98, 120)}}, 8, 0.2, 0, 2},
+		{"one value pays", []rung{{128, st(95, 104, 115)}, {512, st(150, 160, 170)}}, 8, 0.2, 512, 0},
+		// 512 beats 128; 1024 and 4096 do not beat 512: the plateau.
+		{"the smallest on the plateau", []rung{{128, st(150, 160, 170)}, {512, st(280, 300, 330)}, {1024, st(300, 320, 340)}, {4096, st(280, 310, 345)}}, 8, 0.2, 512, 2},
+		{"the largest beats the smaller ones", []rung{{128, st(150, 160, 170)}, {512, st(250, 260, 270)}, {4096, st(700, 739, 760)}}, 8, 0.2, 4096, 0},
 		// A wide band: 413 and 739 cannot be told apart; the smaller value.
-		{"a wide band keeps the smaller value", []rung{{1024, st(300, 413, 500)}, {4096, st(450, 739, 800)}}, 0.74, 1024, 4096},
-		// A smaller value not beyond the reference is never kept, even
-		// within the band of the best.
-		{"smaller but not beyond the reference", []rung{{128, st(90, 120, 160)}, {1024, st(140, 150, 160)}}, 0.2, 1024, 1024},
-		// The order of the trials does not matter (an extension is
-		// measured last, the current value may sit in the middle).
-		{"order of trials", []rung{{4096, st(300, 320, 340)}, {128, st(150, 160, 170)}, {1024, st(290, 310, 330)}}, 0.2, 1024, 4096},
-		{"empty", nil, 0.05, 0, 0},
+		{"a wide band keeps the smaller value", []rung{{1024, st(300, 413, 500)}, {4096, st(450, 739, 800)}}, 8, 0.74, 1024, 1},
+		// A smaller value not beyond the reference is never kept.
+		{"smaller but not beyond the reference", []rung{{128, st(90, 120, 160)}, {1024, st(140, 150, 160)}}, 8, 0.2, 1024, 0},
+		// Gains that add up count: 512 is within the band of 128, 1024
+		// beats 128 (the last that gained), not only its neighbour.
+		{"steps smaller than the band add up", []rung{{128, st(150, 160, 170)}, {512, st(175, 185, 195)}, {1024, st(210, 215, 220)}}, 8, 0.2, 1024, 0},
+		// A rung measured during a load spike: one flat rung, the next
+		// gains over the last that gained.
+		{"a spike does not end the ladder", []rung{{128, st(150, 160, 170)}, {512, st(130, 140, 150)}, {1024, st(300, 310, 320)}, {4096, st(300, 315, 330)}}, 8, 0.2, 1024, 1},
+		// Rungs at or below the knob's own value (2560) are measured but
+		// are not on the way up: they do not count toward the plateau.
+		{"rungs below the own value do not make the plateau", []rung{{128, st(40, 50, 60)}, {512, st(70, 80, 90)}, {1024, st(95, 100, 105)}, {4096, st(150, 160, 170)}}, 2560, 0.2, 4096, 0},
+		{"a smaller value that is faster", []rung{{128, st(40, 50, 60)}, {1024, st(150, 160, 170)}, {4096, st(150, 165, 180)}}, 2560, 0.2, 1024, 1},
+		{"empty", nil, 8, 0.05, 0, 0},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			k, b := pickRung(c.rs, ref, c.thr)
-			val := func(i int) int {
-				if i < 0 {
-					return 0
-				}
-				return c.rs[i].value
+			k, flat := pickRung(c.rs, c.own, ref, c.thr)
+			got := int64(0)
+			if k >= 0 {
+				got = c.rs[k].value
 			}
-			if val(k) != c.keep || val(b) != c.best {
-				t.Errorf("keep %d best %d, want keep %d best %d", val(k), val(b), c.keep, c.best)
-			}
-		})
-	}
-}
-
-func TestNextRung(t *testing.T) {
-	ref := st(90, 100, 110)
-	ladder := func(top Stat) []rung {
-		return []rung{{128, st(150, 160, 170)}, {512, st(250, 260, 270)}, {1024, st(300, 320, 340)}, {4096, top}}
-	}
-	cases := []struct {
-		name  string
-		rs    []rung
-		cur   int
-		thr   float64
-		limit int
-		want  int
-	}{
-		{"the top gains beyond the band over the one below", ladder(st(500, 520, 540)), 8, 0.2, 65536, 8192},
-		{"the top within the band of the one below", ladder(st(310, 340, 360)), 8, 0.2, 65536, 0},
-		{"the top is not the best", ladder(st(280, 300, 320)), 8, 0.05, 65536, 0},
-		{"ranges overlap", ladder(st(330, 520, 540)), 8, 0.2, 65536, 0},
-		{"the memory bound", ladder(st(500, 520, 540)), 8, 0.2, 4096, 0},
-		{"no bound: no extension", ladder(st(500, 520, 540)), 8, 0.2, 0, 0},
-		{"the bound allows exactly the doubling", ladder(st(500, 520, 540)), 8, 0.2, 8192, 8192},
-		// Extended once already: 8192 beats 4096 beyond the band.
-		{"again", append(ladder(st(500, 520, 540)), rung{8192, st(700, 720, 740)}), 8, 0.2, 65536, 16384},
-		// The knob's own value (ref) is the next smaller one.
-		{"the reference is the one below", []rung{{128, st(50, 60, 70)}, {4096, st(150, 160, 170)}}, 2560, 0.2, 65536, 8192},
-		{"the reference beats the top", []rung{{128, st(50, 60, 70)}, {4096, st(80, 95, 105)}}, 2560, 0.05, 65536, 0},
-		{"the top is below the knob's value", []rung{{128, st(150, 160, 170)}}, 2560, 0.2, 65536, 0},
-		{"nothing measured", nil, 8, 0.2, 65536, 0},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			if got := nextRung(c.rs, c.cur, ref, c.thr, c.limit); got != c.want {
-				t.Errorf("next %d, want %d", got, c.want)
+			if got != c.keep || flat != c.flat {
+				t.Errorf("keep %d (flat %d), want %d (flat %d)", got, flat, c.keep, c.flat)
 			}
 		})
 	}
@@ -138,7 +117,7 @@ func TestReadAheadExtensionByMemory(t *testing.T) {
 		{nil, 0},
 	} {
 		k := Knobs(sys, []Device{{Name: "sda", Kind: "disk", PageCache: true}}, c.h)
-		if len(k) == 0 || k[0].Attr != "read_ahead_kb" || !k[0].Ordered || k[0].ExtendTo != c.want {
+		if len(k) == 0 || k[0].Attr != "read_ahead_kb" || !k[0].Ladder || k[0].ExtendTo != int64(c.want) {
 			t.Errorf("%+v: %+v, want extend_to %d", c.h, k, c.want)
 		}
 	}
@@ -154,8 +133,8 @@ func raCurve(flat float64) func(map[string]string) float64 {
 	}
 }
 
-func orderedRA(vals map[string]string, extendTo int) []Knob {
-	return []Knob{{Path: ra, Attr: "read_ahead_kb", Current: vals[ra], Values: without([]string{"128", "512", "1024", "4096"}, vals[ra]), Ordered: true, ExtendTo: extendTo}}
+func orderedRA(vals map[string]string, extendTo int64) []Knob {
+	return []Knob{{Path: ra, Attr: "read_ahead_kb", Current: vals[ra], Values: without([]string{"128", "512", "1024", "4096"}, vals[ra]), Ladder: true, ExtendTo: extendTo}}
 }
 
 func TestOrderedKnob(t *testing.T) {
@@ -163,21 +142,23 @@ func TestOrderedKnob(t *testing.T) {
 		name     string
 		flat     float64
 		noise    float64
-		extendTo int
+		extendTo int64
 		want     []string // acceptable kept values
 		trials   string   // the values tried, in order
 	}{
-		// Gains go on past the ladder: doubling until they flatten.
-		{"extends while gains continue", 16384, 0.02, 65536, []string{"16384"}, "128,512,1024,4096,8192,16384,32768"},
+		// Gains go on past the ladder: doubling until they flatten (two
+		// doublings in a row without a gain: the plateau).
+		{"extends while gains continue", 16384, 0.02, 65536, []string{"16384"}, "128,512,1024,4096,8192,16384,32768,65536"},
 		// The memory bound stops the extension.
 		{"bounded by memory", 16384, 0.02, 8192, []string{"8192"}, "128,512,1024,4096,8192"},
 		{"no extension without a bound", 16384, 0.02, 0, []string{"4096"}, "128,512,1024,4096"},
-		// Flat from 1024: the smallest value within the band of the
-		// best; nothing beyond the ladder.
-		{"flat from 1024", 1024, 0.02, 65536, []string{"1024"}, "128,512,1024,4096"},
+		// Flat from 1024: the last value that gained; 4096 and 8192
+		// (the first doubling) are the plateau.
+		{"flat from 1024", 1024, 0.02, 65536, []string{"1024"}, "128,512,1024,4096,8192"},
 		// A wide band (±12% noise, about 24%): each ×4 step of the
-		// ladder (+96%) is beyond it, so 8192 is tried too; flat there.
-		{"wide band", 4096, 0.12, 65536, []string{"4096"}, "128,512,1024,4096,8192"},
+		// ladder (+96%) is beyond it; flat from 4096, so 8192 and 16384
+		// are tried too.
+		{"wide band", 4096, 0.12, 65536, []string{"4096"}, "128,512,1024,4096,8192,16384"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -219,7 +200,8 @@ func TestOrderedKnob(t *testing.T) {
 	}
 }
 
-// An ordered knob where nothing pays keeps nothing and leaves the value.
+// A ladder where nothing pays keeps nothing and leaves the value; its
+// first two rungs are the plateau.
 func TestOrderedKnobNothingPays(t *testing.T) {
 	vals := map[string]string{ra: "128"}
 	f := newFake(vals, func(map[string]string) float64 { return 500 }, 0.05)
@@ -230,8 +212,8 @@ func TestOrderedKnobNothingPays(t *testing.T) {
 	if len(res.Kept) != 0 || len(f.persist) != 0 || f.vals[ra] != "128" || len(f.live) != 0 {
 		t.Errorf("kept %+v, read-ahead %s, live %v", res.Kept, f.vals[ra], f.live)
 	}
-	if len(res.Trials) != 3 {
-		t.Errorf("%d trials, want the 3 of the ladder (no extension without a gain)", len(res.Trials))
+	if len(res.Trials) != 2 || !strings.Contains(res.Trials[1].Why, "the plateau (2 rungs in a row without a gain): the larger 4096 not tried") {
+		t.Errorf("%d trials, want 512 and 1024, which are the plateau (no 4096, no extension without a gain)\n%s", len(res.Trials), whys(res))
 	}
 }
 
@@ -276,7 +258,7 @@ func TestReportSaysHowOrderedKnobsAreJudged(t *testing.T) {
 	for _, ordered := range []bool{true, false} {
 		vals := map[string]string{ra: "8"}
 		k := orderedRA(vals, 0)
-		k[0].Ordered = ordered
+		k[0].Ladder = ordered
 		f := newFake(vals, raCurve(1024), 0.02)
 		res, err := Run(context.Background(), f.measure, f, opts(k))
 		if err != nil {

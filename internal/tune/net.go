@@ -16,6 +16,7 @@ import (
 	"github.com/nastune/nastune/internal/bench"
 	"github.com/nastune/nastune/internal/calc"
 	"github.com/nastune/nastune/internal/knobs"
+	"github.com/nastune/nastune/internal/netns"
 )
 
 // `tune --net` sizes the socket buffer maxima of this host for the path to
@@ -47,15 +48,17 @@ import (
 // of the window its buffer allows (about half the buffer); when the
 // fastest one was (and no --rate), the rate is only a floor.
 //
-// The candidates (NetLadder) are a ladder around 2 × BDP, tried smallest
-// first, each kept only when it gains beyond the noise band over the one
-// before (Knob.Ladder): two rungs in a row that gain no more are the
-// plateau, and larger ones are not tried. So tune keeps the smallest maximum that
-// reaches the plateau, not the largest the box allows — a larger buffer
-// than the path needs only lets a queue in the path grow (a router's, a
-// VPN's, the lab relay's), and it can measure less. Only values above the
-// one found are tried; only the maximum field of tcp_rmem/tcp_wmem
-// changes (min and default stay as found).
+// The candidates (NetLadder) are the rungs of a ladder (Knob.Ladder, the
+// one of the block knobs: ladder.go) around 2 × BDP, tried smallest
+// first: the last rung that gains beyond the noise band is kept, and two
+// rungs in a row that do not are the plateau (larger ones are not
+// tried). So tune keeps the smallest maximum that reaches the plateau,
+// not the largest the box allows — a larger buffer than the path needs
+// only lets a queue in the path grow (a router's, a VPN's, the lab
+// relay's), and it can measure less. Only values above the one found
+// are tried, never one below the kernel's default (AtLeastDefault); only
+// the maximum field of tcp_rmem/tcp_wmem changes (min and default stay as
+// found).
 
 // NetTests are the two streams of a net tune sample.
 var NetTests = []string{"send", "receive"}
@@ -292,10 +295,10 @@ func SysctlPath(key string) string { return "/proc/sys/" + strings.ReplaceAll(ke
 // error when it cannot be read), whether this process may write it (nil:
 // yes), and whether it runs in the initial network namespace.
 type NetEnv struct {
-	Read      func(path string) (string, error)
-	Writable  func(path string) error
-	InitNetNS bool
-	Knobs     knobs.Env
+	Read     func(path string) (string, error)
+	Writable func(path string) error
+	NetNS    netns.State
+	Knobs    knobs.Env
 	// RAMBytes caps a candidate at RAM/32 (calc.RAMShareCap; 0: unknown,
 	// no cap).
 	RAMBytes uint64
@@ -308,7 +311,8 @@ type NetEnv struct {
 
 // LiveNetEnv reads this host (read through read, which is apply's reader).
 func LiveNetEnv(read func(string) (string, error), kenv knobs.Env, ram uint64) NetEnv {
-	return NetEnv{Read: read, Writable: func(p string) error { return unix.Access(p, unix.W_OK) }, InitNetNS: InInitNetNS(), Knobs: kenv, RAMBytes: ram}
+	ns, _ := netns.Self()
+	return NetEnv{Read: read, Writable: func(p string) error { return unix.Access(p, unix.W_OK) }, NetNS: ns, Knobs: kenv, RAMBytes: ram}
 }
 
 // Max is the maximum (third) field of a tcp_wmem/tcp_rmem key, or the
@@ -326,20 +330,6 @@ func (e NetEnv) Max(key string) int64 {
 	return 0
 }
 
-// InInitNetNS says whether this process is in the initial network
-// namespace: its namespace is pid 1's, or, where pid 1's cannot be read (a
-// container), net.core.rmem_max — global, held by the initial namespace —
-// is present and writable for this process (in another namespace it is
-// absent before Linux 6.11 and read-only since).
-func InInitNetNS() bool {
-	self, err1 := os.Readlink("/proc/self/ns/net")
-	init, err2 := os.Readlink("/proc/1/ns/net")
-	if err1 == nil && err2 == nil {
-		return self == init
-	}
-	return unix.Access(SysctlPath("net.core.rmem_max"), unix.W_OK) == nil
-}
-
 // NetKnobs lists the socket buffer knobs with their candidates for path
 // p: a ladder (NetLadder) per tcp_wmem/tcp_rmem maximum; net.core maxima
 // only when the measured streams set their buffers (NetEnv.SetsBuffers).
@@ -351,7 +341,7 @@ func NetKnobs(p NetPath, e NetEnv) []Knob {
 		core := strings.HasPrefix(key, "net.core.")
 		cur, err := e.Read(path)
 		if err != nil {
-			if errors.Is(err, os.ErrNotExist) && !e.InitNetNS {
+			if errors.Is(err, os.ErrNotExist) && e.NetNS != netns.Init {
 				k.Skipped = append(k.Skipped, "all: absent in this network namespace (a global sysctl only the initial namespace shows before Linux 6.11); set it on the host")
 			} else {
 				k.Skipped = append(k.Skipped, "all: unreadable: "+err.Error())
@@ -410,7 +400,7 @@ func NetKnobs(p NetPath, e NetEnv) []Knob {
 			continue
 		}
 		if werr := e.Writable(path); werr != nil {
-			if core && (!e.InitNetNS || errors.Is(werr, unix.EACCES)) {
+			if core && (e.NetNS != netns.Init || errors.Is(werr, unix.EACCES)) {
 				k.Skipped = append(k.Skipped, "any raise: read-only in this network namespace (net.core buffer maxima are global; set it in the initial namespace, on the host)")
 			} else {
 				k.Skipped = append(k.Skipped, fmt.Sprintf("any raise: not writable: %v", werr))
@@ -425,7 +415,7 @@ func NetKnobs(p NetPath, e NetEnv) []Knob {
 			}
 			k.Values = append(k.Values, v)
 		}
-		k.Ladder = true
+		k.Ladder, k.Field = true, field
 		// A send buffer changes the stream this host sends, a receive
 		// buffer the one it receives: each is judged by its own.
 		k.Tests = []string{"send"}

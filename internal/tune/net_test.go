@@ -13,6 +13,8 @@ import (
 	"github.com/nastune/nastune/internal/apply"
 	"github.com/nastune/nastune/internal/facts"
 	"github.com/nastune/nastune/internal/knobs"
+	"github.com/nastune/nastune/internal/netns"
+	"github.com/nastune/nastune/test/testutil"
 )
 
 // SizePath: --rate when given; else the fastest stream, the probe's
@@ -138,7 +140,7 @@ func TestNetKnobs(t *testing.T) {
 		name   string
 		vals   map[string]string
 		path   NetPath
-		init   bool
+		init   netns.State
 		denied bool   // net.core.* not writable
 		sets   bool   // the measured streams set SO_*BUF
 		ram    uint64 // 0: unknown
@@ -147,21 +149,21 @@ func TestNetKnobs(t *testing.T) {
 	}{
 		// The ladder's rungs (need/4 … 2 × need: 128, 256 KiB) lie below the
 		// kernel default: a raise starts at the default, never below it.
-		{"sabotaged, a small path: back to the kernel default, not a rung below it", sabotaged, small, false, true, false, 0,
+		{"sabotaged, a small path: back to the kernel default, not a rung below it", sabotaged, small, netns.Other, true, false, 0,
 			map[string][]string{"net.ipv4.tcp_rmem": {"4096 65536 33554432"}, "net.ipv4.tcp_wmem": {"4096 16384 4194304"}},
 			map[string]string{"net.core.rmem_max": appOnly, "net.core.wmem_max": appOnly}},
-		{"defaults cover a small path", defaults, small, true, false, false, 0, map[string][]string{},
+		{"defaults cover a small path", defaults, small, netns.Init, false, false, 0, map[string][]string{},
 			map[string]string{"net.ipv4.tcp_wmem": "already covers", "net.ipv4.tcp_rmem": "already covers"}},
-		{"1 Gbit/s at 20 ms: the ladder above tcp_wmem's 4 MiB; net.core writable but useless to these streams", defaults, big, true, false, false, 0,
+		{"1 Gbit/s at 20 ms: the ladder above tcp_wmem's 4 MiB; net.core writable but useless to these streams", defaults, big, netns.Init, false, false, 0,
 			map[string][]string{"net.ipv4.tcp_wmem": {"4096 16384 5046272", "4096 16384 10092544"}},
 			map[string]string{"net.ipv4.tcp_rmem": "already covers", "net.core.rmem_max": appOnly, "net.core.wmem_max": appOnly}},
-		{"streams that set their buffers: net.core tried too", defaults, big, true, false, true, 0,
+		{"streams that set their buffers: net.core tried too", defaults, big, netns.Init, false, true, 0,
 			map[string][]string{"net.ipv4.tcp_wmem": {"4096 16384 5046272", "4096 16384 10092544"}, "net.core.rmem_max": {"5046272", "10092544"}, "net.core.wmem_max": {"5046272", "10092544"}},
 			map[string]string{"net.ipv4.tcp_rmem": "already covers"}},
-		{"the same in a child namespace: net.core read-only", defaults, big, false, true, true, 0,
+		{"the same in a child namespace: net.core read-only", defaults, big, netns.Other, true, true, 0,
 			map[string][]string{"net.ipv4.tcp_wmem": {"4096 16384 5046272", "4096 16384 10092544"}},
 			map[string]string{"net.core.wmem_max": "read-only in this network namespace"}},
-		{"a 128 MiB box: capped at RAM/32 (4 MiB)", smallBox, big, true, false, false, 128 << 20,
+		{"a 128 MiB box: capped at RAM/32 (4 MiB)", smallBox, big, netns.Init, false, false, 128 << 20,
 			map[string][]string{"net.ipv4.tcp_wmem": {"4096 16384 1310720", "4096 16384 2555904", "4096 16384 4194304"},
 				"net.ipv4.tcp_rmem": {"4096 131072 1310720", "4096 131072 2555904", "4096 131072 4194304"}},
 			map[string]string{"net.core.rmem_max": appOnly}},
@@ -185,7 +187,7 @@ func TestNetKnobs(t *testing.T) {
 					}
 					return nil
 				},
-				InitNetNS: tc.init, Knobs: kenv, RAMBytes: tc.ram, SetsBuffers: tc.sets,
+				NetNS: tc.init, Knobs: kenv, RAMBytes: tc.ram, SetsBuffers: tc.sets,
 			}
 			ks := NetKnobs(tc.path, e)
 			if len(ks) != len(NetKeys) {
@@ -239,7 +241,7 @@ func TestPersistSysctlAgainstLaterFiles(t *testing.T) {
 		{Key: "net.ipv4.tcp_wmem", Value: "4096 16384 65536", File: "/etc/sysctl.d/99-admin.conf", Line: 2},
 		{Key: "net.ipv4.tcp_rmem", Value: "4096 65536 65536", File: "/usr/lib/sysctl.d/99-pkg.conf", Line: 1},
 	}}
-	j := &JournalApplier{Opts: apply.Options{Root: root}, Host: h}
+	j := &JournalApplier{Opts: apply.Options{Root: root}, Host: h, NetNS: netns.Init}
 	kept := []Kept{
 		{Knob: "/proc/sys/net/ipv4/tcp_wmem", From: "4096 16384 65536", To: "4096 16384 4194304"},
 		{Knob: "/proc/sys/net/ipv4/tcp_rmem", From: "4096 65536 65536", To: "4096 65536 33554432"},
@@ -290,4 +292,89 @@ func TestAtLeastDefault(t *testing.T) {
 			t.Errorf("AtLeastDefault(%v, %d) = %v, want %v", c.ladder, c.def, got, c.want)
 		}
 	}
+}
+
+// A kept net.* value is written to /etc/sysctl.d only from the initial
+// network namespace: elsewhere (or when that cannot be told) systemd-sysctl
+// would apply the line to the host's namespace at boot, which was not
+// measured. It stays runtime only, and Kept says how to persist it in the
+// namespace's own config; a global key (vm.*) is persisted all the same.
+func TestPersistNetKeysOnlyFromTheInitialNamespace(t *testing.T) {
+	for _, tc := range []struct {
+		ns   netns.State
+		file bool
+		says string
+	}{
+		{netns.Init, true, "/etc/sysctl.d/90-nastune.conf"},
+		{netns.Other, false, "runtime only: this is not the host's initial network namespace"},
+		{netns.Unknown, false, "runtime only: whether this is the host's initial network namespace is unknown"},
+	} {
+		t.Run(tc.ns.String(), func(t *testing.T) {
+			persistNet(t, tc.ns, tc.file, tc.says)
+		})
+	}
+}
+
+// persistNet persists a kept tcp_wmem and vm.swappiness under a scratch
+// root from namespace ns, checks sysctl.d has the tcp_wmem line (file) or
+// not and what Kept says, and that undo restores both values.
+func persistNet(t *testing.T, ns netns.State, file bool, says string) {
+	t.Helper()
+	root := t.TempDir()
+	for p, v := range map[string]string{"/proc/sys/net/ipv4/tcp_wmem": "4096\t16384\t65536\n", "/proc/sys/vm/swappiness": "60\n"} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(root, p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, p), []byte(v), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// tcp_wmem, per namespace; vm.swappiness, global.
+	kept := []Kept{{Knob: "/proc/sys/net/ipv4/tcp_wmem", From: "4096 16384 65536", To: "4096 16384 4194304"}, {Knob: "/proc/sys/vm/swappiness", From: "60", To: "10"}}
+	j := &JournalApplier{Opts: apply.Options{Root: root}, Host: &facts.Host{SysctlApplier: "systemd"}, NetNS: ns}
+	id, err := j.Persist(kept)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conf, _ := os.ReadFile(filepath.Join(root, "/etc/sysctl.d/90-nastune.conf"))
+	if got := strings.Contains(string(conf), "net.ipv4.tcp_wmem"); got != file {
+		t.Errorf("%v: tcp_wmem in sysctl.d %v, want %v:\n%s", ns, got, file, conf)
+	}
+	if !strings.Contains(string(conf), "vm.swappiness = 10") {
+		t.Errorf("%v: vm.swappiness (global) not persisted:\n%s", ns, conf)
+	}
+	if !strings.HasPrefix(kept[0].Persisted, says) {
+		t.Errorf("%v: tcp_wmem persisted %q, want %q…", ns, kept[0].Persisted, says)
+	}
+	if !file && !strings.Contains(kept[0].Persisted, "sysctl -w net.ipv4.tcp_wmem='4096 16384 4194304'") {
+		t.Errorf("%v: Kept does not say how to set it where the namespace is made: %q", ns, kept[0].Persisted)
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "/proc/sys/net/ipv4/tcp_wmem")); strings.Join(strings.Fields(string(b)), " ") != "4096 16384 4194304" {
+		t.Errorf("%v: the runtime value is %q", ns, b)
+	}
+	if _, err := apply.Undo(id, j.Opts); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "/proc/sys/net/ipv4/tcp_wmem")); strings.Join(strings.Fields(string(b)), " ") != "4096 16384 65536" {
+		t.Errorf("%v: after undo tcp_wmem is %q", ns, b)
+	}
+	if _, err := os.Stat(filepath.Join(root, "/etc/sysctl.d/90-nastune.conf")); err == nil {
+		t.Errorf("%v: sysctl.d file left after undo", ns)
+	}
+}
+
+// The same from a real network namespace of its own (unshare -n): the
+// live answer of netns.Self there is never the initial namespace, so
+// tcp_wmem is not written to sysctl.d.
+func TestPersistFromANetworkNamespace(t *testing.T) {
+	if os.Getenv("TUNE_NETNS_CHILD") != "" {
+		ns, why := netns.Self()
+		t.Logf("in the child: %v (%s)", ns, why)
+		if ns == netns.Init {
+			t.Fatalf("unshare -n: told it is the initial network namespace (%s)", why)
+		}
+		persistNet(t, ns, false, "runtime only: ")
+		return
+	}
+	testutil.RerunInNetNS(t, "TUNE_NETNS_CHILD")
 }

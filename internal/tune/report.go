@@ -20,9 +20,11 @@ func WriteText(w io.Writer, r *Result) {
 	fmt.Fprintf(w, "A trial is kept when its median gains more than the noise band over the best before it and its\n")
 	fmt.Fprintf(w, "slowest run beats the best's fastest; the final run must beat the baseline measured again\n")
 	fmt.Fprintf(w, "right after it by the same rule.\n")
-	if ordered(r.Knobs) {
-		fmt.Fprintf(w, "Read-ahead, queue depth, stripe cache: each value is measured against the knob's own (GAIN);\n")
-		fmt.Fprintf(w, "of those beyond it, the smallest that the best does not beat beyond the noise band is kept.\n")
+	if ladders(r.Knobs) {
+		fmt.Fprintf(w, "A ladder (read-ahead, queue depth, stripe cache, a buffer maximum) is tried smallest first, each\n")
+		fmt.Fprintf(w, "value against the knob's own (GAIN); a value gains when it beats, by the rule above, the knob's own\n")
+		fmt.Fprintf(w, "and the last value below it that gained. The last that gained is kept: the smallest that reaches\n")
+		fmt.Fprintf(w, "the plateau (two values in a row that do not gain; the larger ones are not tried).\n")
 	}
 	if len(r.Tests) > 1 {
 		fmt.Fprintf(w, "score: 100 × the geometric mean of each test's result ÷ its baseline median (%s).\n", strings.Join(r.Tests, ", "))
@@ -122,11 +124,12 @@ var htmlTmpl = sync.OnceValue(func() *template.Template {
 		},
 		"lo":      func(s Stat) float64 { return minOf(s.Values) },
 		"hi":      func(s Stat) float64 { return maxOf(s.Values) },
-		"ordered": ordered,
+		"ladders": ladders,
 	}).Parse(`<p>Tests: {{range $i, $t := .R.Tests}}{{if $i}}, {{end}}{{$t}}{{end}}. A trial is kept when its median gains more than
-{{printf "%.1f" .R.ThresholdPct}}% over the best before it (the baseline's spread, at least 5%).{{if ordered .R.Knobs}}
-Read-ahead, queue depth, stripe cache: each value is measured against the knob's own; of those beyond it, the smallest that
-the best does not beat beyond the noise band is kept.{{end}}</p>
+{{printf "%.1f" .R.ThresholdPct}}% over the best before it (the baseline's spread, at least 5%).{{if ladders .R.Knobs}}
+A ladder (read-ahead, queue depth, stripe cache, a buffer maximum) is tried smallest first, each value against the knob's own;
+a value gains when it beats the knob's own and the last value below it that gained. The last that gained is kept:
+the smallest that reaches the plateau (two values in a row that do not gain; the larger ones are not tried).{{end}}</p>
 <svg width="900" height="{{.Height}}" role="img" aria-label="median and spread of every trial">
 {{range $i, $row := .Rows}}<g transform="translate(0,{{$row.Y}})">
 <text x="0" y="14">{{$row.Label}}</text>
@@ -219,11 +222,10 @@ func maxOf(v []float64) float64 {
 	return m
 }
 
-// ordered says whether any knob is ordered (measured against its own
-// value, the smallest within the noise band of the best kept).
-func ordered(ks []Knob) bool {
+// ladders says whether any knob is a ladder (Knob.Ladder).
+func ladders(ks []Knob) bool {
 	for _, k := range ks {
-		if k.Ordered {
+		if k.Ladder {
 			return true
 		}
 	}

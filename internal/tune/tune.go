@@ -10,21 +10,21 @@
 //     the spread is wider than WideSpread, within the budget. The noise
 //     band is the baseline's relative spread, (max-min)/median; the
 //     threshold a trial must beat is max(MinGain, noise band).
-//  2. Trials, greedy per knob: each candidate value is applied runtime-only
-//     as its own journaled run (apply.Trial), measured TrialRuns times and
-//     compared with the best so far (the baseline, or the value this knob
-//     kept last). It is kept when its median gains more than the threshold
-//     and its slowest run beats the best's fastest (the min-max ranges do
-//     not overlap); otherwise it is reverted at once (apply.Undo) and the
-//     value read back. An ordered knob (read-ahead, queue depth, stripe
-//     cache: Knob.Ordered) is not climbed: each value is measured against
-//     the knob's own and reverted, the smallest value the best does not
-//     beat beyond the noise band is kept, and while the largest value is
-//     the best and still gains the ladder doubles, up to Knob.ExtendTo
-//     (ladder.go). A knob that names the tests it can change
-//     (Knob.Tests) is judged by those alone, against their own band from
-//     the baseline. A ladder (Knob.Ladder) ends at its plateau: two values
-//     in a row that gain no more than the band.
+//  2. Trials, per knob: each candidate value is applied runtime-only as
+//     its own journaled run (apply.Trial), measured TrialRuns times and
+//     judged: by the score, or, for a knob that names the tests it can
+//     change (Knob.Tests), by those alone against their own band from the
+//     baseline. A value beats a reference when its median gains more than
+//     the threshold and its slowest run beats the reference's fastest (the
+//     min-max ranges do not overlap). The values of a knob are either
+//     alternatives (a scheduler, a Samba option: each compared with the
+//     best so far, kept while it beats it, else reverted at once with
+//     apply.Undo and the value read back), or the rungs of a ladder
+//     (Knob.Ladder: read-ahead, queue depth, stripe cache, the socket
+//     buffer maxima of tune --net), tried smallest first from the knob's
+//     own value and reverted, the last rung that beats both the knob's
+//     own value and the last rung below it that did is kept, and two in a
+//     row that do not are the plateau (ladder.go).
 //  3. Final: everything kept is measured together, then everything is
 //     reverted and the baseline measured again at once (the same load on
 //     the box for both); when the total does not beat that fresh baseline
@@ -139,8 +139,8 @@ type Trial struct {
 	From string `json:"from"`
 	To   string `json:"to"`
 	Stat
-	// Gain is the median's change against the best before it (for an
-	// ordered knob: before its first value), in percent (of JudgedBy's
+	// Gain is the median's change against the best before it (for a
+	// ladder: the knob's own value), in percent (of JudgedBy's
 	// tests when set, else of the score).
 	Gain float64 `json:"gain"`
 	// JudgedBy names the tests the verdict was taken on when the knob
@@ -187,11 +187,6 @@ type Result struct {
 	Notes         []string `json:"notes,omitempty"`
 	Interrupted   bool     `json:"interrupted,omitempty"`
 }
-
-// ladderFlat is how many rungs in a row must gain no more than the noise
-// band before a ladder (Knob.Ladder) counts as on its plateau: one unlucky
-// measurement (a load spike) must not end the climb below it.
-const ladderFlat = 2
 
 // ErrInterrupted: a signal stopped the run; every trial was reverted.
 var ErrInterrupted = errors.New("interrupted: every trial value was reverted")
@@ -251,7 +246,7 @@ func Run(ctx context.Context, m Measurer, a Applier, o Options) (res *Result, er
 	res.ThresholdPct = round(thr * 100)
 	o.Log("baseline %.1f %s (%d runs, range %s): noise band %.1f%%; a trial is kept when it gains more",
 		res.Baseline.Median, res.Baseline.Unit, res.Baseline.Runs, rangeOf(res.Baseline), res.ThresholdPct)
-	best, bestSS := res.Baseline, base
+	bestSS := base
 	if o.judgesApart() {
 		res.BandByTest = map[string]float64{}
 		for _, t := range o.Tests {
@@ -260,12 +255,15 @@ func Run(ctx context.Context, m Measurer, a Applier, o Options) (res *Result, er
 	}
 	trialCost := time.Duration(o.TrialRuns) * perSample
 
-	// Trials, greedy per knob.
+	// Trials, per knob: a ladder (ladder.go), or alternatives each kept
+	// when it beats the best before it.
 	current := map[string]string{}
 	orig := map[string]string{}
 	for _, k := range o.Knobs {
 		current[k.Path], orig[k.Path] = k.Current, k.Current
 	}
+	s := &session{ctx: ctx, m: m, a: a, o: o, res: res, stack: &stack, ref: ref, base: base, thr: thr,
+		budgetLeft: func() bool { return spent()+2*trialCost <= o.Budget }}
 	outOfBudget := false
 	rd, _ := a.(Reader)
 	for _, k := range o.Knobs {
@@ -275,114 +273,19 @@ func Run(ctx context.Context, m Measurer, a Applier, o Options) (res *Result, er
 				current[k.Path] = v
 			}
 		}
-		if k.Ordered {
-			ls := ladderState{ctx: ctx, m: m, a: a, o: o, res: res, stack: &stack, ref: ref, thr: thr,
-				budgetLeft: trialBudget(spent, trialCost, o.Budget)}
-			n, oob, err := runLadder(ls, k, current[k.Path], best)
+		if k.Ladder {
+			n, ss, oob, err := s.runLadder(k, current[k.Path], bestSS)
 			if err != nil {
 				return res, err
 			}
 			if n >= 0 {
-				best = res.Trials[n].Stat
-				current[k.Path] = res.Trials[n].To
+				bestSS, current[k.Path] = ss, res.Trials[n].To
 			}
-			if oob {
-				outOfBudget = true
-				res.Notes = append(res.Notes, fmt.Sprintf("budget %s reached after %s: the remaining candidates were not tried", o.Budget, spent().Round(time.Second)))
-				break
-			}
-			continue
-		}
-		flat := 0 // ladder rungs in a row that did not gain
-		for _, v := range k.Values {
-			if v == current[k.Path] {
-				continue // already the value (another knob's keep set it)
-			}
-			// Keep time for this trial and the final run.
-			if spent()+2*trialCost > o.Budget {
-				outOfBudget = true
-				break
-			}
-			if err := ctx.Err(); err != nil {
-				return res, ErrInterrupted
-			}
-			t := Trial{Knob: k.Path, From: current[k.Path], To: v}
-			id, terr := a.Trial(k.Path, v)
-			if terr != nil {
-				if ctx.Err() != nil {
-					return res, ErrInterrupted
-				}
-				t.Verdict, t.Why, t.Error = "reverted", "the kernel refused the value", terr.Error()
-				res.Trials = append(res.Trials, t)
-				o.Log("%s %s → %s: refused (%v)", k.Path, t.From, v, terr)
-				continue
-			}
-			t.RunID = id
-			res.Trials = append(res.Trials, t)
-			stack = append(stack, live{trial: len(res.Trials) - 1, runID: id, knob: k.Path})
-			var ss []Sample
-			for i := 0; i < o.TrialRuns; i++ {
-				s, err := measure(ctx, m)
-				if err != nil {
-					return res, err
-				}
-				ss = append(ss, s)
-			}
-			tp := &res.Trials[len(res.Trials)-1]
-			tp.Stat = stat(ss, ref, o)
-			// The verdict: by the score, or, for a knob that changes some
-			// tests only (Knob.Tests), by those alone against their own
-			// noise band, so the other tests' noise stays out of it.
-			jt, jb, jthr := tp.Stat, best, thr
-			if judgedApart(k, o) {
-				tp.JudgedBy = k.Tests
-				jt, jb = statOn(ss, k.Tests, ref, o), statOn(bestSS, k.Tests, ref, o)
-				jthr = max(o.MinGain, statOn(base, k.Tests, ref, o).SpreadPct/100)
-			}
-			jpct := round(jthr * 100)
-			tp.Gain = round(gain(jt.Median, jb.Median) * 100)
-			if beyond(jt, jb, jthr) {
-				tp.Verdict = "kept"
-				tp.Why = fmt.Sprintf("+%.1f%% > %.1f%% threshold, slowest run above the best's fastest", tp.Gain, jpct)
-				if len(tp.JudgedBy) > 0 {
-					tp.Why = "judged by " + strings.Join(tp.JudgedBy, ", ") + ": " + tp.Why
-				}
-				for _, l := range stack[:len(stack)-1] {
-					if l.knob == k.Path {
-						res.Trials[l.trial].Why += "; then " + v + " gained more"
-					}
-				}
-				best, bestSS = tp.Stat, ss
-				current[k.Path] = v
-				flat = 0
-				o.Log("%s %s → %s: %.1f %s (%+.1f%%%s): kept", k.Path, tp.From, v, tp.Median, tp.Unit, tp.Gain, judgedText(tp.JudgedBy))
-				continue
-			}
-			tp.Verdict = "reverted"
-			tp.Why = fmt.Sprintf("%+.1f%% ≤ %.1f%% threshold", tp.Gain, jpct)
-			if tp.Gain > jpct {
-				tp.Why = fmt.Sprintf("%+.1f%%, but its slowest run is not above the best's fastest (%.1f ≤ %.1f)", tp.Gain, minOf(jt.Values), maxOf(jb.Values))
-			}
-			if len(tp.JudgedBy) > 0 {
-				tp.Why = "judged by " + strings.Join(tp.JudgedBy, ", ") + ": " + tp.Why
-			}
-			rb, rerr := a.Revert(id)
-			stack = stack[:len(stack)-1]
-			tp.ReadBack = rb
-			if rerr != nil {
-				return res, fmt.Errorf("reverting %s: %w", k.Path, rerr)
-			}
-			if rb != tp.From {
-				return res, fmt.Errorf("reverted %s but it reads %q, not %q", k.Path, rb, tp.From)
-			}
-			o.Log("%s %s → %s: %.1f %s (%+.1f%%%s): reverted, reads %s again", k.Path, tp.From, v, tp.Median, tp.Unit, tp.Gain, judgedText(tp.JudgedBy), rb)
-			if k.Ladder && tp.Gain <= jpct {
-				flat++
-				if rest := k.Values[slices.Index(k.Values, v)+1:]; flat >= ladderFlat && len(rest) > 0 {
-					tp.Why += fmt.Sprintf("; the plateau (%d rungs in a row without a gain): the larger %s not tried", flat, strings.Join(rest, ", "))
-					o.Log("%s: the plateau at %s; the larger values are not tried", k.Path, current[k.Path])
-					break
-				}
+			outOfBudget = oob
+		} else {
+			var err error
+			if outOfBudget, err = s.alternatives(k, current, &bestSS); err != nil {
+				return res, err
 			}
 		}
 		if outOfBudget {
@@ -461,6 +364,144 @@ func Run(ctx context.Context, m Measurer, a Applier, o Options) (res *Result, er
 	}
 	res.RunID, res.Kept = id, kept
 	return res, nil
+}
+
+// session is what the trials of one Run share.
+type session struct {
+	ctx   context.Context
+	m     Measurer
+	a     Applier
+	o     Options
+	res   *Result
+	stack *[]live
+	ref   map[string]float64 // the baseline's medians (score)
+	base  []Sample           // the baseline's samples (the noise bands)
+	thr   float64
+	// budgetLeft says whether one more trial and the final run fit.
+	budgetLeft func() bool
+}
+
+// judge is how a knob's trials are measured: the tests (all, or the
+// knob's own, Knob.Tests: by names them) and their noise band.
+type judge struct {
+	s     *session
+	tests []string
+	by    []string
+	thr   float64
+}
+
+func (s *session) judge(k Knob) judge {
+	if judgedApart(k, s.o) {
+		return judge{s: s, tests: k.Tests, by: k.Tests, thr: max(s.o.MinGain, statOn(s.base, k.Tests, s.ref, s.o).SpreadPct/100)}
+	}
+	return judge{s: s, tests: s.o.Tests, thr: s.thr}
+}
+
+// prefix begins the why of a verdict taken on some tests alone.
+func (j judge) prefix() string {
+	if len(j.by) == 0 {
+		return ""
+	}
+	return "judged by " + strings.Join(j.by, ", ") + ": "
+}
+
+// stat is the measurement ss as the judge sees it.
+func (j judge) stat(ss []Sample) Stat { return statOn(ss, j.tests, j.s.ref, j.s.o) }
+
+// try applies v to k (at from) as a trial run, records the trial and
+// measures it: the index of the trial in res.Trials and its samples; -1
+// when the kernel refused the value (recorded, reverted).
+func (s *session) try(k Knob, from, v string) (int, []Sample, error) {
+	if err := s.ctx.Err(); err != nil {
+		return -1, nil, ErrInterrupted
+	}
+	t := Trial{Knob: k.Path, From: from, To: v}
+	id, terr := s.a.Trial(k.Path, v)
+	if terr != nil {
+		if s.ctx.Err() != nil {
+			return -1, nil, ErrInterrupted
+		}
+		t.Verdict, t.Why, t.Error = "reverted", "the kernel refused the value", terr.Error()
+		s.res.Trials = append(s.res.Trials, t)
+		s.o.Log("%s %s → %s: refused (%v)", k.Path, from, v, terr)
+		return -1, nil, nil
+	}
+	t.RunID = id
+	s.res.Trials = append(s.res.Trials, t)
+	n := len(s.res.Trials) - 1
+	*s.stack = append(*s.stack, live{trial: n, runID: id, knob: k.Path})
+	ss, err := measureN(s.ctx, s.m, s.o.TrialRuns)
+	if err != nil {
+		return -1, nil, err
+	}
+	s.res.Trials[n].Stat = stat(ss, s.ref, s.o)
+	return n, ss, nil
+}
+
+// revert reverts trial n, the newest live one, and checks the value reads
+// as before it.
+func (s *session) revert(n int) error {
+	tp := &s.res.Trials[n]
+	rb, err := s.a.Revert(tp.RunID)
+	*s.stack = (*s.stack)[:len(*s.stack)-1]
+	tp.ReadBack, tp.Verdict = rb, "reverted"
+	if err != nil {
+		return fmt.Errorf("reverting %s: %w", tp.Knob, err)
+	}
+	if rb != tp.From {
+		return fmt.Errorf("reverted %s but it reads %q, not %q", tp.Knob, rb, tp.From)
+	}
+	return nil
+}
+
+// alternatives tries the values of a knob that is not a ladder (a
+// scheduler, a Samba option, nfsd's threads), each against the best so
+// far (*bestSS); one that beats it beyond the noise band is kept, live,
+// and the next is tried from it. It reports whether the budget ran out.
+func (s *session) alternatives(k Knob, current map[string]string, bestSS *[]Sample) (bool, error) {
+	j := s.judge(k)
+	pct := round(j.thr * 100)
+	for _, v := range k.Values {
+		if v == current[k.Path] {
+			continue // already the value (another knob's keep set it)
+		}
+		if !s.budgetLeft() {
+			return true, nil
+		}
+		n, ss, err := s.try(k, current[k.Path], v)
+		if err != nil {
+			return false, err
+		}
+		if n < 0 {
+			continue // refused
+		}
+		tp := &s.res.Trials[n]
+		jt, jb := j.stat(ss), j.stat(*bestSS)
+		tp.JudgedBy = j.by
+		tp.Gain = round(gain(jt.Median, jb.Median) * 100)
+		judged := j.prefix()
+		if beyond(jt, jb, j.thr) {
+			tp.Verdict = "kept"
+			tp.Why = fmt.Sprintf("%s+%.1f%% > %.1f%% threshold, slowest run above the best's fastest", judged, tp.Gain, pct)
+			for _, l := range (*s.stack)[:len(*s.stack)-1] {
+				if l.knob == k.Path {
+					s.res.Trials[l.trial].Why += "; then " + v + " gained more"
+				}
+			}
+			*bestSS, current[k.Path] = ss, v
+			s.o.Log("%s %s → %s: %.1f %s (%+.1f%%%s): kept", k.Path, tp.From, v, tp.Median, tp.Unit, tp.Gain, judgedText(tp.JudgedBy))
+			continue
+		}
+		tp.Why = fmt.Sprintf("%s%+.1f%% ≤ %.1f%% threshold", judged, tp.Gain, pct)
+		if tp.Gain > pct {
+			tp.Why = fmt.Sprintf("%s%+.1f%%, but its slowest run is not above the best's fastest (%.1f ≤ %.1f)", judged, tp.Gain, minOf(jt.Values), maxOf(jb.Values))
+		}
+		if err := s.revert(n); err != nil {
+			return false, err
+		}
+		s.o.Log("%s %s → %s: %.1f %s (%+.1f%%%s): reverted, reads %s again", k.Path, tp.From, v, tp.Median, tp.Unit, tp.Gain, judgedText(tp.JudgedBy), tp.ReadBack)
+	}
+	return false, nil
 }
 
 // plateauNote checks the kept values measured again (final, the final

@@ -311,10 +311,12 @@ func TestScoreOfAStalledTest(t *testing.T) {
 }
 
 // A ladder (Knob.Ladder) keeps the smallest value that reaches the
-// plateau: two rungs in a row that gain no more than the noise band end
-// the knob's trials, and the larger rungs are not tried, even when they
-// would measure less (a buffer larger than the path needs lets a queue
-// grow). One rung that measures low (a load spike) does not end the climb.
+// plateau, the last rung that gained: two rungs in a row that gain no more
+// than the noise band end the knob's trials, and the larger rungs are not
+// tried, even when they would measure less (a buffer larger than the path
+// needs lets a queue grow). One rung that measures low (a load spike) does
+// not end the climb. Each rung is tried from the knob's own value and
+// reverted; only the kept one says kept.
 func TestLadderStopsAtThePlateau(t *testing.T) {
 	const wmem = "/proc/sys/net/ipv4/tcp_wmem"
 	const rmem = "/proc/sys/net/ipv4/tcp_rmem"
@@ -350,12 +352,12 @@ func TestLadderStopsAtThePlateau(t *testing.T) {
 		kept  string // both knobs
 	}{
 		{"plateau at 4 MiB", plateau, []string{
-			"wmem=1048576:kept", "wmem=2097152:kept", "wmem=4194304:kept", "wmem=8388608:reverted", "wmem=16777216:reverted",
-			"rmem=1048576:kept", "rmem=2097152:kept", "rmem=4194304:kept", "rmem=8388608:reverted", "rmem=16777216:reverted",
+			"wmem=1048576:reverted", "wmem=2097152:reverted", "wmem=4194304:kept", "wmem=8388608:reverted", "wmem=16777216:reverted",
+			"rmem=1048576:reverted", "rmem=2097152:reverted", "rmem=4194304:kept", "rmem=8388608:reverted", "rmem=16777216:reverted",
 		}, 4, "4194304"},
 		{"a spike at rmem's 2 MiB rung", spike, []string{
-			"wmem=1048576:kept", "wmem=2097152:kept", "wmem=4194304:kept", "wmem=8388608:reverted", "wmem=16777216:reverted",
-			"rmem=1048576:kept", "rmem=2097152:reverted", "rmem=4194304:kept", "rmem=8388608:reverted", "rmem=16777216:reverted",
+			"wmem=1048576:reverted", "wmem=2097152:reverted", "wmem=4194304:kept", "wmem=8388608:reverted", "wmem=16777216:reverted",
+			"rmem=1048576:reverted", "rmem=2097152:reverted", "rmem=4194304:kept", "rmem=8388608:reverted", "rmem=16777216:reverted",
 		}, 9, "4194304"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

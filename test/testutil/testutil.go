@@ -120,3 +120,22 @@ func Chromium(t testing.TB) string {
 	t.Skip("chromium not installed")
 	return ""
 }
+
+// RerunInNetNS runs the current top-level test again in a network
+// namespace of its own (`unshare -n` this test binary), with env=1 in its
+// environment so the test knows it is the inner run, and returns that
+// run's output. It needs root and unshare (skips, or fails under CI); the
+// test fails when the inner run does.
+func RerunInNetNS(t testing.TB, env string) string {
+	t.Helper()
+	NeedRoot(t, "unshare -n")
+	unshare := Need(t, "unshare", "util-linux")
+	cmd := exec.Command(unshare, "-n", os.Args[0], "-test.run=^"+t.Name()+"$", "-test.v", "-test.count=1")
+	cmd.Env = append(os.Environ(), env+"=1")
+	out, err := cmd.CombinedOutput()
+	t.Logf("in unshare -n:\n%s", out)
+	if err != nil || !strings.Contains(string(out), "--- PASS: "+t.Name()) {
+		t.Fatalf("the run in unshare -n failed: %v", err)
+	}
+	return string(out)
+}
