@@ -10,6 +10,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/nastune/nastune/internal/facts"
+	"github.com/nastune/nastune/internal/hostfs"
 	"github.com/nastune/nastune/internal/probe"
 )
 
@@ -124,15 +125,32 @@ func TestKernelErrorsNameTheDisk(t *testing.T) {
 	}
 }
 
-// Without the kernel log (not root) the watch lists it as not collected.
+// Without the kernel log the watch lists it as not collected; a regular
+// file or a FIFO at its path is refused (not a character device), not
+// followed.
 func TestKernelLogNotCollected(t *testing.T) {
+	dir := t.TempDir()
+	reg := filepath.Join(dir, "kmsg")
+	if err := os.WriteFile(reg, []byte("3,1,2,-;critical medium error, dev sda, sector 8\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(dir, "fifo")
+	if err := unix.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	old := pathKmsg
-	pathKmsg = filepath.Join(t.TempDir(), "kmsg")
 	defer func() { pathKmsg = old }()
-	s := &Sampler{Skipped: map[string]string{}, devs: map[string]devInfo{"sda": {}}}
-	s.openKernelLog()
-	if s.kl != nil || !strings.Contains(s.Skipped[pathKmsg], "needs root") {
-		t.Fatalf("skipped = %v", s.Skipped)
+	for path, want := range map[string]string{
+		filepath.Join(dir, "none"): "no such file",
+		reg:                        "not a character device (a regular file)",
+		fifo:                       "not a character device (a FIFO)",
+	} {
+		pathKmsg = path
+		s := &Sampler{Skipped: map[string]string{}, devs: map[string]devInfo{"sda": {}}}
+		s.openKernelLog()
+		if s.kl != nil || !strings.Contains(s.Skipped[path], want) {
+			t.Errorf("%s: skipped = %v, want %q", path, s.Skipped, want)
+		}
 	}
 }
 
@@ -202,13 +220,13 @@ func TestHostileKernelLines(t *testing.T) {
 		{"3,347,1234567896,-;critical medium error, dev sda, sector 2048 op 0x0:(READ) flags 0x0 phys_seg 1 prio class 0\n SUBSYSTEM=block\n", 1},
 	} {
 		done := false
-		k := &kmsgTail{disks: keys, rec: make([]byte, 8192), readRec: func(b []byte) (int, error) {
+		k := &kmsgTail{disks: keys, log: hostfs.ReplayKernelLog(pathKmsg, func(b []byte) (int, error) {
 			if done {
 				return 0, unix.EAGAIN
 			}
 			done = true
 			return copy(b, c.rec), nil
-		}}
+		})}
 		if ev := k.read(); len(ev) != c.want || c.want == 1 && ev[0].Disk != "sda" {
 			t.Errorf("%q: events %+v, want %d on sda", c.rec, ev, c.want)
 		}
