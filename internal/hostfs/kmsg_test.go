@@ -9,6 +9,40 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// TestKernelLogAppend: records become dmesg lines, user-space records
+// and malformed ones are left out, an overwritten record (EPIPE) is
+// skipped, and max stops the read.
+func TestKernelLogAppend(t *testing.T) {
+	recs := []any{
+		"6,1,1000000,-;ata1: SATA link up 6.0 Gbps\n SUBSYSTEM=scsi\n",
+		unix.EPIPE,
+		"12,3,3000000,-;ata1.00: error: { UNC }\n",
+		"no header",
+		"3,5,5000000,-;critical medium error, dev sdb, sector 8\n",
+	}
+	replay := func() *KernelLog {
+		i := 0
+		return ReplayKernelLog("kmsg", func(b []byte) (int, error) {
+			if i == len(recs) {
+				return 0, unix.EAGAIN
+			}
+			i++
+			if err, ok := recs[i-1].(error); ok {
+				return 0, err
+			}
+			return copy(b, recs[i-1].(string)), nil
+		})
+	}
+	got, err := replay().Append(nil, 1<<20)
+	want := "[    1.000000] ata1: SATA link up 6.0 Gbps\n[    5.000000] critical medium error, dev sdb, sector 8\n"
+	if err != nil || string(got) != want {
+		t.Errorf("Append = %q, %v; want %q", got, err, want)
+	}
+	if got, _ := replay().Append(nil, 10); string(got) != "[    1.000000] ata1: SATA link up 6.0 Gbps\n" {
+		t.Errorf("capped at 10 bytes: %q", got)
+	}
+}
+
 // TestKernelLogRefusesOthers: a regular file, a FIFO or a link at the
 // kernel log's path is not the kernel log: refused with an error naming
 // the path and what it is, never read (a FIFO must not hang the reader).
@@ -41,39 +75,5 @@ func TestKernelLogRefusesOthers(t *testing.T) {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want %q", path, err, want)
 		}
-	}
-}
-
-// TestKernelLogAppend: records become dmesg lines, user-space records
-// and malformed ones are left out, an overwritten record (EPIPE) is
-// skipped, and max stops the read.
-func TestKernelLogAppend(t *testing.T) {
-	recs := []any{
-		"6,1,1000000,-;ata1: SATA link up 6.0 Gbps\n SUBSYSTEM=scsi\n",
-		unix.EPIPE,
-		"12,3,3000000,-;ata1.00: error: { UNC }\n",
-		"no header",
-		"3,5,5000000,-;critical medium error, dev sdb, sector 8\n",
-	}
-	replay := func() *KernelLog {
-		i := 0
-		return ReplayKernelLog("kmsg", func(b []byte) (int, error) {
-			if i == len(recs) {
-				return 0, unix.EAGAIN
-			}
-			i++
-			if err, ok := recs[i-1].(error); ok {
-				return 0, err
-			}
-			return copy(b, recs[i-1].(string)), nil
-		})
-	}
-	got, err := replay().Append(nil, 1<<20)
-	want := "[    1.000000] ata1: SATA link up 6.0 Gbps\n[    5.000000] critical medium error, dev sdb, sector 8\n"
-	if err != nil || string(got) != want {
-		t.Errorf("Append = %q, %v; want %q", got, err, want)
-	}
-	if got, _ := replay().Append(nil, 10); string(got) != "[    1.000000] ata1: SATA link up 6.0 Gbps\n" {
-		t.Errorf("capped at 10 bytes: %q", got)
 	}
 }
