@@ -124,8 +124,8 @@ func runTuneShare(ctx context.Context, o *tuneOptions, env *Env) error {
 			notes = append(notes, "block knobs: not tried: no path for the share in "+o.SmbConf)
 		}
 	case "nfs":
-		if b, err := os.ReadFile(tune.NfsdThreads); err == nil {
-			if n, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+		if v, err := hostfs.Live().ReadString(tune.NfsdThreads); err == nil {
+			if n, err := strconv.Atoi(v); err == nil {
 				if k, ok := tune.NfsdKnob(n, runtime.NumCPU(), h.Memory.TotalBytes); ok {
 					knobs = append(knobs, k)
 				}

@@ -29,9 +29,12 @@
 // regular): every open is O_NONBLOCK and checked with fstat before a byte
 // is read, so a FIFO or a device node planted in a tree (or in /etc) is an
 // error naming the file and its type (ErrNotRegular), never a hang.
-// ReadHead alone also reads block devices (a superblock). Files that hold
-// secrets are never read, and what is read passes the one redaction layer
-// of redact.go before any probe or the snapshot recorder sees it.
+// ReadHead alone also reads block devices (a superblock); the live kernel
+// log, a character device, has its own reader (KernelLog, kmsg.go), which
+// checks it is one. Files that hold secrets are never read, and what is
+// read passes the one redaction layer of redact.go before any probe or
+// the snapshot recorder sees it (the kernel log's lines through
+// RedactCommand, as a captured dmesg's).
 package hostfs
 
 import (

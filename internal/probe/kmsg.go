@@ -12,9 +12,10 @@ import (
 	"github.com/nastune/nastune/internal/parse/kmsg"
 )
 
-// kernelLog reads the kernel log (live: /dev/kmsg, without blocking;
-// captured: .nastune/commands/dmesg.txt in dmesg's own format) and maps
-// each storage line to the disk it names.
+// kernelLog reads the kernel log (live: /dev/kmsg through hostfs's one
+// kernel-log reader, hostfs.KernelLog, without blocking; captured:
+// .nastune/commands/dmesg.txt in dmesg's own format) and maps each
+// storage line to the disk it names.
 func (p *prober) kernelLog(disks []*facts.BlockDevice) {
 	var b []byte
 	var src string
@@ -29,8 +30,9 @@ func (p *prober) kernelLog(disks []*facts.BlockDevice) {
 		defer release()
 		b = log
 		// The one redaction layer, as Command applies it to a captured
-		// dmesg: /dev/kmsg is read past hostfs, and the kernel command
-		// line it logs can hold passwords.
+		// dmesg: /dev/kmsg is read past Root's file reads (a device,
+		// not a file), and the kernel command line it logs can hold
+		// passwords.
 		b = hostfs.RedactCommand([]string{"dmesg"}, b)
 		src = pathKmsg
 		// A snapshot keeps only the storage lines (not the kernel command

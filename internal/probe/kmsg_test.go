@@ -108,7 +108,7 @@ func TestKmsgLinesDropsUserRecords(t *testing.T) {
 		i++
 		return copy(b, recs[i-1]), nil
 	}
-	b, err := kmsgLines(read, pathKmsg, kmsgMax)
+	b, err := hostfs.ReplayKernelLog(pathKmsg, read).Append(nil, kmsgMax)
 	if err != nil {
 		t.Fatal(err)
 	}

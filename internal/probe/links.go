@@ -3,11 +3,11 @@ package probe
 import (
 	"path"
 	"regexp"
-	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/nastune/nastune/internal/facts"
+	"github.com/nastune/nastune/internal/parse/kernfmt"
 )
 
 // Bus links on the way to disks and NICs: the PCI Express link of every
@@ -53,40 +53,9 @@ func (p *prober) pciDevice(addr, devDir string) {
 	}
 	d.CurWidth, _ = p.optInt(dir + "current_link_width")
 	d.MaxWidth, _ = p.optInt(dir + "max_link_width")
-	if s, ok := p.optional(dir + "current_link_speed"); ok {
-		d.CurGTs = parseGTs(s)
-	}
-	if s, ok := p.optional(dir + "max_link_speed"); ok {
-		d.MaxGTs = parseGTs(s)
-	}
+	d.CurGTs = linkSpeed(p, dir+"current_link_speed", kernfmt.PCIeLinkSpeed)
+	d.MaxGTs = linkSpeed(p, dir+"max_link_speed", kernfmt.PCIeLinkSpeed)
 	p.h.PCI[addr] = d
-}
-
-// parseGTs reads "8.0 GT/s PCIe", "5 GT/s", "2.5 GT/s" (0 for "Unknown").
-func parseGTs(s string) float64 {
-	f := strings.Fields(s)
-	if len(f) < 2 || !strings.HasPrefix(f[1], "GT/s") {
-		return 0
-	}
-	v, err := strconv.ParseFloat(f[0], 64)
-	if err != nil || v <= 0 {
-		return 0
-	}
-	return v
-}
-
-// parseGbps reads sata_spd values: "6.0 Gbps", "1.5 Gbps" (0 for
-// "<unknown>").
-func parseGbps(s string) float64 {
-	f := strings.Fields(s)
-	if len(f) < 2 || f[1] != "Gbps" { // units:input
-		return 0
-	}
-	v, err := strconv.ParseFloat(f[0], 64)
-	if err != nil || v <= 0 {
-		return 0
-	}
-	return v
 }
 
 // sataLink reads /sys/class/ata_link/linkN for the ataN port in a disk's
@@ -103,12 +72,32 @@ func (p *prober) sataLink(real string) *facts.SATALink {
 		if !ok {
 			return nil
 		}
-		l := &facts.SATALink{Link: "link" + m[1], SpeedGbps: parseGbps(spd), SpeedRaw: strings.TrimSpace(spd)}
+		l := &facts.SATALink{Link: "link" + m[1], SpeedGbps: p.linkRate(dir+"sata_spd", spd, kernfmt.SATALinkSpeed), SpeedRaw: strings.TrimSpace(spd)}
 		if lim, ok := p.optional(dir + "hw_sata_spd_limit"); ok {
-			l.LimitGbps = parseGbps(lim)
+			l.LimitGbps = p.linkRate(dir+"hw_sata_spd_limit", lim, kernfmt.SATALinkSpeed)
 			l.LimitRaw = strings.TrimSpace(lim)
 		}
 		return l
 	}
 	return nil
+}
+
+// linkSpeed reads a link speed attribute with its kernfmt parser: 0 when
+// it is missing.
+func linkSpeed(p *prober, path string, parse func(string) (float64, error)) float64 {
+	s, ok := p.optional(path)
+	if !ok {
+		return 0
+	}
+	return p.linkRate(path, s, parse)
+}
+
+// linkRate parses the link speed s read from path: 0 when the kernel does
+// not know it; a malformed value is recorded as not collected.
+func (p *prober) linkRate(path, s string, parse func(string) (float64, error)) float64 {
+	v, err := parse(s)
+	if err != nil {
+		p.skip(path, err.Error())
+	}
+	return v
 }

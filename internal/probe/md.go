@@ -2,7 +2,6 @@ package probe
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/nastune/nastune/internal/facts"
@@ -96,8 +95,10 @@ func (p *prober) mdArray(a kernfmt.MDStat) facts.MDArray {
 		}
 	}
 	if v, ok := p.optional(dir + "sync_speed"); ok {
-		if n, err := strconv.Atoi(v); err == nil {
+		if n, err := kernfmt.ParseMDSyncSpeed(v); err == nil {
 			m.SyncSpeed = n
+		} else {
+			p.skip(dir+"sync_speed", err.Error())
 		}
 	}
 	m.SyncMin, _ = speedLimit(p, dir+"sync_speed_min")
@@ -140,17 +141,15 @@ func mdMembersOf(p *prober, a kernfmt.MDStat) []facts.MDMember {
 	return out
 }
 
-// speedLimit reads "1000 (system)" or "50000 (local)".
+// speedLimit reads md/sync_speed_min or _max with kernfmt.ParseMDSyncLimit.
 func speedLimit(p *prober, path string) (int, bool) {
 	v, ok := p.optional(path)
 	if !ok {
 		return 0, false
 	}
-	f := strings.Fields(v)
-	if len(f) == 0 {
-		p.skip(path, "empty")
-		return 0, false
+	n, system, err := kernfmt.ParseMDSyncLimit(v)
+	if err != nil {
+		p.skip(path, err.Error())
 	}
-	n, _ := strconv.Atoi(f[0])
-	return n, len(f) > 1 && f[1] == "(system)"
+	return n, system
 }

@@ -105,9 +105,19 @@ func treesIn(dir string) ([]string, error) {
 // was not recorded when the text was taken) is rejected, and so is a source
 // marked "no repository path recorded": a title alone cannot be checked.
 // When a source cannot be found again, the data is replaced by data from a
-// source that can be cited, never given a guessed address.
+// source that can be cited, never given a guessed address. An ORIGIN says
+// where the data is published, not how it was found: a line naming the
+// search tool or index it came through (howFound) is rejected too.
 func CheckOrigin(text string) error {
 	hasSource := false
+	lower := strings.ToLower(text)
+	for i, line := range strings.Split(lower, "\n") {
+		for _, w := range howFound {
+			if strings.Contains(line, w) {
+				return fmt.Errorf("line %d: %q says how the data was found, not where it is published; name the source (project, path, commit; or title, site, author, date)", i+1, w)
+			}
+		}
+	}
 	for i, line := range strings.Split(text, "\n") {
 		key, val, ok := strings.Cut(line, ":")
 		if !ok {
@@ -131,3 +141,7 @@ func CheckOrigin(text string) error {
 	}
 	return nil
 }
+
+// howFound is wording that says how data was found (the tool or index it
+// came through) rather than where it is published.
+var howFound = []string{"code index", "search corpus", "search tool", "search index", "document id", "found through", "found via", "found using"}

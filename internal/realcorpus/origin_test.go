@@ -27,6 +27,21 @@ func TestOrigin(t *testing.T) {
 			t.Errorf("%s/ORIGIN: %v (if the source cannot be found, move the tree to testdata/unsourced)", n, err)
 		}
 	}
+	// The per-file ORIGINs of the folders that are not trees (smart, kmsg,
+	// the kernel lab's recordings) say where each file is published too.
+	all, err := filepath.Glob(filepath.Join(realcorpus.Dir(), "*", "ORIGIN"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range all {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := realcorpus.CheckOrigin(string(b)); err != nil {
+			t.Errorf("%s: %v", p, err)
+		}
+	}
 	others, err := realcorpus.UnsourcedTrees()
 	if err != nil {
 		t.Fatal(err)
@@ -60,6 +75,9 @@ func TestCheckOrigin(t *testing.T) {
 		{"address not a URL", "source: a forum thread\naddress: the forum's Samba section\n", false},
 		{"no repository path", "source: public post/guide \"x\" (nastune search corpus document id 1; no repository path recorded)\n", false},
 		{"no source", "taken: /proc/mdstat\nlicense: Apache-2.0\n", false},
+		{"how found", "source: blog post \"x\", author a, 2009-08-20 (found through the code index, which did not name the repository)\n", false},
+		{"how found, list form", "# Real outputs. One line per file:\nx.txt <- post \"y\", Ubuntu Forums, by z, 2008-12-31 (nastune search corpus document id 1)\n", false},
+		{"list form", "# Real outputs. One line per file:\nx.txt <- schilling-ryan/server-utils smart_stats.sh @65aeeaf (GPL-3.0)\n", true},
 	} {
 		err := realcorpus.CheckOrigin(c.text)
 		if (err == nil) != c.ok {

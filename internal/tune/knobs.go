@@ -153,7 +153,7 @@ func Knobs(sys string, devs []Device, h *facts.Host) []Knob {
 		if d.Kind == "md" {
 			sc := filepath.Join(sys, "block", d.Name, "md", "stripe_cache_size")
 			cur, err := readInt(sc)
-			disks, derr := readInt(filepath.Join(sys, "block", d.Name, "md", "raid_disks"))
+			disks, derr := raidDisks(filepath.Join(sys, "block", d.Name, "md", "raid_disks"))
 			if err == nil && derr == nil && disks > 0 {
 				k := Knob{Path: "/sys/block/" + d.Name + "/md/stripe_cache_size", Device: d.Name, Attr: "stripe_cache_size", Current: strconv.Itoa(cur), Ladder: true}
 				for _, v := range StripeCacheLadder {
@@ -275,6 +275,17 @@ func readInt(p string) (int, error) {
 		return 0, err
 	}
 	return strconv.Atoi(strings.TrimSpace(string(b)))
+}
+
+// raidDisks reads md/raid_disks with kernfmt.ParseMDRaidDisks: during a
+// reshape ("5 (4)") md holds stripes for the larger of the two counts.
+func raidDisks(p string) (int, error) {
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return 0, err
+	}
+	now, before, err := kernfmt.ParseMDRaidDisks(string(b))
+	return max(now, before), err
 }
 
 // readChoice reads a bracketed choice list: "none [mq-deadline] kyber".

@@ -152,9 +152,9 @@ func (s *Sampler) readCgroup(dir string) cgRaw {
 		return c
 	}
 	if b := q("cpu.cfs_quota_us"); b != nil {
-		qu, err1 := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
-		p, err2 := strconv.ParseInt(strings.TrimSpace(string(q("cpu.cfs_period_us"))), 10, 64)
-		if err1 == nil && err2 == nil && qu > 0 && p > 0 {
+		var qb [24]byte
+		quota := append(qb[:0], b...) // q reuses the buffer for the period
+		if qu, p, err := kernfmt.CFSQuota(quota, q("cpu.cfs_period_us")); err == nil && qu > 0 {
 			c.quota = float64(qu) / float64(p)
 		}
 	}

@@ -1,13 +1,11 @@
 package watch
 
 import (
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
 
-	"golang.org/x/sys/unix"
-
+	"github.com/nastune/nastune/internal/hostfs"
 	"github.com/nastune/nastune/internal/parse/kmsg"
 	"github.com/nastune/nastune/internal/units"
 )
@@ -28,59 +26,47 @@ var errorKinds = map[string]bool{
 	"md-read-error": true, "md-failed": true,
 }
 
-// kmsgTail reads the records the kernel logs after it was opened: the
-// file is opened O_NONBLOCK and positioned at the end (SEEK_END on
-// /dev/kmsg), and each interval reads until EAGAIN, so a watch never
-// blocks on the log and never re-reads what was there before it started.
+// kmsgTail follows the kernel log from when the watch began: hostfs's
+// kernel-log reader (the one the audit reads the whole log with, which
+// refuses anything but a character device) positioned at the end, read
+// until EAGAIN each interval, so a watch never blocks on the log and
+// never re-reads what was there before it started.
 type kmsgTail struct {
-	fd int
-	// readRec reads one record (unix.Read on fd; a test replays records).
-	readRec func([]byte) (int, error)
+	log *hostfs.KernelLog
 	// disks maps kernel-log names (ata3, 2:0:0:0, 2-1, nvme0, sdb1) to
 	// whole disks: Options.KernelLogDisks, from probe.KernelLogDisks.
 	disks map[string]string
-	rec   []byte
+	lines []byte // the interval's lines, reused
 }
 
 // pathKmsg is the kernel log device (a variable for tests).
-var pathKmsg = "/dev/kmsg"
+var pathKmsg = hostfs.KmsgPath
 
 // maxEventsPerSample bounds what one interval keeps of a flooding log.
 const maxEventsPerSample = 64
 
+// maxLogPerSample bounds what one interval reads of a flooding log.
+const maxLogPerSample = 1 << 20
+
 func openKmsgTail(name string) (*kmsgTail, error) {
-	fd, err := unix.Open(name, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
+	log, err := hostfs.OpenKernelLog(name)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w (the kernel log needs root, or kernel.dmesg_restrict=0)", name, err)
+		return nil, err
 	}
-	if _, err := unix.Seek(fd, 0, unix.SEEK_END); err != nil {
-		unix.Close(fd)
-		return nil, fmt.Errorf("%s: %w", name, err)
+	if err := log.SeekEnd(); err != nil {
+		log.Close()
+		return nil, err
 	}
-	k := &kmsgTail{fd: fd, rec: make([]byte, 8192)}
-	k.readRec = func(b []byte) (int, error) { return unix.Read(k.fd, b) }
-	return k, nil
+	return &kmsgTail{log: log}, nil
 }
 
-func (k *kmsgTail) Close() error { return unix.Close(k.fd) }
+func (k *kmsgTail) Close() error { return k.log.Close() }
 
 // read returns the storage error events logged since the last read;
-// records user space wrote are no events (kmsg.FormatRecord drops them).
+// records user space wrote are no events (kmsg.AppendRecord drops them).
 func (k *kmsgTail) read() []KernelEvent {
-	var lines []byte
-	for {
-		n, err := k.readRec(k.rec)
-		if errors.Is(err, unix.EPIPE) || errors.Is(err, unix.EINTR) {
-			continue // records overwritten while reading: go on with the next
-		}
-		if err != nil || n == 0 {
-			break
-		}
-		if l, ok := kmsg.FormatRecord(k.rec[:n]); ok {
-			lines = append(append(lines, l...), '\n')
-		}
-	}
-	return classify(lines, k.disks)
+	k.lines, _ = k.log.Append(k.lines[:0], maxLogPerSample) // an unreadable log has no events this interval
+	return classify(k.lines, k.disks)
 }
 
 // classify turns log lines into error events mapped to disks (disks as

@@ -10,6 +10,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/nastune/nastune/internal/facts"
+	"github.com/nastune/nastune/internal/hostfs"
 	"github.com/nastune/nastune/internal/probe"
 )
 
@@ -124,15 +125,26 @@ func TestKernelErrorsNameTheDisk(t *testing.T) {
 	}
 }
 
-// Without the kernel log (not root) the watch lists it as not collected.
+// Without the kernel log the watch lists it as not collected; a FIFO at
+// its path is refused (hostfs.KernelLog: not a character device), not
+// followed.
 func TestKernelLogNotCollected(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "kmsg")
+	if err := unix.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	old := pathKmsg
-	pathKmsg = filepath.Join(t.TempDir(), "kmsg")
 	defer func() { pathKmsg = old }()
-	s := &Sampler{Skipped: map[string]string{}, devs: map[string]devInfo{"sda": {}}}
-	s.openKernelLog()
-	if s.kl != nil || !strings.Contains(s.Skipped[pathKmsg], "needs root") {
-		t.Fatalf("skipped = %v", s.Skipped)
+	for _, c := range []struct{ path, want string }{
+		{fifo + ".none", "no such file"},
+		{fifo, "not a character device (a FIFO)"},
+	} {
+		pathKmsg = c.path
+		s := &Sampler{Skipped: map[string]string{}, devs: map[string]devInfo{"sda": {}}}
+		s.openKernelLog()
+		if s.kl != nil || !strings.Contains(s.Skipped[c.path], c.want) {
+			t.Errorf("%s: skipped = %v, want %q", c.path, s.Skipped, c.want)
+		}
 	}
 }
 
@@ -202,13 +214,13 @@ func TestHostileKernelLines(t *testing.T) {
 		{"3,347,1234567896,-;critical medium error, dev sda, sector 2048 op 0x0:(READ) flags 0x0 phys_seg 1 prio class 0\n SUBSYSTEM=block\n", 1},
 	} {
 		done := false
-		k := &kmsgTail{disks: keys, rec: make([]byte, 8192), readRec: func(b []byte) (int, error) {
+		k := &kmsgTail{disks: keys, log: hostfs.ReplayKernelLog(pathKmsg, func(b []byte) (int, error) {
 			if done {
 				return 0, unix.EAGAIN
 			}
 			done = true
 			return copy(b, c.rec), nil
-		}}
+		})}
 		if ev := k.read(); len(ev) != c.want || c.want == 1 && ev[0].Disk != "sda" {
 			t.Errorf("%q: events %+v, want %d on sda", c.rec, ev, c.want)
 		}

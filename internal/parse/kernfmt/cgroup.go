@@ -110,6 +110,26 @@ func CPUMax(b []byte) (quota int64, period uint64, err error) {
 	return int64(q), p, nil
 }
 
+// CFSQuota reads cgroup v1's cpu.cfs_quota_us and cpu.cfs_period_us
+// (Documentation/scheduler/sched-bwc.rst): the quota in microseconds per
+// period, -1 for no limit (the file's own "-1"), and the period, as CPUMax
+// returns cgroup v2's cpu.max.
+func CFSQuota(quotaFile, periodFile []byte) (quota int64, period uint64, err error) {
+	p, ok := dec(bytes.TrimSpace(periodFile))
+	if !ok || p == 0 {
+		return 0, 0, perr.Input("cpu.cfs_period_us %q: want a number of microseconds", clip(string(periodFile)))
+	}
+	q := bytes.TrimSpace(quotaFile)
+	if string(q) == "-1" {
+		return -1, p, nil
+	}
+	v, ok := dec(q)
+	if !ok || v == 0 || v > 1<<62 {
+		return 0, 0, perr.Input("cpu.cfs_quota_us %q: want -1 or a number of microseconds", clip(string(quotaFile)))
+	}
+	return int64(v), p, nil
+}
+
 // IOLimit is one device's limits from io.max (v2) or the
 // blkio.throttle.*_device files (v1); 0 means no limit.
 type IOLimit struct {

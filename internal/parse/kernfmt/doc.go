@@ -8,6 +8,9 @@
 //	/proc/spl/kstat/zfs/*          KStat
 //	/proc/mdstat                   ParseMDStat
 //	/sys/block/mdX/md/raid_disks   ParseMDRaidDisks
+//	md/sync_speed, sync_speed_min/max  ParseMDSyncSpeed, ParseMDSyncLimit
+//	PCI current/max_link_speed     PCIeLinkSpeed
+//	ata_link sata_spd, sata_spd_limit  SATALinkSpeed
 //	/proc/self/mounts              Mounts
 //	/proc/self/mountinfo           MountInfoSource
 //	/proc/swaps                    Swaps
@@ -25,7 +28,8 @@
 //	/proc/vmstat                   Vmstat
 //	/proc/PID/stat, schedstat      ProcStat, Schedstat
 //	/proc/PID/cgroup, cgroup files ProcCgroup, CgroupMounts, ParseCPUStat, CPUMax,
-//	                               IOMax, IOStat, BlkioThrottle, BlkioServiced
+//	                               IOMax, IOStat, BlkioThrottle, BlkioServiced,
+//	                               CFSQuota (v1 cpu.cfs_quota_us, cpu.cfs_period_us)
 //	/run/udev/data/*               Udev
 //	/proc/sys/kernel/osrelease     KernelRelease
 //	sysfs choice lists             Choice (queue/scheduler: "none [mq-deadline]")

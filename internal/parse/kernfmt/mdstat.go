@@ -161,3 +161,43 @@ func ParseMDRaidDisks(s string) (now, before int, err error) {
 	}
 	return now, before, nil
 }
+
+// ParseMDSyncSpeed reads md/sync_speed, the current resync or recovery
+// rate in KiB/s (md.c sync_speed_show: "none" when no sync runs, which is
+// 0 and no error).
+func ParseMDSyncSpeed(s string) (int, error) {
+	s = strings.TrimSpace(s)
+	if s == "none" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 {
+		return 0, lineErr(1, "sync_speed %q is not a number or none", clip(s))
+	}
+	return n, nil
+}
+
+// ParseMDSyncLimit reads md/sync_speed_min or sync_speed_max (md.c
+// sync_min_show, sync_max_show): "1000 (system)" or "50000 (local)", the
+// limit in KiB/s per device and whether it is the system-wide default
+// (dev.raid.speed_limit_min/max) or the array's own.
+func ParseMDSyncLimit(s string) (kibs int, system bool, err error) {
+	f := strings.Fields(s)
+	if len(f) == 0 || len(f) > 2 {
+		return 0, false, lineErr(1, "sync speed limit %q is not N (system) or N (local)", clip(s))
+	}
+	kibs, err = strconv.Atoi(f[0])
+	if err != nil || kibs < 0 {
+		return 0, false, lineErr(1, "sync speed limit %q is not N (system) or N (local)", clip(s))
+	}
+	if len(f) == 2 {
+		switch f[1] {
+		case "(system)":
+			system = true
+		case "(local)":
+		default:
+			return 0, false, lineErr(1, "sync speed limit %q is not N (system) or N (local)", clip(s))
+		}
+	}
+	return kibs, system, nil
+}
