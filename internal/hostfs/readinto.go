@@ -39,26 +39,15 @@ func (r *Root) ReadInto(name string, buf []byte) ([]byte, error) {
 	if err := counterName(name); err != nil {
 		return buf[:0], err
 	}
-	var f io.Reader
-	if r.tree == nil {
-		// Live: the descriptor itself, not an os.File (whose
-		// non-blocking descriptor would be offered to the poller): a
-		// sampler reads hundreds of these a second.
-		fd, _, err := openLive(name, kindFile)
-		if err != nil {
-			return buf[:0], err
-		}
-		defer unix.Close(fd)
-		f = fdReader(fd)
-	} else {
-		of, _, err := r.open(name, kindFile)
-		if err != nil {
-			return buf[:0], err
-		}
-		defer of.Close()
-		f = of
+	// The descriptor itself, not an os.File (whose non-blocking
+	// descriptor would be offered to the poller): a sampler reads
+	// hundreds of these a second.
+	fd, _, err := r.openFD(name, kindFile)
+	if err != nil {
+		return buf[:0], err
 	}
-	return readAll(f, name, buf)
+	defer unix.Close(fd)
+	return readAll(fdReader(fd), name, buf)
 }
 
 // counterName refuses what ReadInto and OpenCounter do not read.
