@@ -1,7 +1,9 @@
 package hostfs
 
 import (
+	"cmp"
 	"io/fs"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -124,18 +126,23 @@ func openat(dirfd int, name string, flags int) (int, error) {
 	}
 }
 
-// evict closes the least recently used folder. Its children stay valid
-// (each holds its own descriptor).
+// evict closes the least recently used quarter of the held folders, in
+// one pass over them (one pass per folder opened cost a large tree 6% of
+// its CPU). Their children stay valid (each holds its own descriptor).
 func (d *dirs) evict() {
-	var old string
-	var oldest uint64
-	for p, h := range d.held {
-		if old == "" || h.used < oldest {
-			old, oldest = p, h.used
-		}
+	type aged struct {
+		p    string
+		used uint64
 	}
-	unix.Close(d.held[old].fd)
-	delete(d.held, old)
+	all := make([]aged, 0, len(d.held))
+	for p, h := range d.held {
+		all = append(all, aged{p, h.used})
+	}
+	slices.SortFunc(all, func(a, b aged) int { return cmp.Compare(a.used, b.used) })
+	for _, a := range all[:max(1, len(all)/4)] {
+		unix.Close(d.held[a.p].fd)
+		delete(d.held, a.p)
+	}
 }
 
 // at runs f on the held parent folder of real path p and p's last
