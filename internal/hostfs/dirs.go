@@ -39,7 +39,7 @@ type dirs struct {
 	top      int // DIR, opened O_DIRECTORY
 	held     map[string]*heldDir
 	tick     uint64
-	resolved map[string]string // folder as a probe names it → its real path
+	resolved map[string]string // folder (or link) as a probe names it → its real path
 	// The last lstat: open checks the type of the path resolve just
 	// looked at without a second fstatat (fstat after open checks again).
 	lastPath string
@@ -272,11 +272,16 @@ func (f *fileInfo) Sys() any {
 // lookups are) is joined to its folder's real path here, with the one
 // fstatat a walk would make (none when the last link is not followed):
 // pathwalk.Walk gives the same answer for it. Links, "." and ".." go
-// through Walk.
+// through Walk, and a name that ended on a link followed is kept with its
+// answer, as a folder is. (A cached answer is only where to look: every
+// open is still one component on a held folder, not following a link.)
 func (d *dirs) resolve(name string, follow bool) (string, error) {
 	name = strings.TrimRight(name, "/")
 	if name == "" {
 		return "/", nil
+	}
+	if p, ok := d.resolved[name]; ok && follow {
+		return p, nil // a folder, or a link resolved before
 	}
 	folder, last := splitLast(name)
 	start, ok := d.resolved[folder]
@@ -285,10 +290,7 @@ func (d *dirs) resolve(name string, follow bool) (string, error) {
 		if start, err = d.resolve(folder, true); err != nil {
 			return "", err
 		}
-		if len(d.resolved) >= maxResolved {
-			clear(d.resolved)
-		}
-		d.resolved[folder] = start
+		d.remember(folder, start)
 	}
 	if last != "." && last != ".." && last != "" {
 		p := start + "/" + last
@@ -306,7 +308,23 @@ func (d *dirs) resolve(name string, follow bool) (string, error) {
 			return p, nil
 		}
 	}
-	return walkFrom(splitPath(start), []string{last}, follow, true, d.isLink, d.readlink, nil)
+	p, err := walkFrom(splitPath(start), []string{last}, follow, true, d.isLink, d.readlink, nil)
+	if err == nil && follow {
+		// A link (sysfs's /sys/block/sda, /sys/class/net/eth0) is
+		// looked up again and again, and its target is a walk of a
+		// dozen components.
+		d.remember(name, p)
+	}
+	return p, err
+}
+
+// remember keeps what name resolves to (links followed), within
+// maxResolved names.
+func (d *dirs) remember(name, real string) {
+	if len(d.resolved) >= maxResolved {
+		clear(d.resolved)
+	}
+	d.resolved[name] = real
 }
 
 // splitLast splits an absolute path into its folder and last component:
