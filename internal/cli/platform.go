@@ -65,10 +65,14 @@ var clientConstructors = map[string]func(*Env) *cobra.Command{
 	"bench": newBenchCmd, "calc": newCalcCmd, "version": newVersionCmd,
 }
 
-// addCommands builds root's commands for goos.
-func addCommands(root *cobra.Command, env *Env, goos string) {
+// addCommands builds root's commands for goos: those whose first word is
+// only, or all when only is "".
+func addCommands(root *cobra.Command, env *Env, goos, only string) {
 	runs, stubs := commandSet(goos)
 	for _, path := range runs {
+		if only != "" && firstWord(path) != only {
+			continue
+		}
 		mk := clientConstructors[path]
 		if mk == nil {
 			mk = linuxCommands[path]
@@ -84,8 +88,38 @@ func addCommands(root *cobra.Command, env *Env, goos string) {
 		root.RunE = func(*cobra.Command, []string) error { return linuxOnlyError(goos, linuxOnlyCommands[0]) }
 	}
 	for _, c := range stubs {
+		if only != "" && firstWord(c.Path) != only {
+			continue
+		}
 		parentOf(root, c.Path).AddCommand(linuxOnlyStub(goos, c))
 	}
+}
+
+// commandWord is the command args run when args start with the first
+// word of one of goos's commands ("audit --root x": "audit"), so only it
+// need be built; otherwise "" (no command: the root's own run; a flag
+// first; help, completion, a mistyped command: the whole tree).
+func commandWord(args []string, goos string) string {
+	if len(args) == 0 {
+		return ""
+	}
+	runs, stubs := commandSet(goos)
+	for _, p := range runs {
+		if firstWord(p) == args[0] {
+			return args[0]
+		}
+	}
+	for _, c := range stubs {
+		if firstWord(c.Path) == args[0] {
+			return args[0]
+		}
+	}
+	return ""
+}
+
+func firstWord(path string) string {
+	w, _, _ := strings.Cut(path, " ")
+	return w
 }
 
 // parentOf is the command a path's last word goes under ("bench disk":

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // openFDs counts this process's open descriptors.
@@ -85,7 +87,7 @@ func TestTreeChangesWhileRead(t *testing.T) {
 			if evict {
 				r.tree.mu.Lock()
 				for p, h := range r.tree.held {
-					h.root.Close()
+					unix.Close(h.fd)
 					delete(r.tree.held, p)
 				}
 				r.tree.mu.Unlock()

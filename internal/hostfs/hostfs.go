@@ -11,8 +11,8 @@
 // the way chroot(2) would: an absolute target such as "/sys/devices/x" means
 // DIR/sys/devices/x, and ".." never climbs above DIR: the walk and its link
 // policy are internal/pathwalk's (the one path walker; hostfs is its
-// reader, following every link of the tree, confined). Every open goes
-// through os.Root, one component at a time on folders held open (dirs.go),
+// reader, following every link of the tree, confined). Every open is of
+// one component, not following a link, on a folder held open (dirs.go),
 // so even a tree that changes while it is read cannot lead a read outside
 // DIR, and a tree is walked once: a lookup costs an fstatat or an openat
 // on its folder, not a walk from the top.
@@ -100,11 +100,11 @@ func Open(dir string) (*Root, error) {
 	if clean := path.Clean(dir); clean == "/" {
 		return Live(), nil
 	}
-	r, err := os.OpenRoot(dir)
+	d, err := openTop(dir)
 	if err != nil {
 		return nil, fmt.Errorf("host root %s: %w", dir, err)
 	}
-	return &Root{dir: dir, tree: newDirs(r)}, nil
+	return &Root{dir: dir, tree: d}, nil
 }
 
 // IsLive reports whether the root is the running system. Probes that need a
@@ -133,33 +133,18 @@ func (r *Root) ReadFile(name string) ([]byte, error) {
 }
 
 func (r *Root) readFile(name string) ([]byte, error) {
-	if r.tree == nil {
-		// The live system's files (250 of them in an audit) are read on
-		// the descriptor itself: an *os.File registers with the runtime's
-		// poller (fcntl and two epoll_ctl per file: the descriptor is
-		// O_NONBLOCK) and io.ReadAll grows its buffer from 512 bytes.
-		fd, real, err := openLive(name, kindFile)
-		if err != nil {
-			return nil, err
-		}
-		data, err := readFD(fd, MaxFileSize)
-		unix.Close(fd)
-		if err != nil {
-			return nil, &fs.PathError{Op: "read", Path: name, Err: err}
-		}
-		return Redact(real, data), nil
-	}
-	f, real, err := r.open(name, kindFile)
+	// Files (250 of them in a live audit, 700 in a large captured tree)
+	// are read on the descriptor itself: an *os.File registers with the
+	// runtime's poller (fcntl and two epoll_ctl per file: the descriptor
+	// is O_NONBLOCK) and io.ReadAll grows its buffer from 512 bytes.
+	fd, real, err := r.openFD(name, kindFile)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	data, err := readFD(fd, MaxFileSize)
+	unix.Close(fd)
 	if err != nil {
-		return nil, &fs.PathError{Op: "read", Path: name, Err: unwrapPathErr(err)}
-	}
-	if len(data) > MaxFileSize {
-		return nil, &fs.PathError{Op: "read", Path: name, Err: ErrTooLarge}
+		return nil, &fs.PathError{Op: "read", Path: name, Err: err}
 	}
 	return Redact(real, data), nil
 }
@@ -234,8 +219,21 @@ func (r *Root) statRaw(name string) (fs.FileInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	return at(r.tree, p, func(dir *os.Root, base string) (fs.FileInfo, error) { return dir.Stat(base) })
+	// p has no link in it (resolve followed them all), unless the tree
+	// changed since: then it is an error, not a link followed.
+	fi, err := r.tree.lstat(p)
+	if err != nil {
+		return nil, &fs.PathError{Op: "stat", Path: name, Err: err}
+	}
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		return nil, &fs.PathError{Op: "stat", Path: name, Err: errChanged}
+	}
+	return fi, nil
 }
+
+// errChanged is a captured tree that changed while it was read: a path
+// resolved to a link.
+var errChanged = errors.New("the captured tree changed while it was read")
 
 // Lstat describes name itself, not what a final symlink points to.
 func (r *Root) Lstat(name string) (fs.FileInfo, error) {
@@ -256,7 +254,11 @@ func (r *Root) lstatRaw(name string) (fs.FileInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	return r.tree.lstat(p)
+	fi, err := r.tree.lstat(p)
+	if err != nil {
+		return nil, &fs.PathError{Op: "lstat", Path: name, Err: err}
+	}
+	return fi, nil
 }
 
 // Readlink returns the target of a symlink as stored.
@@ -278,7 +280,11 @@ func (r *Root) readlinkRaw(name string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return r.tree.readlink(p)
+	t, err := r.tree.readlink(p)
+	if err != nil {
+		return "", &fs.PathError{Op: "readlink", Path: name, Err: err}
+	}
+	return t, nil
 }
 
 // CommandsDir holds captured command output in a captured tree.
@@ -354,31 +360,32 @@ const (
 // names (links resolved). Secret and blocking files are refused by their
 // real path, so a link to /etc/shadow is refused like /etc/shadow.
 func (r *Root) open(name string, kind int) (*os.File, string, error) {
-	if r.tree == nil {
-		fd, real, err := openLive(name, kind)
-		if err != nil {
-			return nil, "", err
-		}
-		return os.NewFile(uintptr(fd), name), real, nil
-	}
-	f, real, err := r.openTree(name, kind)
+	fd, real, err := r.openFD(name, kind)
 	if err != nil {
 		return nil, "", err
 	}
-	if NeverRead(real) {
-		f.Close()
-		return nil, "", &fs.PathError{Op: "open", Path: name, Err: ErrNeverRead}
+	return os.NewFile(uintptr(fd), name), real, nil
+}
+
+// openFD is open, returning the descriptor.
+func (r *Root) openFD(name string, kind int) (int, string, error) {
+	if r.tree == nil {
+		return openLive(name, kind)
 	}
-	st, err := f.Stat()
+	fd, real, err := r.openTree(name, kind)
 	if err != nil {
-		f.Close()
-		return nil, "", &fs.PathError{Op: "open", Path: name, Err: unwrapPathErr(err)}
+		return -1, "", err
 	}
-	if err := checkKind(st.Mode(), kind); err != nil {
-		f.Close()
-		return nil, "", &fs.PathError{Op: "open", Path: name, Err: err}
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		unix.Close(fd)
+		return -1, "", &fs.PathError{Op: "open", Path: name, Err: err}
 	}
-	return f, real, nil
+	if err := checkKind(modeOf(st.Mode), kind); err != nil {
+		unix.Close(fd)
+		return -1, "", &fs.PathError{Op: "open", Path: name, Err: err}
+	}
+	return fd, real, nil
 }
 
 // openLive is open on the live system, returning the descriptor: the
@@ -579,30 +586,32 @@ func typeName(m fs.FileMode) string {
 
 // openTree is open inside a captured tree: name resolved, refused by its
 // real path if secret, its type checked before open(2), opened on its held
-// parent folder.
-func (r *Root) openTree(name string, kind int) (*os.File, string, error) {
+// parent folder without following a link (the tree changed since resolve
+// looked: an error), non-blocking (a FIFO swapped in since is refused by
+// openFD's fstat). The caller checks the type again with fstat.
+func (r *Root) openTree(name string, kind int) (int, string, error) {
 	r.tree.mu.Lock()
 	defer r.tree.mu.Unlock()
 	p, err := r.resolve(name, true)
 	if err != nil {
-		return nil, "", err
+		return -1, "", err
 	}
 	if NeverRead(p) {
-		return nil, "", &fs.PathError{Op: "open", Path: name, Err: ErrNeverRead}
+		return -1, "", &fs.PathError{Op: "open", Path: name, Err: ErrNeverRead}
 	}
-	if st, err := r.tree.lstatAgain(p); err == nil {
-		if err := checkKind(st.Mode(), kind); err != nil {
-			return nil, "", &fs.PathError{Op: "open", Path: name, Err: err}
+	if m, err := r.tree.lstatAgain(p); err == nil {
+		if err := checkKind(m, kind); err != nil {
+			return -1, "", &fs.PathError{Op: "open", Path: name, Err: err}
 		}
 	}
-	f, err := at(r.tree, p, func(dir *os.Root, base string) (*os.File, error) {
+	fd, err := at(r.tree, p, func(dirfd int, base string) (int, error) {
 		r.tree.opens++
-		return dir.OpenFile(base, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+		return openat(dirfd, base, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOCTTY|unix.O_NOFOLLOW|unix.O_CLOEXEC)
 	})
 	if err != nil {
-		return nil, "", &fs.PathError{Op: "open", Path: name, Err: unwrapPathErr(err)}
+		return -1, "", &fs.PathError{Op: "open", Path: name, Err: err}
 	}
-	return f, p, nil
+	return fd, p, nil
 }
 
 // resolve maps an absolute host path to the host path it names inside the
@@ -635,14 +644,19 @@ var errLinkLoop error = syscall.ELOOP
 // With follow=false the last component is not followed.
 func walk(name string, follow, strict bool, lstat func(string) (fs.FileInfo, error),
 	readlink func(string) (string, error), onLink func(path, target string)) (string, error) {
-	return walkFrom(nil, splitPath(name), follow, strict, lstat, readlink, onLink)
+	isLink := func(p string) (bool, error) {
+		st, err := lstat(p)
+		return err == nil && st.Mode()&fs.ModeSymlink != 0, err
+	}
+	return walkFrom(nil, splitPath(name), follow, strict, isLink, readlink, onLink)
 }
 
 // walkFrom is walk with the components done so far (a real path, no
-// links in it) and those still to do.
-func walkFrom(done, todo []string, follow, strict bool, lstat func(string) (fs.FileInfo, error),
+// links in it) and those still to do; isLink is lstat's answer to "is
+// this real path a symbolic link".
+func walkFrom(done, todo []string, follow, strict bool, isLink func(string) (bool, error),
 	readlink func(string) (string, error), onLink func(path, target string)) (string, error) {
-	c := &treeCursor{done: done, lstat: lstat, readlink: readlink}
+	c := &treeCursor{done: done, isLink: isLink, readlink: readlink}
 	last, err := pathwalk.Walk(c, todo, pathwalk.Options{
 		Policy:  pathwalk.Policy{AnyOwner: true, FollowFinal: follow},
 		Lenient: !strict, Display: joinPath(todo), OnLink: onLink})
@@ -660,7 +674,7 @@ func walkFrom(done, todo []string, follow, strict bool, lstat func(string) (fs.F
 // (lstat and readlink), so a lookup is one fstatat on a held folder.
 type treeCursor struct {
 	done     []string
-	lstat    func(string) (fs.FileInfo, error)
+	isLink   func(string) (bool, error)
 	readlink func(string) (string, error)
 }
 
@@ -670,8 +684,8 @@ func (t *treeCursor) Real(c string) string {
 
 func (t *treeCursor) Look(c string) (pathwalk.Node, error) {
 	p := t.Real(c)
-	st, err := t.lstat(p)
-	if err != nil || st.Mode()&fs.ModeSymlink == 0 {
+	link, err := t.isLink(p)
+	if err != nil || !link {
 		return pathwalk.Node{}, err
 	}
 	target, err := t.readlink(p)

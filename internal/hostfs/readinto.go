@@ -40,32 +40,19 @@ func (r *Root) ReadInto(name string, buf []byte) ([]byte, error) {
 	if err := counterName(name); err != nil {
 		return buf[:0], err
 	}
-	var f io.Reader
-	if r.tree == nil {
-		// Live: the descriptor itself, not an os.File (whose
-		// non-blocking descriptor would be offered to the poller): a
-		// sampler reads hundreds of these a second.
-		fd, real, err := openLive(name, kindFile)
-		if err != nil {
-			return buf[:0], err
-		}
-		defer unix.Close(fd)
-		if err := counterReal(name, real); err != nil {
-			return buf[:0], err
-		}
-		f = fdReader(fd)
-	} else {
-		of, real, err := r.open(name, kindFile)
-		if err != nil {
-			return buf[:0], err
-		}
-		defer of.Close()
-		if err := counterReal(name, real); err != nil {
-			return buf[:0], err
-		}
-		f = of
+	// The descriptor itself, not an os.File (whose non-blocking
+	// descriptor would be offered to the poller): a sampler reads
+	// hundreds of these a second.
+	fd, real, err := r.openFD(name, kindFile)
+	if err != nil {
+		return buf[:0], err
 	}
-	return readAll(f, name, buf)
+	if err := counterReal(name, real); err != nil {
+		unix.Close(fd)
+		return buf[:0], err
+	}
+	defer unix.Close(fd)
+	return readAll(fdReader(fd), name, buf)
 }
 
 // counterReal refuses a counter name whose real path (links resolved) is

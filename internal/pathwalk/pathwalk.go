@@ -7,7 +7,7 @@
 //     on the held folder and inspected through that descriptor, so what is
 //     checked is what is used;
 //   - internal/hostfs (the reader's, for a captured tree under --root)
-//     holds folders as os.Root values keyed by their real path and keeps
+//     holds folders as descriptors keyed by their real path and keeps
 //     them open across lookups (its held-folder cache), so reading a
 //     650-file tree costs one fstatat or openat per file instead of a walk
 //     from the top each time.
