@@ -13,6 +13,7 @@ import (
 
 	"github.com/nastune/nastune/internal/apply"
 	"github.com/nastune/nastune/internal/audit"
+	"github.com/nastune/nastune/internal/netns"
 	"github.com/nastune/nastune/internal/plan"
 	"github.com/nastune/nastune/internal/render"
 	"github.com/nastune/nastune/internal/udiff"
@@ -64,7 +65,12 @@ func makePlan(ctx context.Context, rootDir, rtt string, only []string) (plan.Pla
 	if err := ctx.Err(); err != nil {
 		return plan.Plan{}, err // interrupted: never plan from partial facts
 	}
-	p := plan.Make(rep.Facts, rep.Findings)
+	where := "" // a captured tree: its namespace is not this process's
+	if root.IsLive() {
+		ns, _ := netns.Self()
+		where = ns.Where()
+	}
+	p := plan.MakeIn(rep.Facts, rep.Findings, where)
 	if len(only) > 0 {
 		var keep []plan.Change
 		for _, c := range p.Changes {
