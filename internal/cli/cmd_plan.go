@@ -13,6 +13,7 @@ import (
 
 	"github.com/nastune/nastune/internal/apply"
 	"github.com/nastune/nastune/internal/audit"
+	"github.com/nastune/nastune/internal/netns"
 	"github.com/nastune/nastune/internal/plan"
 	"github.com/nastune/nastune/internal/render"
 	"github.com/nastune/nastune/internal/udiff"
@@ -64,7 +65,12 @@ func makePlan(ctx context.Context, rootDir, rtt string, only []string) (plan.Pla
 	if err := ctx.Err(); err != nil {
 		return plan.Plan{}, err // interrupted: never plan from partial facts
 	}
-	p := plan.Make(rep.Facts, rep.Findings)
+	where := "" // a captured tree: its namespace is not this process's
+	if root.IsLive() {
+		ns, _ := netns.Self()
+		where = ns.Where()
+	}
+	p := plan.MakeIn(rep.Facts, rep.Findings, where)
 	if len(only) > 0 {
 		var keep []plan.Change
 		for _, c := range p.Changes {
@@ -168,17 +174,23 @@ func planDiff(p plan.Plan, root string, vals []apply.ValueChange, files []apply.
 	return b.String()
 }
 func printPlan(w io.Writer, p plan.Plan) {
-	lost := 0
+	lost, runtimeOnly := 0, 0
 	for _, c := range p.Changes {
-		if c.Persist != nil && c.Persist.Overridden != "" {
+		switch {
+		case c.Persist == nil:
+			runtimeOnly++
+		case c.Persist.Overridden != "":
 			lost++
 		}
 	}
-	if lost == 0 {
-		fmt.Fprintf(w, "nastune plan: %s; runtime now, persistent across reboots\n", plural(len(p.Changes), "change", "changes"))
-	} else {
-		fmt.Fprintf(w, "nastune plan: %s; runtime now, persistent across reboots except %d that a later file overrides (marked NOT persistent)\n", plural(len(p.Changes), "change", "changes"), lost)
+	head := fmt.Sprintf("nastune plan: %s; runtime now, persistent across reboots", plural(len(p.Changes), "change", "changes"))
+	if lost > 0 {
+		head += fmt.Sprintf(" except %d that a later file overrides (marked NOT persistent)", lost)
 	}
+	if runtimeOnly > 0 {
+		head += fmt.Sprintf(" (%d runtime only: see the notes)", runtimeOnly)
+	}
+	fmt.Fprintln(w, head)
 	for i, c := range p.Changes {
 		to := c.To
 		if h := render.HumanSize(c.Target, c.To); h != "" {
@@ -187,6 +199,9 @@ func printPlan(w io.Writer, p plan.Plan) {
 		fmt.Fprintf(w, "\n  %d. %s %s: %s → %s   [%s]\n", i+1, c.Kind, c.Target, orDash(c.From), to, c.Finding)
 		if c.Runtime != "" && c.Kind != "sysctl" && c.Runtime != c.Target {
 			fmt.Fprintf(w, "     runtime: %s\n", c.Runtime)
+		}
+		if c.Persist == nil {
+			fmt.Fprintf(w, "     persist: none, runtime only (see the notes)\n")
 		}
 		if ps := c.Persist; ps != nil {
 			switch {

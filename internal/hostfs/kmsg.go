@@ -12,6 +12,10 @@ import (
 // KmsgPath is the live kernel log device.
 const KmsgPath = "/dev/kmsg"
 
+// The kernel log's device number: char major 1 (mem), minor 11
+// (Documentation/admin-guide/devices.txt: "11 = /dev/kmsg").
+const kmsgMajor, kmsgMinor = 1, 11
+
 // kmsgRecMax bounds one /dev/kmsg record (printk's limit is below it).
 const kmsgRecMax = 8192
 
@@ -35,9 +39,11 @@ type KernelLog struct {
 }
 
 // OpenKernelLog opens name (KmsgPath; tests name others) for reading
-// without blocking, and refuses anything but a character device (checked
-// with fstat on what was opened; a link is not followed): a regular file
-// or a FIFO at that path is not the kernel log and is never read.
+// without blocking, and refuses anything but the kernel log's character
+// device, 1:11 (checked with fstat on what was opened; a link is not
+// followed): a regular file, a FIFO or another device at that path (a
+// container's /dev may bind anything there; /dev/zero's endless zeros
+// would never end Append) is not the kernel log and is never read.
 func OpenKernelLog(name string) (*KernelLog, error) {
 	fd, err := unix.Open(name, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC|unix.O_NOCTTY|unix.O_NOFOLLOW, 0)
 	if err != nil {
@@ -54,6 +60,10 @@ func OpenKernelLog(name string) (*KernelLog, error) {
 	if st.Mode&unix.S_IFMT != unix.S_IFCHR {
 		unix.Close(fd)
 		return nil, fmt.Errorf("%s: not a character device (%s), so not the kernel log: refusing to read it", name, fileType(st.Mode))
+	}
+	if maj, min := unix.Major(uint64(st.Rdev)), unix.Minor(uint64(st.Rdev)); maj != kmsgMajor || min != kmsgMinor { //nolint:unconvert // Rdev is uint32 on some GOARCHes
+		unix.Close(fd)
+		return nil, fmt.Errorf("%s: character device %d:%d, not the kernel log (%d:%d): refusing to read it", name, maj, min, kmsgMajor, kmsgMinor)
 	}
 	k := &KernelLog{name: name, fd: fd, rec: make([]byte, kmsgRecMax)}
 	k.read = func(b []byte) (int, error) { return unix.Read(k.fd, b) }

@@ -65,6 +65,11 @@ func TestKernelLogRefusesOthers(t *testing.T) {
 		fifo:                       fifo + ": not a character device (a FIFO)",
 		link:                       link + ": too many levels of symbolic links",
 		filepath.Join(dir, "none"): "no such file",
+		// Character devices that are not the kernel log: /dev/zero's
+		// endless zeros are no record and no EAGAIN, so Append spun on
+		// them forever (a container's /dev may hold anything at kmsg).
+		"/dev/zero": "/dev/zero: character device 1:5, not the kernel log (1:11)",
+		"/dev/null": "/dev/null: character device 1:3, not the kernel log (1:11)",
 	} {
 		k, err := OpenKernelLog(path)
 		if err == nil {

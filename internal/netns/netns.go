@@ -51,6 +51,18 @@ func (s State) String() string {
 	return "unknown"
 }
 
+// Where says why a value read or set here may not be the host's initial
+// namespace's, for a message ("" in the initial namespace).
+func (s State) Where() string {
+	switch s {
+	case Init:
+		return ""
+	case Other:
+		return "this is not the host's initial network namespace"
+	}
+	return "whether this is the host's initial network namespace is unknown (/proc/1/ns/net cannot be read, or pid 1 is a container's init)"
+}
+
 // Inode numbers of initial namespaces (include/uapi/linux/nsfs.h).
 const (
 	netInitIno = 0xEFFFFFF9

@@ -90,7 +90,13 @@ type Plan struct {
 }
 
 // Make builds the plan for findings on a host.
-func Make(h *facts.Host, findings []rule.Finding) Plan {
+func Make(h *facts.Host, findings []rule.Finding) Plan { return MakeIn(h, findings, "") }
+
+// MakeIn is Make for a plan made in a network namespace not known to be
+// the host's initial one: netNS says why ("" is the initial namespace, or
+// a captured tree). Its net.* sysctls stay runtime only (NetRuntimeOnly
+// says why, in a note).
+func MakeIn(h *facts.Host, findings []rule.Finding, netNS string) Plan {
 	p := Plan{Changes: []Change{}, Manual: []Manual{}, Notes: []string{}}
 	seen := map[string]bool{}
 	for _, f := range findings {
@@ -107,6 +113,12 @@ func Make(h *facts.Host, findings []rule.Finding) Plan {
 			continue // two findings recommending the same write
 		}
 		seen[c.ID] = true
+		if c.Persist != nil && c.Kind == rule.KindSysctl {
+			if why := NetRuntimeOnly(netNS, c.Target, c.To, c.Persist.Line); why != "" {
+				c.Persist = nil
+				p.Notes = append(p.Notes, c.Target+" stays runtime only: "+why)
+			}
+		}
 		p.Changes = append(p.Changes, c)
 	}
 	order := map[string]int{"sysctl": 0, "sysfs": 1, "erc": 1, "service": 2, "config": 3}
@@ -129,6 +141,27 @@ func Make(h *facts.Host, findings []rule.Finding) Plan {
 			o.Tool, o.What, o.Source))
 	}
 	return p
+}
+
+// NetRuntimeOnly says why a net.* sysctl (key, value, its sysctl.d line)
+// is not written to /etc/sysctl.d when the plan or tune runs in a network
+// namespace not known to be the host's initial one (where says why: ""
+// is the initial namespace); "" when it is written. A net.* key read or
+// measured there belongs to that namespace: /etc/sysctl.d is applied at
+// boot (systemd-sysctl, sysctl --system) in the initial namespace, so the
+// line would set the host's value, which was not read, and would not reach
+// this namespace, which is made anew (ip netns add, a container start)
+// with the kernel defaults. Other keys (vm.*, fs.*) are global: they are
+// persisted wherever nastune runs. value and line are checked numbers
+// (confsyntax).
+func NetRuntimeOnly(where, key, value, line string) string {
+	if where == "" || !strings.HasPrefix(key, "net.") {
+		return ""
+	}
+	return where + "; /etc/sysctl.d is applied at boot to the initial namespace, not to this one, so nothing is written there. " +
+		"To keep it, set it where this namespace is made: `ip netns exec NAME sysctl -w " + key + "='" + value + "'` in the script that creates it, " +
+		"`docker run --sysctl` / a pod's securityContext.sysctls, or, in a container with an init of its own (LXC, systemd-nspawn), the line `" +
+		line + "` in the container's own /etc/sysctl.d"
 }
 
 func changeID(kind, target string) string {

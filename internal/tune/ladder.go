@@ -30,8 +30,9 @@ import (
 // row above the knob's own value that do not gain are the plateau: the
 // larger rungs are not tried (one rung measured during a load spike does
 // not end the ladder). Once the rungs are tried, and while the plateau is
-// not reached, the ladder goes on doubling up to Knob.ExtendTo (what the
-// memory allows). A rung the kernel refuses above the knob's own value
+// not reached, the ladder goes on doubling, from the larger of the last
+// rung and the knob's own value, up to Knob.ExtendTo (what the memory
+// allows). A rung the kernel refuses above the knob's own value
 // ends the ladder (the larger ones would be refused too); one below it is
 // skipped.
 
@@ -102,7 +103,21 @@ func (s *session) runLadder(k Knob, from string, ref []Sample) (kept int, keptSS
 	var sss [][]Sample
 	tried := map[string]bool{}
 	keep, flat := -1, 0
-	for i := 0; i < len(values) && flat < ladderFlat; i++ {
+	for i := 0; flat < ladderFlat; i++ {
+		if i == len(values) {
+			// The rungs are tried and the plateau is not reached: double
+			// from the larger of the last rung and the knob's own value
+			// (a knob above every rung has no rung above it yet).
+			top := own
+			if len(values) > 0 {
+				top = max(top, rungOf(k, values[len(values)-1]))
+			}
+			if k.ExtendTo <= 0 || top <= 0 || 2*top > k.ExtendTo {
+				break
+			}
+			values = append(values, rungValue(k, 2*top))
+			s.o.Log("%s: the plateau is not reached: trying %d", k.Path, 2*top)
+		}
 		v := values[i]
 		n := rungOf(k, v)
 		if v == from || tried[v] || n < 0 {
@@ -135,10 +150,6 @@ func (s *session) runLadder(k Knob, from string, ref []Sample) (kept int, keptSS
 		s.o.Log("%s %s → %s: %.1f %s (%+.1f%%%s), read back %s", k.Path, from, v, tp.Median, tp.Unit, tp.Gain, judgedText(j.by), tp.ReadBack)
 		rs, idx, sss = append(rs, rung{value: n, stat: js}), append(idx, t), append(sss, ss)
 		keep, flat = pickRung(rs, own, jref, j.thr)
-		if i == len(values)-1 && flat < ladderFlat && k.ExtendTo > 0 && 2*n <= k.ExtendTo && n > own {
-			values = append(values, rungValue(k, 2*n))
-			s.o.Log("%s: %s has not reached the plateau: trying %d", k.Path, v, 2*n)
-		}
 	}
 	if flat >= ladderFlat && len(rs) > 0 {
 		var rest []string

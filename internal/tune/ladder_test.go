@@ -276,3 +276,27 @@ func TestReportSaysHowOrderedKnobsAreJudged(t *testing.T) {
 		}
 	}
 }
+
+// A knob whose own value is above every rung of the ladder (read-ahead at
+// 8192 KiB, rungs up to 4096) has no rung above it yet: the plateau is not
+// reached, so the ladder doubles from the own value up to ExtendTo, as
+// `tune --list` says it will ("then doubles up to 65536"). It stopped
+// after the rungs below, never trying a larger value.
+func TestLadderExtendsAboveTheOwnValue(t *testing.T) {
+	vals := map[string]string{ra: "8192"}
+	f := newFake(vals, raCurve(65536), 0.02)
+	res, err := Run(context.Background(), f.measure, f, opts(orderedRA(vals, 65536)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tried []string
+	for _, tr := range res.Trials {
+		tried = append(tried, tr.To)
+	}
+	if got, want := strings.Join(tried, ","), "128,512,1024,4096,16384,32768,65536"; got != want {
+		t.Errorf("tried %s, want %s\n%s", got, want, whys(res))
+	}
+	if len(res.Kept) != 1 || res.Kept[0].To != "65536" || f.vals[ra] != "65536" {
+		t.Errorf("kept %+v (read-ahead %s), want 65536\n%s", res.Kept, f.vals[ra], whys(res))
+	}
+}

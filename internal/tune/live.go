@@ -89,7 +89,7 @@ type JournalApplier struct {
 	// (netns.Self). Only there does a net.* line in /etc/sysctl.d set
 	// what was measured: at boot systemd-sysctl applies it to the initial
 	// namespace. Elsewhere (and Unknown, the zero value) a kept net.*
-	// value stays runtime only, for this namespace (netNSPersist).
+	// value stays runtime only, for this namespace (plan.NetRuntimeOnly).
 	NetNS netns.State
 }
 
@@ -158,7 +158,7 @@ func (j *JournalApplier) change(i int, k *Kept) (plan.Change, error) {
 		if err != nil {
 			return c, fmt.Errorf("%s: %w", c.Target, err)
 		}
-		if why := netNSPersist(j.NetNS, c.Target, k.To, line); why != "" {
+		if why := plan.NetRuntimeOnly(j.NetNS.Where(), c.Target, k.To, line); why != "" {
 			k.Persisted = "runtime only: " + why
 			return c, nil
 		}
@@ -173,30 +173,6 @@ func (j *JournalApplier) change(i int, k *Kept) (plan.Change, error) {
 		k.Persisted = "runtime only: " + why
 	}
 	return c, nil
-}
-
-// netNSPersist says why a kept sysctl (key, its sysctl.d line) is not
-// written to /etc/sysctl.d from network namespace ns ("": it is). A net.*
-// key measured in a namespace other than the host's initial one belongs
-// to that namespace: /etc/sysctl.d is applied at boot (systemd-sysctl,
-// sysctl --system) in the initial namespace, so the line would set the
-// host's value, which was not measured, and would not reach this
-// namespace, which is made anew (ip netns add, a container start) with
-// the kernel defaults. Other keys (vm.*, fs.*) are global: they are
-// persisted wherever tune runs. value and line come from tune's own
-// candidates (numbers), checked by confsyntax.
-func netNSPersist(ns netns.State, key, value, line string) string {
-	if !strings.HasPrefix(key, "net.") || ns == netns.Init {
-		return ""
-	}
-	where := "this is not the host's initial network namespace"
-	if ns == netns.Unknown {
-		where = "whether this is the host's initial network namespace is unknown (/proc/1/ns/net cannot be read, or pid 1 is a container's init)"
-	}
-	return where + "; /etc/sysctl.d is applied at boot to the initial namespace, not to this one, so nothing is written there. " +
-		"To keep it, set it where this namespace is made: `ip netns exec NAME sysctl -w " + key + "='" + value + "'` in the script that creates it, " +
-		"`docker run --sysctl` / a pod's securityContext.sysctls, or, in a container with an init of its own (LXC, systemd-nspawn), the line `" +
-		line + "` in the container's own /etc/sysctl.d"
 }
 
 // udevLine is the rule that sets a block attribute again when the device

@@ -429,6 +429,7 @@ func diskBottlenecks(samples []Sample, n float64, ceil map[string]Ceiling) []Bot
 		// Walk down to the lowest saturated device as busy as this one;
 		// a lower device clearly less busy is not the limit.
 		subj := name
+		down := map[string]bool{subj: true} // the walk's devices: a cycle in Below ends it
 		// A loop device's backing disk also carries the rest of the host's
 		// filesystem: the loop device stays its own subject (the disk below
 		// is evidence, and a verdict of its own when saturated). md and dm
@@ -436,7 +437,7 @@ func diskBottlenecks(samples []Sample, n float64, ceil map[string]Ceiling) []Bot
 		for !strings.HasPrefix(subj, "loop") {
 			next := ""
 			for _, b := range m[subj].last.Below {
-				if sat[b] && m[b].util >= m[subj].util-0.05*n {
+				if sat[b] && !down[b] && m[b].util >= m[subj].util-0.05*n {
 					next = b
 				}
 			}
@@ -444,6 +445,7 @@ func diskBottlenecks(samples []Sample, n float64, ceil map[string]Ceiling) []Bot
 				break
 			}
 			subj = next
+			down[subj] = true
 		}
 		// Walk up: every device stacked above the subject (several loop
 		// devices or arrays can share one disk), top layers first.

@@ -688,3 +688,18 @@ func TestBlockNames(t *testing.T) {
 		}
 	}
 }
+
+// Devices whose Below lists loop back (md0 on md1 on md0, a device on
+// itself; the kernel does not stack so, but Bottlenecks is a pure function
+// of the samples it is given) end the walk down: one verdict, no hang.
+func TestBottlenecksBelowCycle(t *testing.T) {
+	for _, disks := range [][]DiskSample{
+		{{Name: "md0", UtilPct: 99, Below: []string{"md1"}}, {Name: "md1", UtilPct: 99, Below: []string{"md0"}}},
+		{{Name: "md0", UtilPct: 99, Below: []string{"md0"}}},
+	} {
+		// A loop here hangs the test (go test -timeout ends it).
+		if b := Bottlenecks(repeat(3, Sample{Disks: disks})); len(b) != 1 || b[0].Kind != "disk" {
+			t.Errorf("%+v: %+v, want one disk verdict", disks, b)
+		}
+	}
+}
