@@ -197,7 +197,7 @@ func encryptRequired(c *smbconf.Config) string {
 	return ""
 }
 
-// NfsdKnob is nfsd's thread count with a ladder above the current count,
+// NfsdKnob is nfsd's thread count as a ladder above the current count,
 // bounded by cores (16 per core) and memory (a thread holds about 1 MiB
 // of request buffers; at most 5% of RAM). ok is false when nfsd runs no
 // threads (not started).
@@ -205,7 +205,10 @@ func NfsdKnob(cur, cores int, ram uint64) (Knob, bool) {
 	if cur <= 0 {
 		return Knob{}, false
 	}
-	k := Knob{Path: NfsdThreads, Device: "nfsd", Attr: "threads", Current: strconv.Itoa(cur)}
+	// A ladder: each thread costs memory and the gain flattens once the
+	// threads outnumber what the disks and clients keep in flight, so the
+	// smallest count that clearly gains is kept (ladder.go).
+	k := Knob{Path: NfsdThreads, Device: "nfsd", Attr: "threads", Current: strconv.Itoa(cur), Ladder: true}
 	byMem := int(ram / 20 / (1 << 20))
 	for _, n := range NfsdLadder {
 		switch {

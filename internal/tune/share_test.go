@@ -92,7 +92,7 @@ func TestNfsdKnob(t *testing.T) {
 		{64, 16, 64 << 30, []string{"128"}, 0},
 	} {
 		k, ok := NfsdKnob(c.cur, c.cores, c.ram)
-		if !ok || !reflect.DeepEqual(k.Values, c.want) || len(k.Skipped) != c.skipped || k.Path != NfsdThreads {
+		if !ok || !reflect.DeepEqual(k.Values, c.want) || len(k.Skipped) != c.skipped || k.Path != NfsdThreads || !k.Ladder {
 			t.Errorf("NfsdKnob(%d, %d, %d) = %+v, want values %v and %d skipped", c.cur, c.cores, c.ram, k, c.want, c.skipped)
 		}
 	}
