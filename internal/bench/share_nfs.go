@@ -37,12 +37,18 @@ import (
 // not in nfsd's duplicate reply cache) until the connection broke.
 const nfsCallTimeout = 60 * time.Second
 
-func init() {
+// setUpNFS configures the library before its first use (mountNFS). Not
+// an init function: that code ran in every nastune command, and its page
+// kept 64 KiB of the binary resident (the kernel maps the cached pages
+// around a fault) in an audit that never mounts NFS.
+func setUpNFS() {
 	// The library logs server-chosen strings with log.Printf: silence it
 	// (a value a peer chose never reaches the terminal unfiltered).
 	util.DefaultLogger = quietLogger{}
 	rpc.DefaultReadTimeout = nfsCallTimeout
 }
+
+var nfsSetUp sync.Once
 
 type quietLogger struct{}
 
@@ -87,6 +93,7 @@ func dialNFS(ctx context.Context, o ShareOptions) (shareFS, error) {
 // in user space serve both on one port; the kernel's nfsd on 2049 does
 // not serve MOUNT: omit the port there).
 func mountNFS(u ShareURL) (*nfsFS, error) {
+	nfsSetUp.Do(setUpNFS)
 	var m *nfs.Mount
 	if u.Port != 0 {
 		var c *rpc.Client

@@ -109,6 +109,7 @@ func TestRunShareNFSRefusesSizeBeyondFreeSpace(t *testing.T) {
 // is sent again (the library's 5 s re-sent every read one nfsd thread had
 // queued longer, and the server read each again).
 func TestNFSCallTimeout(t *testing.T) {
+	nfsSetUp.Do(setUpNFS) // what mountNFS does first
 	if rpc.DefaultReadTimeout != 60*time.Second {
 		t.Errorf("go-nfs-client re-sends a call after %v; want the kernel client's timeo=600 (60 s)", rpc.DefaultReadTimeout)
 	}

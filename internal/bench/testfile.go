@@ -49,13 +49,16 @@ func (t *testFile) close() {
 // without it).
 var fallocate = unix.Fallocate
 
-// Kernel filesystems a test file must never go on.
-var kernelFS = map[int64]string{
-	unix.PROC_SUPER_MAGIC: "proc", unix.SYSFS_MAGIC: "sysfs", unix.DEBUGFS_MAGIC: "debugfs", unix.TRACEFS_MAGIC: "tracefs",
-	unix.CGROUP_SUPER_MAGIC: "cgroup", unix.CGROUP2_SUPER_MAGIC: "cgroup2", unix.SECURITYFS_MAGIC: "securityfs",
-	unix.BPF_FS_MAGIC: "bpf", unix.DEVPTS_SUPER_MAGIC: "devpts", unix.PSTOREFS_MAGIC: "pstore", unix.EFIVARFS_MAGIC: "efivarfs",
-	unix.NSFS_MAGIC: "nsfs", unix.SELINUX_MAGIC: "selinuxfs",
-	unix.HUGETLBFS_MAGIC: "hugetlbfs", unix.BINFMTFS_MAGIC: "binfmt_misc",
+// kernelFS names the kernel filesystems a test file must never go on (a
+// function, not a map variable: see fioArgs).
+func kernelFS() map[int64]string {
+	return map[int64]string{
+		unix.PROC_SUPER_MAGIC: "proc", unix.SYSFS_MAGIC: "sysfs", unix.DEBUGFS_MAGIC: "debugfs", unix.TRACEFS_MAGIC: "tracefs",
+		unix.CGROUP_SUPER_MAGIC: "cgroup", unix.CGROUP2_SUPER_MAGIC: "cgroup2", unix.SECURITYFS_MAGIC: "securityfs",
+		unix.BPF_FS_MAGIC: "bpf", unix.DEVPTS_SUPER_MAGIC: "devpts", unix.PSTOREFS_MAGIC: "pstore", unix.EFIVARFS_MAGIC: "efivarfs",
+		unix.NSFS_MAGIC: "nsfs", unix.SELINUX_MAGIC: "selinuxfs",
+		unix.HUGETLBFS_MAGIC: "hugetlbfs", unix.BINFMTFS_MAGIC: "binfmt_misc",
+	}
 }
 
 // openTestFile opens the named file, creating it when absent. An existing
@@ -85,7 +88,7 @@ func openTestFile(ctx context.Context, o DiskOptions) (tf *testFile, err error) 
 	if fs, err = d.Statfs(); err != nil {
 		return tf, err
 	}
-	if k, ok := kernelFS[int64(fs.Type)]; ok {
+	if k, ok := kernelFS()[int64(fs.Type)]; ok {
 		return tf, fmt.Errorf("%s is on %s, a kernel filesystem: give a file on the disk to measure", o.File, k)
 	}
 	total := headerSize + o.Size

@@ -113,8 +113,19 @@ func rangeOf(s Stat) string {
 }
 
 // htmlTmpl is parsed on first use: parsed at start-up it cost every
-// nastune command (audit, version) 650 allocations.
-var htmlTmpl = sync.OnceValue(func() *template.Template {
+// nastune command (audit, version) 650 allocations. A sync.Once, not a
+// sync.OnceValue variable, which is built by init code (see smbKnobs).
+func htmlTmpl() *template.Template {
+	htmlTmplOnce.Do(func() { htmlTmplV = parseHTMLTmpl() })
+	return htmlTmplV
+}
+
+var (
+	htmlTmplOnce sync.Once
+	htmlTmplV    *template.Template
+)
+
+func parseHTMLTmpl() *template.Template {
 	return template.Must(template.New("tune").Funcs(template.FuncMap{
 		"bar": func(v, maxv float64) float64 {
 			if maxv <= 0 {
@@ -145,7 +156,7 @@ the smallest that reaches the plateau (two values in a row that do not gain; the
 {{range .R.Kept}}<li><code>{{.Knob}}</code>: {{.From}} → {{.To}} ({{.Persisted}})</li>{{end}}</ul>
 {{else}}<p>Nothing kept: the system is as before.</p>{{end}}
 `))
-})
+}
 
 // htmlCSS are the rules only the tune page uses, on top of the shell's.
 const htmlCSS = `.kept{color:var(--ok)}.reverted{color:var(--crit)}svg text{font-size:11px}

@@ -71,14 +71,20 @@ type smbKnob struct {
 	restart bool   // smbd applies it only at start
 }
 
-// smbKnobs are the parameters tune tries, by canonical key.
-var smbKnobs = map[string]smbKnob{
-	"socketoptions":             {"socket options", true},
-	"aioreadsize":               {"aio read size", false},
-	"aiowritesize":              {"aio write size", false},
-	"usesendfile":               {"use sendfile", false},
-	"minreceivefilesize":        {"min receivefile size", false},
-	"servermultichannelsupport": {"server multi channel support", false},
+// smbKnobs are the parameters tune tries, by canonical key. A function,
+// not a package variable: a map variable is built by init code in every
+// nastune command, and that code's page keeps 64 KiB of the binary
+// resident (the kernel maps the cached pages around a fault) in an audit
+// that never tunes.
+func smbKnobs() map[string]smbKnob {
+	return map[string]smbKnob{
+		"socketoptions":             {"socket options", true},
+		"aioreadsize":               {"aio read size", false},
+		"aiowritesize":              {"aio write size", false},
+		"usesendfile":               {"use sendfile", false},
+		"minreceivefilesize":        {"min receivefile size", false},
+		"servermultichannelsupport": {"server multi channel support", false},
+	}
 }
 
 // SmbKnobPath is the Knob.Path of a [global] parameter of conf.
@@ -102,7 +108,7 @@ func SambaKnobs(conf string, src []byte, version string) ([]Knob, []string, erro
 	var knobs []Knob
 	var notes []string
 	add := func(key, cur, to string) {
-		name := smbKnobs[key].name
+		name := smbKnobs()[key].name
 		// The value as found is printed and compared; one outside the
 		// smb.conf writer's safe set (control bytes, a %) is not tried.
 		if confsyntax.SmbParam("global", name, cur) != nil {
@@ -288,7 +294,7 @@ func (s *ShareApplier) smbParam(path string) (smbKnob, bool) {
 	if !ok || s.Conf == "" {
 		return smbKnob{}, false
 	}
-	for _, k := range smbKnobs {
+	for _, k := range smbKnobs() {
 		if k.name == name {
 			return k, true
 		}
@@ -419,7 +425,7 @@ func (s *ShareApplier) Persist(kept []Kept) (string, error) {
 // SmbRestarts says whether trying knobs restarts smbd (dropping every
 // connected client).
 func SmbRestarts(knobs []Knob) bool {
-	return slices.ContainsFunc(knobs, func(k Knob) bool { return k.Attr == smbKnobs["socketoptions"].name && len(k.Values) > 0 })
+	return slices.ContainsFunc(knobs, func(k Knob) bool { return k.Attr == smbKnobs()["socketoptions"].name && len(k.Values) > 0 })
 }
 
 // waitListening waits until addr accepts a TCP connection.

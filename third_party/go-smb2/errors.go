@@ -11,7 +11,10 @@ import (
 // status errors - add more if necessary
 
 // ErrRequestNotAccepted happens when the host cannot accept more connections.
-var ErrRequestNotAccepted = errors.New(erref.STATUS_REQUEST_NOT_ACCEPTED.Error())
+//
+// nastune: the status itself, whose Error() is the same text; errors.New of
+// that text built the whole NT status table at init (119 KB in every command).
+var ErrRequestNotAccepted error = erref.STATUS_REQUEST_NOT_ACCEPTED
 
 // TransportError represents a error come from net.Conn layer.
 type TransportError struct {

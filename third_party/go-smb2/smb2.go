@@ -24,12 +24,12 @@ var zero [16]byte
 
 var be = binary.BigEndian
 
-var logger *log.Logger
+// nastune: a variable's initializer, not an init function (see NASTUNE.md).
+var logger = log.New(logOutput(), "smb2: ", log.LstdFlags)
 
-func init() {
+func logOutput() io.Writer {
 	if debug {
-		logger = log.New(os.Stderr, "smb2: ", log.LstdFlags)
-	} else {
-		logger = log.New(io.Discard, "smb2: ", log.LstdFlags)
+		return os.Stderr
 	}
+	return io.Discard
 }

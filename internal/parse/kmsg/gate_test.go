@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"regexp/syntax"
+	"strings"
 	"testing"
 )
 
@@ -164,5 +166,50 @@ func TestStampIsStampHead(t *testing.T) {
 	}
 	if n < 1000 {
 		t.Fatalf("only %d lines compared", n)
+	}
+}
+
+// fixedParts are the literal runs of a pattern's top-level sequence: text
+// every match contains (a part inside a group, an alternative or an
+// optional piece is not one).
+func fixedParts(t *testing.T, expr string) []string {
+	t.Helper()
+	re, err := syntax.Parse(expr, syntax.Perl)
+	if err != nil {
+		t.Fatalf("%s: %v", expr, err)
+	}
+	if re.Op != syntax.OpConcat {
+		return nil
+	}
+	var out []string
+	cur := ""
+	for _, s := range append(re.Sub, &syntax.Regexp{Op: syntax.OpEmptyMatch}) {
+		if s.Op == syntax.OpLiteral && s.Flags&syntax.FoldCase == 0 {
+			cur += string(s.Rune)
+			continue
+		}
+		if cur != "" {
+			out = append(out, cur)
+		}
+		cur = ""
+	}
+	return out
+}
+
+// Each pattern's need is within one of its fixed parts, so the substring
+// search Classify does first refuses only lines the pattern cannot match.
+func TestPatternNeeds(t *testing.T) {
+	for _, p := range patterns {
+		parts := fixedParts(t, p.re.String())
+		ok := false
+		for _, part := range parts {
+			ok = ok || (p.need != "" && strings.Contains(part, p.need))
+		}
+		if !ok {
+			t.Errorf("%s %s: need %q is not within a fixed part %q", p.kind, p.re, p.need, parts)
+		}
+	}
+	if got := fixedParts(t, `^ab(?:cd)?ef\d+gh$`); !reflect.DeepEqual(got, []string{"ab", "ef", "gh"}) {
+		t.Errorf("fixedParts = %q", got)
 	}
 }

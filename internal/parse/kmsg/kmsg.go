@@ -228,6 +228,13 @@ func longestLine(b []byte) int {
 // naming the device.
 type pattern struct {
 	kind string
+	// need is text every match contains, one of the pattern's fixed
+	// parts (TestPatternNeeds checks it is): a message without it is
+	// refused by a substring search, before the pattern is parsed,
+	// compiled or run. Most lines of a log pass a pattern's first-byte
+	// gate ("sd", "scsi", "br0", "ext4" …), and the patterns they would
+	// compile are never needed for them.
+	need string
 	re   *gated
 	key  int
 	// flags, if set, must match the submatch flagsAt (the words of an
@@ -260,39 +267,39 @@ var (
 
 var patterns = []pattern{
 	// libata-core.c / libata-sata.c: "SATA link up %s (SStatus %X SControl %X)".
-	{kind: "link-up", re: mustGate(ataDev + `SATA link up ([\d.]+) Gbps \(SStatus [0-9A-F]+ SControl [0-9A-F]+\)$`), key: 1}, // units:input
-	{kind: "link-slow", re: mustGate(ataDev + `limiting SATA link speed to ([\d.]+) Gbps$`), key: 1},                         // units:input
-	{kind: "link-reset", re: mustGate(ataDev + `hard resetting link$`), key: 1},
-	{kind: "link-crc", re: mustGate(ataDev + `(?:SError|error): ` + ataFlagList), key: 1, flags: crcFlags, flagsAt: 2},
-	{kind: "media", re: mustGate(ataDev + `error: ` + ataFlagList), key: 1, flags: uncFlag, flagsAt: 2},
+	{kind: "link-up", need: ": SATA link up ", re: mustGate(ataDev + `SATA link up ([\d.]+) Gbps \(SStatus [0-9A-F]+ SControl [0-9A-F]+\)$`), key: 1}, // units:input
+	{kind: "link-slow", need: ": limiting SATA link speed to ", re: mustGate(ataDev + `limiting SATA link speed to ([\d.]+) Gbps$`), key: 1},          // units:input
+	{kind: "link-reset", need: ": hard resetting link", re: mustGate(ataDev + `hard resetting link$`), key: 1},
+	{kind: "link-crc", need: ": { ", re: mustGate(ataDev + `(?:SError|error): ` + ataFlagList), key: 1, flags: crcFlags, flagsAt: 2},
+	{kind: "media", need: ": error: { ", re: mustGate(ataDev + `error: ` + ataFlagList), key: 1, flags: uncFlag, flagsAt: 2},
 	// "exception Emask 0x%x SAct 0x%x SErr 0x%x action 0x%x%s" (" frozen").
-	{kind: "ata-error", re: mustGate(ataDev + `exception Emask 0x[0-9a-f]+ SAct 0x[0-9a-f]+ SErr 0x[0-9a-f]+ action 0x[0-9a-f]+`), key: 1},
-	{kind: "media", re: mustGate(blkPrefix + `critical medium error` + blkTail), key: 1},
+	{kind: "ata-error", need: ": exception Emask 0x", re: mustGate(ataDev + `exception Emask 0x[0-9a-f]+ SAct 0x[0-9a-f]+ SErr 0x[0-9a-f]+ action 0x[0-9a-f]+`), key: 1},
+	{kind: "media", need: "critical medium error, dev ", re: mustGate(blkPrefix + `critical medium error` + blkTail), key: 1},
 	// scsi_logging.c scsi_print_sense_hdr: "Sense Key : %s [%s]" and
 	// " [descriptor]"; kernels before 4.x put two spaces after "[sda]".
-	{kind: "media", re: mustGate(`^sd \d+:\d+:\d+:\d+: \[(\w+)\]\s+(?:tag#\d+ )?Sense Key : Medium Error(?: \[\w+\])*$`), key: 1},
-	{kind: "io-error", re: mustGate(blkPrefix + `I/O error` + blkTail), key: 1},
+	{kind: "media", need: "Sense Key : Medium Error", re: mustGate(`^sd \d+:\d+:\d+:\d+: \[(\w+)\]\s+(?:tag#\d+ )?Sense Key : Medium Error(?: \[\w+\])*$`), key: 1},
+	{kind: "io-error", need: "I/O error, dev ", re: mustGate(blkPrefix + `I/O error` + blkTail), key: 1},
 	// drivers/usb/storage/uas.c uas_log_cmd_state via scmd_printk.
-	{kind: "uas-abort", re: mustGate(`^sd \d+:\d+:\d+:\d+: \[(\w+)\] (?:tag#\d+ )?uas_eh_abort_handler \d+ uas-tag \d+ inflight:`), key: 1},
-	{kind: "uas-abort", re: mustGate(`^sd (\d+:\d+:\d+:\d+): (?:tag#\d+ )?uas_eh_abort_handler \d+ uas-tag \d+ inflight:`), key: 1},
-	{kind: "uas-reset", re: mustGate(`^scsi (host\d+): uas_eh_device_reset_handler (?:start|success|FAILED)`), key: 1},
+	{kind: "uas-abort", need: "uas_eh_abort_handler ", re: mustGate(`^sd \d+:\d+:\d+:\d+: \[(\w+)\] (?:tag#\d+ )?uas_eh_abort_handler \d+ uas-tag \d+ inflight:`), key: 1},
+	{kind: "uas-abort", need: "uas_eh_abort_handler ", re: mustGate(`^sd (\d+:\d+:\d+:\d+): (?:tag#\d+ )?uas_eh_abort_handler \d+ uas-tag \d+ inflight:`), key: 1},
+	{kind: "uas-reset", need: ": uas_eh_device_reset_handler ", re: mustGate(`^scsi (host\d+): uas_eh_device_reset_handler (?:start|success|FAILED)`), key: 1},
 	// drivers/usb/core/hub.c hub_port_init: "%s %s USB device number %d
 	// using %s" ("reset", "high-speed"; "SuperSpeed Gen 1", "SuperSpeed
 	// Plus Gen 2x1", "super-speed-plus gen2x1" by kernel version).
-	{kind: "usb-reset", re: mustGate(`^usb (\d+-[\d.]+): reset (?:[\w.-]+ ){1,4}USB device number \d+ using [\w.-]+$`), key: 1},
+	{kind: "usb-reset", need: "USB device number ", re: mustGate(`^usb (\d+-[\d.]+): reset (?:[\w.-]+ ){1,4}USB device number \d+ using [\w.-]+$`), key: 1},
 	// drivers/nvme/host/pci.c nvme_timeout: "I/O 12 QID 5 timeout,
 	// aborting" (≤ 6.1); since 6.2 "I/O tag 0 (3000) opcode 0x1 (I/O
 	// Cmd) QID 1 timeout, aborting req_op:WRITE(1) size:131072".
-	{kind: "nvme-timeout", re: mustGate(`^nvme (nvme\d+): I/O (?:tag )?\d+ (?:\([0-9a-f]+\) )?(?:opcode 0x[0-9a-f]+ \([\w /-]+\) )?QID \d+ timeout, `), key: 1},
-	{kind: "nvme-reset", re: mustGate(`^nvme (nvme\d+): (?:controller is down; will reset: CSTS=0x[0-9a-f]+|Removing after probe failure status: -?\d+)`), key: 1},
-	{kind: "md-corrected", re: mustGate(`^md/raid\d*:md\w*: read error corrected \(\d+ sectors at \d+ on ([\w-]+)\)$`), key: 1},
+	{kind: "nvme-timeout", need: " timeout, ", re: mustGate(`^nvme (nvme\d+): I/O (?:tag )?\d+ (?:\([0-9a-f]+\) )?(?:opcode 0x[0-9a-f]+ \([\w /-]+\) )?QID \d+ timeout, `), key: 1},
+	{kind: "nvme-reset", need: "nvme ", re: mustGate(`^nvme (nvme\d+): (?:controller is down; will reset: CSTS=0x[0-9a-f]+|Removing after probe failure status: -?\d+)`), key: 1},
+	{kind: "md-corrected", need: ": read error corrected (", re: mustGate(`^md/raid\d*:md\w*: read error corrected \(\d+ sectors at \d+ on ([\w-]+)\)$`), key: 1},
 	// raid5/6 (drivers/md/raid5.c): "read error not correctable" and, when the
 	// rewrite of the reconstructed data failed, "read error NOT corrected!!";
 	// kernels before 2.6.32 said "raid5:md0:". raid1/raid10: "md/raid1:md0:
 	// sdb1: unrecoverable I/O read error for block N".
-	{kind: "md-read-error", re: mustGate(`^(?:md/raid\d*|raid[456]):md\w*: read error (?:not correctable|NOT corrected!!) \(sector \d+ on ([\w-]+)\)\.?$`), key: 1},
-	{kind: "md-read-error", re: mustGate(`^md/raid1?0?:md\w*: ([\w-]+): unrecoverable I/O read error for block \d+$`), key: 1},
-	{kind: "md-failed", re: mustGate(`^md/raid\d*:md\w*: Disk failure on ([\w-]+), disabling device\.`), key: 1},
+	{kind: "md-read-error", need: ": read error ", re: mustGate(`^(?:md/raid\d*|raid[456]):md\w*: read error (?:not correctable|NOT corrected!!) \(sector \d+ on ([\w-]+)\)\.?$`), key: 1},
+	{kind: "md-read-error", need: ": unrecoverable I/O read error for block ", re: mustGate(`^md/raid1?0?:md\w*: ([\w-]+): unrecoverable I/O read error for block \d+$`), key: 1},
+	{kind: "md-failed", need: ": Disk failure on ", re: mustGate(`^md/raid\d*:md\w*: Disk failure on ([\w-]+), disabling device\.`), key: 1},
 }
 
 // quotesUser reports a message that quotes a process or file name a local
@@ -311,6 +318,9 @@ func Classify(msg string) (facts.KernelEvent, bool) {
 		return facts.KernelEvent{}, false
 	}
 	for _, p := range patterns {
+		if !strings.Contains(msg, p.need) {
+			continue
+		}
 		m := p.re.FindStringSubmatch(msg)
 		if m == nil || (p.flags != nil && !p.flags().MatchString(m[p.flagsAt])) {
 			continue
