@@ -83,7 +83,7 @@ type DiskSample struct {
 	InFlight   uint64   `json:"in_flight"`
 	Rotational bool     `json:"rotational"`
 	Below      []string `json:"below,omitempty"` // devices it sits on (md/dm slaves, a loop device's backing disk)
-	Kind       string   `json:"kind,omitempty"`  // blockdev's kind (disk, md, dm, loop …); empty in samples recorded before it
+	Kind       string   `json:"kind,omitempty"`  // blockdev's kind (disk, md, dm, loop …); empty for a device that appeared after the start
 }
 
 // NICSample is one interface's traffic against its limits.
