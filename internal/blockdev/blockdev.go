@@ -24,6 +24,9 @@
 //     prefix, the documented fallback (byName); a name no prefix matches
 //     is a disk.
 //
+// A device's slaves/ and holders/ folders are read by Links alone (raw
+// names, partitions included); Members describes the slaves as devices.
+//
 // NVMe, MMC/SD, virtio, Xen and SCSI/SATA/USB disks are all Disk: the bus
 // they hang from is probe's Transport, not a kind.
 //
@@ -269,30 +272,65 @@ func byName(name string) string {
 	return Disk
 }
 
-// MaxMembers is the most members Members returns for one device.
+// MaxMembers is the most names Links (and so Members) returns for one device.
 const MaxMembers = 4096
 
-// Members are the devices an md or dm device NAME is built on (its
-// slaves/), each described by Lookup (a member partition's Whole is its
-// disk), in the order sysfs lists them. A name in slaves/ that fails
-// ValidName is skipped; none is an empty list.
-func (s Sys) Members(name string) ([]Device, error) {
+// The two folders of a device's stacking links.
+const (
+	Slaves  = "slaves"  // the devices it is built on
+	Holders = "holders" // the devices built on it
+)
+
+// Links are the names in the slaves/ or holders/ folder (Slaves, Holders)
+// of NAME, a whole device or a partition, as sysfs lists them: raw kernel
+// names, partitions included. A name that fails ValidName is skipped, and
+// at most MaxMembers are returned. A device without the folder has none.
+// This is the one reader of those folders: Members and probe both use it.
+func (s Sys) Links(name, folder string) ([]string, error) {
 	if !ValidName(name) {
 		return nil, nameErr(name)
 	}
-	ents, err := s.root.ReadDir(s.dir + "/block/" + name + "/slaves")
+	if folder != Slaves && folder != Holders {
+		return nil, fmt.Errorf("block device %s: no stacking folder %q", name, folder)
+	}
+	dir := s.dir + "/block/" + name
+	if _, err := s.root.Lstat(dir); err != nil {
+		// A partition's folder is inside its whole device's.
+		if d, lerr := s.Lookup(name); lerr == nil && d.Partition {
+			dir = s.dir + "/block/" + d.Whole + "/" + name
+		}
+	}
+	ents, err := s.root.ReadDir(dir + "/" + folder)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, nil
 		}
 		return nil, err
 	}
-	var out []Device
+	var out []string
 	for _, e := range ents {
 		if len(out) == MaxMembers {
 			break
 		}
-		d, err := s.Lookup(e.Name())
+		if ValidName(e.Name()) {
+			out = append(out, e.Name())
+		}
+	}
+	return out, nil
+}
+
+// Members are the devices an md or dm device NAME is built on (its
+// slaves/, read by Links), each described by Lookup (a member partition's
+// Whole is its disk), in the order sysfs lists them. A name in slaves/
+// that fails ValidName is skipped; none is an empty list.
+func (s Sys) Members(name string) ([]Device, error) {
+	names, err := s.Links(name, Slaves)
+	if err != nil {
+		return nil, err
+	}
+	var out []Device
+	for _, n := range names {
+		d, err := s.Lookup(n)
 		if err != nil {
 			continue
 		}

@@ -41,7 +41,7 @@ func sysfs(t *testing.T) (string, Sys) {
 	files["sys/"+sd+"/type"] = "0\n"
 	files["sys/"+sd+"/driver -> ../../../../../../../bus/scsi/drivers/sd"] = ""
 	dev(sd+"/block/sda", "sda", "8:0", map[string]string{"device -> ../../../0:0:0:0": ""})
-	dev(sd+"/block/sda/sda1", "sda1", "8:1", map[string]string{"partition": "1\n"})
+	dev(sd+"/block/sda/sda1", "sda1", "8:1", map[string]string{"partition": "1\n", "holders/md127 -> ../../../../../../../../../virtual/block/md127": ""})
 	dev(sd+"/block/sda/sda2", "sda2", "8:2", map[string]string{"partition": "2\n"})
 	sr := "devices/pci0000:00/0000:00:1f.2/ata2/host1/target1:0:0/1:0:0:0"
 	files["sys/"+sr+"/type"] = "5\n"
@@ -158,6 +158,19 @@ func TestLayers(t *testing.T) {
 	if m, err := s.Members("sda"); m != nil || err != nil {
 		t.Errorf("sda has no slaves/: %+v %v", m, err)
 	}
+	// Links gives the raw names: partitions stay partitions, and a
+	// partition's holders/ is found inside its disk's folder.
+	for _, c := range []struct{ name, folder, want string }{
+		{"md127", Slaves, "nvme0n1p1 sda1"}, {"dm-0", Slaves, "loop0"}, {"sda1", Holders, "md127"},
+		{"sda", Holders, ""}, {"sda", Slaves, ""}, {"nosuch", Holders, ""},
+	} {
+		if got, err := s.Links(c.name, c.folder); err != nil || strings.Join(got, " ") != c.want {
+			t.Errorf("Links(%s, %s): %q %v, want %q", c.name, c.folder, got, err, c.want)
+		}
+	}
+	if _, err := s.Links("sda", "device"); err == nil {
+		t.Error("Links(sda, device): want an error, only slaves/ and holders/ are read")
+	}
 	if l, ok := s.Loop("loop0"); !ok || l != (LoopFile{File: "/srv/images/data.img", DirectIO: true}) {
 		t.Errorf("loop0: %+v %v", l, ok)
 	}
@@ -190,6 +203,9 @@ func TestHostileNames(t *testing.T) {
 		if _, err := s.Members(n); !errors.Is(err, ErrName) {
 			t.Errorf("Members(%q): %v", n, err)
 		}
+		if _, err := s.Links(n, Holders); !errors.Is(err, ErrName) {
+			t.Errorf("Links(%q): %v", n, err)
+		}
 	}
 	for _, n := range []string{"sda", "cciss!c0d0p1", "md_d0p1", "nvme10n1p12", "dm-12", "mmcblk0boot0"} {
 		if !ValidName(n) {
@@ -213,6 +229,9 @@ func TestHostileNames(t *testing.T) {
 	})
 	if m, err := s.Members("md9"); err != nil || len(m) != 0 {
 		t.Errorf("md9: %+v %v", m, err)
+	}
+	if l, err := s.Links("md9", Slaves); err != nil || len(l) != 0 {
+		t.Errorf("md9 links: %q %v", l, err)
 	}
 	if d, err := s.Lookup("top"); err == nil {
 		t.Errorf("top: %+v, want an error", d)

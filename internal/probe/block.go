@@ -114,7 +114,8 @@ func (p *prober) usbLink(real string) *facts.USBLink {
 
 func (p *prober) blockDev(name string) (facts.BlockDevice, bool) {
 	dir := pathSysBlock + "/" + name
-	d := facts.BlockDevice{Name: name, Kind: blockdev.New(p.root).Kind(name)}
+	sys := blockdev.New(p.root)
+	d := facts.BlockDevice{Name: name, Kind: sys.Kind(name)}
 	sectors, ok := p.optUint(dir + "/size")
 	switch {
 	case !ok:
@@ -211,8 +212,9 @@ func (p *prober) blockDev(name string) (facts.BlockDevice, bool) {
 			}
 		}
 	}
-	d.Slaves = p.names(dir + "/slaves")
-	d.Holders = p.names(dir + "/holders")
+	// Raw names (partitions too), read by blockdev, the folders' one reader.
+	d.Slaves, _ = sys.Links(name, blockdev.Slaves)
+	d.Holders, _ = sys.Links(name, blockdev.Holders)
 	ents, err := p.root.ReadDir(dir)
 	if err != nil {
 		return d, true
@@ -235,23 +237,11 @@ func (p *prober) blockDev(name string) (facts.BlockDevice, bool) {
 		}
 		part.Dev, _ = p.optional(dir + "/" + pn + "/dev")
 		part.AlignmentOffset, _ = p.optInt(dir + "/" + pn + "/alignment_offset")
-		part.Holders = p.names(dir + "/" + pn + "/holders")
+		part.Holders, _ = sys.Links(pn, blockdev.Holders)
 		d.Partitions = append(d.Partitions, part)
 		d.Holders = append(d.Holders, part.Holders...)
 	}
 	return d, true
-}
-
-func (p *prober) names(dir string) []string {
-	ents, err := p.root.ReadDir(dir)
-	if err != nil {
-		return nil
-	}
-	var out []string
-	for _, e := range ents {
-		out = append(out, e.Name())
-	}
-	return out
 }
 
 // udev reads the udev database record of a block device folder (its "dev"

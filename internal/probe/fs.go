@@ -95,6 +95,14 @@ func (p *prober) fstab() {
 // backing maps a mounted device path to its /sys/block name: through the
 // /dev symlinks when they exist, else by name (/dev/md0 → md0, a
 // /dev/mapper name → the dm-N whose dm/name matches).
+//
+// This is not a question for blockdev's FileDevice or DevOf: they answer
+// which device holds a file, from its st_dev, and only on the live system
+// (a captured tree's files carry the analysing machine's numbers). Here the
+// mount source is a device node's path as /proc/mounts wrote it, and the
+// answer must come from a captured tree too, which keeps the /dev links
+// and dm/name but no device numbers of nodes. The name it gives is the
+// mounted device itself (sda1, not sda), as facts.Filesystem.Backing says.
 func (p *prober) backing(dev string) string {
 	if real, err := p.root.RealPath(dev); err == nil {
 		return path.Base(real)

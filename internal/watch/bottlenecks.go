@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/nastune/nastune/internal/blockdev"
 	"github.com/nastune/nastune/internal/units"
 	"github.com/nastune/nastune/internal/watch/wire"
 )
@@ -434,7 +435,8 @@ func diskBottlenecks(samples []Sample, n float64, ceil map[string]Ceiling) []Bot
 		// filesystem: the loop device stays its own subject (the disk below
 		// is evidence, and a verdict of its own when saturated). md and dm
 		// members are dedicated to the array: the busiest one is named.
-		for !strings.HasPrefix(subj, "loop") {
+		// The kind is blockdev's, recorded in the sample, not the name's.
+		for m[subj].last.Kind != blockdev.Loop {
 			next := ""
 			for _, b := range m[subj].last.Below {
 				if sat[b] && !down[b] && m[b].util >= m[subj].util-0.05*n {

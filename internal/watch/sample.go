@@ -83,6 +83,7 @@ type DiskSample struct {
 	InFlight   uint64   `json:"in_flight"`
 	Rotational bool     `json:"rotational"`
 	Below      []string `json:"below,omitempty"` // devices it sits on (md/dm slaves, a loop device's backing disk)
+	Kind       string   `json:"kind,omitempty"`  // blockdev's kind (disk, md, dm, loop …); empty for a device that appeared after the start
 }
 
 // NICSample is one interface's traffic against its limits.
@@ -258,6 +259,7 @@ type Sampler struct {
 type devInfo struct {
 	rotational bool
 	below      []string
+	kind       string // blockdev.Kind
 }
 
 type nicInfo struct {
@@ -364,6 +366,7 @@ func (s *Sampler) discover() {
 			d.rotational = v == "1"
 		}
 		d.below = below(sys, n)
+		d.kind = sys.Kind(n)
 		s.devs[n] = d
 		s.keep[n] = true
 	}
@@ -785,7 +788,7 @@ func (s *Sampler) delta(p, c *raw) Sample {
 			continue
 		}
 		info := s.devs[d.Name]
-		ds := DiskSample{Name: d.Name, Rotational: info.rotational, Below: info.below, InFlight: d.InFlight,
+		ds := DiskSample{Name: d.Name, Rotational: info.rotational, Below: info.below, Kind: info.kind, InFlight: d.InFlight,
 			ReadBps:    round(sub(d.ReadSectors, o.ReadSectors) * 512 / dt),
 			WriteBps:   round(sub(d.WriteSectors, o.WriteSectors) * 512 / dt),
 			ReadIOPS:   round(rd / dt),

@@ -202,16 +202,27 @@ func TestReason(t *testing.T) {
 		t.Errorf("all CPUs: %+v", busy)
 	}
 	// Two loop devices and an array on one saturated disk: all are above it.
-	shared := Bottlenecks(repeat(3, Sample{Disks: []DiskSample{{Name: "loop1", UtilPct: 50, Below: []string{"vda"}}, {Name: "loop0", UtilPct: 40, Below: []string{"vda"}},
+	shared := Bottlenecks(repeat(3, Sample{Disks: []DiskSample{{Name: "loop1", Kind: "loop", UtilPct: 50, Below: []string{"vda"}}, {Name: "loop0", Kind: "loop", UtilPct: 40, Below: []string{"vda"}},
 		{Name: "md0", UtilPct: 10, Below: []string{"vda", "vdb"}}, {Name: "dm-0", UtilPct: 10, Below: []string{"md0"}}, {Name: "vda", UtilPct: 99, QueueDepth: 3}}}))
 	if len(shared) != 1 || strings.Join(shared[0].Stack, ",") != "dm-0,loop0,loop1,md0,vda" {
 		t.Errorf("shared disk stack: %+v", shared)
 	}
 	// A saturated loop device on a saturated disk: both named, the loop
 	// device with its queue-depth-1 explanation.
-	lp := Bottlenecks(repeat(3, Sample{Disks: []DiskSample{{Name: "loop0", UtilPct: 95, QueueDepth: 0.9, AwaitMS: 0.2, ReadIOPS: 4500, Below: []string{"vda"}}, {Name: "vda", UtilPct: 97, QueueDepth: 1.6}}}))
+	lp := Bottlenecks(repeat(3, Sample{Disks: []DiskSample{{Name: "loop0", Kind: "loop", UtilPct: 95, QueueDepth: 0.9, AwaitMS: 0.2, ReadIOPS: 4500, Below: []string{"vda"}}, {Name: "vda", UtilPct: 97, QueueDepth: 1.6}}}))
 	if len(lp) != 2 || lp[0].Subject != "vda" || lp[1].Subject != "loop0" || !strings.Contains(lp[1].Why, "rarely more than one") || !strings.Contains(strings.Join(lp[1].Evidence, " "), "vda (below loop0)") {
 		t.Errorf("loop on a busy disk: %+v", lp)
+	}
+	// The kind decides, not the name: a loop device under another name
+	// stays its own subject, and a dm device named "loopy" is walked down
+	// to its busy member like any stacked device.
+	odd := Bottlenecks(repeat(3, Sample{Disks: []DiskSample{{Name: "img7", Kind: "loop", UtilPct: 95, QueueDepth: 0.9, Below: []string{"vda"}}, {Name: "vda", Kind: "disk", UtilPct: 97, QueueDepth: 1.6}}}))
+	if len(odd) != 2 || odd[0].Subject != "vda" || odd[1].Subject != "img7" {
+		t.Errorf("loop device by kind: %+v", odd)
+	}
+	loopy := Bottlenecks(repeat(3, Sample{Disks: []DiskSample{{Name: "loopy", Kind: "dm", UtilPct: 95, QueueDepth: 0.9, Below: []string{"vda"}}, {Name: "vda", Kind: "disk", UtilPct: 97, QueueDepth: 1.6}}}))
+	if len(loopy) != 1 || loopy[0].Subject != "vda" || strings.Join(loopy[0].Stack, ",") != "loopy,vda" {
+		t.Errorf("a dm device named loopy: %+v", loopy)
 	}
 	// A USB 2.0 disk at its bridge's ceiling, though busy only 60% of the time.
 	paths := []ceiling.Path{{Name: "sda", Kind: "disk", CeilingMBs: 35, Bottleneck: "sda USB 2.0 usb-storage", Move: "a USB 3 port and a UAS-capable enclosure, or SATA"},
@@ -678,7 +689,14 @@ func TestBlockNames(t *testing.T) {
 			t.Errorf("below %s: %q, want %q", n, got, want)
 		}
 	}
-	s := &Sampler{root: root}
+	s := &Sampler{root: root, Skipped: map[string]string{}}
+	// discover records blockdev's kind, which the samples carry.
+	s.discover()
+	for n, want := range map[string]string{"md0": "md", "dm-0": "dm", "loop0": "loop"} {
+		if got := s.devs[n].kind; got != want {
+			t.Errorf("kind %s: %q, want %q", n, got, want)
+		}
+	}
 	for _, c := range []struct {
 		ma, mi uint32
 		want   string
