@@ -211,19 +211,31 @@ func TestShareSmbdNetworkLimit(t *testing.T) {
 	l := smblab.Start(t, "c", "")
 	tcp := startNetServer(t, l)
 	testutil.Run(t, "ip", "netns", "exec", l.Srv, "tc", "qdisc", "add", "dev", "smb-s", "root", "tbf", "rate", "50mbit", "burst", "64kb", "latency", "50ms")
-	res, raw := runShareClient(t, l, "smb://nobody@"+l.Addr+"/share", "seqwrite,seqread", "NASTUNE_SHARE_MIB=16", "NASTUNE_SHARE_TCP="+tcp)
-	t.Logf("%s", raw)
-	checkShareTests(t, res, 16<<20, "seqwrite", "seqread")
-	if res.TCP == nil || res.TCP.DownBitsPerSecond < 25e6 || res.TCP.DownBitsPerSecond > 60e6 || res.TCP.UpBitsPerSecond < 100e6 {
-		t.Fatalf("raw TCP %+v: want about 50 Mbit/s down (the shaper), more up", res.TCP)
-	}
+	// On a busy machine a run can fall short of the shaper for want of a
+	// CPU (the share then moves under 85% of raw TCP and the verdict is
+	// protocol, rightly): such a run did not stage the limit, and the case
+	// is run again, up to three times, before it fails.
 	var read *ShareLimit
-	for i := range res.Limit {
-		if res.Limit[i].Test == "seqread" {
-			read = &res.Limit[i]
+	for attempt := 1; attempt <= 3; attempt++ {
+		res, raw := runShareClient(t, l, "smb://nobody@"+l.Addr+"/share", "seqwrite,seqread", "NASTUNE_SHARE_MIB=16", "NASTUNE_SHARE_TCP="+tcp)
+		t.Logf("attempt %d:\n%s", attempt, raw)
+		checkShareTests(t, res, 16<<20, "seqwrite", "seqread")
+		if res.TCP == nil || res.TCP.DownBitsPerSecond < 25e6 || res.TCP.DownBitsPerSecond > 60e6 || res.TCP.UpBitsPerSecond < 100e6 {
+			t.Fatalf("raw TCP %+v: want about 50 Mbit/s down (the shaper), more up", res.TCP)
 		}
+		read = nil
+		for i := range res.Limit {
+			if res.Limit[i].Test == "seqread" {
+				read = &res.Limit[i]
+			}
+		}
+		if read != nil && read.Layer == "network" && read.Subject == l.Addr {
+			return
+		}
+		if read == nil || read.Layer != "protocol" {
+			break // not the shortfall a busy machine explains
+		}
+		t.Logf("attempt %d: seqread verdict %+v: the run fell short of the shaper (a busy machine?); running it again", attempt, read)
 	}
-	if read == nil || read.Layer != "network" || read.Subject != l.Addr {
-		t.Errorf("seqread verdict %+v, want network on %s", read, l.Addr)
-	}
+	t.Errorf("seqread verdict %+v, want network on %s", read, l.Addr)
 }
