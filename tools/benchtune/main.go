@@ -21,7 +21,7 @@
 // best hand value pays only when its median gains more than the noise band
 // over the baseline (the baseline's range ÷ median, at least 5%) and its
 // slowest round beats the baseline's fastest; else nothing pays, and tune
-// is right to keep nothing. When it pays and tune's range overlaps the
+// is right to keep nothing (or a value that pays by the same rule). When it pays and tune's range overlaps the
 // hand value's, tune is as good as the hand value within noise (ok, the
 // ratio still printed); otherwise the ratio of the medians' gains decides.
 package main
@@ -99,18 +99,29 @@ func (r row) band() float64 {
 	return max(minBand, (r.base.max-r.base.min)/r.base.med)
 }
 
+// pays says whether s beats the baseline as tune's rule keeps a value:
+// its median gains more than the band and its slowest round beats the
+// baseline's fastest.
+func (r row) pays(s stat) bool {
+	return s.med-r.base.med > r.band()*r.base.med && s.min > r.base.max
+}
+
 // verdict is the ratio tune gain ÷ hand gain and whether it meets the
 // goal. The hand value pays only when it beats the baseline as tune's
 // rule would keep it: its median gains more than the band and its slowest
 // round beats the baseline's fastest. When it does not, nothing pays and
-// tune meets the goal when its label says it kept nothing. When it pays
+// tune meets the goal when its label says it kept nothing (or, by the same
+// rule, its own value pays where no hand value does). When it pays
 // and tune's range overlaps the hand value's, tune is as good as the hand
 // value within noise; otherwise the ratio of the medians' gains decides.
 func (r row) verdict() (ratio, verdict string) {
 	hg := r.hand.med - r.base.med
-	if hg <= r.band()*r.base.med || r.hand.min <= r.base.max {
-		if strings.HasPrefix(r.tuneLabel, "kept nothing") {
+	if !r.pays(r.hand) {
+		switch {
+		case strings.HasPrefix(r.tuneLabel, "kept nothing"):
 			return "-", "ok (nothing pays, nothing kept)"
+		case r.pays(r.tune):
+			return "-", "ok (tune's value pays, no hand value does)"
 		}
 		return "-", "below (kept a value where none pays)"
 	}

@@ -38,6 +38,8 @@ func TestVerdict(t *testing.T) {
 		// The hand value's median gains beyond 5% and its rounds are
 		// above the baseline's, but not beyond the baseline's own noise
 		// band (range 60 on 100: 60%): nothing pays.
+		// No hand value pays, but tune's does by the same rule.
+		{"tune pays, no hand value does", row{base: stat{100, 95, 105}, tune: stat{200, 180, 220}, hand: stat{120, 100, 130}, tuneLabel: "kept 512 KiB"}, "-", "ok (tune's value pays, no hand value does)"},
 		{"hand within the baseline's band", row{base: stat{100, 50, 110}, tune: one(100), hand: stat{150, 120, 160}, tuneLabel: "kept nothing"}, "-", "ok (nothing pays, nothing kept)"},
 	} {
 		q, v := c.r.verdict()
