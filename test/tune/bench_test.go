@@ -25,8 +25,8 @@ func benchRows(t *testing.T) string {
 }
 
 // appendRow adds one row for tools/benchtune: demo, unit, baseline
-// label and result, tune's kept value and result, the best hand value and
-// its result.
+// label and results, tune's kept value and results, the best hand value and
+// its results (each results field as rowStats gives it).
 func appendRow(t *testing.T, path string, f ...string) {
 	t.Helper()
 	fh, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
@@ -37,6 +37,13 @@ func appendRow(t *testing.T, path string, f ...string) {
 	if _, err := fmt.Fprintln(fh, strings.Join(f, "\t")); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// rowStats is a value's rounds as a row gives them: median, slowest and
+// fastest, tab-separated.
+func rowStats(v []float64) string {
+	v = slices.Sorted(slices.Values(v))
+	return fmt.Sprintf("%.2f\t%.2f\t%.2f", v[(len(v)-1)/2], v[0], v[len(v)-1])
 }
 
 func mib(v string) string {
@@ -54,7 +61,8 @@ func mib(v string) string {
 // (the tcp_rmem/tcp_wmem maximum at 2 × BDP, 4 × BDP and 16 MiB, BDP
 // from a 1 Gbit/s link and ping's round trip) measured the same way; then
 // tune's values and the best hand value are measured again, interleaved,
-// three rounds, and the row has each one's median of those.
+// with the baseline, three rounds, and the row has each one's median and
+// range of those.
 // A result is the geometric mean of iperf3's send and receive medians.
 // Everything lives in the lab's namespaces (gone with them); after every
 // step the sabotaged values are set again, and the test fails if undo
@@ -77,7 +85,7 @@ func TestBenchTuneNet(t *testing.T) {
 		t.Logf("iperf3 %s: send %.1f, receive %.1f Mbit/s: %.1f", what, s, r, v)
 		return v
 	}
-	base := measure("sabotaged")
+	measure("sabotaged")
 
 	out, err := d.nastune("tune", "--net", d.l.ServerAddr, "--yes", "--time", "2", "--budget", "8m")
 	if err != nil {
@@ -123,34 +131,30 @@ func TestBenchTuneNet(t *testing.T) {
 	}
 	// The best of three hand values each measured once is biased upward
 	// (on a noisy path the winner is partly the luckiest run), and tune's
-	// value was measured minutes earlier. So both are measured again,
-	// interleaved (tune first, then hand first, then tune first), and the
-	// row has each one's median of those three.
+	// value and the baseline were measured minutes earlier. So the
+	// baseline, tune's values and the best hand value are measured again,
+	// interleaved (each round starts one later in that order), 3 rounds,
+	// and the row has each one's median and range of those.
 	hand := map[string]string{"net.ipv4.tcp_rmem": fmt.Sprintf("4096 65536 %d", bestMax), "net.ipv4.tcp_wmem": fmt.Sprintf("4096 16384 %d", bestMax)}
-	var tv, hv []float64
+	vals := []struct {
+		what string
+		set  map[string]string
+	}{{"sabotaged", sabotage}, {"tune kept " + kept, keptVals}, {"hand " + bestLabel, hand}}
+	res := make([][]float64, len(vals))
 	for round := 0; round < 3; round++ {
-		for i := 0; i < 2; i++ {
-			if (i+round)%2 == 0 {
-				for k, v := range keptVals {
-					d.setSysctl(k, v)
-				}
-				tv = append(tv, measure(fmt.Sprintf("again (round %d) tune kept %s", round+1, kept)))
-			} else {
-				for k, v := range hand {
-					d.setSysctl(k, v)
-				}
-				hv = append(hv, measure(fmt.Sprintf("again (round %d) hand %s", round+1, bestLabel)))
+		for i := range vals {
+			j := (i + round) % len(vals)
+			for k, v := range vals[j].set {
+				d.setSysctl(k, v)
 			}
+			res[j] = append(res[j], measure(fmt.Sprintf("again (round %d) %s", round+1, vals[j].what)))
 			restore()
 		}
 	}
-	slices.Sort(tv)
-	slices.Sort(hv)
-	tuned, best := tv[1], hv[1]
 	if got := d.values(); fmt.Sprint(got) != fmt.Sprint(before) {
 		t.Fatalf("after the hand grid: %v, want %v", got, before)
 	}
 	t.Logf("BDP %d bytes (1 Gbit/s × ping RTT %v)", bdp, rtt)
 	appendRow(t, rows, "tune --net: 20 ms path, tcp_rmem/wmem max 64 KiB", "Mbit/s (iperf3)",
-		"64 KiB", fmt.Sprintf("%.2f", base), kept, fmt.Sprintf("%.2f", tuned), bestLabel, fmt.Sprintf("%.2f", best))
+		"64 KiB", rowStats(res[0]), kept, rowStats(res[1]), bestLabel, rowStats(res[2]))
 }

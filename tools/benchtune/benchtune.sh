@@ -9,7 +9,8 @@
 # O_DIRECT random reads (demo 2); the baseline, tune's kept value and every
 # hand value in the same rounds, each the median of its rounds; the best
 # hand value is then read again with the baseline and tune's value in
-# fresh rounds (compare), which give the row.
+# fresh rounds (compare), which give the row: each value's median, slowest
+# and fastest round.
 # Usage: benchtune.sh NASTUNE DIR ROWS
 set -eu
 BIN=$1
@@ -48,7 +49,7 @@ fio1() {
 
 # rounds READER N VALUE...: reads each read-ahead VALUE with READER once
 # per round, N rounds, the values in turn within a round, and prints
-# "VALUE MEDIAN" per value. The baseline, tune's value and every hand
+# "VALUE MEDIAN MIN MAX" per value. The baseline, tune's value and every hand
 # value are read in the same rounds, so a load that comes and goes on the
 # box (make bench shares it) weighs on all of them alike, and the median
 # of the rounds is compared: not the luckiest run of a value read minutes
@@ -67,12 +68,11 @@ rounds() {
 	done
 	for v in "$@"; do
 		awk -v v="$v" '$1 == v { print $2 }' "$S/rounds" | sort -g |
-			awk -v v="$v" '{ a[NR] = $1 } END { print v, a[int((NR + 1) / 2)] }'
+			awk -v v="$v" '{ a[NR] = $1 } END { print v, a[int((NR + 1) / 2)], a[1], a[NR] }'
 	done
 }
-# of VALUE [FILE]: the median rounds printed for VALUE (in FILE, default
-# the grid's medians).
-of() { awk -v v="$1" '$1 == v { print $2 }' "${2:-$S/medians}"; }
+# of VALUE: the median rounds printed for VALUE in the grid ($S/medians).
+of() { awk -v v="$1" '$1 == v { print $2 }' "$S/medians"; }
 # besthand VALUE...: the hand value with the highest median.
 besthand() {
 	for v in "$@"; do echo "$v $(of "$v")"; done | sort -k2,2 -g | tail -1 | cut -d' ' -f1
@@ -89,7 +89,7 @@ compare() {
 	for v in "$@"; do case " $vals " in *" $v "*) ;; *) vals="$vals $v" ;; esac; done
 	# shellcheck disable=SC2086
 	rounds "$reader" "$n" $vals > "$S/final"
-	echo "benchtune: $demo: read again in $n rounds (KiB value): $(tr '\n' ' ' < "$S/final")" >&2
+	echo "benchtune: $demo: read again in $n rounds (KiB median slowest fastest): $(tr '\n' ' ' < "$S/final")" >&2
 }
 # trials: what tune decided (noise band, each trial), on stderr, so the
 # make bench log explains a row.
@@ -100,7 +100,14 @@ print("benchtune: %s: noise band %.1f%%" % (sys.argv[2], r["threshold_pct"]), fi
 for t in r["trials"]:
     print("  %s %s -> %s: median %.1f, gain %+.1f%%, %s: %s" % (t["knob"], t["from"], t["to"], t["median"], t["gain"], t["verdict"], t.get("why", "")), file=sys.stderr)' "$1" "$2" || true
 }
-row() { printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$@" >> "$ROWS"; }
+# stats VALUE: VALUE's median, slowest and fastest round in the fresh
+# rounds ($S/final), tab-separated.
+stats() { awk -v v="$1" '$1 == v { printf "%s\t%s\t%s", $2, $3, $4 }' "$S/final"; }
+# row DEMO UNIT BASE-LABEL BASE TUNE-LABEL TUNE HAND-LABEL HAND: one row
+# for tools/benchtune, each value's median and range from $S/final.
+row() {
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$(stats "$4")" "$5" "$(stats "$6")" "$7" "$(stats "$8")" >> "$ROWS"
+}
 
 # demo TAG START READER GRID FINAL UNIT HAND TUNE-ARGS…: read-ahead set to
 # START KiB, tune run with TUNE-ARGS (K: what it kept, KEPT: the value,
@@ -124,7 +131,7 @@ demo() {
 	for v in $KEPT $hand; do case " $vals " in *" $v "*) ;; *) vals="$vals $v" ;; esac; done
 	# shellcheck disable=SC2086
 	rounds "$reader" "$grid" $vals > "$S/medians"
-	echo "benchtune: $tag grid, medians of $grid rounds (KiB $unit): $(tr '\n' ' ' < "$S/medians")" >&2
+	echo "benchtune: $tag grid, median, slowest, fastest of $grid rounds (KiB $unit): $(tr '\n' ' ' < "$S/medians")" >&2
 	# shellcheck disable=SC2086
 	BESTV=$(besthand $hand)
 	compare "$reader" "$final" "$tag" "$start" "$KEPT" "$BESTV"
@@ -135,10 +142,10 @@ demo() {
 # an admin would try (128, 512, 1024, 4096 KiB) and two doublings beyond
 # it (tune may extend its ladder so far on this box).
 demo "demo 1" 8 dd1 5 7 MB/s "128 512 1024 4096 8192 16384" --tests seqread-buffered --bs 16K
-row "tune --file: read_ahead_kb 8, 16K buffered seq reads" "MB/s (dd)" "8 KiB" "$(of 8 "$S/final")" "$K" "$(of "$KEPT" "$S/final")" "$BESTV KiB" "$(of "$BESTV" "$S/final")"
+row "tune --file: read_ahead_kb 8, 16K buffered seq reads" "MB/s (dd)" "8 KiB" 8 "$K" "$KEPT" "$BESTV KiB" "$BESTV"
 
 # Demo 2: nothing pays (4K O_DIRECT random reads never use read-ahead);
 # the baseline (128), tune's value and the hand ladder (8, 1024 KiB) are
 # read by fio.
 demo "demo 2" 128 fio1 3 3 MiB/s "8 1024" --tests randread4k-qd1 --runtime 1
-row "tune --file: randread4k-qd1, read_ahead_kb 128" "MiB/s (fio)" "128 KiB" "$(of 128 "$S/final")" "$K" "$(of "$KEPT" "$S/final")" "$BESTV KiB" "$(of "$BESTV" "$S/final")"
+row "tune --file: randread4k-qd1, read_ahead_kb 128" "MiB/s (fio)" "128 KiB" 128 "$K" "$KEPT" "$BESTV KiB" "$BESTV"

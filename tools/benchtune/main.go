@@ -5,14 +5,25 @@
 //
 // The rows come from the bench drivers, one tab-separated line each:
 //
-//	demo  unit  baseline-label  baseline  tune-label  tune  hand-label  hand
+//	demo  unit  baseline-label  base base-min base-max  tune-label  tune tune-min tune-max  hand-label  hand hand-min hand-max
 //
-// (results are numbers, higher is better): benchtune.sh for --file,
+// (14 fields; results are numbers, higher is better: each value's median
+// over its rounds, then its slowest and fastest round; every driver reads
+// the baseline, tune's value and the hand value in at least 3 interleaved
+// rounds): benchtune.sh for --file,
 // TestBenchTuneNet (test/tune) for --net and TestBenchTuneShare
 // (internal/tune) for --share, each run only when NASTUNE_BENCH_ROWS names
 // the file to append to. With -doc the table replaces the block between
 // the markers in that file (docs/tune.md's "make bench" section), so the
 // doc quotes what the last make bench measured and nothing hand-written.
+//
+// The verdict judges as tune judges a trial (internal/tune's beyond): the
+// best hand value pays only when its median gains more than the noise band
+// over the baseline (the baseline's range ÷ median, at least 5%) and its
+// slowest round beats the baseline's fastest; else nothing pays, and tune
+// is right to keep nothing (or a value that pays by the same rule). When it pays and tune's range overlaps the
+// hand value's, tune is as good as the hand value within noise (ok, the
+// ratio still printed); otherwise the ratio of the medians' gains decides.
 package main
 
 import (
@@ -32,11 +43,16 @@ const (
 	endMarker   = "<!-- end of tools/benchtune's table -->"
 )
 
+// stat is one value's rounds: median, slowest and fastest.
+type stat struct{ med, min, max float64 }
+
 type row struct {
 	demo, unit                   string
 	baseLabel, tuneLabel, hLabel string
-	base, tune, hand             float64
+	base, tune, hand             stat
 }
+
+const nFields = 14
 
 func parse(r io.Reader) ([]row, error) {
 	b, err := io.ReadAll(r)
@@ -49,43 +65,75 @@ func parse(r io.Reader) ([]row, error) {
 			continue
 		}
 		f := strings.Split(line, "\t")
-		if len(f) != 8 {
-			return nil, fmt.Errorf("line %d: %d fields, want 8 (demo, unit, baseline label, baseline, tune label, tune, hand label, hand)", i+1, len(f))
+		if len(f) != nFields {
+			return nil, fmt.Errorf("line %d: %d fields, want %d (demo, unit, baseline label, its median, min, max, tune label, its median, min, max, hand label, its median, min, max)", i+1, len(f), nFields)
 		}
-		var v [3]float64
-		for j, k := range []int{3, 5, 7} {
-			if v[j], err = strconv.ParseFloat(f[k], 64); err != nil {
-				return nil, fmt.Errorf("line %d field %d: %v", i+1, k+1, err)
+		var v [3]stat
+		for j, k := range []int{3, 7, 11} {
+			var n [3]float64
+			for m := range n {
+				if n[m], err = strconv.ParseFloat(f[k+m], 64); err != nil {
+					return nil, fmt.Errorf("line %d field %d: %v", i+1, k+m+1, err)
+				}
+			}
+			v[j] = stat{n[0], n[1], n[2]}
+			if !(v[j].min <= v[j].med && v[j].med <= v[j].max) {
+				return nil, fmt.Errorf("line %d fields %d-%d: median %g not within min %g and max %g", i+1, k+1, k+3, n[0], n[1], n[2])
 			}
 		}
-		rows = append(rows, row{demo: f[0], unit: f[1], baseLabel: f[2], base: v[0], tuneLabel: f[4], tune: v[1], hLabel: f[6], hand: v[2]})
+		rows = append(rows, row{demo: f[0], unit: f[1], baseLabel: f[2], base: v[0], tuneLabel: f[6], tune: v[1], hLabel: f[10], hand: v[2]})
 	}
 	return rows, nil
 }
 
-// minHandGain is the smallest hand-tuned gain the ratio is taken over:
-// below it the best hand value is within the noise of one reader's run
-// and nothing pays.
-const minHandGain = 0.05
+// minBand is the smallest noise band (tune's floor): a hand value whose
+// median gains less over the baseline's is within the noise of one reader.
+const minBand = 0.05
+
+// band is the baseline's noise band as tune states it: its range ÷ its
+// median, at least minBand.
+func (r row) band() float64 {
+	if r.base.med <= 0 {
+		return minBand
+	}
+	return max(minBand, (r.base.max-r.base.min)/r.base.med)
+}
+
+// pays says whether s beats the baseline as tune's rule keeps a value:
+// its median gains more than the band and its slowest round beats the
+// baseline's fastest.
+func (r row) pays(s stat) bool {
+	return s.med-r.base.med > r.band()*r.base.med && s.min > r.base.max
+}
 
 // verdict is the ratio tune gain ÷ hand gain and whether it meets the
-// goal. When no hand value beats the baseline by minHandGain, the right
-// answer is to keep nothing: tune meets it when its label says it kept
-// nothing.
+// goal. The hand value pays only when it beats the baseline as tune's
+// rule would keep it: its median gains more than the band and its slowest
+// round beats the baseline's fastest. When it does not, nothing pays and
+// tune meets the goal when its label says it kept nothing (or, by the same
+// rule, its own value pays where no hand value does). When it pays
+// and tune's range overlaps the hand value's, tune is as good as the hand
+// value within noise; otherwise the ratio of the medians' gains decides.
 func (r row) verdict() (ratio, verdict string) {
-	hg := r.hand - r.base
-	if hg <= minHandGain*r.base {
-		if strings.HasPrefix(r.tuneLabel, "kept nothing") {
+	hg := r.hand.med - r.base.med
+	if !r.pays(r.hand) {
+		switch {
+		case strings.HasPrefix(r.tuneLabel, "kept nothing"):
 			return "-", "ok (nothing pays, nothing kept)"
+		case r.pays(r.tune):
+			return "-", "ok (tune's value pays, no hand value does)"
 		}
 		return "-", "below (kept a value where none pays)"
 	}
-	q := (r.tune - r.base) / hg
-	v := "below"
-	if q >= goal {
-		v = "ok"
+	q := (r.tune.med - r.base.med) / hg
+	ratio = fmt.Sprintf("%.2f", q)
+	switch {
+	case q >= goal:
+		return ratio, "ok"
+	case r.tune.min <= r.hand.max && r.hand.min <= r.tune.max:
+		return ratio, "ok (as good as the hand value within noise)"
 	}
-	return fmt.Sprintf("%.2f", q), v
+	return ratio, "below"
 }
 
 func num(v float64) string {
@@ -93,6 +141,16 @@ func num(v float64) string {
 		return fmt.Sprintf("%.0f", v)
 	}
 	return fmt.Sprintf("%.1f", v)
+}
+
+// numRange is a value's median and, when its rounds differ, their range:
+// "1900 (1800–2000)".
+func numRange(s stat) string {
+	m := num(s.med)
+	if lo, hi := num(s.min), num(s.max); lo != m || hi != m {
+		return fmt.Sprintf("%s (%s–%s)", m, lo, hi)
+	}
+	return m
 }
 
 func render(rows []row) string {
@@ -103,9 +161,9 @@ func render(rows []row) string {
 		q, v := r.verdict()
 		lines = append(lines, []string{
 			r.demo,
-			fmt.Sprintf("%s: %s %s", r.baseLabel, num(r.base), r.unit),
-			fmt.Sprintf("%s → %s", r.tuneLabel, num(r.tune)),
-			fmt.Sprintf("%s → %s", r.hLabel, num(r.hand)),
+			fmt.Sprintf("%s: %s %s", r.baseLabel, numRange(r.base), r.unit),
+			fmt.Sprintf("%s → %s", r.tuneLabel, numRange(r.tune)),
+			fmt.Sprintf("%s → %s", r.hLabel, numRange(r.hand)),
 			q, fmt.Sprintf("≥ %.1f", goal), v,
 		})
 	}
