@@ -300,6 +300,27 @@ func (s Sys) Links(name, folder string) ([]string, error) {
 			dir = s.dir + "/block/" + d.Whole + "/" + name
 		}
 	}
+	return s.linksIn(dir, folder)
+}
+
+// PartLinks is Links for partition PART of whole device WHOLE, for a
+// caller that walked WHOLE's folder and knows both: it reads
+// /sys/block/WHOLE/PART/FOLDER without looking PART up again.
+func (s Sys) PartLinks(whole, part, folder string) ([]string, error) {
+	if !ValidName(whole) {
+		return nil, nameErr(whole)
+	}
+	if !ValidName(part) {
+		return nil, nameErr(part)
+	}
+	if folder != Slaves && folder != Holders {
+		return nil, fmt.Errorf("block device %s: no stacking folder %q", part, folder)
+	}
+	return s.linksIn(s.dir+"/block/"+whole+"/"+part, folder)
+}
+
+// linksIn reads the names in DIR/FOLDER (a device's sysfs folder).
+func (s Sys) linksIn(dir, folder string) ([]string, error) {
 	ents, err := s.root.ReadDir(dir + "/" + folder)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {

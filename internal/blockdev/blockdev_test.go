@@ -171,6 +171,15 @@ func TestLayers(t *testing.T) {
 	if _, err := s.Links("sda", "device"); err == nil {
 		t.Error("Links(sda, device): want an error, only slaves/ and holders/ are read")
 	}
+	// PartLinks reads the same folder when the caller knows the disk.
+	if got, err := s.PartLinks("sda", "sda1", Holders); err != nil || strings.Join(got, " ") != "md127" {
+		t.Errorf("PartLinks(sda, sda1, holders): %q %v, want md127", got, err)
+	}
+	for _, c := range [][3]string{{"../x", "sda1", Holders}, {"sda", "a/b", Holders}, {"sda", "sda1", "device"}} {
+		if _, err := s.PartLinks(c[0], c[1], c[2]); err == nil {
+			t.Errorf("PartLinks%q: want an error", c)
+		}
+	}
 	if l, ok := s.Loop("loop0"); !ok || l != (LoopFile{File: "/srv/images/data.img", DirectIO: true}) {
 		t.Errorf("loop0: %+v %v", l, ok)
 	}

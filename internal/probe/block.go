@@ -237,7 +237,7 @@ func (p *prober) blockDev(name string) (facts.BlockDevice, bool) {
 		}
 		part.Dev, _ = p.optional(dir + "/" + pn + "/dev")
 		part.AlignmentOffset, _ = p.optInt(dir + "/" + pn + "/alignment_offset")
-		part.Holders, _ = sys.Links(pn, blockdev.Holders)
+		part.Holders, _ = sys.PartLinks(name, pn, blockdev.Holders)
 		d.Partitions = append(d.Partitions, part)
 		d.Holders = append(d.Holders, part.Holders...)
 	}
