@@ -310,6 +310,19 @@ func TestScoreOfAStalledTest(t *testing.T) {
 	}
 }
 
+// The two net buffer files of the ladder tests, and mb: the MiB of a
+// buffer value's first number.
+const (
+	wmem = "/proc/sys/net/ipv4/tcp_wmem"
+	rmem = "/proc/sys/net/ipv4/tcp_rmem"
+)
+
+func mb(v string) float64 {
+	var n float64
+	fmt.Sscan(v, &n)
+	return n / (1 << 20)
+}
+
 // A ladder (Knob.Ladder) keeps the smallest value that reaches the
 // plateau, the last rung that gained: two rungs in a row that gain no more
 // than the noise band end the knob's trials, and the larger rungs are not
@@ -318,13 +331,6 @@ func TestScoreOfAStalledTest(t *testing.T) {
 // not end the climb. Each rung is tried from the knob's own value and
 // reverted; only the kept one says kept.
 func TestLadderStopsAtThePlateau(t *testing.T) {
-	const wmem = "/proc/sys/net/ipv4/tcp_wmem"
-	const rmem = "/proc/sys/net/ipv4/tcp_rmem"
-	mb := func(v string) float64 {
-		var n float64
-		fmt.Sscan(v, &n)
-		return n / (1 << 20)
-	}
 	// The path takes 4 MiB; beyond 8 MiB the queue costs a third.
 	plateau := func(v map[string]string) float64 {
 		r := 1.0
@@ -443,13 +449,6 @@ func TestPlateauNote(t *testing.T) {
 // stream feels, still climbs its ladder to the plateau. Judged by the
 // score, the send stream's swings hide the receive gains.
 func TestJudgedByItsOwnTest(t *testing.T) {
-	const wmem = "/proc/sys/net/ipv4/tcp_wmem"
-	const rmem = "/proc/sys/net/ipv4/tcp_rmem"
-	mb := func(v string) float64 {
-		var n float64
-		fmt.Sscan(v, &n)
-		return n / (1 << 20)
-	}
 	// Rungs 1.33-1.5 × apart: each a third to a half more receive
 	// throughput, a sixth to a fifth more score.
 	ladder := []string{"1048576", "1572864", "2097152", "3145728", "4194304", "6291456", "8388608"}
