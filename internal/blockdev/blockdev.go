@@ -410,11 +410,12 @@ func (s Sys) FileDevice(p string) (Device, string, error) {
 }
 
 // DevOf describes the block device of a file whose st_dev is dev (p names
-// the file in errors). A filesystem with an anonymous device (major 0:
-// btrfs, overlayfs) is followed to its mount's source in
+// the file in errors). A btrfs or bcachefs filesystem (an anonymous
+// device, major 0) is followed to its mount's source in
 // /proc/self/mountinfo; the second value then says so ("mount source
-// /dev/sdb1"). tmpfs, ZFS and network filesystems have no block device: an
-// error saying so.
+// /dev/sdb1"). Any other type with major 0 (tmpfs, proc, FUSE, overlayfs,
+// ZFS, network filesystems) has no block device: an error saying so, even
+// when its source text names one (mount -t tmpfs /dev/sda x is allowed).
 func (s Sys) DevOf(p string, dev uint64) (Device, string, error) {
 	maj, min := unix.Major(dev), unix.Minor(dev)
 	via := ""
@@ -423,9 +424,13 @@ func (s Sys) DevOf(p string, dev uint64) (Device, string, error) {
 		if err != nil {
 			return Device{}, "", err
 		}
-		src, ok := kernfmt.MountInfoSource(b, maj, min)
+		fstype, src, ok := kernfmt.MountInfoMount(b, maj, min)
 		if !ok {
 			return Device{}, "", fmt.Errorf("%s: device %d:%d is not in /proc/self/mountinfo", p, maj, min)
+		}
+		if fstype != "btrfs" && fstype != "bcachefs" {
+			// tmpfs, FUSE and others take any source text, a device path too
+			return Device{}, "", fmt.Errorf("%s is on %s (source %s): not a block device", p, fstype, src)
 		}
 		var fi fs.FileInfo
 		var st *syscall.Stat_t
@@ -435,8 +440,11 @@ func (s Sys) DevOf(p string, dev uint64) (Device, string, error) {
 		if fi != nil && err == nil {
 			st, _ = fi.Sys().(*syscall.Stat_t)
 		}
+		if err != nil && fi == nil && strings.HasPrefix(src, "/") {
+			return Device{}, "", fmt.Errorf("%s is on %s, which cannot be looked at here: %w", p, src, err)
+		}
 		if st == nil || fi.Mode()&fs.ModeDevice == 0 || fi.Mode()&fs.ModeCharDevice != 0 {
-			return Device{}, "", fmt.Errorf("%s is on %s, which is not a block device (tmpfs, ZFS or a network filesystem)", p, src)
+			return Device{}, "", fmt.Errorf("%s is on %s, which is not a block device (tmpfs, proc, ZFS or a network filesystem have none)", p, src)
 		}
 		maj, min = unix.Major(uint64(st.Rdev)), unix.Minor(uint64(st.Rdev)) //nolint:unconvert // Rdev is uint32 on some GOARCHes
 		via = "mount source " + src

@@ -103,4 +103,7 @@ func TestMountInfoSource(t *testing.T) {
 			t.Errorf("%d:%d = %q, %v; want %q, %v", c.maj, c.min, got, ok, c.want, c.ok)
 		}
 	}
+	if ty, src, ok := MountInfoMount(mi, 0, 45); ty != "nfs4" || src != "nas:/export a" || !ok {
+		t.Errorf("MountInfoMount 0:45 = %q %q %v", ty, src, ok)
+	}
 }

@@ -12,7 +12,7 @@
 //	PCI current/max_link_speed     PCIeLinkSpeed
 //	ata_link sata_spd, sata_spd_limit  SATALinkSpeed
 //	/proc/self/mounts              Mounts
-//	/proc/self/mountinfo           MountInfoSource
+//	/proc/self/mountinfo           MountInfoSource, MountInfoMount
 //	/proc/swaps                    Swaps
 //	/proc/net/bonding/BOND         Bonding
 //	/proc/net/snmp                 UDPStats, TCPStats; ScanSNMP

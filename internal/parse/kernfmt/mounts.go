@@ -93,9 +93,13 @@ func Swaps(data []byte) ([]facts.Swap, error) {
 // maj:min in /proc/self/mountinfo (proc(5)), and false when no mount has
 // that device.
 func MountInfoSource(data []byte, maj, min uint32) (string, bool) {
+	_, src, ok := MountInfoMount(data, maj, min)
+	return src, ok
+}
+
+// MountInfoMount is MountInfoSource with the file system type too.
+func MountInfoMount(data []byte, maj, min uint32) (fstype, src string, found bool) {
 	want := strconv.FormatUint(uint64(maj), 10) + ":" + strconv.FormatUint(uint64(min), 10)
-	var src string
-	found := false
 	_ = eachLine(data, func(_ int, l []byte) error {
 		f := strings.Fields(string(l))
 		if len(f) < 10 || f[2] != want {
@@ -103,11 +107,11 @@ func MountInfoSource(data []byte, maj, min uint32) (string, bool) {
 		}
 		for i, fl := range f {
 			if fl == "-" && i+2 < len(f) {
-				src, found = unescapeOctal(f[i+2]), true
+				fstype, src, found = f[i+1], unescapeOctal(f[i+2]), true
 				return errStop
 			}
 		}
 		return nil
 	})
-	return src, found
+	return fstype, src, found
 }
