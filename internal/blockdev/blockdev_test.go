@@ -453,3 +453,31 @@ func exists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
 }
+
+// DevOf follows a mount's source only for the filesystems whose files
+// carry an anonymous device number but live on a block device (btrfs,
+// bcachefs): a tmpfs mounted with "/dev/vda" as its source text is not
+// on vda, and a btrfs source that is not here cannot be looked at.
+func TestDevOfMountSource(t *testing.T) {
+	dir, s := sysfs(t)
+	fixture.WriteTree(t, dir, map[string]string{
+		"proc/self/mountinfo": "40 1 0:55 / /x rw - tmpfs /dev/vda rw\n" +
+			"41 1 0:56 / /y rw - btrfs /dev/nosuch rw\n",
+	})
+	for _, c := range []struct {
+		dev  uint64
+		want string
+	}{
+		{unix.Mkdev(0, 55), "/x/f is on tmpfs (source /dev/vda): not a block device"},
+		{unix.Mkdev(0, 56), "/y/f is on /dev/nosuch, which cannot be looked at here"},
+		{unix.Mkdev(0, 57), "is not in /proc/self/mountinfo"},
+	} {
+		name := "/x/f"
+		if c.dev == unix.Mkdev(0, 56) {
+			name = "/y/f"
+		}
+		if d, via, err := s.DevOf(name, c.dev); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("DevOf(%s, %d:%d) = %+v %q %v, want an error with %q", name, unix.Major(c.dev), unix.Minor(c.dev), d, via, err, c.want)
+		}
+	}
+}
