@@ -13,6 +13,7 @@ import (
 	"github.com/nastune/nastune/internal/facts"
 	"github.com/nastune/nastune/internal/fixture"
 	"github.com/nastune/nastune/internal/hostfs"
+	"github.com/nastune/nastune/internal/parse/kmsg"
 )
 
 // TestReadKmsgLive reads this machine's /dev/kmsg: it must return (not
@@ -273,4 +274,57 @@ func hasCmd(rec *hostfs.Recorder, file string) bool {
 		}
 	}
 	return false
+}
+
+// TestKernelLogReadAhead: the live kernel log, read ahead on its own
+// goroutine, reaches the facts and the snapshot as a read in the step
+// did: the source is /dev/kmsg, the snapshot records dmesg's storage
+// lines, and the events are what those recorded lines parse to (a replay
+// of the snapshot gives the live audit's events). A prober not made by
+// Collect starts the read when it is asked.
+func TestKernelLogReadAhead(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root (dmesg_restrict)")
+	}
+	if _, err := os.Stat(pathKmsg); err != nil {
+		t.Skip(err)
+	}
+	root := hostfs.Live()
+	rec := root.Record()
+	p := &prober{ctx: context.Background(), root: root, h: &facts.Host{}}
+	p.kernelLog(nil)
+	kl := p.h.KernelLog
+	if kl == nil || kl.Source != pathKmsg {
+		t.Fatalf("kernel log %+v, not collected %+v", kl, p.h.NotCollected)
+	}
+	var recorded []byte
+	found := false
+	for _, e := range rec.Entries() {
+		if strings.HasSuffix(e.Path, "/dmesg.txt") {
+			recorded, found = e.Data, true
+		}
+	}
+	if !found {
+		t.Fatal("snapshot lacks the kernel log's storage lines (dmesg.txt)")
+	}
+	replay := kmsg.Parse(recorded)
+	if len(replay) != len(kl.Events) {
+		t.Fatalf("%d events live, %d from the recorded lines", len(kl.Events), len(replay))
+	}
+	for i := range replay {
+		if replay[i].Line != kl.Events[i].Line || replay[i].Kind != kl.Events[i].Kind {
+			t.Errorf("event %d: live %+v, recorded %+v", i, kl.Events[i], replay[i])
+		}
+	}
+	// The waiter keeps its answer: a second ask does not block.
+	done := make(chan liveLog, 1)
+	go func() { done <- p.liveLog() }()
+	select {
+	case r := <-done:
+		if len(r.events) != len(kl.Events) {
+			t.Errorf("second ask: %d events, first %d", len(r.events), len(kl.Events))
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("asking the read-ahead log twice blocked")
+	}
 }

@@ -27,6 +27,9 @@ import (
 // Collect probes every source and returns the host's facts.
 func Collect(ctx context.Context, root *hostfs.Root) *facts.Host {
 	p := &prober{ctx: ctx, root: root, h: &facts.Host{Sysctls: facts.Sysctls{}}}
+	if root.IsLive() {
+		p.liveLog = readLiveLogAhead(root.Recording())
+	}
 	steps := []func(){p.system, p.cpu, p.memory, p.sysctls, p.sysctlConfig, p.udevLater, p.modprobeLater, p.interfaces, p.qdiscs, p.softnet, p.udp, p.packetSockets, p.block, p.md, p.mounts, p.filesystems, p.fstab, p.swaps, p.zfs, p.crypto, p.samba, p.nfs, p.openvpn, p.owners, p.health, p.benchResults}
 	for _, step := range steps {
 		if ctx.Err() != nil {
@@ -43,6 +46,9 @@ type prober struct {
 	ctx  context.Context
 	root *hostfs.Root
 	h    *facts.Host
+	// liveLog waits for the live kernel log read ahead (nil for a
+	// captured tree).
+	liveLog func() liveLog
 }
 
 // skip records why a source gave nothing.
