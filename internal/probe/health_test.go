@@ -316,15 +316,29 @@ func TestKernelLogReadAhead(t *testing.T) {
 			t.Errorf("event %d: live %+v, recorded %+v", i, kl.Events[i], replay[i])
 		}
 	}
-	// The waiter keeps its answer: a second ask does not block.
-	done := make(chan liveLog, 1)
-	go func() { done <- p.liveLog() }()
-	select {
-	case r := <-done:
-		if len(r.events) != len(kl.Events) {
-			t.Errorf("second ask: %d events, first %d", len(r.events), len(kl.Events))
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("asking the read-ahead log twice blocked")
+	// Taken once: a second kernelLog reads the log again.
+	if p.liveLog != nil {
+		t.Error("the read-ahead log is still there after kernelLog took it")
+	}
+	p.kernelLog(nil)
+	if p.h.KernelLog == nil || p.h.KernelLog.Source != pathKmsg {
+		t.Errorf("second kernelLog: %+v", p.h.KernelLog)
+	}
+}
+
+// TestDropLiveLog: a log read ahead that no step took is released once,
+// and a log already taken (or never read) is left alone.
+func TestDropLiveLog(t *testing.T) {
+	released := 0
+	p := &prober{liveLog: func() rawLog { return rawLog{b: []byte("x"), release: func() { released++ }} }}
+	p.dropLiveLog()
+	p.dropLiveLog()
+	if released != 1 || p.liveLog != nil {
+		t.Errorf("released %d times, waiter left %v; want once, nil", released, p.liveLog != nil)
+	}
+	p = &prober{liveLog: func() rawLog { return rawLog{err: errors.New("EPERM")} }}
+	p.dropLiveLog() // an error has nothing to release (release is nil)
+	if p.liveLog != nil {
+		t.Error("waiter left after an error")
 	}
 }

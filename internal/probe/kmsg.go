@@ -14,81 +14,56 @@ import (
 	"github.com/nastune/nastune/internal/startup"
 )
 
-// liveLog is what the live kernel log gave: its storage events (lines
-// copied out of the log), the log's storage lines when the run records a
-// snapshot, or why it could not be read.
-type liveLog struct {
-	events  []facts.KernelEvent
-	storage []byte
+// rawLog is the live kernel log as read: its lines (dmesg's format) in a
+// mapping that release unmaps, or why it could not be read.
+type rawLog struct {
+	b       []byte
+	release func()
 	err     error
 }
 
-// readLiveLogAhead starts reading, redacting and parsing the live kernel
-// log on another goroutine and returns the function that waits for it.
-// Collect starts it first: it is the costliest source of a live audit
-// (about a fifth of its CPU time: /dev/kmsg returns one record per
-// read(2), ~2,000 records on a day-old box, and the kernel formats each
-// one; syslog(2)'s READ_ALL formats the same records and was measured no
-// faster) and it depends on nothing another probe reads, so on two or
-// more CPUs it is done by the time health asks for it instead of adding
-// to the wall time. Only the disk names (from block) are mapped later, by
-// kernelLog. With one CPU (GOMAXPROCS 1) there is nothing to overlap: the
-// log is read when first asked for, on the asking goroutine, as before.
-// Recording is asked here, before the goroutine starts; the storage lines
-// are recorded by kernelLog, so the Root is used by one goroutine only.
-func readLiveLogAhead(recording bool) func() liveLog {
-	var r *liveLog
+// readLiveLogAhead starts reading the live kernel log on another
+// goroutine and returns the function that waits for it (once: its caller
+// releases the mapping). Collect starts it first: reading the log is the
+// costliest part of a live audit (/dev/kmsg returns one record per
+// read(2), ~2,000 on a day-old box, and the kernel formats each one:
+// ~0.75 ms here; syslog(2)'s READ_ALL formats the same records and was
+// measured no faster), it is kernel time, and it depends on nothing
+// another probe reads, so on two or more CPUs it is done by the time
+// health asks for it instead of adding to the wall time. The goroutine
+// only reads; redaction and parsing run on the caller's goroutine in
+// kernelLog, as before, and the Root is used by one goroutine only. Its
+// stack is grown once at the start (startup.GrowStack): copied as frames
+// deepen, it would fault in the stack maps of each frame's function
+// (0.4 MiB of peak RSS measured). With one CPU (GOMAXPROCS 1) there is
+// nothing to overlap: the log is read when first asked for.
+func readLiveLogAhead() func() rawLog {
 	if runtime.GOMAXPROCS(0) == 1 {
-		return func() liveLog {
-			if r == nil {
-				v := readLiveLog(recording)
-				r = &v
-			}
-			return *r
+		return func() rawLog {
+			b, release, err := readKmsgMapped(pathKmsg, kmsgMax)
+			return rawLog{b, release, err}
 		}
 	}
-	done := make(chan liveLog, 1) // buffered: nobody may wait (no disks, interrupted)
+	done := make(chan rawLog, 1) // buffered: nobody may wait (no disks, interrupted)
 	go func() {
-		// Grown once at the start, the stack is not copied as the
-		// parser's frames deepen: each copy reads the stack maps of
-		// the frames on it, which costs resident pages of the binary
-		// (startup's doc; 0.4 MiB of peak RSS measured here).
 		startup.GrowStack()
-		done <- readLiveLog(recording)
+		b, release, err := readKmsgMapped(pathKmsg, kmsgMax)
+		done <- rawLog{b, release, err}
 	}()
-	return func() liveLog {
-		if r == nil {
-			v := <-done
-			r = &v
-		}
-		return *r
-	}
+	return func() rawLog { return <-done }
 }
 
-// readLiveLog reads the live kernel log, redacts it and parses its
-// storage events (and keeps its storage lines for a snapshot).
-func readLiveLog(recording bool) liveLog {
-	var r liveLog
-	log, release, err := readKmsgMapped(pathKmsg, kmsgMax)
-	if err != nil {
-		r.err = err
-		return r
+// dropLiveLog releases a kernel log read ahead that kernelLog never took
+// (no disks, or an interrupted run): a command that collects facts more
+// than once keeps no mapping from the runs before.
+func (p *prober) dropLiveLog() {
+	if p.liveLog == nil {
+		return
 	}
-	// Nothing kept here holds the log's bytes: the storage lines and the
-	// events' lines are copies.
-	defer release()
-	// The one redaction layer, as Command applies it to a captured
-	// dmesg: /dev/kmsg is read past Root's file reads (a device, not a
-	// file), and the kernel command line it logs can hold passwords.
-	b := hostfs.RedactCommand([]string{"dmesg"}, log)
-	// A snapshot keeps only the storage lines (not the kernel command
-	// line, addresses or other drivers' chatter); an audit that saves no
-	// snapshot does not filter the log a second time for it.
-	if recording {
-		r.storage = kmsg.Storage(b)
+	if r := p.liveLog(); r.err == nil {
+		r.release()
 	}
-	r.events = kmsg.Parse(b)
-	return r
+	p.liveLog = nil
 }
 
 // kernelLog takes the kernel log's storage events (live: /dev/kmsg read
@@ -101,18 +76,30 @@ func (p *prober) kernelLog(disks []*facts.BlockDevice) {
 	var src string
 	if p.root.IsLive() {
 		if p.liveLog == nil { // a prober Collect did not make
-			p.liveLog = readLiveLogAhead(p.root.Recording())
+			p.liveLog = readLiveLogAhead()
 		}
 		r := p.liveLog()
+		p.liveLog = nil // taken: the mapping is released below
 		if r.err != nil {
 			p.fail(pathKmsg, r.err)
 			return
 		}
+		// Nothing below keeps the log's bytes: the snapshot gets a copy
+		// of its storage lines, the facts copies of the events' lines.
+		defer r.release()
+		// The one redaction layer, as Command applies it to a captured
+		// dmesg: /dev/kmsg is read past Root's file reads (a device,
+		// not a file), and the kernel command line it logs can hold
+		// passwords.
+		b := hostfs.RedactCommand([]string{"dmesg"}, r.b)
 		src = pathKmsg
+		// A snapshot keeps only the storage lines (not the kernel command
+		// line, addresses or other drivers' chatter); an audit that saves
+		// no snapshot does not filter the log a second time for it.
 		if p.root.Recording() {
-			p.root.RecordCommand([]string{"dmesg"}, r.storage)
+			p.root.RecordCommand([]string{"dmesg"}, kmsg.Storage(b))
 		}
-		events = r.events
+		events = kmsg.Parse(b)
 	} else {
 		b, s, err := p.root.Command(p.ctx, "dmesg")
 		src = s

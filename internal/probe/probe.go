@@ -28,7 +28,7 @@ import (
 func Collect(ctx context.Context, root *hostfs.Root) *facts.Host {
 	p := &prober{ctx: ctx, root: root, h: &facts.Host{Sysctls: facts.Sysctls{}}}
 	if root.IsLive() {
-		p.liveLog = readLiveLogAhead(root.Recording())
+		p.liveLog = readLiveLogAhead()
 	}
 	steps := []func(){p.system, p.cpu, p.memory, p.sysctls, p.sysctlConfig, p.udevLater, p.modprobeLater, p.interfaces, p.qdiscs, p.softnet, p.udp, p.packetSockets, p.block, p.md, p.mounts, p.filesystems, p.fstab, p.swaps, p.zfs, p.crypto, p.samba, p.nfs, p.openvpn, p.owners, p.health, p.benchResults}
 	for _, step := range steps {
@@ -38,6 +38,7 @@ func Collect(ctx context.Context, root *hostfs.Root) *facts.Host {
 		}
 		step()
 	}
+	p.dropLiveLog()
 	sort.Slice(p.h.NotCollected, func(i, j int) bool { return p.h.NotCollected[i].Source < p.h.NotCollected[j].Source })
 	return p.h
 }
@@ -47,8 +48,8 @@ type prober struct {
 	root *hostfs.Root
 	h    *facts.Host
 	// liveLog waits for the live kernel log read ahead (nil for a
-	// captured tree).
-	liveLog func() liveLog
+	// captured tree, and once it was taken).
+	liveLog func() rawLog
 }
 
 // skip records why a source gave nothing.
