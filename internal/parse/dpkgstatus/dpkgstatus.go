@@ -48,7 +48,14 @@ func Version(r io.Reader, pkg string) (string, error) {
 		if err != nil && err != bufio.ErrBufferFull && err != io.EOF {
 			return "", err
 		}
-		if !cont {
+		if !cont && len(line) > 1 && (line[0] == ' ' || line[0] == '\t') && line[1] > ' ' && line[1] < 0x80 {
+			// Most lines: a continuation with text on it (never blank,
+			// never a field), decided from two bytes.
+		} else if !cont && len(line) > 0 && isLetter(line[0]) && !maybeWanted(line[0]) {
+			// A field other than Package and Version (Depends,
+			// Description, …): it ends no stanza and sets nothing.
+			anyField = true
+		} else if !cont {
 			l := bytes.TrimRight(line, "\r\n")
 			switch {
 			case len(bytes.TrimSpace(l)) == 0:
@@ -76,6 +83,14 @@ func Version(r io.Reader, pkg string) (string, error) {
 	}
 	return string(out), nil
 }
+
+// isLetter says whether c is an ASCII letter: a line starting with one is a
+// field (deb822(5)), never blank and never a continuation.
+func isLetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
+
+// maybeWanted says whether a field starting with c may be Package or
+// Version (names are case-insensitive).
+func maybeWanted(c byte) bool { c |= 0x20; return c == 'p' || c == 'v' }
 
 // field returns the value of line when it is the field name: "Name:
 // value", the name case-insensitive, the value trimmed.

@@ -13,6 +13,8 @@ func TestVersion(t *testing.T) {
 		"Package: samba\nStatus: install ok installed\nArchitecture: amd64\nVersion: 2:4.17.12+dfsg-0+deb12u4\n\n" +
 		"Package: gone\nStatus: deinstall ok not-installed\n\n" +
 		"package: lower\nVERSION: 3\n\n" +
+		"Package: tabbed\nPriority: optional\nVersion: 4\nDescription: d\n\tVersion: 8\n  \n" + // a line of blanks ends it
+		"Version: 5\nPackage: late\n\n" +
 		"Package: libm\nArchitecture: amd64\nVersion: 1\n\nPackage: libm\nArchitecture: i386\nVersion: 2\n" // no final blank line
 	for _, c := range []struct {
 		pkg, want string
@@ -22,6 +24,8 @@ func TestVersion(t *testing.T) {
 		{"a", "1.0-1", nil},
 		{"gone", "", nil},
 		{"lower", "3", nil},
+		{"tabbed", "4", nil},
+		{"late", "5", nil},
 		{"libm", "12", nil},
 		{"sam", "", ErrNotFound},
 		{"x", "", ErrNotFound},
