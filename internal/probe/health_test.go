@@ -5,7 +5,9 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -340,5 +342,37 @@ func TestDropLiveLog(t *testing.T) {
 	p.dropLiveLog() // an error has nothing to release (release is nil)
 	if p.liveLog != nil {
 		t.Error("waiter left after an error")
+	}
+}
+
+// TestLiveLogReadOnlyWhenAsked: with one CPU nothing is read ahead, so a
+// live Collect that never asks for the kernel log (interrupted here; no
+// disks does the same) never reads it, and kernelLog reads it once when
+// it asks. With two, the log read ahead and not taken is released.
+func TestLiveLogReadOnlyWhenAsked(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	defer func(f func() rawLog) { readLiveLog = f }(readLiveLog)
+	var reads, released atomic.Int32
+	readLiveLog = func() rawLog {
+		reads.Add(1)
+		return rawLog{b: []byte("[    1.000000] ata1: SATA link up 6.0 Gbps (SStatus 133 SControl 300)\n"), release: func() { released.Add(1) }}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	Collect(ctx, hostfs.Live())
+	if n := reads.Load(); n != 0 {
+		t.Errorf("one CPU, interrupted Collect: the kernel log was read %d times, want 0 (nothing asked for it)", n)
+	}
+	p := &prober{ctx: context.Background(), root: hostfs.Live(), h: &facts.Host{}, liveLog: readLiveLogAhead()}
+	p.kernelLog(nil)
+	if n, r := reads.Load(), released.Load(); n != 1 || r != 1 || p.h.KernelLog == nil || len(p.h.KernelLog.Events) != 1 {
+		t.Errorf("one CPU, kernelLog: %d reads, %d releases, log %+v; want 1, 1 and one event", n, r, p.h.KernelLog)
+	}
+	runtime.GOMAXPROCS(2)
+	reads.Store(0)
+	released.Store(0)
+	Collect(ctx, hostfs.Live())
+	if n, r := reads.Load(), released.Load(); n != 1 || r != 1 {
+		t.Errorf("two CPUs, interrupted Collect: %d reads, %d releases; want the log read ahead once and released", n, r)
 	}
 }

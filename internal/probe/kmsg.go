@@ -22,6 +22,13 @@ type rawLog struct {
 	err     error
 }
 
+// readLiveLog reads the live kernel log now (a variable so tests can count
+// the reads).
+var readLiveLog = func() rawLog {
+	b, release, err := readKmsgMapped(pathKmsg, kmsgMax)
+	return rawLog{b, release, err}
+}
+
 // readLiveLogAhead starts reading the live kernel log on another
 // goroutine and returns the function that waits for it (once: its caller
 // releases the mapping). Collect starts it first: reading the log is the
@@ -36,19 +43,17 @@ type rawLog struct {
 // stack is grown once at the start (startup.GrowStack): copied as frames
 // deepen, it would fault in the stack maps of each frame's function
 // (0.4 MiB of peak RSS measured). With one CPU (GOMAXPROCS 1) there is
-// nothing to overlap: the log is read when first asked for.
+// nothing to overlap: it returns nil, and kernelLog reads the log when it
+// is asked for (a run that never asks — no disks, interrupted — never
+// reads it, as before the read ahead).
 func readLiveLogAhead() func() rawLog {
 	if runtime.GOMAXPROCS(0) == 1 {
-		return func() rawLog {
-			b, release, err := readKmsgMapped(pathKmsg, kmsgMax)
-			return rawLog{b, release, err}
-		}
+		return nil
 	}
 	done := make(chan rawLog, 1) // buffered: nobody may wait (no disks, interrupted)
 	go func() {
 		startup.GrowStack()
-		b, release, err := readKmsgMapped(pathKmsg, kmsgMax)
-		done <- rawLog{b, release, err}
+		done <- readLiveLog()
 	}()
 	return func() rawLog { return <-done }
 }
@@ -67,19 +72,22 @@ func (p *prober) dropLiveLog() {
 }
 
 // kernelLog takes the kernel log's storage events (live: /dev/kmsg read
-// ahead by readLiveLogAhead through hostfs's one kernel-log reader,
-// hostfs.KernelLog, without blocking; captured:
+// ahead by readLiveLogAhead, or now when nothing read it ahead, through
+// hostfs's one kernel-log reader, hostfs.KernelLog, without blocking;
+// captured:
 // .nastune/commands/dmesg.txt in dmesg's own format) and maps each to the
 // disk it names.
 func (p *prober) kernelLog(disks []*facts.BlockDevice) {
 	var events []facts.KernelEvent
 	var src string
 	if p.root.IsLive() {
-		if p.liveLog == nil { // a prober Collect did not make
-			p.liveLog = readLiveLogAhead()
+		var r rawLog
+		if p.liveLog != nil {
+			r = p.liveLog()
+			p.liveLog = nil // taken: the mapping is released below
+		} else { // one CPU, or a prober Collect did not make
+			r = readLiveLog()
 		}
-		r := p.liveLog()
-		p.liveLog = nil // taken: the mapping is released below
 		if r.err != nil {
 			p.fail(pathKmsg, r.err)
 			return

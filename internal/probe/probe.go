@@ -48,7 +48,7 @@ type prober struct {
 	root *hostfs.Root
 	h    *facts.Host
 	// liveLog waits for the live kernel log read ahead (nil for a
-	// captured tree, and once it was taken).
+	// captured tree, with one CPU, and once it was taken).
 	liveLog func() rawLog
 }
 
