@@ -282,8 +282,9 @@ func hasCmd(rec *hostfs.Recorder, file string) bool {
 // goroutine, reaches the facts and the snapshot as a read in the step
 // did: the source is /dev/kmsg, the snapshot records dmesg's storage
 // lines, and the events are what those recorded lines parse to (a replay
-// of the snapshot gives the live audit's events). A prober not made by
-// Collect starts the read when it is asked.
+// of the snapshot gives the live audit's events). The log is read ahead as
+// Collect starts it (on a goroutine when GOMAXPROCS is above 1); a second
+// kernelLog, with nothing read ahead, reads it itself.
 func TestKernelLogReadAhead(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root (dmesg_restrict)")
@@ -293,7 +294,7 @@ func TestKernelLogReadAhead(t *testing.T) {
 	}
 	root := hostfs.Live()
 	rec := root.Record()
-	p := &prober{ctx: context.Background(), root: root, h: &facts.Host{}}
+	p := &prober{ctx: context.Background(), root: root, h: &facts.Host{}, liveLog: readLiveLogAhead()}
 	p.kernelLog(nil)
 	kl := p.h.KernelLog
 	if kl == nil || kl.Source != pathKmsg {
