@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/nastune/nastune/internal/fixture"
 )
 
 // Member links as the kernel makes them (fs/btrfs/sysfs.c: devices/NAME
@@ -156,79 +158,18 @@ func TestFormatUUID(t *testing.T) {
 }
 
 // A real btrfs RAID1 over two loop devices this test makes, mounted in a
-// mount namespace of its own (the child below): FileDevices names both
+// mount namespace of its own (fixture.BtrfsRAID1): FileDevices names both
 // loops, for a file in the top subvolume and one in a subvolume (another
-// anonymous device number, not the mount's), and the FSID blkid reads
-// from the loops.
+// anonymous device number, not the mount's), with the FSID blkid reads
+// from the loops. The filesystem reads through a bdi of its own
+// (/sys/fs/btrfs/<FSID>/bdi), not a member's: why tune gives members no
+// read-ahead.
 func TestBtrfsRAID1Live(t *testing.T) {
-	if dir := os.Getenv("NASTUNE_TEST_BTRFS_MNT"); dir != "" {
-		btrfsChild(t, dir, strings.Fields(os.Getenv("NASTUNE_TEST_BTRFS_DEVS")), os.Getenv("NASTUNE_TEST_BTRFS_UUID"))
+	mnt, devs, uuid, child := fixture.BtrfsChild(t)
+	if !child {
+		t.Logf("child:\n%s", fixture.BtrfsRAID1(t, "TestBtrfsRAID1Live", "BTRFS-CHILD-OK"))
 		return
 	}
-	if os.Geteuid() != 0 {
-		t.Skip("needs root (loop devices, a mount namespace)")
-	}
-	for _, tool := range []string{"losetup", "mkfs.btrfs", "btrfs", "blkid", "unshare"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			if os.Getenv("CI") != "" {
-				t.Fatalf("needs %s: not installed under CI (scripts/ensure-deps.sh)", tool)
-			}
-			t.Skipf("needs %s", tool)
-		}
-	}
-	if b, _ := os.ReadFile("/proc/filesystems"); !strings.Contains(string(b), "\tbtrfs\n") {
-		if err := exec.Command("modprobe", "btrfs").Run(); err != nil {
-			t.Skip("this kernel has no btrfs")
-		}
-	}
-	tmp := t.TempDir()
-	var devs []string
-	for _, n := range []string{"a.img", "b.img"} {
-		img := filepath.Join(tmp, n)
-		if err := os.WriteFile(img, nil, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Truncate(img, 256<<20); err != nil {
-			t.Fatal(err)
-		}
-		out, err := exec.Command("losetup", "-f", "--show", img).Output()
-		if err != nil {
-			t.Skipf("losetup: %v", err) // no loop devices here (a container)
-		}
-		dev := strings.TrimSpace(string(out))
-		t.Cleanup(func() { exec.Command("losetup", "-d", dev).Run() })
-		devs = append(devs, dev)
-	}
-	if out, err := exec.Command("mkfs.btrfs", append([]string{"-q", "-f", "-d", "raid1", "-m", "raid1"}, devs...)...).CombinedOutput(); err != nil {
-		t.Fatalf("mkfs.btrfs: %v\n%s", err, out)
-	}
-	out, err := exec.Command("blkid", "-p", "-s", "UUID", "-o", "value", devs[0]).Output()
-	if err != nil {
-		t.Fatalf("blkid %s: %v", devs[0], err)
-	}
-	mnt := filepath.Join(tmp, "mnt")
-	if err := os.Mkdir(mnt, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command("unshare", "-m", "--propagation", "private", os.Args[0], "-test.run", "^TestBtrfsRAID1Live$", "-test.v")
-	cmd.Env = append(os.Environ(), "NASTUNE_TEST_BTRFS_MNT="+mnt, "NASTUNE_TEST_BTRFS_DEVS="+strings.Join(devs, " "),
-		"NASTUNE_TEST_BTRFS_UUID="+strings.TrimSpace(string(out)))
-	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "BTRFS-CHILD-OK") {
-		t.Fatalf("child: %v\n%s", err, out)
-	} else {
-		t.Logf("child:\n%s", out)
-	}
-}
-
-func btrfsChild(t *testing.T, mnt string, devs []string, uuid string) {
-	if len(devs) != 2 || uuid == "" {
-		t.Fatalf("child: devices %q, uuid %q", devs, uuid)
-	}
-	exec.Command("btrfs", "device", "scan").Run() // both members known to the kernel
-	if err := unix.Mount(devs[0], mnt, "btrfs", 0, ""); err != nil {
-		t.Fatalf("mount %s: %v", devs[0], err)
-	}
-	defer unix.Unmount(mnt, unix.MNT_DETACH)
 	if out, err := exec.Command("btrfs", "subvolume", "create", filepath.Join(mnt, "sub")).CombinedOutput(); err != nil {
 		t.Fatalf("btrfs subvolume create: %v\n%s", err, out)
 	}
@@ -260,5 +201,15 @@ func btrfsChild(t *testing.T, mnt string, devs []string, uuid string) {
 			}
 		}
 	}
+	bdi, err := filepath.EvalSymlinks("/sys/fs/btrfs/" + uuid + "/bdi")
+	if err != nil {
+		t.Fatalf("the filesystem's bdi: %v", err)
+	}
+	for _, d := range want {
+		if own, err := filepath.EvalSymlinks("/sys/block/" + d + "/bdi"); err != nil || own == bdi {
+			t.Errorf("%s's bdi %s %v: want another than the filesystem's %s", d, own, err, bdi)
+		}
+	}
+	t.Logf("filesystem bdi %s", bdi)
 	t.Log("BTRFS-CHILD-OK")
 }

@@ -17,8 +17,9 @@ type Device struct {
 	// PageCache says buffered reads of the file go through this device's
 	// read-ahead: the device the filesystem sits on, and the one under a
 	// buffered loop device's backing file. Members of md and dm get bios
-	// from above, never page-cache reads of their own; a loop device in
-	// direct-I/O mode reads its backing file with O_DIRECT.
+	// from above, never page-cache reads of their own; btrfs and bcachefs
+	// read through a bdi of their own, not their members' queues; a loop
+	// device in direct-I/O mode reads its backing file with O_DIRECT.
 	PageCache bool `json:"page_cache"`
 	// BackingFile is the file behind a loop device.
 	BackingFile string `json:"backing_file,omitempty"`
@@ -42,8 +43,10 @@ func (r Resolver) sys() blockdev.Sys { return blockdev.At(hostfs.Live(), r.Sys) 
 // A btrfs or bcachefs filesystem (blockdev.FileDevices: its members from
 // /sys/fs) adds every member, as md adds every member: each member's
 // knobs are tried and measured one at a time, like an md array's. None of
-// them gets read-ahead: both filesystems read through a bdi of their own
-// (/sys/fs/btrfs/<FSID>/bdi), not through their devices' queues. When the
+// them gets read-ahead: btrfs reads through a bdi of its own
+// (/sys/fs/btrfs/<FSID>/bdi; kernel commit 3092c68fc58c), not through its
+// devices' queues, and so does bcachefs (super_setup_bdi in
+// fs/bcachefs/fs.c; not seen live here: no test kernel has bcachefs). When the
 // members cannot be established the path has nothing to tune: the error
 // says why, rather than naming a disk that may not be the one.
 func (r Resolver) Resolve(path string) ([]Device, error) {
