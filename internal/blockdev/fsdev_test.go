@@ -211,5 +211,26 @@ func TestBtrfsRAID1Live(t *testing.T) {
 		}
 	}
 	t.Logf("filesystem bdi %s", bdi)
+
+	// One member gone: detached, forgotten, the filesystem mounted
+	// degraded from the other. Its members are unknown now, not "the one
+	// that is left".
+	if err := unix.Unmount(mnt, 0); err != nil {
+		t.Fatalf("umount: %v", err)
+	}
+	if out, err := exec.Command("btrfs", "device", "scan", "--forget", devs[1]).CombinedOutput(); err != nil {
+		t.Fatalf("btrfs device scan --forget %s: %v\n%s", devs[1], err, out)
+	}
+	if out, err := exec.Command("losetup", "-d", devs[1]).CombinedOutput(); err != nil {
+		t.Fatalf("losetup -d %s: %v\n%s", devs[1], err, out)
+	}
+	if out, err := exec.Command("mount", "-t", "btrfs", "-o", "degraded", devs[0], mnt).CombinedOutput(); err != nil {
+		t.Fatalf("mount -o degraded %s: %v\n%s", devs[0], err, out)
+	}
+	b, err := s.FileDevices(filepath.Join(mnt, "f"))
+	if !errors.Is(err, ErrUnknown) || !strings.Contains(err.Error(), uuid) {
+		t.Errorf("degraded, one member gone: %+v %v, want unknown", b, err)
+	}
+	t.Logf("degraded: %v", err)
 	t.Log("BTRFS-CHILD-OK")
 }
