@@ -73,6 +73,7 @@ packages=(
 	procps
 	time
 	systemd
+	btrfs-progs
 )
 # NASTUNE_APT_PACKAGES replaces the list (space-separated) where a machine needs another.
 # shellcheck disable=SC2086

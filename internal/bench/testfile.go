@@ -216,10 +216,11 @@ func fill(ctx context.Context, f *os.File, from, total int64, o DiskOptions) err
 	return f.Sync()
 }
 
-// backing names the block device under fd (internal/blockdev: a btrfs
-// file is on its mount's source device) and, when the file lives in RAM,
-// why: tmpfs/ramfs, a zram or brd (/dev/ramN) device, or a loop device
-// whose backing file is on tmpfs.
+// backing names the block devices under fd (internal/blockdev: a btrfs
+// or bcachefs file is on every member of its filesystem, joined with "+")
+// and, when the file lives in RAM, why: tmpfs/ramfs, a zram or brd
+// (/dev/ramN) device, or a loop device whose backing file is on tmpfs.
+// Devices blockdev cannot establish are "unknown (why)", never a guess.
 func backing(fd int, fs unix.Statfs_t) (device, memory string) {
 	switch int64(fs.Type) {
 	case unix.TMPFS_MAGIC:
@@ -227,16 +228,15 @@ func backing(fd int, fs unix.Statfs_t) (device, memory string) {
 	case unix.RAMFS_MAGIC:
 		return "", "ramfs"
 	}
-	var st unix.Stat_t
-	if unix.Fstat(fd, &st) != nil {
-		return "", ""
-	}
 	sys := blockdev.Live()
-	d, _, err := sys.DevOf("the test file", uint64(st.Dev)) //nolint:unconvert // Dev is uint32 on some GOARCHes
+	b, err := sys.FdDevices("the test file", fd)
 	if err != nil {
-		return fmt.Sprintf("%d:%d", unix.Major(uint64(st.Dev)), unix.Minor(uint64(st.Dev))), "" //nolint:unconvert
+		return "unknown (" + strings.TrimPrefix(err.Error(), "unknown: ") + ")", ""
 	}
-	return d.Name, memoryDevice(sys, d)
+	if len(b.Devices) == 1 {
+		return b.Devices[0].Name, memoryDevice(sys, b.Devices[0])
+	}
+	return strings.Join(b.Names(), "+"), ""
 }
 
 // memoryDevice reports why a block device is RAM, "" when it is not.

@@ -30,6 +30,11 @@
 // NVMe, MMC/SD, virtio, Xen and SCSI/SATA/USB disks are all Disk: the bus
 // they hang from is probe's Transport, not a kind.
 //
+// FileDevices and FdDevices answer which block devices a file is on: its
+// st_dev's, or for btrfs and bcachefs every member of the filesystem, read
+// from /sys/fs (fsdev.go says how and from which sources), else an error
+// wrapping ErrUnknown. A mount's source text is never taken for a device.
+//
 // Every value comes from a tree that may be hostile: names read from it
 // are checked (ValidName) before they become part of a path, attributes are
 // read through hostfs (regular files only, size-capped), and nothing here
@@ -43,12 +48,8 @@ import (
 	"path"
 	"strconv"
 	"strings"
-	"syscall"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/nastune/nastune/internal/hostfs"
-	"github.com/nastune/nastune/internal/parse/kernfmt"
 )
 
 // The kinds of block devices.
@@ -389,66 +390,4 @@ func (s Sys) Loop(name string) (LoopFile, bool) {
 		l.DirectIO = v == "1"
 	}
 	return l, true
-}
-
-// FileDevice describes the block device holding the file at p (through
-// DevOf). Only the live system has device numbers of files: a tree's
-// files are the analysing machine's.
-func (s Sys) FileDevice(p string) (Device, string, error) {
-	if !s.root.IsLive() {
-		return Device{}, "", fmt.Errorf("%s: a captured tree keeps no device numbers of files", p)
-	}
-	fi, err := s.root.Stat(p)
-	if err != nil {
-		return Device{}, "", err
-	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return Device{}, "", fmt.Errorf("%s: no device number", p)
-	}
-	return s.DevOf(p, uint64(st.Dev))
-}
-
-// DevOf describes the block device of a file whose st_dev is dev (p names
-// the file in errors). A btrfs or bcachefs filesystem (an anonymous
-// device, major 0) is followed to its mount's source in
-// /proc/self/mountinfo; the second value then says so ("mount source
-// /dev/sdb1"). Any other type with major 0 (tmpfs, proc, FUSE, overlayfs,
-// ZFS, network filesystems) has no block device: an error saying so, even
-// when its source text names one (mount -t tmpfs /dev/sda x is allowed).
-func (s Sys) DevOf(p string, dev uint64) (Device, string, error) {
-	maj, min := unix.Major(dev), unix.Minor(dev)
-	via := ""
-	if maj == 0 {
-		b, err := s.root.ReadFile("/proc/self/mountinfo")
-		if err != nil {
-			return Device{}, "", err
-		}
-		fstype, src, ok := kernfmt.MountInfoMount(b, maj, min)
-		if !ok {
-			return Device{}, "", fmt.Errorf("%s: device %d:%d is not in /proc/self/mountinfo", p, maj, min)
-		}
-		if fstype != "btrfs" && fstype != "bcachefs" {
-			// tmpfs, FUSE and others take any source text, a device path too
-			return Device{}, "", fmt.Errorf("%s is on %s (source %s): not a block device", p, fstype, src)
-		}
-		var fi fs.FileInfo
-		var st *syscall.Stat_t
-		if strings.HasPrefix(src, "/") { // "tmpfs", "server:/export": no path to look at
-			fi, err = s.root.Stat(src)
-		}
-		if fi != nil && err == nil {
-			st, _ = fi.Sys().(*syscall.Stat_t)
-		}
-		if err != nil && fi == nil && strings.HasPrefix(src, "/") {
-			return Device{}, "", fmt.Errorf("%s is on %s, which cannot be looked at here: %w", p, src, err)
-		}
-		if st == nil || fi.Mode()&fs.ModeDevice == 0 || fi.Mode()&fs.ModeCharDevice != 0 {
-			return Device{}, "", fmt.Errorf("%s is on %s, which is not a block device (tmpfs, proc, ZFS or a network filesystem have none)", p, src)
-		}
-		maj, min = unix.Major(uint64(st.Rdev)), unix.Minor(uint64(st.Rdev)) //nolint:unconvert // Rdev is uint32 on some GOARCHes
-		via = "mount source " + src
-	}
-	d, err := s.ByDev(maj, min)
-	return d, via, err
 }

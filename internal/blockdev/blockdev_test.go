@@ -23,8 +23,17 @@ import (
 // loop and zram add their own attributes.
 func sysfs(t *testing.T) (string, Sys) {
 	t.Helper()
+	return sysfsWith(t, nil)
+}
+
+// sysfsWith is sysfs with extra files (fixture.WriteTree's notation).
+func sysfsWith(t *testing.T, extra map[string]string) (string, Sys) {
+	t.Helper()
 	dir := t.TempDir()
 	files := map[string]string{}
+	for k, v := range extra {
+		files[k] = v
+	}
 	dev := func(real, name, majmin string, attrs map[string]string) {
 		files["sys/"+real+"/dev"] = majmin + "\n"
 		for k, v := range attrs {
@@ -191,8 +200,8 @@ func TestLayers(t *testing.T) {
 			t.Errorf("%s is no bound loop device: %+v", n, l)
 		}
 	}
-	if _, _, err := s.FileDevice("/srv/images/data.img"); err == nil {
-		t.Error("a captured tree has no device numbers of files: want an error")
+	if b, err := s.FileDevices("/srv/images/data.img"); !errors.Is(err, ErrUnknown) {
+		t.Errorf("a captured tree has no device numbers of files: %+v %v, want unknown", b, err)
 	}
 }
 
@@ -434,50 +443,27 @@ func TestLive(t *testing.T) {
 	}
 	var fst unix.Statfs_t
 	if unix.Statfs("/dev/shm", &fst) == nil && int64(fst.Type) == unix.TMPFS_MAGIC {
-		if d, via, err := s.FileDevice("/dev/shm"); err == nil || !strings.Contains(err.Error(), "not a block device") {
-			t.Errorf("/dev/shm (tmpfs): %+v %q %v, want: not a block device", d, via, err)
+		if b, err := s.FileDevices("/dev/shm"); err == nil || !strings.Contains(err.Error(), "on tmpfs (source") || !strings.Contains(err.Error(), "not a block device") {
+			t.Errorf("/dev/shm (tmpfs): %+v %v, want: on tmpfs, not a block device", b, err)
 		}
 	}
 	wd, _ := os.Getwd()
-	d, via, err := s.FileDevice(wd)
+	b, err := s.FileDevices(wd)
 	if err != nil {
 		t.Logf("this folder: %v (no block device under it here)", err)
 		return
 	}
-	if !exists("/sys/block/"+d.Whole) || d.Kind == "" {
-		t.Errorf("this folder is on %+v (%s): not a whole device in /sys/block", d, via)
+	for _, d := range b.Devices {
+		if !exists("/sys/block/"+d.Whole) || d.Kind == "" {
+			t.Errorf("this folder is on %+v (%s): not a whole device in /sys/block", d, b.Via())
+		}
+	}
+	if len(b.Devices) == 0 {
+		t.Errorf("this folder: no device and no error")
 	}
 }
 
 func exists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
-}
-
-// DevOf follows a mount's source only for the filesystems whose files
-// carry an anonymous device number but live on a block device (btrfs,
-// bcachefs): a tmpfs mounted with "/dev/vda" as its source text is not
-// on vda, and a btrfs source that is not here cannot be looked at.
-func TestDevOfMountSource(t *testing.T) {
-	dir, s := sysfs(t)
-	fixture.WriteTree(t, dir, map[string]string{
-		"proc/self/mountinfo": "40 1 0:55 / /x rw - tmpfs /dev/vda rw\n" +
-			"41 1 0:56 / /y rw - btrfs /dev/nosuch rw\n",
-	})
-	for _, c := range []struct {
-		dev  uint64
-		want string
-	}{
-		{unix.Mkdev(0, 55), "/x/f is on tmpfs (source /dev/vda): not a block device"},
-		{unix.Mkdev(0, 56), "/y/f is on /dev/nosuch, which cannot be looked at here"},
-		{unix.Mkdev(0, 57), "is not in /proc/self/mountinfo"},
-	} {
-		name := "/x/f"
-		if c.dev == unix.Mkdev(0, 56) {
-			name = "/y/f"
-		}
-		if d, via, err := s.DevOf(name, c.dev); err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("DevOf(%s, %d:%d) = %+v %q %v, want an error with %q", name, unix.Major(c.dev), unix.Minor(c.dev), d, via, err, c.want)
-		}
-	}
 }

@@ -96,7 +96,7 @@ func (p *prober) fstab() {
 // /dev symlinks when they exist, else by name (/dev/md0 → md0, a
 // /dev/mapper name → the dm-N whose dm/name matches).
 //
-// This is not a question for blockdev's FileDevice or DevOf: they answer
+// This is not a question for blockdev's FileDevices or FdDevices: they answer
 // which device holds a file, from its st_dev, and only on the live system
 // (a captured tree's files carry the analysing machine's numbers). Here the
 // mount source is a device node's path as /proc/mounts wrote it, and the

@@ -17,8 +17,9 @@ type Device struct {
 	// PageCache says buffered reads of the file go through this device's
 	// read-ahead: the device the filesystem sits on, and the one under a
 	// buffered loop device's backing file. Members of md and dm get bios
-	// from above, never page-cache reads of their own; a loop device in
-	// direct-I/O mode reads its backing file with O_DIRECT.
+	// from above, never page-cache reads of their own; btrfs and bcachefs
+	// read through a bdi of their own, not their members' queues; a loop
+	// device in direct-I/O mode reads its backing file with O_DIRECT.
 	PageCache bool `json:"page_cache"`
 	// BackingFile is the file behind a loop device.
 	BackingFile string `json:"backing_file,omitempty"`
@@ -38,20 +39,31 @@ func (r Resolver) sys() blockdev.Sys { return blockdev.At(hostfs.Live(), r.Sys) 
 // Resolve returns the block devices under path, from the filesystem's
 // device down through partitions, md, dm (LVM, dm-crypt) and loop devices
 // to the disks, top first.
+//
+// A btrfs or bcachefs filesystem (blockdev.FileDevices: its members from
+// /sys/fs) adds every member, as md adds every member: each member's
+// knobs are tried and measured one at a time, like an md array's. None of
+// them gets read-ahead: btrfs reads through a bdi of its own
+// (/sys/fs/btrfs/<FSID>/bdi; kernel commit 3092c68fc58c), not through its
+// devices' queues, and so does bcachefs (super_setup_bdi in
+// fs/bcachefs/fs.c; not seen live here: no test kernel has bcachefs). When the
+// members cannot be established the path has nothing to tune: the error
+// says why, rather than naming a disk that may not be the one.
 func (r Resolver) Resolve(path string) ([]Device, error) {
-	// btrfs and other filesystems report an anonymous device: the
-	// mount's source names the block device (blockdev.DevOf).
-	d, src, err := r.sys().FileDevice(path)
+	b, err := r.sys().FileDevices(path)
 	if err != nil {
 		return nil, fmt.Errorf("%w: nothing to tune on this path", err)
 	}
-	via := "filesystem of " + path
-	if src != "" {
-		via = src
-	}
 	var out []Device
-	if err := r.walkDev(d, via, true, &out, map[string]bool{}, 0); err != nil {
-		return nil, err
+	seen := map[string]bool{}
+	for _, d := range b.Devices {
+		via, pageCache := "filesystem of "+path, true
+		if b.FS != "" {
+			via, pageCache = b.Via(), false
+		}
+		if err := r.walkDev(d, via, pageCache, &out, seen, 0); err != nil {
+			return nil, err
+		}
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("%s: no block device found under it", path)
@@ -102,16 +114,23 @@ func (r Resolver) walkName(name, via string, pageCache bool, out *[]Device, seen
 	if !isLoop || loop.Deleted {
 		return nil // a deleted backing file: its path may name another file now
 	}
-	b, src, err := s.FileDevice(loop.File)
+	b, err := s.FileDevices(loop.File)
 	if err != nil {
-		return nil // backing file on tmpfs or ZFS
+		return nil // backing file on tmpfs or ZFS, or devices unknown
 	}
 	via = "backing file of " + name
-	if src != "" {
-		via += ", " + src
+	if v := b.Via(); v != "" {
+		via += ", " + v
 	}
 	if loop.DirectIO {
 		via += " (direct I/O)"
 	}
-	return r.walkDev(b, via, !loop.DirectIO, out, seen, depth+1)
+	for _, d := range b.Devices {
+		// the page cache reads a buffered loop's backing file through
+		// its filesystem: a btrfs's own bdi, else its device's queue
+		if err := r.walkDev(d, via, !loop.DirectIO && b.FS == "", out, seen, depth+1); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -3,11 +3,13 @@ package tune
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/nastune/nastune/internal/blockdev"
 	"github.com/nastune/nastune/internal/facts"
+	"github.com/nastune/nastune/internal/fixture"
 )
 
 // sysTree builds a sysfs layout as the kernel does: /sys/block/NAME links
@@ -214,4 +216,51 @@ func TestResolveLive(t *testing.T) {
 	if !devs[0].PageCache {
 		t.Errorf("the filesystem's device reads through the page cache: %+v", devs[0])
 	}
+}
+
+// A btrfs RAID1 over two loop devices (fixture.BtrfsRAID1): both members
+// are resolved, each named as a member of the filesystem, none read by the
+// page cache through its own queue (btrfs reads through its own bdi), so
+// tune offers each member its queue knobs and neither read-ahead. Below
+// them: the disk holding their backing files.
+func TestResolveBtrfsRAID1(t *testing.T) {
+	mnt, devs, uuid, child := fixture.BtrfsChild(t)
+	if !child {
+		t.Logf("child:\n%s", fixture.BtrfsRAID1(t, "TestResolveBtrfsRAID1", "TUNE-BTRFS-OK"))
+		return
+	}
+	got, err := DefaultResolver.Resolve(mnt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, d := range got {
+		t.Logf("%+v", d)
+		if d.Kind != "loop" { // the disk under the loops' backing files
+			if !strings.HasPrefix(d.Via, "backing file of loop") {
+				t.Errorf("%+v: want a member or the disk under a member", d)
+			}
+			continue
+		}
+		names = append(names, d.Name)
+		if d.PageCache || d.Via != "member of btrfs "+uuid {
+			t.Errorf("%+v", d)
+		}
+	}
+	want := []string{filepath.Base(devs[0]), filepath.Base(devs[1])}
+	slices.Sort(names)
+	slices.Sort(want)
+	if !slices.Equal(names, want) {
+		t.Fatalf("resolved %v, want %v", names, want)
+	}
+	per := map[string][]string{}
+	for _, k := range Knobs("/sys", got, nil) {
+		per[k.Device] = append(per[k.Device], k.Attr)
+	}
+	for _, n := range want {
+		if slices.Contains(per[n], "read_ahead_kb") || !slices.Contains(per[n], "nr_requests") {
+			t.Errorf("%s: knobs %v, want nr_requests and no read_ahead_kb", n, per[n])
+		}
+	}
+	t.Log("TUNE-BTRFS-OK")
 }

@@ -391,7 +391,7 @@ func (s *Sampler) discover() {
 }
 
 // below names the whole devices n is built on: the members of an md or
-// dm device, the disk holding a loop device's backing file (not when that
+// dm device, the disks holding a loop device's backing file (not when that
 // file was deleted: its path may name another file now, on another disk).
 func below(sys blockdev.Sys, n string) []string {
 	var out []string
@@ -400,8 +400,10 @@ func below(sys blockdev.Sys, n string) []string {
 		out = append(out, x.Whole)
 	}
 	if l, ok := sys.Loop(n); ok && !l.Deleted {
-		if d, _, err := sys.FileDevice(l.File); err == nil {
-			out = append(out, d.Whole)
+		if b, err := sys.FileDevices(l.File); err == nil {
+			for _, d := range b.Devices { // every member of a btrfs
+				out = append(out, d.Whole)
+			}
 		}
 	}
 	return out
