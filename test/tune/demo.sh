@@ -55,6 +55,36 @@ ddread() {
 	dd if="$S/mnt/reader.dat" of=/dev/null bs=16k 2>&1 | sed -n 's/.* \([0-9.,]*\) \([kMG]\)B\/s$/\1 \2/p' |
 		awk '{ gsub(",", ".", $1); v = $1; if ($2 == "G") v *= 1000; if ($2 == "k") v /= 1000; print v }'
 }
+# load: the machine's CPU and I/O pressure, for the messages that say why
+# a step is run again.
+load() {
+	echo "cpu $(sed -n 's/^some avg10=\([0-9.]*\).*/\1%/p' /proc/pressure/cpu 2>/dev/null)," \
+		"io $(sed -n 's/^some avg10=\([0-9.]*\).*/\1%/p' /proc/pressure/io 2>/dev/null) stalled (avg10)"
+}
+# ddpays KEPT: the independent reader at read-ahead 8, at KEPT and at 8
+# again, back to back, so that the three reads see about the same load;
+# KEPT pays when it reads more than 1.5 times the faster read at 8. A
+# load that changes between the reads (a busy machine) can hide the gain:
+# the three reads are made again, up to three times, before it fails.
+# Leaves read-ahead at KEPT.
+ddpays() {
+	for attempt in 1 2 3; do
+		echo 8 > "$RA"
+		A=$(ddread)
+		echo "$1" > "$RA"
+		K=$(ddread)
+		echo 8 > "$RA"
+		B=$(ddread)
+		echo "$1" > "$RA"
+		echo "independent reader (dd bs=16k), attempt $attempt: $A MB/s at 8 KiB, $K MB/s at $1 KiB, $B MB/s at 8 KiB again"
+		if awk "BEGIN { exit !($K > 1.5 * $A && $K > 1.5 * $B) }"; then
+			return 0
+		fi
+		echo "$1 KiB does not read 1.5 times faster than 8 KiB in attempt $attempt; $(load)"
+	done
+	echo "FAILED: read-ahead $1 KiB did not pay for the independent reader in three attempts"
+	exit 1
+}
 dd if=/dev/urandom of="$S/mnt/reader.dat" bs=1M count=256 status=none
 sync
 echo "device $N: loop dio=$(cat /sys/block/$N/loop/dio) over $S/disk.img"
@@ -86,20 +116,38 @@ check 'grep -q "knob /sys/block/$N/queue/read_ahead_kb" "$S/list.txt"'
 check '[ "$(grep -c "queue/read_ahead_kb" "$S/list.txt")" = 2 ]'
 
 echo "== demo 1: read-ahead sabotaged to 8 KiB, 16 KiB buffered sequential reads"
-echo 8 > "$RA"
-DD8=$(ddread)
-say nastune tune --file mnt/tune.bench --tests seqread-buffered --bs 16K --device $N --knobs read_ahead_kb,scheduler --yes -o json
-"$BIN" tune --file "$S/mnt/tune.bench" --tests seqread-buffered --bs 16K --sample 1 --device "$N" --knobs read_ahead_kb,scheduler --yes -o json > "$S/demo1.json"
-cat "$S/demo1.json"
-KEPT=$(ra)
-echo "read_ahead_kb now $KEPT"
+# On a busy machine the baseline's runs can spread wider than the gain, or
+# the load can change between the final run and the baseline measured
+# again after it: tune then keeps no read-ahead and says of each value
+# that it gained within its noise band, or that the total did not hold,
+# which is right for what it measured. Only that verdict is run again (a
+# scheduler kept by the same noise undone first), up to three times, each
+# time saying why; any other reason not to keep read-ahead fails at once.
+# raWhys: why tune did not keep each read-ahead value, one a line.
+raWhys() {
+	awk '/"knob": / { ra = /read_ahead_kb"/ } ra && /"why": / { print }' "$S/demo1.json"
+}
+for attempt in 1 2 3; do
+	echo 8 > "$RA"
+	say nastune tune --file mnt/tune.bench --tests seqread-buffered --bs 16K --device $N --knobs read_ahead_kb,scheduler --yes -o json
+	"$BIN" tune --file "$S/mnt/tune.bench" --tests seqread-buffered --bs 16K --sample 1 --device "$N" --knobs read_ahead_kb,scheduler --yes -o json > "$S/demo1.json"
+	cat "$S/demo1.json"
+	KEPT=$(ra)
+	echo "read_ahead_kb now $KEPT"
+	RUN=$(sed -n 's/^  "run_id": "\(.*\)",$/\1/p' "$S/demo1.json")
+	if [ "$KEPT" != 8 ] || [ $attempt = 3 ] || raWhys | grep -q -v -e "noise band" -e "is not above the fastest" -e "did not hold"; then
+		break
+	fi
+	echo "attempt $attempt: read-ahead was not kept, each value within the noise band of $(sed -n 's/^  "threshold_pct": \(.*\),$/\1/p' "$S/demo1.json")% or the total not holding (a busy machine: $(load)); tune again"
+	if [ -n "$RUN" ]; then
+		"$BIN" undo "$RUN"
+	fi
+	check '[ ! -e /etc/udev/rules.d/90-nastune.rules ]'
+done
 check '[ "$KEPT" != 8 ]'
 check 'grep -q "ATTR{loop/backing_file}==\"$S/disk.img\", ATTR{queue/read_ahead_kb}=\"$KEPT\"" /etc/udev/rules.d/90-nastune.rules'
 check '[ ! -e "$S/mnt/tune.bench" ]'
-DDK=$(ddread)
-echo "independent reader (dd bs=16k): $DD8 MB/s at 8 KiB, $DDK MB/s at $KEPT KiB"
-check 'awk "BEGIN { exit !($DDK > 1.5 * $DD8) }"'
-RUN=$(sed -n 's/^  "run_id": "\(.*\)",$/\1/p' "$S/demo1.json")
+ddpays "$KEPT"
 say nastune undo --list
 "$BIN" undo --list
 say nastune undo "$RUN"
@@ -110,9 +158,23 @@ echo "undo restored read_ahead_kb 8 and removed the udev rule"
 
 echo "== demo 2: nothing pays (4 KiB O_DIRECT random reads never use read-ahead)"
 echo 128 > "$RA"
-say nastune tune --file mnt/tune.bench --tests randread4k-qd1 --runtime 1 --sample 1 --device $N --knobs read_ahead_kb --yes
-"$BIN" tune --file "$S/mnt/tune.bench" --tests randread4k-qd1 --runtime 1 --sample 1 --device "$N" --knobs read_ahead_kb --yes > "$S/demo2.txt"
-cat "$S/demo2.txt"
+# Nothing can pay here, so a value kept is one that a change of load made
+# look faster: its trial ran while the machine was less busy than during
+# the baseline, and its final run than during the baseline measured again
+# right after it. That is undone and the demo run again, up to three
+# times, each time saying why.
+for attempt in 1 2 3; do
+	say nastune tune --file mnt/tune.bench --tests randread4k-qd1 --runtime 1 --sample 1 --device $N --knobs read_ahead_kb --yes
+	"$BIN" tune --file "$S/mnt/tune.bench" --tests randread4k-qd1 --runtime 1 --sample 1 --device "$N" --knobs read_ahead_kb --yes > "$S/demo2.txt"
+	cat "$S/demo2.txt"
+	RUN=$(sed -n 's/^kept (run \([^;]*\);.*/\1/p' "$S/demo2.txt")
+	if [ -z "$RUN" ] || [ $attempt = 3 ]; then
+		break
+	fi
+	echo "attempt $attempt: tune kept a value where nothing pays (a busy machine: $(load)); undo it and tune again"
+	"$BIN" undo "$RUN"
+	check '[ "$(ra)" = 128 ]'
+done
 check 'grep -q "^kept: nothing" "$S/demo2.txt"'
 check '[ "$(ra)" = 128 ]'
 check '[ ! -e /etc/udev/rules.d/90-nastune.rules ]'

@@ -4,6 +4,10 @@
 // never reach the host. demo.sh holds the demos (read-ahead sabotaged to 8
 // KiB is found and kept, checked by an independent dd reader; a workload
 // where nothing pays keeps nothing; SIGINT and kill -9 during a trial).
+// On a busy machine a demo whose measurement the load misled (read-ahead
+// within tune's noise band, a value kept where nothing pays, dd reads
+// that do not show the gain) is run again, up to three times, and the
+// transcript says why; any other verdict fails at once.
 // It needs root, unshare, losetup, mkfs.xfs and GNU dd.
 package tune
 
