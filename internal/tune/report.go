@@ -19,7 +19,7 @@ func WriteText(w io.Writer, r *Result) {
 	fmt.Fprintf(w, "\nnoise band %.1f%%: the baseline's range (fastest − slowest run) ÷ median over %d runs, at least 5%%.\n", r.ThresholdPct, r.Baseline.Runs)
 	fmt.Fprintf(w, "A trial is kept when its median gains more than the noise band over the best before it and its\n")
 	fmt.Fprintf(w, "slowest run beats the best's fastest; the final run must beat the baseline measured again\n")
-	fmt.Fprintf(w, "right after it by the same rule.\n")
+	fmt.Fprintf(w, "between its halves (kept, baseline, kept) by the same rule.\n")
 	if ladders(r.Knobs) {
 		fmt.Fprintf(w, "A ladder (read-ahead, queue depth, stripe cache, a buffer maximum) is tried smallest first, each\n")
 		fmt.Fprintf(w, "value against the knob's own (GAIN); a value gains when it beats, by the rule above, the knob's own\n")

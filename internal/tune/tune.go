@@ -25,11 +25,12 @@
 //     own value and reverted, the last rung that beats both the knob's
 //     own value and the last rung below it that did is kept, and two in a
 //     row that do not are the plateau (ladder.go).
-//  3. Final: everything kept is measured together, then everything is
-//     reverted and the baseline measured again at once (the same load on
-//     the box for both); when the total does not beat that fresh baseline
-//     by the same rule, the last keep is dropped and the rest measured
-//     again.
+//  3. Final: everything kept is measured together and the baseline
+//     measured again (everything reverted) in the order kept, baseline,
+//     kept (half the kept runs on each side), so both see the same load on
+//     the box and a load that drifts through them favours neither; when
+//     the total does not beat that fresh baseline by the same rule, the
+//     last keep is dropped and the rest measured again.
 //  4. Persist: the trial runs are reverted and the kept values applied
 //     again as one run, runtime value and persistent line (udev rule for
 //     block attributes) together.
@@ -177,8 +178,8 @@ type Result struct {
 	Baseline   Stat               `json:"baseline"`
 	Trials     []Trial            `json:"trials"`
 	Final      *Stat              `json:"final,omitempty"`
-	// FinalBaseline is the baseline measured again right after Final
-	// (everything reverted); FinalGain is Final's median against it, in
+	// FinalBaseline is the baseline measured again between Final's two
+	// halves (everything reverted); FinalGain is Final's median against it, in
 	// percent.
 	FinalBaseline *Stat    `json:"final_baseline,omitempty"`
 	FinalGain     float64  `json:"final_gain"`
@@ -294,13 +295,17 @@ func Run(ctx context.Context, m Measurer, a Applier, o Options) (res *Result, er
 		}
 	}
 
-	// Final run of everything kept, then the baseline again (everything
-	// reverted) right after it, so both see the same load on the box;
-	// while the total does not beat that fresh baseline beyond the noise
-	// band, the last keep is dropped and the rest measured again.
+	// Final run of everything kept and the baseline again (everything
+	// reverted) in the order kept, baseline, kept (ABA: the first half of
+	// the kept runs, all baseline runs, the other half, the kept values
+	// applied again for it), so both see the same load on the box, and a
+	// load that rises or falls steadily through them moves both alike
+	// instead of favouring whichever ran first. While the total does not
+	// beat that fresh baseline beyond the noise band, the last keep is
+	// dropped and the rest measured again.
 	keeps := slices.Clone(stack)
 	for len(keeps) > 0 {
-		fs, err := measureN(ctx, m, o.TrialRuns)
+		fs, err := measureN(ctx, m, (o.TrialRuns+1)/2)
 		if err != nil {
 			return res, err
 		}
@@ -311,6 +316,24 @@ func Run(ctx context.Context, m Measurer, a Applier, o Options) (res *Result, er
 		bs, err := measureN(ctx, m, o.TrialRuns)
 		if err != nil {
 			return res, err
+		}
+		if n := o.TrialRuns / 2; n > 0 {
+			for i := range keeps {
+				id, err := a.Trial(keeps[i].knob, res.Trials[keeps[i].trial].To)
+				if err != nil {
+					return res, fmt.Errorf("applying %s again for the final run: %w", keeps[i].knob, err)
+				}
+				keeps[i].runID = id
+				stack = append(stack, keeps[i])
+			}
+			more, err := measureN(ctx, m, n)
+			if err != nil {
+				return res, err
+			}
+			fs = append(fs, more...)
+			if rbs, err = revertTrials(a, &stack); err != nil {
+				return res, err
+			}
 		}
 		f, b := stat(fs, ref, o), stat(bs, ref, o)
 		res.Final, res.FinalBaseline = &f, &b
@@ -327,7 +350,7 @@ func Run(ctx context.Context, m Measurer, a Applier, o Options) (res *Result, er
 		keeps = keeps[:len(keeps)-1]
 		tp := &res.Trials[last.trial]
 		tp.Verdict, tp.ReadBack = "reverted", rbs[last.runID]
-		tp.Why = fmt.Sprintf("kept at first, but everything kept together measured %.1f %s against %.1f %s for the baseline measured again right after (%+.1f%%): the total did not hold",
+		tp.Why = fmt.Sprintf("kept at first, but everything kept together measured %.1f %s against %.1f %s for the baseline measured again between its halves (%+.1f%%): the total did not hold",
 			f.Median, f.Unit, b.Median, b.Unit, res.FinalGain)
 		o.Log("final: %.1f %s against %.1f %s does not hold: dropping %s = %s", f.Median, f.Unit, b.Median, b.Unit, tp.Knob, tp.To)
 		res.Final, res.FinalBaseline = nil, nil

@@ -157,20 +157,43 @@ func TestKeepsWhatPaysAndRevertsTheRest(t *testing.T) {
 	}
 }
 
+// TestNothingPaysKeepsNothing: where no knob does anything and the box
+// measures within ±8%, tune keeps nothing, and leaves nothing live, but
+// for the rare run where three trial runs and then the final run all
+// happen to land above the baseline's (a statistical test of three runs
+// has a false-positive rate; 0.45% of runs here, 11% without the final
+// run): over 400 seeded runs at most 1% may keep noise. A kept value is
+// persisted, never left as a trial.
 func TestNothingPaysKeepsNothing(t *testing.T) {
 	vals := map[string]string{ra: "1024", sched: "none"}
 	flat := func(map[string]string) float64 { return 500 }
-	for seed := uint64(0); seed < 20; seed++ {
+	const runs = 400
+	kept := 0
+	for seed := uint64(0); seed < runs; seed++ {
 		f := newFake(map[string]string{ra: "1024", sched: "none"}, flat, 0.08)
 		f.rng = rand.New(rand.NewPCG(seed, 1))
 		res, err := Run(context.Background(), f.measure, f, opts(knobsFor(vals)))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(res.Kept) != 0 || len(f.persist) != 0 || len(f.live) != 0 || f.vals[ra] != "1024" || f.vals[sched] != "none" {
-			t.Fatalf("seed %d: noise was kept: %+v, trials %+v", seed, res.Kept, res.Trials)
+		if len(f.live) != 0 {
+			t.Fatalf("seed %d: trial runs left live: %v", seed, f.live)
+		}
+		if len(res.Kept) != 0 {
+			kept++
+			if len(f.persist) != 1 {
+				t.Errorf("seed %d: kept %+v but persisted %d times", seed, res.Kept, len(f.persist))
+			}
+			continue
+		}
+		if len(f.persist) != 0 || f.vals[ra] != "1024" || f.vals[sched] != "none" {
+			t.Fatalf("seed %d: nothing kept, yet persisted %v and left %v", seed, f.persist, f.vals)
 		}
 	}
+	if kept > runs/100 {
+		t.Errorf("noise kept in %d of %d runs, want at most %d", kept, runs, runs/100)
+	}
+	t.Logf("noise kept in %d of %d runs", kept, runs)
 }
 
 func TestWideBaselineGetsMoreRuns(t *testing.T) {
@@ -510,5 +533,44 @@ func TestJudgedByItsOwnTest(t *testing.T) {
 	// The same run judged by the score stops below the plateau.
 	if got := keptRmem(run(false)); got == "4194304" {
 		t.Errorf("judged by the score tcp_rmem reached %s too: the case does not show the send stream's noise", got)
+	}
+}
+
+// TestFinalRunUnderDriftingLoad: a knob that does nothing was kept by a
+// lucky trial; through the final run the box slows by 10% per run (a
+// load that keeps rising). Measured first, the kept values would beat
+// the baseline measured after them (100, 90, 80 against 70, 60, 50);
+// measured around it (100, 90 | 80, 70, 60 | 50), they do not, and the
+// keep is dropped.
+func TestFinalRunUnderDriftingLoad(t *testing.T) {
+	vals := map[string]string{ra: "128"}
+	k := []Knob{{Path: ra, Attr: "read_ahead_kb", Current: "128", Values: []string{"1024"}}}
+	f := newFake(vals, nil, 0)
+	runs := 0
+	f.speed = func(v map[string]string) float64 {
+		runs++
+		switch {
+		case runs <= 3: // the baseline (3 runs: a zero-width band)
+			return 100
+		case runs <= 6: // the trial of 1024, measured during a burst elsewhere
+			return 200
+		}
+		return 100 * (1 - 0.1*float64(runs-7)) // the final run: the box slows down
+	}
+	o := opts(k)
+	o.MinRuns, o.MaxRuns = 3, 3
+	res, err := Run(context.Background(), f.measure, f, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Kept) != 0 || f.vals[ra] != "128" {
+		t.Fatalf("kept %+v (read_ahead_kb %s) under a drifting load; trials %+v", res.Kept, f.vals[ra], res.Trials)
+	}
+	tr := res.Trials[0]
+	if tr.Verdict != "reverted" || !strings.Contains(tr.Why, "did not hold") {
+		t.Errorf("trial %+v: want reverted, the total did not hold", tr)
+	}
+	if len(f.live) != 0 {
+		t.Errorf("trial runs left live: %v", f.live)
 	}
 }

@@ -160,8 +160,8 @@ echo "== demo 2: nothing pays (4 KiB O_DIRECT random reads never use read-ahead)
 echo 128 > "$RA"
 # Nothing can pay here, so a value kept is one that a change of load made
 # look faster: its trial ran while the machine was less busy than during
-# the baseline, and its final run than during the baseline measured again
-# right after it. That is undone and the demo run again, up to three
+# the baseline, and both halves of its final run than during the baseline
+# measured again between them. That is undone and the demo run again, up to three
 # times, each time saying why.
 for attempt in 1 2 3; do
 	say nastune tune --file mnt/tune.bench --tests randread4k-qd1 --runtime 1 --sample 1 --device $N --knobs read_ahead_kb --yes
