@@ -15,6 +15,10 @@ package blockdev
 //     /sys/fs/btrfs/<FSID>/devices/ holds one link per member to its block
 //     device and devinfo/<devid>/ one folder per device, "missing" set for
 //     a device without one (Documentation/ABI/testing/sysfs-fs-btrfs).
+//     Both also list the devices of a seed filesystem a btrfs was sprouted
+//     from (its files written before the sprout are read from them), which
+//     the ioctl does not count: fewer links than its count is a device
+//     missing, more is checked by devinfo (without it, unknown).
 //   - bcachefs: BCH_IOCTL_QUERY_UUID returns the UUID that names
 //     /sys/fs/bcachefs/<UUID>/ (Documentation/filesystems/bcachefs), where
 //     dev-N/block links to member N's block device.
@@ -166,12 +170,9 @@ func (s Sys) FdDevices(name string, fd int) (Backing, error) {
 	if err != nil {
 		return Backing{}, unknown("%s is on %s, which did not say its UUID: %v", name, fstype, err)
 	}
-	devs, err := s.FSMembers(fstype, uuid)
+	devs, err := s.fsMembers(fstype, uuid, count)
 	if err != nil {
 		return Backing{}, err
-	}
-	if count > 0 && len(devs) != count {
-		return Backing{}, unknown("%s %s has %d devices, sysfs links %d of them (a device missing or being replaced)", fstype, uuid, count, len(devs))
 	}
 	return Backing{Devices: devs, FS: fstype, UUID: uuid}, nil
 }
@@ -261,20 +262,33 @@ func ValidUUID(s string) bool {
 // file comment says; an error wrapping ErrUnknown when they cannot be
 // established. It reads any tree that holds those folders.
 func (s Sys) FSMembers(fstype, uuid string) ([]Device, error) {
+	return s.fsMembers(fstype, uuid, 0)
+}
+
+// fsMembers is FSMembers checked against count, the number of devices
+// BTRFS_IOC_FS_INFO gave (0: none).
+func (s Sys) fsMembers(fstype, uuid string, count int) ([]Device, error) {
 	if !ValidUUID(uuid) {
 		return nil, unknown("%s filesystem %q: not a UUID", fstype, uuid)
 	}
 	dir := s.dir + "/fs/" + fstype + "/" + uuid
 	switch fstype {
 	case Btrfs:
-		return s.btrfsMembers(dir, uuid)
+		return s.btrfsMembers(dir, uuid, count)
 	case Bcachefs:
 		return s.bcachefsMembers(dir, uuid)
 	}
 	return nil, unknown("%s is not a multi-device filesystem blockdev reads", fstype)
 }
 
-func (s Sys) btrfsMembers(dir, uuid string) ([]Device, error) {
+// btrfsMembers reads the members of btrfs uuid from dir. count is the
+// ioctl's number of devices (0: unknown): the devices of the filesystem
+// itself, missing ones included, but not those of a seed filesystem it
+// was sprouted from, which sysfs links and devinfo lists too (fs/btrfs/
+// sysfs.c btrfs_sysfs_add_fs_devices walks fs_devices->seed_list). So
+// fewer links than count is a device missing; more is checked by
+// devinfo, which counts the seed's devices as well.
+func (s Sys) btrfsMembers(dir, uuid string, count int) ([]Device, error) {
 	ents, err := s.root.ReadDir(dir + "/devices")
 	if err != nil {
 		return nil, unknown("btrfs %s: its member devices cannot be read: %v", uuid, err)
@@ -293,11 +307,19 @@ func (s Sys) btrfsMembers(dir, uuid string) ([]Device, error) {
 	if len(out) == 0 {
 		return nil, unknown("btrfs %s: sysfs links no member device", uuid)
 	}
+	if len(out) < count {
+		return nil, unknown("btrfs %s has %d devices, sysfs links %d of them (a device missing or being replaced)", uuid, count, len(out))
+	}
 	// devinfo/<devid> is there for every device, also one without a
 	// block device (a degraded mount): its "missing" is then 1.
 	ids, err := s.root.ReadDir(dir + "/devinfo")
 	if err != nil {
-		return out, nil // kernels before 5.6 have no devinfo: the ioctl's count checks
+		// kernels before 5.6 have no devinfo: the ioctl's count checks,
+		// and cannot tell a seed's devices from a stray link
+		if count > 0 && len(out) != count {
+			return nil, unknown("btrfs %s has %d devices, sysfs links %d (a seed device, or one being added)", uuid, count, len(out))
+		}
+		return out, nil
 	}
 	n := 0
 	for _, id := range ids {
