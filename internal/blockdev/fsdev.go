@@ -35,6 +35,7 @@ package blockdev
 // the question is unknown. FSMembers, the sysfs half, reads any tree.
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"path"
@@ -206,7 +207,10 @@ func btrfsFSInfo(fd int) (string, int, error) {
 	if _, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(fd), btrfsIocFsInfo, uintptr(unsafe.Pointer(&args[0]))); e != 0 {
 		return "", 0, fmt.Errorf("BTRFS_IOC_FS_INFO: %w", e)
 	}
-	n := *(*uint64)(unsafe.Pointer(&args[8]))
+	// not *(*uint64)(&args[8]): a byte array need not be word-aligned,
+	// and an ARMv5 may read an unaligned word rotated (user accesses are
+	// not fixed up by default, arch/arm/mm/alignment.c)
+	n := binary.NativeEndian.Uint64(args[8:16])
 	if n == 0 || n > MaxMembers {
 		return "", 0, fmt.Errorf("BTRFS_IOC_FS_INFO: %d devices", n)
 	}
