@@ -98,10 +98,13 @@ func (b Backing) Names() []string {
 	return out
 }
 
-// FileDevices answers for the file at p (FdDevices on it, opened
-// read-only and non-blocking; for a btrfs or bcachefs file its ioctl needs
-// an open regular file or folder). Only the live system has device
-// numbers of files: a tree's files are the analysing machine's.
+// FileDevices answers for the file at p: from its st_dev, or for a btrfs
+// or bcachefs file (statfs) FdDevices on it, opened read-only and
+// non-blocking, since the ioctl needs an open regular file or folder.
+// Nothing else is opened: opening and closing a pseudo-file can act
+// (closing tracefs's free_buffer frees the trace buffer), a FUSE server
+// sees every open. Only the live system has device numbers of files: a
+// tree's files are the analysing machine's.
 func (s Sys) FileDevices(p string) (Backing, error) {
 	if !s.root.IsLive() {
 		return Backing{}, unknown("%s: a captured tree keeps no device numbers of files", p)
@@ -116,6 +119,13 @@ func (s Sys) FileDevices(p string) (Backing, error) {
 			return Backing{}, err
 		}
 		return Backing{Devices: []Device{d}}, nil
+	}
+	var sfs unix.Statfs_t
+	if err := unix.Statfs(p, &sfs); err != nil {
+		return Backing{}, fmt.Errorf("%s: %w", p, err)
+	}
+	if !multiDevice(int64(sfs.Type)) { //nolint:unconvert // Type is int32 on 32-bit GOARCHes
+		return Backing{}, s.noBlockDevice(p, unix.Minor(uint64(st.Dev)), int64(sfs.Type)) //nolint:unconvert // Dev and Type are 32 bits on some GOARCHes
 	}
 	if m := st.Mode & unix.S_IFMT; m != unix.S_IFREG && m != unix.S_IFDIR {
 		return Backing{}, unknown("%s is not a regular file or folder: its filesystem cannot be asked", p)
@@ -166,7 +176,7 @@ func (s Sys) FdDevices(name string, fd int) (Backing, error) {
 		fstype = Bcachefs
 		uuid, err = bcachefsUUID(fd)
 	default:
-		return Backing{}, fmt.Errorf("%s is on %s: not a block device (tmpfs, proc, ZFS or a network filesystem have none)", name, s.mountText(min, int64(sfs.Type))) //nolint:unconvert // Type is int32 on 32-bit GOARCHes
+		return Backing{}, s.noBlockDevice(name, min, int64(sfs.Type)) //nolint:unconvert // Type is int32 on 32-bit GOARCHes
 	}
 	if err != nil {
 		return Backing{}, unknown("%s is on %s, which did not say its UUID: %v", name, fstype, err)
@@ -176,6 +186,18 @@ func (s Sys) FdDevices(name string, fd int) (Backing, error) {
 		return Backing{}, err
 	}
 	return Backing{Devices: devs, FS: fstype, UUID: uuid}, nil
+}
+
+// multiDevice reports whether statfs's f_type is btrfs's or bcachefs's.
+func multiDevice(magic int64) bool {
+	m := uint32(magic) //nolint:gosec // the magic is 32 bits wide
+	return m == uint32(unix.BTRFS_SUPER_MAGIC) || m == uint32(unix.BCACHEFS_SUPER_MAGIC)
+}
+
+// noBlockDevice is the error for name on a filesystem of anonymous device
+// 0:min and statfs type magic that is neither btrfs nor bcachefs.
+func (s Sys) noBlockDevice(name string, min uint32, magic int64) error {
+	return fmt.Errorf("%s is on %s: not a block device (tmpfs, proc, ZFS or a network filesystem have none)", name, s.mountText(min, magic))
 }
 
 // mountText describes the filesystem of anonymous device 0:min for an

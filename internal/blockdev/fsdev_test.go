@@ -305,3 +305,20 @@ func TestBtrfsSeedLive(t *testing.T) {
 	t.Logf("%v, %s", b.Names(), b.Via())
 	t.Log("BTRFS-SEED-OK")
 }
+
+// FileDevices opens a file only to ask btrfs or bcachefs (their ioctls
+// need an open file): a file elsewhere is judged from its path, never
+// opened, since opening and closing a pseudo-file can act (closing
+// tracefs's free_buffer frees the trace buffer). A write-only sysfs
+// attribute, which sysfs refuses to open for reading, shows it: the answer
+// is that sysfs has no block device, not the refusal.
+func TestFileDevicesOpensOnlyBtrfs(t *testing.T) {
+	const attr = "/sys/bus/platform/drivers_probe" // 0200, every kernel with sysfs
+	if _, err := os.Stat(attr); err != nil {
+		t.Skipf("%s: %v", attr, err)
+	}
+	_, err := Live().FileDevices(attr)
+	if err == nil || !strings.Contains(err.Error(), "not a block device") || strings.Contains(err.Error(), "permission denied") {
+		t.Errorf("FileDevices(%s) = %v, want not a block device (without opening it)", attr, err)
+	}
+}
