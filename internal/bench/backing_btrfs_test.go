@@ -48,3 +48,43 @@ func TestBackingBtrfsRAID1(t *testing.T) {
 	}
 	t.Log("BENCH-BTRFS-OK")
 }
+
+// A btrfs RAID1 whose members are loop devices backed by files on tmpfs
+// measures memory, as a single such loop device does: the warning names
+// every member in RAM, not only when the filesystem has one device.
+func TestBackingBtrfsRAID1InMemory(t *testing.T) {
+	mnt, devs, _, child := fixture.BtrfsChild(t)
+	if !child {
+		var fs unix.Statfs_t
+		if err := unix.Statfs("/dev/shm", &fs); err != nil || int64(fs.Type) != unix.TMPFS_MAGIC {
+			t.Skip("/dev/shm is not tmpfs here")
+		}
+		dir, err := os.MkdirTemp("/dev/shm", "nastune-btrfs-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.RemoveAll(dir) }) // after the loop devices are detached
+		t.Logf("child:\n%s", fixture.BtrfsRAID1In(t, dir, "TestBackingBtrfsRAID1InMemory", "BENCH-BTRFS-MEM-OK"))
+		return
+	}
+	f, err := os.Create(filepath.Join(mnt, "nastune-bench.dat"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var fs unix.Statfs_t
+	if err := unix.Fstatfs(int(f.Fd()), &fs); err != nil {
+		t.Fatal(err)
+	}
+	dev, mem := backing(int(f.Fd()), fs)
+	a, b := filepath.Base(devs[0]), filepath.Base(devs[1])
+	if dev != a+"+"+b {
+		t.Errorf("device %q, want %q", dev, a+"+"+b)
+	}
+	for _, d := range []string{a, b} {
+		if !strings.Contains(mem, d+" (loop device backed by /dev/shm/") || !strings.Contains(mem, "on tmpfs") {
+			t.Errorf("memory %q does not say %s is backed by a file on tmpfs", mem, d)
+		}
+	}
+	t.Log("BENCH-BTRFS-MEM-OK")
+}

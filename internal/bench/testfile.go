@@ -219,7 +219,8 @@ func fill(ctx context.Context, f *os.File, from, total int64, o DiskOptions) err
 // backing names the block devices under fd (internal/blockdev: a btrfs
 // or bcachefs file is on every member of its filesystem, joined with "+")
 // and, when the file lives in RAM, why: tmpfs/ramfs, a zram or brd
-// (/dev/ramN) device, or a loop device whose backing file is on tmpfs.
+// (/dev/ramN) device, or a loop device whose backing file is on tmpfs;
+// for a filesystem of several devices, each member in RAM by name.
 // Devices blockdev cannot establish are "unknown (why)", never a guess.
 func backing(fd int, fs unix.Statfs_t) (device, memory string) {
 	switch int64(fs.Type) {
@@ -236,7 +237,15 @@ func backing(fd int, fs unix.Statfs_t) (device, memory string) {
 	if len(b.Devices) == 1 {
 		return b.Devices[0].Name, memoryDevice(sys, b.Devices[0])
 	}
-	return strings.Join(b.Names(), "+"), ""
+	// a member in RAM serves its share of the reads (a RAID1 mirror
+	// reads from either): each one is named, as a single device would be
+	var mem []string
+	for _, d := range b.Devices {
+		if m := memoryDevice(sys, d); m != "" {
+			mem = append(mem, d.Name+" ("+m+")")
+		}
+	}
+	return strings.Join(b.Names(), "+"), strings.Join(mem, ", ")
 }
 
 // memoryDevice reports why a block device is RAM, "" when it is not.

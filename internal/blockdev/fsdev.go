@@ -15,6 +15,10 @@ package blockdev
 //     /sys/fs/btrfs/<FSID>/devices/ holds one link per member to its block
 //     device and devinfo/<devid>/ one folder per device, "missing" set for
 //     a device without one (Documentation/ABI/testing/sysfs-fs-btrfs).
+//     Both also list the devices of a seed filesystem a btrfs was sprouted
+//     from (its files written before the sprout are read from them), which
+//     the ioctl does not count: fewer links than its count is a device
+//     missing, more is checked by devinfo (without it, unknown).
 //   - bcachefs: BCH_IOCTL_QUERY_UUID returns the UUID that names
 //     /sys/fs/bcachefs/<UUID>/ (Documentation/filesystems/bcachefs), where
 //     dev-N/block links to member N's block device.
@@ -31,6 +35,7 @@ package blockdev
 // the question is unknown. FSMembers, the sysfs half, reads any tree.
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"path"
@@ -93,10 +98,13 @@ func (b Backing) Names() []string {
 	return out
 }
 
-// FileDevices answers for the file at p (FdDevices on it, opened
-// read-only and non-blocking; for a btrfs or bcachefs file its ioctl needs
-// an open regular file or folder). Only the live system has device
-// numbers of files: a tree's files are the analysing machine's.
+// FileDevices answers for the file at p: from its st_dev, or for a btrfs
+// or bcachefs file (statfs) FdDevices on it, opened read-only and
+// non-blocking, since the ioctl needs an open regular file or folder.
+// Nothing else is opened: opening and closing a pseudo-file can act
+// (closing tracefs's free_buffer frees the trace buffer), a FUSE server
+// sees every open. Only the live system has device numbers of files: a
+// tree's files are the analysing machine's.
 func (s Sys) FileDevices(p string) (Backing, error) {
 	if !s.root.IsLive() {
 		return Backing{}, unknown("%s: a captured tree keeps no device numbers of files", p)
@@ -111,6 +119,13 @@ func (s Sys) FileDevices(p string) (Backing, error) {
 			return Backing{}, err
 		}
 		return Backing{Devices: []Device{d}}, nil
+	}
+	var sfs unix.Statfs_t
+	if err := unix.Statfs(p, &sfs); err != nil {
+		return Backing{}, fmt.Errorf("%s: %w", p, err)
+	}
+	if !multiDevice(int64(sfs.Type)) { //nolint:unconvert // Type is int32 on 32-bit GOARCHes
+		return Backing{}, s.noBlockDevice(p, unix.Minor(uint64(st.Dev)), int64(sfs.Type)) //nolint:unconvert // Dev and Type are 32 bits on some GOARCHes
 	}
 	if m := st.Mode & unix.S_IFMT; m != unix.S_IFREG && m != unix.S_IFDIR {
 		return Backing{}, unknown("%s is not a regular file or folder: its filesystem cannot be asked", p)
@@ -161,19 +176,28 @@ func (s Sys) FdDevices(name string, fd int) (Backing, error) {
 		fstype = Bcachefs
 		uuid, err = bcachefsUUID(fd)
 	default:
-		return Backing{}, fmt.Errorf("%s is on %s: not a block device (tmpfs, proc, ZFS or a network filesystem have none)", name, s.mountText(min, int64(sfs.Type))) //nolint:unconvert // Type is int32 on 32-bit GOARCHes
+		return Backing{}, s.noBlockDevice(name, min, int64(sfs.Type)) //nolint:unconvert // Type is int32 on 32-bit GOARCHes
 	}
 	if err != nil {
 		return Backing{}, unknown("%s is on %s, which did not say its UUID: %v", name, fstype, err)
 	}
-	devs, err := s.FSMembers(fstype, uuid)
+	devs, err := s.fsMembers(fstype, uuid, count)
 	if err != nil {
 		return Backing{}, err
 	}
-	if count > 0 && len(devs) != count {
-		return Backing{}, unknown("%s %s has %d devices, sysfs links %d of them (a device missing or being replaced)", fstype, uuid, count, len(devs))
-	}
 	return Backing{Devices: devs, FS: fstype, UUID: uuid}, nil
+}
+
+// multiDevice reports whether statfs's f_type is btrfs's or bcachefs's.
+func multiDevice(magic int64) bool {
+	m := uint32(magic) //nolint:gosec // the magic is 32 bits wide
+	return m == uint32(unix.BTRFS_SUPER_MAGIC) || m == uint32(unix.BCACHEFS_SUPER_MAGIC)
+}
+
+// noBlockDevice is the error for name on a filesystem of anonymous device
+// 0:min and statfs type magic that is neither btrfs nor bcachefs.
+func (s Sys) noBlockDevice(name string, min uint32, magic int64) error {
+	return fmt.Errorf("%s is on %s: not a block device (tmpfs, proc, ZFS or a network filesystem have none)", name, s.mountText(min, magic))
 }
 
 // mountText describes the filesystem of anonymous device 0:min for an
@@ -205,7 +229,10 @@ func btrfsFSInfo(fd int) (string, int, error) {
 	if _, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(fd), btrfsIocFsInfo, uintptr(unsafe.Pointer(&args[0]))); e != 0 {
 		return "", 0, fmt.Errorf("BTRFS_IOC_FS_INFO: %w", e)
 	}
-	n := *(*uint64)(unsafe.Pointer(&args[8]))
+	// not *(*uint64)(&args[8]): a byte array need not be word-aligned,
+	// and an ARMv5 may read an unaligned word rotated (user accesses are
+	// not fixed up by default, arch/arm/mm/alignment.c)
+	n := binary.NativeEndian.Uint64(args[8:16])
 	if n == 0 || n > MaxMembers {
 		return "", 0, fmt.Errorf("BTRFS_IOC_FS_INFO: %d devices", n)
 	}
@@ -261,20 +288,33 @@ func ValidUUID(s string) bool {
 // file comment says; an error wrapping ErrUnknown when they cannot be
 // established. It reads any tree that holds those folders.
 func (s Sys) FSMembers(fstype, uuid string) ([]Device, error) {
+	return s.fsMembers(fstype, uuid, 0)
+}
+
+// fsMembers is FSMembers checked against count, the number of devices
+// BTRFS_IOC_FS_INFO gave (0: none).
+func (s Sys) fsMembers(fstype, uuid string, count int) ([]Device, error) {
 	if !ValidUUID(uuid) {
 		return nil, unknown("%s filesystem %q: not a UUID", fstype, uuid)
 	}
 	dir := s.dir + "/fs/" + fstype + "/" + uuid
 	switch fstype {
 	case Btrfs:
-		return s.btrfsMembers(dir, uuid)
+		return s.btrfsMembers(dir, uuid, count)
 	case Bcachefs:
 		return s.bcachefsMembers(dir, uuid)
 	}
 	return nil, unknown("%s is not a multi-device filesystem blockdev reads", fstype)
 }
 
-func (s Sys) btrfsMembers(dir, uuid string) ([]Device, error) {
+// btrfsMembers reads the members of btrfs uuid from dir. count is the
+// ioctl's number of devices (0: unknown): the devices of the filesystem
+// itself, missing ones included, but not those of a seed filesystem it
+// was sprouted from, which sysfs links and devinfo lists too (fs/btrfs/
+// sysfs.c btrfs_sysfs_add_fs_devices walks fs_devices->seed_list). So
+// fewer links than count is a device missing; more is checked by
+// devinfo, which counts the seed's devices as well.
+func (s Sys) btrfsMembers(dir, uuid string, count int) ([]Device, error) {
 	ents, err := s.root.ReadDir(dir + "/devices")
 	if err != nil {
 		return nil, unknown("btrfs %s: its member devices cannot be read: %v", uuid, err)
@@ -293,11 +333,19 @@ func (s Sys) btrfsMembers(dir, uuid string) ([]Device, error) {
 	if len(out) == 0 {
 		return nil, unknown("btrfs %s: sysfs links no member device", uuid)
 	}
+	if len(out) < count {
+		return nil, unknown("btrfs %s has %d devices, sysfs links %d of them (a device missing or being replaced)", uuid, count, len(out))
+	}
 	// devinfo/<devid> is there for every device, also one without a
 	// block device (a degraded mount): its "missing" is then 1.
 	ids, err := s.root.ReadDir(dir + "/devinfo")
 	if err != nil {
-		return out, nil // kernels before 5.6 have no devinfo: the ioctl's count checks
+		// kernels before 5.6 have no devinfo: the ioctl's count checks,
+		// and cannot tell a seed's devices from a stray link
+		if count > 0 && len(out) != count {
+			return nil, unknown("btrfs %s has %d devices, sysfs links %d (a seed device, or one being added)", uuid, count, len(out))
+		}
+		return out, nil
 	}
 	n := 0
 	for _, id := range ids {

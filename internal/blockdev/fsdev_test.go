@@ -54,6 +54,7 @@ func TestFSMembers(t *testing.T) {
 		fs     string
 		uuid   string
 		files  map[string]string
+		count  int      // devices BTRFS_IOC_FS_INFO counts (0: not asked)
 		want   []string // whole devices; nil: unknown
 		reason string   // in the unknown error
 	}{
@@ -72,6 +73,23 @@ func TestFSMembers(t *testing.T) {
 		{name: "kernel without devinfo", fs: Btrfs, uuid: fsid,
 			files: map[string]string{btrfsD + "devices/vda -> " + toVda: ""},
 			want:  []string{"vda"}},
+		{name: "kernel without devinfo, ioctl agrees", fs: Btrfs, uuid: fsid, count: 1,
+			files: map[string]string{btrfsD + "devices/vda -> " + toVda: ""},
+			want:  []string{"vda"}},
+		{name: "kernel without devinfo, a device missing", fs: Btrfs, uuid: fsid, count: 2,
+			files:  map[string]string{btrfsD + "devices/vda -> " + toVda: ""},
+			reason: "has 2 devices, sysfs links 1 of them (a device missing"},
+		// a seed's devices are linked and in devinfo, not in the
+		// ioctl's count: devinfo checks them
+		{name: "sprouted seed", fs: Btrfs, uuid: fsid, count: 1,
+			files: with(devinfo("1", "2"), btrfsD+"devices/sda1 -> "+toSda1, "", btrfsD+"devices/vda -> "+toVda, ""),
+			want:  []string{"sda1", "vda"}},
+		{name: "sprouted seed, kernel without devinfo", fs: Btrfs, uuid: fsid, count: 1,
+			files:  map[string]string{btrfsD + "devices/sda1 -> " + toSda1: "", btrfsD + "devices/vda -> " + toVda: ""},
+			reason: "has 1 devices, sysfs links 2 (a seed device"},
+		{name: "ioctl counts a device devinfo and the links lack", fs: Btrfs, uuid: fsid, count: 2,
+			files:  with(devinfo("1"), btrfsD+"devices/sda1 -> "+toSda1, ""),
+			reason: "has 2 devices, sysfs links 1 of them"},
 		{name: "member missing (degraded)", fs: Btrfs, uuid: fsid,
 			files:  with(devinfo("1", "2!"), btrfsD+"devices/sda1 -> "+toSda1, ""),
 			reason: "device 2 is missing"},
@@ -86,6 +104,12 @@ func TestFSMembers(t *testing.T) {
 			reason: "named sdb but leads to sda1"},
 		{name: "hostile: escapes /sys", fs: Btrfs, uuid: fsid,
 			files:  with(devinfo("1"), btrfsD+"devices/sda -> ../../../../../etc", "", "etc/passwd", "x\n"),
+			reason: "outside"},
+		{name: "hostile: a link loop", fs: Btrfs, uuid: fsid,
+			files:  with(devinfo("1"), btrfsD+"devices/sda -> sdb", "", btrfsD+"devices/sdb -> sda", ""),
+			reason: "does not resolve"},
+		{name: "hostile: a link into /sys/fs itself", fs: Btrfs, uuid: fsid,
+			files:  with(devinfo("1"), btrfsD+"devices/sda -> ../devinfo", ""),
 			reason: "outside"},
 		{name: "hostile: absolute target", fs: Btrfs, uuid: fsid,
 			files:  with(devinfo("1"), btrfsD+"devices/sda -> /etc", "", "etc/passwd", "x\n"),
@@ -112,7 +136,7 @@ func TestFSMembers(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, s := sysfsWith(t, c.files)
-			got, err := s.FSMembers(c.fs, c.uuid)
+			got, err := s.fsMembers(c.fs, c.uuid, c.count)
 			if c.want == nil {
 				if err == nil || !errors.Is(err, ErrUnknown) || !strings.HasPrefix(err.Error(), "unknown: ") || !strings.Contains(err.Error(), c.reason) {
 					t.Fatalf("FSMembers = %+v, %v; want unknown: …%s…", got, err, c.reason)
@@ -233,4 +257,74 @@ func TestBtrfsRAID1Live(t *testing.T) {
 	}
 	t.Logf("degraded: %v", err)
 	t.Log("BTRFS-CHILD-OK")
+}
+
+// A btrfs sprouted from a seed device (btrfstune -S 1, btrfs device add,
+// remount rw): a file written before the sprout is read from the seed, so
+// both loops are its devices. BTRFS_IOC_FS_INFO counts the sprout's
+// devices only, while /sys/fs/btrfs/<FSID>/devices and devinfo list the
+// seed's too (fs/btrfs/sysfs.c btrfs_sysfs_add_fs_devices): with devinfo,
+// its count is the one that checks the links.
+func TestBtrfsSeedLive(t *testing.T) {
+	mnt, devs, _, child := fixture.BtrfsChild(t)
+	if !child {
+		if _, err := exec.LookPath("btrfstune"); err != nil {
+			if os.Getenv("CI") != "" {
+				t.Fatal("needs btrfstune (btrfs-progs, scripts/ensure-deps.sh)")
+			}
+			t.Skip("needs btrfstune")
+		}
+		t.Logf("child:\n%s", fixture.BtrfsRAID1(t, "TestBtrfsSeedLive", "BTRFS-SEED-OK"))
+		return
+	}
+	run := func(args ...string) {
+		t.Helper()
+		if out, err := exec.Command(args[0], args[1:]...).CombinedOutput(); err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, out)
+		}
+	}
+	// the RAID1 BtrfsChild mounted makes way for a seed on devs[0]
+	run("umount", mnt)
+	run("btrfs", "device", "scan", "--forget")
+	run("mkfs.btrfs", "-q", "-f", devs[0])
+	run("mount", "-t", "btrfs", devs[0], mnt)
+	old := filepath.Join(mnt, "old")
+	if err := os.WriteFile(old, make([]byte, 1<<20), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run("umount", mnt)
+	run("btrfstune", "-S", "1", devs[0])
+	run("mount", "-t", "btrfs", devs[0], mnt) // read-only: a seed
+	run("btrfs", "device", "add", "-f", devs[1], mnt)
+	run("mount", "-o", "remount,rw", mnt)
+	want := []string{filepath.Base(devs[0]), filepath.Base(devs[1])}
+	slices.Sort(want)
+	b, err := Live().FileDevices(old)
+	if err != nil {
+		t.Fatalf("%s: %v", old, err)
+	}
+	got := b.Names()
+	slices.Sort(got)
+	if !slices.Equal(got, want) || b.FS != Btrfs {
+		t.Errorf("%s on a sprouted seed: %+v, want %v", old, b, want)
+	}
+	t.Logf("%v, %s", b.Names(), b.Via())
+	t.Log("BTRFS-SEED-OK")
+}
+
+// FileDevices opens a file only to ask btrfs or bcachefs (their ioctls
+// need an open file): a file elsewhere is judged from its path, never
+// opened, since opening and closing a pseudo-file can act (closing
+// tracefs's free_buffer frees the trace buffer). A write-only sysfs
+// attribute, which sysfs refuses to open for reading, shows it: the answer
+// is that sysfs has no block device, not the refusal.
+func TestFileDevicesOpensOnlyBtrfs(t *testing.T) {
+	const attr = "/sys/bus/platform/drivers_probe" // 0200, every kernel with sysfs
+	if _, err := os.Stat(attr); err != nil {
+		t.Skipf("%s: %v", attr, err)
+	}
+	_, err := Live().FileDevices(attr)
+	if err == nil || !strings.Contains(err.Error(), "not a block device") || strings.Contains(err.Error(), "permission denied") {
+		t.Errorf("FileDevices(%s) = %v, want not a block device (without opening it)", attr, err)
+	}
 }
