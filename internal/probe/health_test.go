@@ -5,9 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -278,14 +276,11 @@ func hasCmd(rec *hostfs.Recorder, file string) bool {
 	return false
 }
 
-// TestKernelLogReadAhead: the live kernel log, read ahead on its own
-// goroutine, reaches the facts and the snapshot as a read in the step
-// did: the source is /dev/kmsg, the snapshot records dmesg's storage
-// lines, and the events are what those recorded lines parse to (a replay
-// of the snapshot gives the live audit's events). The log is read ahead as
-// Collect starts it (on a goroutine when GOMAXPROCS is above 1); a second
-// kernelLog, with nothing read ahead, reads it itself.
-func TestKernelLogReadAhead(t *testing.T) {
+// TestKernelLogSnapshot: the live kernel log reaches the facts and the
+// snapshot alike: the source is /dev/kmsg, the snapshot records dmesg's
+// storage lines, and the events are what those recorded lines parse to
+// (a replay of the snapshot gives the live audit's events).
+func TestKernelLogSnapshot(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root (dmesg_restrict)")
 	}
@@ -294,7 +289,7 @@ func TestKernelLogReadAhead(t *testing.T) {
 	}
 	root := hostfs.Live()
 	rec := root.Record()
-	p := &prober{ctx: context.Background(), root: root, h: &facts.Host{}, liveLog: readLiveLogAhead()}
+	p := &prober{ctx: context.Background(), root: root, h: &facts.Host{}}
 	p.kernelLog(nil)
 	kl := p.h.KernelLog
 	if kl == nil || kl.Source != pathKmsg {
@@ -318,62 +313,5 @@ func TestKernelLogReadAhead(t *testing.T) {
 		if replay[i].Line != kl.Events[i].Line || replay[i].Kind != kl.Events[i].Kind {
 			t.Errorf("event %d: live %+v, recorded %+v", i, kl.Events[i], replay[i])
 		}
-	}
-	// Taken once: a second kernelLog reads the log again.
-	if p.liveLog != nil {
-		t.Error("the read-ahead log is still there after kernelLog took it")
-	}
-	p.kernelLog(nil)
-	if p.h.KernelLog == nil || p.h.KernelLog.Source != pathKmsg {
-		t.Errorf("second kernelLog: %+v", p.h.KernelLog)
-	}
-}
-
-// TestDropLiveLog: a log read ahead that no step took is released once,
-// and a log already taken (or never read) is left alone.
-func TestDropLiveLog(t *testing.T) {
-	released := 0
-	p := &prober{liveLog: func() rawLog { return rawLog{b: []byte("x"), release: func() { released++ }} }}
-	p.dropLiveLog()
-	p.dropLiveLog()
-	if released != 1 || p.liveLog != nil {
-		t.Errorf("released %d times, waiter left %v; want once, nil", released, p.liveLog != nil)
-	}
-	p = &prober{liveLog: func() rawLog { return rawLog{err: errors.New("EPERM")} }}
-	p.dropLiveLog() // an error has nothing to release (release is nil)
-	if p.liveLog != nil {
-		t.Error("waiter left after an error")
-	}
-}
-
-// TestLiveLogReadOnlyWhenAsked: with one CPU nothing is read ahead, so a
-// live Collect that never asks for the kernel log (interrupted here; no
-// disks does the same) never reads it, and kernelLog reads it once when
-// it asks. With two, the log read ahead and not taken is released.
-func TestLiveLogReadOnlyWhenAsked(t *testing.T) {
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-	defer func(f func() rawLog) { readLiveLog = f }(readLiveLog)
-	var reads, released atomic.Int32
-	readLiveLog = func() rawLog {
-		reads.Add(1)
-		return rawLog{b: []byte("[    1.000000] ata1: SATA link up 6.0 Gbps (SStatus 133 SControl 300)\n"), release: func() { released.Add(1) }}
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	Collect(ctx, hostfs.Live())
-	if n := reads.Load(); n != 0 {
-		t.Errorf("one CPU, interrupted Collect: the kernel log was read %d times, want 0 (nothing asked for it)", n)
-	}
-	p := &prober{ctx: context.Background(), root: hostfs.Live(), h: &facts.Host{}, liveLog: readLiveLogAhead()}
-	p.kernelLog(nil)
-	if n, r := reads.Load(), released.Load(); n != 1 || r != 1 || p.h.KernelLog == nil || len(p.h.KernelLog.Events) != 1 {
-		t.Errorf("one CPU, kernelLog: %d reads, %d releases, log %+v; want 1, 1 and one event", n, r, p.h.KernelLog)
-	}
-	runtime.GOMAXPROCS(2)
-	reads.Store(0)
-	released.Store(0)
-	Collect(ctx, hostfs.Live())
-	if n, r := reads.Load(), released.Load(); n != 1 || r != 1 {
-		t.Errorf("two CPUs, interrupted Collect: %d reads, %d releases; want the log read ahead once and released", n, r)
 	}
 }

@@ -27,9 +27,6 @@ import (
 // Collect probes every source and returns the host's facts.
 func Collect(ctx context.Context, root *hostfs.Root) *facts.Host {
 	p := &prober{ctx: ctx, root: root, h: &facts.Host{Sysctls: facts.Sysctls{}}}
-	if root.IsLive() {
-		p.liveLog = readLiveLogAhead()
-	}
 	steps := []func(){p.system, p.cpu, p.memory, p.sysctls, p.sysctlConfig, p.udevLater, p.modprobeLater, p.interfaces, p.qdiscs, p.softnet, p.udp, p.packetSockets, p.block, p.md, p.mounts, p.filesystems, p.fstab, p.swaps, p.zfs, p.crypto, p.samba, p.nfs, p.openvpn, p.owners, p.health, p.benchResults}
 	for _, step := range steps {
 		if ctx.Err() != nil {
@@ -38,7 +35,6 @@ func Collect(ctx context.Context, root *hostfs.Root) *facts.Host {
 		}
 		step()
 	}
-	p.dropLiveLog()
 	sort.Slice(p.h.NotCollected, func(i, j int) bool { return p.h.NotCollected[i].Source < p.h.NotCollected[j].Source })
 	return p.h
 }
@@ -47,9 +43,6 @@ type prober struct {
 	ctx  context.Context
 	root *hostfs.Root
 	h    *facts.Host
-	// liveLog waits for the live kernel log read ahead (nil for a
-	// captured tree, with one CPU, and once it was taken).
-	liveLog func() rawLog
 }
 
 // skip records why a source gave nothing.

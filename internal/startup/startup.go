@@ -13,8 +13,7 @@
 // pclntab windows touched, counted with perf's page_fault_user events).
 // Grown here, the copy walks one frame, and the stack keeps its size: it
 // shrinks only in a garbage collection, which a short command rarely
-// reaches. GrowStack does the same for another goroutine that runs deep
-// code (the probe's kernel-log reader).
+// reaches.
 //
 // It also turns off the runtime's sampling of allocations for memory
 // profiles (runtime.MemProfileRate, one sample per 512 KiB allocated):
@@ -34,11 +33,6 @@ func init() {
 	runtime.MemProfileRate = 0
 	grow(0)
 }
-
-// GrowStack grows the calling goroutine's stack to StackSize at once, as
-// init does for the main goroutine: a goroutine that runs deep code (a
-// parser with regexps) calls it first, while its stack holds one frame.
-func GrowStack() { grow(0) }
 
 // grow has a frame of almost StackSize bytes; the write and read keep the
 // compiler from dropping it.
