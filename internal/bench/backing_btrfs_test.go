@@ -20,16 +20,7 @@ func TestBackingBtrfsRAID1(t *testing.T) {
 		t.Logf("child:\n%s", fixture.BtrfsRAID1(t, "TestBackingBtrfsRAID1", "BENCH-BTRFS-OK"))
 		return
 	}
-	f, err := os.Create(filepath.Join(mnt, "nastune-bench.dat"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var fs unix.Statfs_t
-	if err := unix.Fstatfs(int(f.Fd()), &fs); err != nil {
-		t.Fatal(err)
-	}
-	dev, mem := backing(int(f.Fd()), fs)
+	dev, mem := backingOfNewFile(t, mnt)
 	want := filepath.Base(devs[0]) + "+" + filepath.Base(devs[1])
 	if dev != want || mem != "" {
 		t.Errorf("device %q memory %q, want %q", dev, mem, want)
@@ -40,6 +31,7 @@ func TestBackingBtrfsRAID1(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.Close()
+	var fs unix.Statfs_t
 	if err := unix.Fstatfs(int(p.Fd()), &fs); err != nil {
 		t.Fatal(err)
 	}
@@ -67,16 +59,7 @@ func TestBackingBtrfsRAID1InMemory(t *testing.T) {
 		t.Logf("child:\n%s", fixture.BtrfsRAID1In(t, dir, "TestBackingBtrfsRAID1InMemory", "BENCH-BTRFS-MEM-OK"))
 		return
 	}
-	f, err := os.Create(filepath.Join(mnt, "nastune-bench.dat"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var fs unix.Statfs_t
-	if err := unix.Fstatfs(int(f.Fd()), &fs); err != nil {
-		t.Fatal(err)
-	}
-	dev, mem := backing(int(f.Fd()), fs)
+	dev, mem := backingOfNewFile(t, mnt)
 	a, b := filepath.Base(devs[0]), filepath.Base(devs[1])
 	if dev != a+"+"+b {
 		t.Errorf("device %q, want %q", dev, a+"+"+b)
@@ -87,4 +70,19 @@ func TestBackingBtrfsRAID1InMemory(t *testing.T) {
 		}
 	}
 	t.Log("BENCH-BTRFS-MEM-OK")
+}
+
+// backingOfNewFile is backing's answer for a file created in dir.
+func backingOfNewFile(t *testing.T, dir string) (dev, mem string) {
+	t.Helper()
+	f, err := os.Create(filepath.Join(dir, "nastune-bench.dat"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var fs unix.Statfs_t
+	if err := unix.Fstatfs(int(f.Fd()), &fs); err != nil {
+		t.Fatal(err)
+	}
+	return backing(int(f.Fd()), fs)
 }

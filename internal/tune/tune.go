@@ -318,13 +318,8 @@ func Run(ctx context.Context, m Measurer, a Applier, o Options) (res *Result, er
 			return res, err
 		}
 		if n := o.TrialRuns / 2; n > 0 {
-			for i := range keeps {
-				id, err := a.Trial(keeps[i].knob, res.Trials[keeps[i].trial].To)
-				if err != nil {
-					return res, fmt.Errorf("applying %s again for the final run: %w", keeps[i].knob, err)
-				}
-				keeps[i].runID = id
-				stack = append(stack, keeps[i])
+			if err := reapply(a, keeps, res.Trials, &stack); err != nil {
+				return res, err
 			}
 			more, err := measureN(ctx, m, n)
 			if err != nil {
@@ -354,13 +349,8 @@ func Run(ctx context.Context, m Measurer, a Applier, o Options) (res *Result, er
 			f.Median, f.Unit, b.Median, b.Unit, res.FinalGain)
 		o.Log("final: %.1f %s against %.1f %s does not hold: dropping %s = %s", f.Median, f.Unit, b.Median, b.Unit, tp.Knob, tp.To)
 		res.Final, res.FinalBaseline = nil, nil
-		for i := range keeps {
-			id, err := a.Trial(keeps[i].knob, res.Trials[keeps[i].trial].To)
-			if err != nil {
-				return res, fmt.Errorf("applying %s again for the final run: %w", keeps[i].knob, err)
-			}
-			keeps[i].runID = id
-			stack = append(stack, keeps[i])
+		if err := reapply(a, keeps, res.Trials, &stack); err != nil {
+			return res, err
 		}
 	}
 	if len(keeps) == 0 {
@@ -557,6 +547,20 @@ func measureN(ctx context.Context, m Measurer, n int) ([]Sample, error) {
 		ss = append(ss, s)
 	}
 	return ss, nil
+}
+
+// reapply applies the kept values again as trial runs for the final run
+// (each keep gets its new run ID) and pushes them on the live stack.
+func reapply(a Applier, keeps []live, trials []Trial, stack *[]live) error {
+	for i := range keeps {
+		id, err := a.Trial(keeps[i].knob, trials[keeps[i].trial].To)
+		if err != nil {
+			return fmt.Errorf("applying %s again for the final run: %w", keeps[i].knob, err)
+		}
+		keeps[i].runID = id
+		*stack = append(*stack, keeps[i])
+	}
+	return nil
 }
 
 // revertTrials reverts the live trial runs, newest first, and returns the
