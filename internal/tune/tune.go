@@ -318,7 +318,7 @@ func Run(ctx context.Context, m Measurer, a Applier, o Options) (res *Result, er
 			return res, err
 		}
 		if n := o.TrialRuns / 2; n > 0 {
-			if err := reapply(a, keeps, res.Trials, &stack); err != nil {
+			if err := reapply(ctx, a, keeps, res.Trials, &stack); err != nil {
 				return res, err
 			}
 			more, err := measureN(ctx, m, n)
@@ -349,7 +349,7 @@ func Run(ctx context.Context, m Measurer, a Applier, o Options) (res *Result, er
 			f.Median, f.Unit, b.Median, b.Unit, res.FinalGain)
 		o.Log("final: %.1f %s against %.1f %s does not hold: dropping %s = %s", f.Median, f.Unit, b.Median, b.Unit, tp.Knob, tp.To)
 		res.Final, res.FinalBaseline = nil, nil
-		if err := reapply(a, keeps, res.Trials, &stack); err != nil {
+		if err := reapply(ctx, a, keeps, res.Trials, &stack); err != nil {
 			return res, err
 		}
 	}
@@ -550,11 +550,16 @@ func measureN(ctx context.Context, m Measurer, n int) ([]Sample, error) {
 }
 
 // reapply applies the kept values again as trial runs for the final run
-// (each keep gets its new run ID) and pushes them on the live stack.
-func reapply(a Applier, keeps []live, trials []Trial, stack *[]live) error {
+// (each keep gets its new run ID) and pushes them on the live stack. A
+// Trial that fails once ctx is cancelled is the interruption (the signal
+// also reached the smbd restart it waited on): ErrInterrupted.
+func reapply(ctx context.Context, a Applier, keeps []live, trials []Trial, stack *[]live) error {
 	for i := range keeps {
 		id, err := a.Trial(keeps[i].knob, trials[keeps[i].trial].To)
 		if err != nil {
+			if ctx.Err() != nil {
+				return ErrInterrupted
+			}
 			return fmt.Errorf("applying %s again for the final run: %w", keeps[i].knob, err)
 		}
 		keeps[i].runID = id

@@ -26,6 +26,9 @@ type fakeSystem struct {
 	persist [][]Kept
 	onTrial func(n int) // called after each trial is applied
 	trials  int
+	// failTrial, when set, is asked before each trial is applied: an
+	// error fails it (nothing applied).
+	failTrial func(path, value string) error
 }
 
 func newFake(vals map[string]string, speed func(map[string]string) float64, noise float64) *fakeSystem {
@@ -43,6 +46,11 @@ func (f *fakeSystem) measure(ctx context.Context) (Sample, error) {
 func (f *fakeSystem) Trial(path, value string) (string, error) {
 	if f.refuse[path+"="+value] {
 		return "", errors.New("invalid argument")
+	}
+	if f.failTrial != nil {
+		if err := f.failTrial(path, value); err != nil {
+			return "", err
+		}
 	}
 	f.nextID++
 	id := fmt.Sprintf("%06d", f.nextID)
@@ -572,5 +580,84 @@ func TestFinalRunUnderDriftingLoad(t *testing.T) {
 	}
 	if len(f.live) != 0 {
 		t.Errorf("trial runs left live: %v", f.live)
+	}
+}
+
+// A stop at each step of the final run (kept, baseline, the kept values
+// applied again, kept): a signal during a measurement or during the
+// re-apply (it kills the restart a Samba trial waits on, so the Trial
+// fails too), or an Applier that refuses the re-apply. Every trial run is
+// reverted, nothing is persisted, no trial says kept, and a signal is
+// reported as the interruption it is.
+func TestFinalRunStopsAtEachStep(t *testing.T) {
+	const (
+		trial = 1 // trials before the re-apply (the 1024 trial)
+		// measurements: baseline 1-3, trial 4-6, final kept 7-8,
+		// baseline again 9-11, kept again 12
+	)
+	for _, c := range []struct {
+		name      string
+		cancelAt  int  // measurement that the signal stops (0: none)
+		signalRe  bool // a signal kills the re-apply
+		refuseRe  bool // the re-apply is refused
+		interrupt bool
+	}{
+		{name: "signal during the first half", cancelAt: 8, interrupt: true},
+		{name: "signal during the baseline again", cancelAt: 10, interrupt: true},
+		{name: "signal during the re-apply", signalRe: true, interrupt: true},
+		{name: "re-apply refused", refuseRe: true},
+		{name: "signal during the second half", cancelAt: 12, interrupt: true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			vals := map[string]string{ra: "128"}
+			k := []Knob{{Path: ra, Attr: "read_ahead_kb", Current: "128", Values: []string{"1024"}}}
+			f := newFake(vals, nil, 0)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			runs := 0
+			f.speed = func(v map[string]string) float64 {
+				runs++
+				if runs == c.cancelAt {
+					cancel()
+				}
+				return readAheadSpeed(v)
+			}
+			f.failTrial = func(path, value string) error {
+				if f.trials < trial {
+					return nil
+				}
+				// The next Trial is the re-apply: it fails.
+				if c.signalRe {
+					cancel()
+					return errors.New("systemctl restart smbd: signal: interrupt")
+				}
+				if c.refuseRe {
+					return errors.New("invalid argument")
+				}
+				return nil
+			}
+			o := opts(k)
+			o.MinRuns, o.MaxRuns = 3, 3
+			var log []string
+			o.Log = func(f string, a ...any) { log = append(log, fmt.Sprintf(f, a...)) }
+			res, err := Run(ctx, f.measure, f, o)
+			if err == nil {
+				t.Fatalf("no error; log %q", log)
+			}
+			if got := errors.Is(err, ErrInterrupted); got != c.interrupt {
+				t.Errorf("err %v: interrupted %v, want %v", err, got, c.interrupt)
+			}
+			if res.Interrupted != c.interrupt {
+				t.Errorf("res.Interrupted %v, want %v", res.Interrupted, c.interrupt)
+			}
+			if len(f.live) != 0 || f.vals[ra] != "128" || len(f.persist) != 0 || len(res.Kept) != 0 || res.RunID != "" {
+				t.Errorf("live %v vals %v persisted %v kept %v run %q", f.live, f.vals, f.persist, res.Kept, res.RunID)
+			}
+			for _, tr := range res.Trials {
+				if tr.Verdict == "kept" {
+					t.Errorf("a trial still says kept: %+v", tr)
+				}
+			}
+		})
 	}
 }
