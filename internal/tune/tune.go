@@ -264,7 +264,9 @@ func Run(ctx context.Context, m Measurer, a Applier, o Options) (res *Result, er
 		current[k.Path], orig[k.Path] = k.Current, k.Current
 	}
 	s := &session{ctx: ctx, m: m, a: a, o: o, res: res, stack: &stack, ref: ref, base: base, thr: thr,
-		budgetLeft: func() bool { return spent()+2*trialCost <= o.Budget }}
+		// One more trial (TrialRuns runs) and the final run (kept and the
+		// baseline again: 2 × TrialRuns runs).
+		budgetLeft: func() bool { return spent()+3*trialCost <= o.Budget }}
 	outOfBudget := false
 	rd, _ := a.(Reader)
 	for _, k := range o.Knobs {

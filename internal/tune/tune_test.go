@@ -317,6 +317,15 @@ func TestBudgetStopsTrials(t *testing.T) {
 	if len(res.Trials) == 0 || len(res.Trials) >= 6 || len(res.Notes) == 0 || !strings.Contains(res.Notes[0], "budget") {
 		t.Errorf("budget: %d trials, notes %v", len(res.Trials), res.Notes)
 	}
+	// The time kept for the final run is enough for it: kept and the
+	// baseline again, TrialRuns runs each (a dropped keep measures again:
+	// not here, the read-ahead keep holds).
+	if len(res.Kept) == 0 || res.Final == nil {
+		t.Fatalf("nothing kept: %+v", res.Trials)
+	}
+	if took := now.Sub(time.Unix(0, 0)); took > o.Budget {
+		t.Errorf("took %s, over the budget of %s (trials %d)", took, o.Budget, len(res.Trials))
+	}
 }
 
 func TestScoreOfSeveralTests(t *testing.T) {
