@@ -188,7 +188,7 @@ func runTuneShare(ctx context.Context, o *tuneOptions, env *Env) error {
 	}
 	note := ""
 	if tune.SmbRestarts(knobs) {
-		note = "\nsocket options take effect only when smbd restarts: each such trial and its revert restart smbd,\nwhich drops every connected client."
+		note = "\nsocket options take effect only when smbd restarts: each such trial and its revert restart smbd,\nand so does the final run (a kept value is reverted, applied again, reverted, then persisted);\neach restart drops every connected client."
 	}
 	if !askTrials(env, o, n, note) {
 		return nil

@@ -311,6 +311,7 @@ func Run(ctx context.Context, m Measurer, a Applier, o Options) (res *Result, er
 		if err != nil {
 			return res, err
 		}
+		o.Log("final: everything kept reverted for the baseline again (%d runs)", o.TrialRuns)
 		rbs, err := revertTrials(a, &stack)
 		if err != nil {
 			return res, err
@@ -320,6 +321,7 @@ func Run(ctx context.Context, m Measurer, a Applier, o Options) (res *Result, er
 			return res, err
 		}
 		if n := o.TrialRuns / 2; n > 0 {
+			o.Log("final: everything kept applied again for its last %d run(s), then reverted", n)
 			if err := reapply(ctx, a, keeps, res.Trials, &stack); err != nil {
 				return res, err
 			}

@@ -670,3 +670,29 @@ func TestFinalRunStopsAtEachStep(t *testing.T) {
 		})
 	}
 }
+
+// The final run's revert and re-apply are real applies (an smbd restart
+// for socket options): the log says so, once each, and the Applier sees
+// exactly them.
+func TestFinalRunLogsItsRevertAndReapply(t *testing.T) {
+	vals := map[string]string{ra: "128"}
+	k := []Knob{{Path: ra, Attr: "read_ahead_kb", Current: "128", Values: []string{"1024"}}}
+	f := newFake(vals, readAheadSpeed, 0)
+	o := opts(k)
+	o.MinRuns, o.MaxRuns = 3, 3
+	var log []string
+	o.Log = func(f string, a ...any) { log = append(log, fmt.Sprintf(f, a...)) }
+	res, err := Run(context.Background(), f.measure, f, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Kept) != 1 || f.trials != 2 || len(f.live) != 0 {
+		t.Fatalf("kept %+v, %d trials applied (want the trial and the re-apply), live %v", res.Kept, f.trials, f.live)
+	}
+	all := strings.Join(log, "\n")
+	for _, want := range []string{"final: everything kept reverted for the baseline again (3 runs)", "final: everything kept applied again for its last 1 run(s), then reverted"} {
+		if strings.Count(all, want) != 1 {
+			t.Errorf("log does not say %q once:\n%s", want, all)
+		}
+	}
+}
