@@ -313,6 +313,9 @@ func Run(ctx context.Context, m Measurer, a Applier, o Options) (res *Result, er
 		}
 		o.Log("final: everything kept reverted for the baseline again (%d runs)", o.TrialRuns)
 		rbs, err := revertTrials(a, &stack)
+		if err == nil {
+			err = readBackCheck(keeps, rbs, res.Trials)
+		}
 		if err != nil {
 			return res, err
 		}
@@ -330,7 +333,10 @@ func Run(ctx context.Context, m Measurer, a Applier, o Options) (res *Result, er
 				return res, err
 			}
 			fs = append(fs, more...)
-			if rbs, err = revertTrials(a, &stack); err != nil {
+			if rbs, err = revertTrials(a, &stack); err == nil {
+				err = readBackCheck(keeps, rbs, res.Trials)
+			}
+			if err != nil {
 				return res, err
 			}
 		}
@@ -568,6 +574,21 @@ func reapply(ctx context.Context, a Applier, keeps []live, trials []Trial, stack
 		}
 		keeps[i].runID = id
 		*stack = append(*stack, keeps[i])
+	}
+	return nil
+}
+
+// readBackCheck checks that each keep, reverted for the final run, reads
+// as before its trial (rbs: the values read back by run ID), as a trial
+// reverted during the trials is checked (session.revert): the baseline
+// again must be measured on the system as it was, and a value that does
+// not come back is not left unsaid.
+func readBackCheck(keeps []live, rbs map[string]string, trials []Trial) error {
+	for i := len(keeps) - 1; i >= 0; i-- {
+		t := trials[keeps[i].trial]
+		if rb, ok := rbs[keeps[i].runID]; ok && rb != t.From {
+			return fmt.Errorf("reverted %s for the final run's baseline but it reads %q, not %q", t.Knob, rb, t.From)
+		}
 	}
 	return nil
 }

@@ -29,6 +29,10 @@ type fakeSystem struct {
 	// failTrial, when set, is asked before each trial is applied: an
 	// error fails it (nothing applied).
 	failTrial func(path, value string) error
+	// stuckAt, when set, is the value a revert leaves (and reads back)
+	// once trials > stuckAfter: a value that does not come back.
+	stuckAt    string
+	stuckAfter int
 }
 
 func newFake(vals map[string]string, speed func(map[string]string) float64, noise float64) *fakeSystem {
@@ -73,6 +77,10 @@ func (f *fakeSystem) Revert(id string) (string, error) {
 		return "", fmt.Errorf("run %s reverted out of order (live %v)", id, f.live)
 	}
 	f.live = f.live[:len(f.live)-1]
+	if f.stuckAt != "" && f.trials > f.stuckAfter {
+		f.vals[r[0]] = f.stuckAt
+		return f.stuckAt, nil
+	}
 	f.vals[r[0]] = r[1]
 	return r[1], nil
 }
@@ -693,6 +701,28 @@ func TestFinalRunLogsItsRevertAndReapply(t *testing.T) {
 	for _, want := range []string{"final: everything kept reverted for the baseline again (3 runs)", "final: everything kept applied again for its last 1 run(s), then reverted"} {
 		if strings.Count(all, want) != 1 {
 			t.Errorf("log does not say %q once:\n%s", want, all)
+		}
+	}
+}
+
+// A kept value whose revert for the final run's baseline does not come
+// back (it reads another value): the baseline again would be measured on
+// a changed system and the keep judged against it. The tune stops and
+// says so, as a trial's revert does; nothing is persisted.
+func TestFinalRunChecksTheRevertReadsBack(t *testing.T) {
+	for _, after := range []int{0, 1} { // the first final revert; the one after the re-apply
+		vals := map[string]string{ra: "128"}
+		k := []Knob{{Path: ra, Attr: "read_ahead_kb", Current: "128", Values: []string{"1024"}}}
+		f := newFake(vals, readAheadSpeed, 0)
+		f.stuckAt, f.stuckAfter = "512", after
+		o := opts(k)
+		o.MinRuns, o.MaxRuns = 3, 3
+		res, err := Run(context.Background(), f.measure, f, o)
+		if err == nil || !strings.Contains(err.Error(), `reads "512", not "128"`) {
+			t.Fatalf("after %d trials: err %v, kept %+v", after, err, res.Kept)
+		}
+		if len(f.persist) != 0 || len(res.Kept) != 0 || len(f.live) != 0 {
+			t.Errorf("persisted %v kept %v live %v", f.persist, res.Kept, f.live)
 		}
 	}
 }
