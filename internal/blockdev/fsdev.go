@@ -113,12 +113,8 @@ func (s Sys) FileDevices(p string) (Backing, error) {
 	if err := unix.Stat(p, &st); err != nil {
 		return Backing{}, fmt.Errorf("%s: %w", p, err)
 	}
-	if unix.Major(uint64(st.Dev)) != 0 { //nolint:unconvert // Dev is uint32 on some GOARCHes
-		d, err := s.ByDev(unix.Major(uint64(st.Dev)), unix.Minor(uint64(st.Dev))) //nolint:unconvert
-		if err != nil {
-			return Backing{}, err
-		}
-		return Backing{Devices: []Device{d}}, nil
+	if maj, min := unix.Major(uint64(st.Dev)), unix.Minor(uint64(st.Dev)); maj != 0 { //nolint:unconvert // Dev is uint32 on some GOARCHes
+		return s.single(maj, min)
 	}
 	var sfs unix.Statfs_t
 	if err := unix.Statfs(p, &sfs); err != nil {
@@ -153,11 +149,7 @@ func (s Sys) FdDevices(name string, fd int) (Backing, error) {
 	}
 	maj, min := unix.Major(uint64(st.Dev)), unix.Minor(uint64(st.Dev)) //nolint:unconvert // Dev is uint32 on some GOARCHes
 	if maj != 0 {
-		d, err := s.ByDev(maj, min)
-		if err != nil {
-			return Backing{}, err
-		}
-		return Backing{Devices: []Device{d}}, nil
+		return s.single(maj, min)
 	}
 	var sfs unix.Statfs_t
 	if err := unix.Fstatfs(fd, &sfs); err != nil {
@@ -186,6 +178,15 @@ func (s Sys) FdDevices(name string, fd int) (Backing, error) {
 		return Backing{}, err
 	}
 	return Backing{Devices: devs, FS: fstype, UUID: uuid}, nil
+}
+
+// single is the answer for a file on block device maj:min.
+func (s Sys) single(maj, min uint32) (Backing, error) {
+	d, err := s.ByDev(maj, min)
+	if err != nil {
+		return Backing{}, err
+	}
+	return Backing{Devices: []Device{d}}, nil
 }
 
 // multiDevice reports whether statfs's f_type is btrfs's or bcachefs's.

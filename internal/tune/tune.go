@@ -312,10 +312,7 @@ func Run(ctx context.Context, m Measurer, a Applier, o Options) (res *Result, er
 			return res, err
 		}
 		o.Log("final: everything kept reverted for the baseline again (%d runs)", o.TrialRuns)
-		rbs, err := revertTrials(a, &stack)
-		if err == nil {
-			err = readBackCheck(keeps, rbs, res.Trials)
-		}
+		rbs, err := revertKept(a, &stack, keeps, res.Trials)
 		if err != nil {
 			return res, err
 		}
@@ -333,10 +330,7 @@ func Run(ctx context.Context, m Measurer, a Applier, o Options) (res *Result, er
 				return res, err
 			}
 			fs = append(fs, more...)
-			if rbs, err = revertTrials(a, &stack); err == nil {
-				err = readBackCheck(keeps, rbs, res.Trials)
-			}
-			if err != nil {
+			if rbs, err = revertKept(a, &stack, keeps, res.Trials); err != nil {
 				return res, err
 			}
 		}
@@ -578,19 +572,24 @@ func reapply(ctx context.Context, a Applier, keeps []live, trials []Trial, stack
 	return nil
 }
 
-// readBackCheck checks that each keep, reverted for the final run, reads
-// as before its trial (rbs: the values read back by run ID), as a trial
+// revertKept reverts the live trial runs of the final run (revertTrials)
+// and checks that each keep reads as before its trial, as a trial
 // reverted during the trials is checked (session.revert): the baseline
 // again must be measured on the system as it was, and a value that does
-// not come back is not left unsaid.
-func readBackCheck(keeps []live, rbs map[string]string, trials []Trial) error {
+// not come back is not left unsaid. It returns the values read back by
+// run ID.
+func revertKept(a Applier, stack *[]live, keeps []live, trials []Trial) (map[string]string, error) {
+	rbs, err := revertTrials(a, stack)
+	if err != nil {
+		return rbs, err
+	}
 	for i := len(keeps) - 1; i >= 0; i-- {
 		t := trials[keeps[i].trial]
 		if rb, ok := rbs[keeps[i].runID]; ok && rb != t.From {
-			return fmt.Errorf("reverted %s for the final run's baseline but it reads %q, not %q", t.Knob, rb, t.From)
+			return rbs, fmt.Errorf("reverted %s for the final run's baseline but it reads %q, not %q", t.Knob, rb, t.From)
 		}
 	}
-	return nil
+	return rbs, nil
 }
 
 // revertTrials reverts the live trial runs, newest first, and returns the
