@@ -54,13 +54,13 @@ func (r Resolver) Resolve(path string) ([]Device, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: nothing to tune on this path", err)
 	}
+	via, pageCache := "filesystem of "+path, true
+	if b.FS != "" {
+		via, pageCache = b.Via(), false
+	}
 	var out []Device
 	seen := map[string]bool{}
 	for _, d := range b.Devices {
-		via, pageCache := "filesystem of "+path, true
-		if b.FS != "" {
-			via, pageCache = b.Via(), false
-		}
 		if err := r.walkDev(d, via, pageCache, &out, seen, 0); err != nil {
 			return nil, err
 		}
