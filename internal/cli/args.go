@@ -18,3 +18,15 @@ func argsUsage(check cobra.PositionalArgs) cobra.PositionalArgs {
 		return nil
 	}
 }
+
+// noArgs is cobra.NoArgs for a command that takes its inputs as flags,
+// with argsUsage's hint: cobra's own calls a stray argument an unknown
+// command ('unknown command "x/f" for "nastune bench disk"'), which reads
+// as a mistyped subcommand on a command that has none, when the user
+// meant --file x/f.
+var noArgs = argsUsage(func(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return fmt.Errorf("%s takes no arguments (got %q)", cmd.CommandPath(), args[0])
+	}
+	return nil
+})

@@ -43,7 +43,7 @@ func newApplyCmd(env *Env) *cobra.Command {
 			"a failing step rolls the run back, and `nastune undo` restores everything later. Config edits are\n" +
 			"validated first (testparm for smb.conf). On a terminal it shows the plan and asks; elsewhere it\n" +
 			"needs --yes. Services are reloaded only with --reload. Needs root.\n\n" + exitHelp,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runApply(cmd.Context(), o, env) },
 	}
 	f := cmd.Flags()

@@ -56,7 +56,7 @@ func newAuditCmd(env *Env) *cobra.Command {
 			"It never changes anything. With --root DIR it reads a captured tree instead and runs no\n" +
 			"command. Each finding names its evidence (file and value), the reason it matters and a\n" +
 			"recommendation computed from this machine's facts.\n\n" + exitHelp,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runAudit(cmd.Context(), o, env)
 		},

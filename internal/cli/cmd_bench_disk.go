@@ -36,7 +36,7 @@ func newBenchDiskCmd(env *Env) *cobra.Command {
 			"O_DIRECT tests are skipped where the filesystem refuses O_DIRECT. A file on tmpfs, ramfs, zram\n" +
 			"or a RAM disk is flagged: it measures memory, not a disk. Buffered reads start cold for that\n" +
 			"file (posix_fadvise DONTNEED), never by dropping the whole page cache.\n\n" + exitHelp,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runBenchDisk(cmd.Context(), o, env) },
 	}
 	f := cmd.Flags()

@@ -38,7 +38,7 @@ func newCalcCmd(env *Env) *cobra.Command {
 			"       125MB/s or 100MiB/s are bytes per second (125MB/s = 1 Gbit/s).\n" + // units:input: forms --bandwidth reads
 			"       --rtt with us, ms or s, as ping prints it: 500us, 0.5ms, 20ms.\n" +
 			"       --ram 4G, 512M (binary, as free and fio), 4GiB, or 16GB (decimal).",
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(_ *cobra.Command, _ []string) error { return runCalcTCP(o, env) },
 	}
 	f := tcp.Flags()
@@ -130,7 +130,7 @@ func newCalcRAIDCmd(env *Env) *cobra.Command {
 			"raid5, raid10. mdadm's own flags work too: --level=raid6 --raid-devices=10 --spare-devices=1\n" +
 			"--chunk=512K (-l, -n, -x, -c); --chunk=512 means KiB, as for mdadm.\n" +
 			"Sizes: 4T, 512K (binary, as mdadm and fio), 4TiB, or 4TB (decimal, as on the disk label).",
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(_ *cobra.Command, _ []string) error { return runCalcRAID(o, env) },
 	}
 	f := cmd.Flags()
@@ -251,7 +251,7 @@ func newCalcZFSCmd(env *Env) *cobra.Command {
 			"rounding and slop (1/32, capped at 128 GiB). Disks are whole disks given to zpool create.\n\n" +
 			"Vdevs: --vdev TYPE:DISKS, repeatable: raidz1:5, raidz2:6 (or z2:6), raidz3:11, mirror:2, disk:1.\n" +
 			"Sizes: 4T, 128K (binary), 4TiB, or 4TB (decimal, as on the disk label).",
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runCalcZFS(o, cmd.Flags().Changed("ashift"), env)
 		},
@@ -446,7 +446,7 @@ func newCalcVPNCmd(env *Env) *cobra.Command {
 			"With --link-mtu N (the MTU of the network the tunnel runs over, e.g. 1500; not OpenVPN's own\n" +
 			"link-mtu option) it answers the other way round: which mssfix and tun-mtu fit that link.\n\n" +
 			"Ciphers: " + calc.VPNCiphers() + ".\n\n" + exitHelp,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(_ *cobra.Command, _ []string) error { return runCalcVPN(o, env) },
 	}
 	f := cmd.Flags()

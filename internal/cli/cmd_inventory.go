@@ -41,7 +41,7 @@ func newInventoryCmd(env *Env) *cobra.Command {
 	cmd.AddCommand(&cobra.Command{
 		Use:   "disks",
 		Short: "Disks (model, serial, by-id, sectors, bus, USB link, scheduler, partitions and alignment), md arrays, ZFS pools, filesystems",
-		Args:  cobra.NoArgs,
+		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runInventory(cmd.Context(), o, env, func(h *facts.Host) any { return inventory.DiskTable(h) },
 				func(w io.Writer, v any) error { return render.DiskTables(w, v.(inventory.Disks)) })
@@ -50,7 +50,7 @@ func newInventoryCmd(env *Env) *cobra.Command {
 	cmd.AddCommand(&cobra.Command{
 		Use:   "services",
 		Short: "Samba shares with their key options, NFS exports, OpenVPN instances",
-		Args:  cobra.NoArgs,
+		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runInventory(cmd.Context(), o, env, func(h *facts.Host) any { return inventory.ServiceTable(h) },
 				func(w io.Writer, v any) error { return render.ServiceTables(w, v.(inventory.Services)) })
@@ -61,7 +61,7 @@ func newInventoryCmd(env *Env) *cobra.Command {
 		Short: "Data paths (arrays, disks, NICs) with the MB/s each link allows, the ceiling and the narrowest link",
 		Long: "paths models each md array and disk through its SATA or USB link and its controller's PCIe links,\n" +
 			"and each wired NIC as TCP payload, with the usable-throughput factors of docs/ceilings.md.",
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runInventory(cmd.Context(), o, env, func(h *facts.Host) any { return inventory.PathTable(h) },
 				func(w io.Writer, v any) error { return render.PathTable(w, v.(inventory.Paths)) })
@@ -70,7 +70,7 @@ func newInventoryCmd(env *Env) *cobra.Command {
 	cmd.AddCommand(&cobra.Command{
 		Use:   "net",
 		Short: "One row per network interface: state, speed, MTU, addresses, driver, offloads, rings, bonds",
-		Args:  cobra.NoArgs,
+		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runInventory(cmd.Context(), o, env, func(h *facts.Host) any { return inventory.NetTable(h) },
 				func(w io.Writer, v any) error { return render.NetTable(w, v.(inventory.Net)) })

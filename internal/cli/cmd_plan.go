@@ -35,7 +35,7 @@ func newPlanCmd(env *Env) *cobra.Command {
 			"value it would write and how it would persist: /etc/sysctl.d/90-nastune.conf, udev rules in\n" +
 			"/etc/udev/rules.d/90-nastune.rules matched by serial, WWN or MAC, or a minimal edit of a config\n" +
 			"file. -o diff shows a unified diff of every file that would change. Nothing is written.\n\n" + exitHelp,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runPlan(cmd.Context(), o, env) },
 	}
 	f := cmd.Flags()

@@ -30,7 +30,7 @@ func newSnapshotCmd(env *Env) *cobra.Command {
 			"FILE` on any machine then yields the findings of a live audit at this moment.\n" +
 			"Never captured: password databases, private keys, keytabs; password and secret values in\n" +
 			"configuration files are redacted. See docs/snapshot.md.\n\n" + exitHelp,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if out == "" {
 				return usagef("e.g. nastune snapshot -o nas1.tar.gz", "-o FILE is required")

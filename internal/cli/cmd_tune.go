@@ -81,7 +81,7 @@ func newTuneCmd(env *Env) *cobra.Command {
 			"need an smbd restart, which drops connected clients (asked first). Signing, encryption and\n" +
 			"NFS sync are never lowered.\n" +
 			"Needs root. See docs/tune.md.\n\n" + exitHelp,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if o.Share != "" {
 				if o.Net != "" || o.File != "" {

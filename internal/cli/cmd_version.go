@@ -19,7 +19,7 @@ func newVersionCmd(env *Env) *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print version, commit and build date",
-		Args:  cobra.NoArgs,
+		Args:  noArgs,
 		RunE: func(_ *cobra.Command, _ []string) error {
 			fmt.Fprintln(env.Stdout, versionLine())
 			return nil

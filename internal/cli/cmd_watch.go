@@ -33,7 +33,7 @@ func newWatchCmd(env *Env) *cobra.Command {
 			"well under 1% of one core. On a terminal it shows a live screen; Ctrl-C prints the summary.\n" +
 			"--for and --interval take durations (30s, 2m) or bare numbers of seconds. -o jsonl streams one\n" +
 			"JSON object per sample as it is taken, then one with the verdict (docs/json.md). See docs/watch.md.\n\n" + exitHelp,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runWatch(cmd.Context(), o, env) },
 	}
 	f := cmd.Flags()

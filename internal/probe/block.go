@@ -1,6 +1,8 @@
 package probe
 
 import (
+	"errors"
+	"io/fs"
 	"path"
 	"regexp"
 	"strings"
@@ -119,7 +121,9 @@ func (p *prober) blockDev(name string) (facts.BlockDevice, bool) {
 	sectors, ok := p.optUint(dir + "/size")
 	switch {
 	case !ok:
-		if _, err := p.root.Stat(dir); err != nil {
+		// Only a device that is gone vanished; any other failure (a link
+		// loop in a captured tree) the read of size already named.
+		if _, err := p.root.Stat(dir); errors.Is(err, fs.ErrNotExist) {
 			p.skip(dir, "vanished during the scan")
 		}
 		return d, false

@@ -97,6 +97,9 @@ func TestDamagedTree(t *testing.T) {
 	os.Remove(filepath.Join(dir, "proc/swaps"))
 	// A disk unplugged between readdir and read: its link dangles.
 	os.Symlink("../devices/platform/gone/block/sdz", filepath.Join(dir, "sys/block/sdz"))
+	// A captured tree whose links go round in a circle: nothing vanished,
+	// the tree is broken, and the read of size says so.
+	os.Symlink("sdy", filepath.Join(dir, "sys/block/sdy"))
 	h := collect(t, dir)
 	want := map[string]string{
 		"/proc/meminfo":                    "line 1",
@@ -110,6 +113,7 @@ func TestDamagedTree(t *testing.T) {
 		"/etc/sysctl.d/99-nas-tuning.conf": "line 2",
 		"/proc/swaps":                      "missing",
 		"/sys/block/sdz":                   "vanished",
+		"/sys/block/sdy/size":              "too many levels of symbolic links",
 	}
 	got := map[string]string{}
 	for _, n := range h.NotCollected {
@@ -119,6 +123,9 @@ func TestDamagedTree(t *testing.T) {
 		if !strings.Contains(got[src], frag) {
 			t.Errorf("%s: reason %q, want it to mention %q", src, got[src], frag)
 		}
+	}
+	if r, ok := got["/sys/block/sdy"]; ok {
+		t.Errorf("/sys/block/sdy is a link loop, not a device that vanished: %q", r)
 	}
 	if _, ok := h.Sysctls["net.ipv4.tcp_rmem"]; ok {
 		t.Error("a too-large tcp_rmem must be unknown, not truncated")
